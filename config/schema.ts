@@ -1,0 +1,133 @@
+// The only reader of process.env. Everything the server can be told from outside is parsed here once, with zod,
+// into a frozen, typed Config; a bad value stops start-up with one line naming the variable and the rule.
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL')
+  .refine((u) => {
+    const p = new URL(u);
+    return (p.pathname === '/' || p.pathname === '') && !p.search && !p.hash;
+  }, 'must be an origin without a path, query or fragment');
+const domain = z
+  .string()
+  .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host name, optionally with :port');
+
+/** Raw environment shape: every variable is a string or absent. Defaults that depend on others come after. */
+const EnvSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: httpUrl.optional(),
+  LOCAL_DOMAIN: domain.optional(),
+  DATABASE_URL: z
+    .string()
+    .refine((u) => /^postgres(ql)?:\/\//.test(u), 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATABASE_POOL_MAX: positiveInt(1, 200).default(10),
+  STOA_DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  INSTANCE_TITLE: z.string().min(1).max(200).default('Stoa'),
+  INSTANCE_DESCRIPTION: z.string().max(2000).default('A federated social server.'),
+  CONTACT_EMAIL: z.string().max(320).default(''),
+  REGISTRATIONS: z.enum(['closed', 'approval', 'open']).default('closed'),
+  VERIFY_THREADS_MIN: positiveInt(1, 256).default(1),
+  VERIFY_THREADS_MAX: positiveInt(1, 256).optional(),
+  VERIFY_QUEUE: positiveInt(1, 1_000_000).default(1024),
+  VERIFY_IDLE_MS: positiveInt(100, 3_600_000).default(30_000),
+  MAX_BODY_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  MAX_FORM_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(64 * 1024),
+  MAX_MULTIPART_BYTES: positiveInt(1024, 1024 * 1024 * 1024).default(40 * 1024 * 1024),
+  FEDERATION_ALLOW_PRIVATE: flag.default(false),
+  SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
+  TRUST_PROXY: flag.default(false),
+});
+
+export type Registrations = 'closed' | 'approval' | 'open';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** The hosting origin clients use, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The domain in handles (WebFinger); may differ from baseUrl's host on a split-domain installation. */
+  readonly localDomain: string;
+  /** Absent: start the embedded PostgreSQL under dataDir. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolMax: number;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly instance: { readonly title: string; readonly description: string; readonly contactEmail: string };
+  readonly registrations: Registrations;
+  readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
+  readonly limits: { readonly bodyBytes: number; readonly formBytes: number; readonly multipartBytes: number };
+  readonly federationAllowPrivate: boolean;
+  readonly shutdownGraceMs: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, readonly rule: string) {
+    super(`Invalid configuration: ${variable} ${rule}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  // Empty strings count as unset, as in most process managers' env files.
+  const raw: Env = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(variable, `${describe(issue.message)} (got ${JSON.stringify(raw[variable])})`);
+  }
+  const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const localDomain = (e.LOCAL_DOMAIN ?? new URL(baseUrl).host).toLowerCase();
+  const cores = navigatorCores();
+  const maxThreads = e.VERIFY_THREADS_MAX ?? Math.max(e.VERIFY_THREADS_MIN, cores);
+  if (maxThreads < e.VERIFY_THREADS_MIN) {
+    throw new ConfigError('VERIFY_THREADS_MAX', `must be at least VERIFY_THREADS_MIN (${e.VERIFY_THREADS_MIN}) (got ${maxThreads})`);
+  }
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    localDomain,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    dataDir: path.resolve(e.STOA_DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    instance: Object.freeze({ title: e.INSTANCE_TITLE, description: e.INSTANCE_DESCRIPTION, contactEmail: e.CONTACT_EMAIL }),
+    registrations: e.REGISTRATIONS,
+    verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
+    limits: Object.freeze({ bodyBytes: e.MAX_BODY_BYTES, formBytes: e.MAX_FORM_BYTES, multipartBytes: e.MAX_MULTIPART_BYTES }),
+    federationAllowPrivate: e.FEDERATION_ALLOW_PRIVATE,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    trustProxy: e.TRUST_PROXY,
+  });
+}
+
+function describe(message: string): string {
+  // Our own refinements already read as a rule ("must be ..."); zod's built-in messages describe the expectation.
+  return message.startsWith('must') ? message : 'is invalid: ' + message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+function navigatorCores(): number {
+  // availableParallelism respects CPU affinity, unlike cpus().length.
+  return Math.max(1, os.availableParallelism());
+}

@@ -1,0 +1,64 @@
+// GET /api/v1/instance, GET /api/v2/instance, GET /health. The instance documents are read by every client at
+// start-up and are hot: they are serialised once and served from memory until invalidated (user changes) or stale.
+import type { Config } from '../../config/schema.js';
+import { accountEntity } from '../entities/account.js';
+import { instanceV1, instanceV2 } from '../entities/instance.js';
+import { json, jsonText } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { Database } from '../store/db.js';
+import { instanceCounts } from '../store/instance-stats.js';
+
+const MAX_AGE_MS = 60_000;
+
+export class InstanceDocuments {
+  private cached: { v1: string; v2: string; at: number } | null = null;
+  private pending: Promise<{ v1: string; v2: string }> | null = null;
+
+  constructor(private readonly db: Database, private readonly config: Config) {}
+
+  /** Called when anything the documents show changes (users approved, the owner's profile…). */
+  invalidate(): void {
+    this.cached = null;
+  }
+
+  /** The cached documents when fresh, without a promise: the common case stays synchronous. */
+  peek(): { v1: string; v2: string } | null {
+    const c = this.cached;
+    return c && Date.now() - c.at < MAX_AGE_MS ? c : null;
+  }
+
+  async get(): Promise<{ v1: string; v2: string }> {
+    const c = this.peek();
+    if (c) return c;
+    return (this.pending ??= this.build().finally(() => (this.pending = null)));
+  }
+
+  private async build(): Promise<{ v1: string; v2: string }> {
+    const counts = await instanceCounts(this.db);
+    const facts = {
+      userCount: counts.userCount,
+      statusCount: 0, // no statuses exist until the client API issue lands
+      domainCount: 0, // no federation peers yet
+      activeMonth: counts.activeMonth,
+      contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
+    };
+    const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), at: Date.now() };
+    this.cached = docs;
+    return docs;
+  }
+}
+
+export function instanceRoutes(docs: InstanceDocuments, db: Database): Route[] {
+  return [
+    { method: 'GET', path: '/api/v1/instance', handler: () => { const c = docs.peek(); return c ? jsonText(200, c.v1) : docs.get().then((d) => jsonText(200, d.v1)); } },
+    { method: 'GET', path: '/api/v2/instance', handler: () => { const c = docs.peek(); return c ? jsonText(200, c.v2) : docs.get().then((d) => jsonText(200, d.v2)); } },
+    {
+      method: 'GET',
+      path: '/health',
+      handler: async () =>
+        (await db.ping())
+          ? json(200, { status: 'ok', database: 'ok' })
+          : json(503, { error: 'Database unavailable', status: 'degraded' }, { 'Retry-After': '5' }),
+    },
+  ];
+}

@@ -1,0 +1,114 @@
+// Mastodon Instance entities (v1 and v2), built from configuration, limits and live counts.
+import type { Config } from '../../config/schema.js';
+import { MASTODON_API_LEVEL, VERSION_STRING } from '../version.js';
+import type { accountEntity } from './account.js';
+
+export interface InstanceFacts {
+  readonly userCount: number;
+  readonly statusCount: number;
+  readonly domainCount: number;
+  readonly activeMonth: number;
+  readonly contactAccount: ReturnType<typeof accountEntity> | null;
+}
+
+// Content limits we enforce; kept here so both entity versions (and later the validators) agree.
+export const LIMITS = {
+  maxCharacters: 500,
+  maxMediaAttachments: 4,
+  charactersReservedPerUrl: 23,
+  maxPollOptions: 4,
+  maxCharactersPerOption: 50,
+  minPollExpiration: 300,
+  maxPollExpiration: 2_629_746,
+  imageSizeLimit: 16 * 1024 * 1024,
+  imageMatrixLimit: 33_177_600,
+  videoSizeLimit: 99 * 1024 * 1024,
+  videoFrameRateLimit: 120,
+  videoMatrixLimit: 8_294_400,
+  descriptionLimit: 1500,
+  maxFeaturedTags: 10,
+  maxPinnedStatuses: 5,
+  maxProfileFields: 4,
+  maxDisplayNameLength: 30,
+  maxNoteLength: 500,
+} as const;
+
+const SUPPORTED_MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/webm', 'audio/mpeg', 'audio/ogg'];
+
+function statusLimits() {
+  return { max_characters: LIMITS.maxCharacters, max_media_attachments: LIMITS.maxMediaAttachments, characters_reserved_per_url: LIMITS.charactersReservedPerUrl };
+}
+function mediaLimits() {
+  return {
+    supported_mime_types: SUPPORTED_MIME_TYPES, description_limit: LIMITS.descriptionLimit, image_size_limit: LIMITS.imageSizeLimit,
+    image_matrix_limit: LIMITS.imageMatrixLimit, video_size_limit: LIMITS.videoSizeLimit,
+    video_frame_rate_limit: LIMITS.videoFrameRateLimit, video_matrix_limit: LIMITS.videoMatrixLimit,
+  };
+}
+function pollLimits() {
+  return { max_options: LIMITS.maxPollOptions, max_characters_per_option: LIMITS.maxCharactersPerOption, min_expiration: LIMITS.minPollExpiration, max_expiration: LIMITS.maxPollExpiration };
+}
+
+export function instanceV1(config: Config, f: InstanceFacts) {
+  return {
+    uri: config.localDomain,
+    title: config.instance.title,
+    short_description: config.instance.description,
+    description: config.instance.description,
+    email: config.instance.contactEmail,
+    version: VERSION_STRING,
+    urls: {},
+    stats: { user_count: f.userCount, status_count: f.statusCount, domain_count: f.domainCount },
+    thumbnail: null,
+    languages: ['en'],
+    registrations: config.registrations !== 'closed',
+    approval_required: config.registrations === 'approval',
+    invites_enabled: false,
+    configuration: {
+      accounts: { max_featured_tags: LIMITS.maxFeaturedTags },
+      statuses: statusLimits(),
+      media_attachments: mediaLimits(),
+      polls: pollLimits(),
+    },
+    contact_account: f.contactAccount,
+    rules: [],
+  };
+}
+
+export function instanceV2(config: Config, f: InstanceFacts) {
+  return {
+    domain: config.localDomain,
+    title: config.instance.title,
+    version: VERSION_STRING,
+    source_url: '', // no public source address is published yet
+    description: config.instance.description,
+    usage: { users: { active_month: f.activeMonth } },
+    thumbnail: { url: `${config.baseUrl}/headers/original/missing.png` },
+    icon: [],
+    languages: ['en'],
+    configuration: {
+      urls: { status: null, about: `${config.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
+      vapid: { public_key: '' },
+      accounts: {
+        max_featured_tags: LIMITS.maxFeaturedTags, max_pinned_statuses: LIMITS.maxPinnedStatuses,
+        max_display_name_length: LIMITS.maxDisplayNameLength, max_note_length: LIMITS.maxNoteLength, max_profile_fields: LIMITS.maxProfileFields,
+      },
+      statuses: statusLimits(),
+      media_attachments: mediaLimits(),
+      polls: pollLimits(),
+      translation: { enabled: false },
+      limited_federation: false,
+    },
+    registrations: {
+      enabled: config.registrations !== 'closed',
+      approval_required: config.registrations === 'approval',
+      reason_required: config.registrations === 'approval',
+      message: null,
+      min_age: null,
+      url: null,
+    },
+    api_versions: { mastodon: MASTODON_API_LEVEL },
+    contact: { email: config.instance.contactEmail, account: f.contactAccount },
+    rules: [],
+  };
+}

@@ -1,0 +1,66 @@
+// One catalogue of errors a client can cause or meet, and the one place they become HTTP.
+// Route code throws these; http/server.ts calls toHttpError for anything thrown.
+import { MailboxFullError } from '../actors/actor.js';
+import { PoolBusyError } from '../actors/verify-pool.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description?: string,
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(description ? `${error}: ${description}` : error);
+    this.name = 'ApiError';
+  }
+}
+
+/** RFC 6749 §5.2 errors: always carry error_description and are never cached. */
+export class OAuthError extends ApiError {
+  constructor(status: number, error: string, description: string) {
+    super(status, error, description, { 'Cache-Control': 'no-store' });
+    this.name = 'OAuthError';
+  }
+}
+
+export const Errors = {
+  notFound: () => new ApiError(404, 'Record not found'),
+  routeNotFound: () => new ApiError(404, 'Not found'),
+  methodNotAllowed: (allowed: readonly string[]) =>
+    new ApiError(405, 'Method not allowed', undefined, { Allow: allowed.join(', ') }),
+  badRequest: (message: string) => new ApiError(400, message),
+  malformedBody: (what: string) => new ApiError(400, `Malformed ${what} body`),
+  validation: (message: string) => new ApiError(422, `Validation failed: ${message}`),
+  unprocessable: (message: string, description?: string) => new ApiError(422, message, description),
+  bodyTooLarge: (limit: number) => new ApiError(413, 'Request entity too large', `The body is limited to ${limit} bytes`),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
+  unauthorized: (message = 'The access token is invalid') => new ApiError(401, message),
+  forbidden: (message = 'This action is not allowed') => new ApiError(403, message),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new ApiError(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterSeconds) }),
+  busy: (retryAfterSeconds: number, what = 'The server is busy') =>
+    new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
+  unavailable: (message: string) => new ApiError(503, message),
+} as const;
+
+export interface HttpError {
+  status: number;
+  body: { error: string; error_description?: string };
+  headers: Readonly<Record<string, string>>;
+  /** True when the server, not the client, is at fault: logged at error level with the cause. */
+  internal: boolean;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof PoolBusyError) err = Errors.busy(err.retryAfterSeconds);
+  else if (err instanceof MailboxFullError) err = Errors.busy(1);
+  if (err instanceof ApiError) {
+    const body: HttpError['body'] = { error: err.error };
+    if (err.description !== undefined) body.error_description = err.description;
+    return { status: err.status, body, headers: err.headers ?? NO_HEADERS, internal: false };
+  }
+  return { status: 500, body: { error: 'Internal server error' }, headers: NO_HEADERS, internal: true };
+}

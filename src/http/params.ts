@@ -1,0 +1,85 @@
+// Rails-style parameter decoding shared by query strings, url-encoded forms and multipart fields, because
+// Mastodon clients send `a[]=1&a[]=2` and `poll[options][]=x` and expect them read as arrays and objects.
+
+export type ParamValue = string | ParamValue[] | { [key: string]: ParamValue } | UploadedFile;
+export type Params = Record<string, ParamValue>;
+
+export interface UploadedFile {
+  readonly kind: 'file';
+  readonly filename: string;
+  readonly contentType: string;
+  readonly data: Buffer;
+}
+
+const MAX_DEPTH = 8;
+const MAX_KEYS = 1000;
+
+/** Splits `a[b][]` into ['a', 'b', '']; returns null for a key that is not well formed. */
+function splitKey(key: string): string[] | null {
+  const open = key.indexOf('[');
+  if (open === -1) return [key];
+  if (open === 0) return null;
+  const parts = [key.slice(0, open)];
+  let i = open;
+  while (i < key.length) {
+    if (key[i] !== '[') return null;
+    const close = key.indexOf(']', i);
+    if (close === -1) return null;
+    parts.push(key.slice(i + 1, close));
+    i = close + 1;
+  }
+  return parts.length > MAX_DEPTH ? null : parts;
+}
+
+function isObject(v: ParamValue | undefined): v is { [key: string]: ParamValue } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !('kind' in v && v.kind === 'file' && 'data' in v);
+}
+
+/** Adds one decoded pair into target. Malformed keys are kept verbatim as flat keys rather than dropped. */
+export function assignParam(target: Params, key: string, value: string | UploadedFile): void {
+  const parts = splitKey(key);
+  if (!parts) {
+    target[key] = value;
+    return;
+  }
+  let node: Record<string, ParamValue> | ParamValue[] = target;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const last = i === parts.length - 1;
+    const nextIsArray = !last && parts[i + 1] === '';
+    if (Array.isArray(node)) {
+      // `a[][b]` style: append objects; `a[]` appends the value.
+      if (last) {
+        node.push(value);
+        return;
+      }
+      const child: ParamValue = nextIsArray ? [] : {};
+      node.push(child);
+      node = child as Record<string, ParamValue> | ParamValue[];
+      continue;
+    }
+    if (part === '') return; // `a[b][]` where the parent was not an array: ignore rather than corrupt.
+    if (last) {
+      node[part] = value;
+      return;
+    }
+    const existing: ParamValue | undefined = node[part];
+    if (nextIsArray) {
+      if (!Array.isArray(existing)) node[part] = [];
+    } else if (!isObject(existing)) {
+      node[part] = {};
+    }
+    node = node[part] as Record<string, ParamValue> | ParamValue[];
+  }
+}
+
+export function parseUrlEncoded(text: string): Params {
+  const out: Params = Object.create(null) as Params;
+  if (text.length === 0) return out;
+  let count = 0;
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (++count > MAX_KEYS) break;
+    assignParam(out, k, v);
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+// A request as handlers see it: everything copied out of uWS's HttpRequest synchronously (it is only valid until
+// the first await), with query and cookies decoded lazily so routes that don't need them pay nothing.
+import { parseCookies } from './cookies.js';
+import { parseUrlEncoded, type Params, type UploadedFile } from './params.js';
+
+export class Request {
+  /** Parsed body: Params for forms and multipart, any JSON value for JSON; undefined for routes without a body. */
+  body: unknown = undefined;
+  /** The body bytes exactly as received (kept for signatures and byte-for-byte storage). */
+  rawBody: Buffer | undefined = undefined;
+  /** Set by the route's params after matching. */
+  params: Record<string, string> = {};
+  private queryCache: Params | undefined;
+  private cookieCache: Record<string, string> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly method: string,
+    readonly path: string,
+    readonly rawQuery: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly ip: string,
+  ) {}
+
+  get query(): Params {
+    return (this.queryCache ??= parseUrlEncoded(this.rawQuery));
+  }
+
+  get cookies(): Record<string, string> {
+    return (this.cookieCache ??= parseCookies(this.headers['cookie']));
+  }
+
+  header(name: string): string | undefined {
+    return this.headers[name];
+  }
+
+  /** Query and body merged, body winning, as Rails (and so Mastodon) reads parameters. */
+  get input(): Params {
+    const body = this.body;
+    if (body === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return this.query;
+    return { ...this.query, ...(body as Params) };
+  }
+}
+
+export type { Params, UploadedFile };

@@ -1,0 +1,40 @@
+// Reply constructors. Every JSON answer, an empty one included, has a JSON body and content type (masto.js
+// throws on anything else).
+import type { HeaderValue, Reply } from './types.js';
+
+type Headers = Readonly<Record<string, HeaderValue>>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
+
+export function json(status: number, value: unknown, headers?: Headers): Reply {
+  return { status, headers: headers ? { 'Content-Type': JSON_TYPE, ...headers } : JSON_HEADERS, body: JSON.stringify(value) };
+}
+const JSON_HEADERS: Headers = Object.freeze({ 'Content-Type': JSON_TYPE });
+
+/** For hot routes whose body is computed once and reused. */
+export function jsonText(status: number, text: string, headers?: Headers): Reply {
+  return { status, headers: headers ? { 'Content-Type': JSON_TYPE, ...headers } : JSON_HEADERS, body: text };
+}
+
+export const HTML_SECURITY_HEADERS: Headers = Object.freeze({
+  'Content-Type': HTML_TYPE,
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; form-action 'self' *; frame-ancestors 'none'; base-uri 'none'",
+});
+
+export function html(status: number, markup: string, headers?: Headers): Reply {
+  return { status, headers: headers ? { ...HTML_SECURITY_HEADERS, ...headers } : HTML_SECURITY_HEADERS, body: markup };
+}
+
+export function redirect(location: string, headers?: Headers, status = 302): Reply {
+  return { status, headers: { Location: location, 'Cache-Control': 'no-store', ...headers }, body: '' };
+}
+
+export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8', headers?: Headers): Reply {
+  return { status, headers: { 'Content-Type': contentType, ...headers }, body };
+}

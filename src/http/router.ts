@@ -1,0 +1,83 @@
+// Method + path routing. Static paths are one Map lookup (the hot routes); parametric paths (`/api/v1/accounts/:id`)
+// are matched segment by segment among routes with the same segment count.
+import type { Route } from './types.js';
+
+interface ParamRoute {
+  readonly segments: readonly string[]; // ':name' marks a parameter
+  readonly byMethod: Map<string, Route>;
+}
+
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method'; allowed: string[] }
+  | { kind: 'none' };
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+export class Router {
+  private readonly staticRoutes = new Map<string, Map<string, Route>>();
+  private readonly paramRoutes = new Map<number, ParamRoute[]>();
+
+  add(route: Route): void {
+    const segments = route.path.split('/');
+    if (!segments.some((s) => s.startsWith(':'))) {
+      let byMethod = this.staticRoutes.get(route.path);
+      if (!byMethod) this.staticRoutes.set(route.path, (byMethod = new Map()));
+      if (byMethod.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
+      byMethod.set(route.method, route);
+      return;
+    }
+    let list = this.paramRoutes.get(segments.length);
+    if (!list) this.paramRoutes.set(segments.length, (list = []));
+    let entry = list.find((r) => r.segments.join('/') === segments.join('/'));
+    if (!entry) list.push((entry = { segments, byMethod: new Map() }));
+    if (entry.byMethod.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
+    entry.byMethod.set(route.method, route);
+  }
+
+  match(method: string, path: string): Match {
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const byMethod = this.staticRoutes.get(path);
+    if (byMethod) {
+      const route = byMethod.get(lookup);
+      return route ? { kind: 'found', route, params: NO_PARAMS } : { kind: 'method', allowed: allowedOf(byMethod) };
+    }
+    const parts = path.split('/');
+    const candidates = this.paramRoutes.get(parts.length);
+    if (!candidates) return { kind: 'none' };
+    for (const candidate of candidates) {
+      const params = matchSegments(candidate.segments, parts);
+      if (!params) continue;
+      const route = candidate.byMethod.get(lookup);
+      return route ? { kind: 'found', route, params } : { kind: 'method', allowed: allowedOf(candidate.byMethod) };
+    }
+    return { kind: 'none' };
+  }
+}
+
+function allowedOf(byMethod: Map<string, Route>): string[] {
+  const allowed = [...byMethod.keys()];
+  if (allowed.includes('GET')) allowed.push('HEAD');
+  return allowed;
+}
+
+function matchSegments(segments: readonly string[], parts: string[]): Record<string, string> | null {
+  let params: Record<string, string> | null = null;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    const part = parts[i]!;
+    if (seg.startsWith(':')) {
+      if (part === '') return null;
+      let value: string;
+      try {
+        value = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
+      (params ??= {})[seg.slice(1)] = value;
+    } else if (seg !== part) {
+      return null;
+    }
+  }
+  return params ?? NO_PARAMS;
+}

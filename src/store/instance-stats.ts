@@ -1,0 +1,29 @@
+// Counts shown in the instance entities.
+import type { AccountRow } from '../entities/account.js';
+import type { Database } from './db.js';
+
+export interface InstanceCounts {
+  readonly userCount: number;
+  readonly activeMonth: number;
+  readonly owner: AccountRow | null;
+}
+
+export async function instanceCounts(db: Database): Promise<InstanceCounts> {
+  const counts = await db.one<{ users: string; active: string }>(
+    `SELECT count(*) FILTER (WHERE approved AND NOT disabled) AS users,
+            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '30 days') AS active
+       FROM users`,
+  );
+  const owner = await db.one<{ id: string; username: string; display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; created_at: Date }>(
+    `SELECT a.id, a.username, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at
+       FROM users u JOIN accounts a ON a.id = u.account_id
+      WHERE u.role_id = 3 AND NOT u.disabled ORDER BY u.id LIMIT 1`,
+  );
+  return {
+    userCount: Number(counts?.users ?? 0),
+    activeMonth: Number(counts?.active ?? 0),
+    owner: owner
+      ? { id: owner.id, username: owner.username, displayName: owner.display_name, note: owner.note, locked: owner.locked, bot: owner.bot, discoverable: owner.discoverable, createdAt: owner.created_at }
+      : null,
+  };
+}

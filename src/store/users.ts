@@ -1,0 +1,122 @@
+// Local people: an account (the actor) plus a user (the sign-in), created together.
+import type { Database, Queryable } from './db.js';
+
+export interface LocalUser {
+  readonly userId: string;
+  readonly accountId: string;
+  readonly username: string;
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly roleId: number;
+  readonly roleName: string;
+  readonly permissions: bigint;
+  readonly approved: boolean;
+  readonly disabled: boolean;
+  readonly signUpReason: string | null;
+  readonly createdAt: Date;
+}
+
+const SELECT_USER = `
+  SELECT u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id, r.name AS role_name,
+         r.permissions, u.approved, u.disabled, u.sign_up_reason, u.created_at
+    FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
+
+interface UserRow extends Record<string, unknown> {
+  user_id: string; account_id: string; username: string; email: string; password_hash: string; role_id: string;
+  role_name: string; permissions: string; approved: boolean; disabled: boolean; sign_up_reason: string | null; created_at: Date;
+}
+
+function toUser(r: UserRow): LocalUser {
+  return {
+    userId: r.user_id, accountId: r.account_id, username: r.username, email: r.email, passwordHash: r.password_hash,
+    roleId: Number(r.role_id), roleName: r.role_name, permissions: BigInt(r.permissions), approved: r.approved,
+    disabled: r.disabled, signUpReason: r.sign_up_reason, createdAt: r.created_at,
+  };
+}
+
+export class DuplicateError extends Error {
+  constructor(readonly field: 'username' | 'email') {
+    super(`${field} is already taken`);
+  }
+}
+
+export interface NewUser {
+  username: string;
+  email: string;
+  passwordHash: string;
+  roleId: number;
+  approved: boolean;
+  signUpReason?: string | null;
+}
+
+export class UserStore {
+  constructor(private readonly db: Database) {}
+
+  async create(u: NewUser, q: Queryable = this.db.pool): Promise<LocalUser> {
+    try {
+      const run = async (c: Queryable) => {
+        const acct = await c.query<{ id: string }>('INSERT INTO accounts (username, domain) VALUES ($1, NULL) RETURNING id', [u.username]);
+        await c.query(
+          'INSERT INTO users (account_id, email, password_hash, role_id, approved, sign_up_reason) VALUES ($1, $2, $3, $4, $5, $6)',
+          [acct.rows[0]!.id, u.email, u.passwordHash, u.roleId, u.approved, u.signUpReason ?? null],
+        );
+        return acct.rows[0]!.id;
+      };
+      const accountId = q === this.db.pool ? await this.db.tx(run) : await run(q);
+      return (await this.byAccountId(accountId))!;
+    } catch (e) {
+      const err = e as { code?: string; constraint?: string };
+      if (err.code === '23505') throw new DuplicateError(err.constraint === 'users_email' ? 'email' : 'username');
+      throw e;
+    }
+  }
+
+  async byLogin(login: string): Promise<LocalUser | undefined> {
+    const where = login.includes('@') ? 'lower(u.email) = lower($1)' : 'lower(a.username) = lower($1) AND a.domain IS NULL';
+    const r = await this.db.one<UserRow>(`${SELECT_USER} WHERE ${where}`, [login]);
+    return r && toUser(r);
+  }
+
+  async byUserId(id: string): Promise<LocalUser | undefined> {
+    const r = await this.db.one<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
+    return r && toUser(r);
+  }
+
+  async byAccountId(id: string): Promise<LocalUser | undefined> {
+    const r = await this.db.one<UserRow>(`${SELECT_USER} WHERE a.id = $1`, [id]);
+    return r && toUser(r);
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.one<{ n: string }>('SELECT count(*) AS n FROM users');
+    return Number(r?.n ?? 0);
+  }
+
+  async pending(): Promise<LocalUser[]> {
+    return (await this.db.rows<UserRow>(`${SELECT_USER} WHERE NOT u.approved ORDER BY u.created_at`)).map(toUser);
+  }
+
+  async approve(userId: string): Promise<boolean> {
+    return (await this.db.exec('UPDATE users SET approved = true WHERE id = $1 AND NOT approved', [userId])) === 1;
+  }
+
+  /** Rejecting a pending sign-up removes it entirely, freeing the username and e-mail. */
+  async reject(userId: string): Promise<boolean> {
+    return (await this.db.exec(
+      'DELETE FROM accounts WHERE id = (SELECT account_id FROM users WHERE id = $1 AND NOT approved)', [userId],
+    )) === 1;
+  }
+
+  async setDisabled(userId: string, disabled: boolean): Promise<void> {
+    await this.db.exec('UPDATE users SET disabled = $2 WHERE id = $1', [userId, disabled]);
+  }
+
+  async recordSignIn(userId: string, ip: string): Promise<void> {
+    await this.db.exec('UPDATE users SET last_sign_in_at = now(), last_sign_in_ip = $2 WHERE id = $1', [userId, ip]);
+  }
+
+  async localAccountCount(): Promise<number> {
+    const r = await this.db.one<{ n: string }>('SELECT count(*) AS n FROM users WHERE approved AND NOT disabled');
+    return Number(r?.n ?? 0);
+  }
+}

@@ -1,0 +1,19 @@
+// Page replies: the layout, cookies set by the page context, and the error page the front end uses.
+import { html as htmlReply } from '../http/respond.js';
+import type { Reply } from '../http/types.js';
+import { html, page, type Html } from './html.js';
+import type { PageContext } from './session.js';
+
+export function pageReply(status: number, title: string, body: Html, instanceTitle: string, ctx?: PageContext, extraCookies: string[] = []): Reply {
+  const cookies = [...(ctx?.setCookies ?? []), ...extraCookies];
+  return htmlReply(status, page(title, body, { instanceTitle }), cookies.length ? { 'Set-Cookie': cookies } : undefined);
+}
+
+export function errorPage(instanceTitle: string) {
+  return (status: number, message: string): Reply =>
+    pageReply(status, `Error ${status}`, html`<h1>${status === 404 ? 'Page not found' : 'Something went wrong'}</h1><p class="error">${message}</p><p><a href="/">Home</a></p>`, instanceTitle);
+}
+
+export function csrfField(ctx: PageContext): Html {
+  return html`<input type="hidden" name="authenticity_token" value="${ctx.csrfToken}">`;
+}
