@@ -70,7 +70,9 @@ export class VerifyPool implements Process {
 
   async stop(timeoutMs: number): Promise<void> {
     if (!this.alive) return;
-    await Promise.race([this.pool.close(), new Promise((r) => setTimeout(r, timeoutMs))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.pool.close(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
     await this.pool.destroy();
     this.exit.fire({ kind: 'shutdown' });
   }

