@@ -2,6 +2,7 @@
 // Route code throws these; http/server.ts calls toHttpError for anything thrown.
 import { MailboxFullError } from '../actors/actor.js';
 import { PoolBusyError } from '../actors/verify-pool.js';
+import { PasswordBusyError } from './auth/password.js';
 
 export class ApiError extends Error {
   constructor(
@@ -52,11 +53,18 @@ export interface HttpError {
   internal: boolean;
 }
 
+/** PostgreSQL SQLSTATE class 22 (data exception): a value from the request that the column cannot hold. */
+function isClientDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22') && code.length === 5;
+}
+
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof PoolBusyError) err = Errors.busy(err.retryAfterSeconds);
-  else if (err instanceof MailboxFullError) err = Errors.busy(1);
+  else if (isClientDataError(err)) err = Errors.unprocessable('Validation failed: the request contains characters or values that cannot be stored');
+  else if (err instanceof MailboxFullError || err instanceof PasswordBusyError) err = Errors.busy(1);
   if (err instanceof ApiError) {
     const body: HttpError['body'] = { error: err.error };
     if (err.description !== undefined) body.error_description = err.description;

@@ -13,12 +13,14 @@ const MAX_AGE_MS = 60_000;
 export class InstanceDocuments {
   private cached: { v1: string; v2: string; at: number } | null = null;
   private pending: Promise<{ v1: string; v2: string }> | null = null;
+  private generation = 0;
 
   constructor(private readonly db: Database, private readonly config: Config) {}
 
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
   invalidate(): void {
     this.cached = null;
+    this.generation++;
   }
 
   /** The cached documents when fresh, without a promise: the common case stays synchronous. */
@@ -34,6 +36,7 @@ export class InstanceDocuments {
   }
 
   private async build(): Promise<{ v1: string; v2: string }> {
+    const generation = this.generation;
     const counts = await instanceCounts(this.db);
     const facts = {
       userCount: counts.userCount,
@@ -43,7 +46,8 @@ export class InstanceDocuments {
       contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
     };
     const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), at: Date.now() };
-    this.cached = docs;
+    // Invalidated while we were reading: serve what we built, but don't cache possibly stale counts.
+    if (generation === this.generation) this.cached = docs;
     return docs;
   }
 }

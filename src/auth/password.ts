@@ -7,7 +7,37 @@ const R = 8;
 const P = 1;
 const KEYLEN = 32;
 
-function derive(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
+// scrypt runs on libuv's small thread pool (shared with fs and dns); at most this many run at once and a bounded
+// number wait, so a flood of sign-ins cannot starve everything else. Past the bound: PasswordBusyError → 503.
+const MAX_CONCURRENT = 2;
+const MAX_WAITING = 64;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+export class PasswordBusyError extends Error {
+  constructor() {
+    super('too many password checks in progress');
+    this.name = 'PasswordBusyError';
+  }
+}
+
+async function derive(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT) {
+    if (waiting.length >= MAX_WAITING) throw new PasswordBusyError();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await scryptAsync(password, salt, opts);
+  } finally {
+    const next = waiting.shift();
+    if (next) next(); // hand our slot straight to the next waiter
+    else running--;
+  }
+}
+
+function scryptAsync(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFKC'), salt, KEYLEN, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
   );

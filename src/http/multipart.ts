@@ -1,6 +1,6 @@
 // multipart/form-data decoding of a fully buffered, size-limited body (RFC 7578). Media uploads and the clients'
 // multipart account updates arrive this way.
-import { assignParam, type Params } from './params.js';
+import { assignParam, parseUrlEncoded, type Params } from './params.js';
 
 const MAX_PARTS = 1000;
 const MAX_PART_HEADER_BYTES = 8 * 1024;
@@ -14,7 +14,7 @@ export function boundaryOf(contentType: string): string | null {
 }
 
 export function parseMultipart(body: Buffer, boundary: string): Params {
-  const out: Params = Object.create(null) as Params;
+  const out: Params = parseUrlEncoded('');
   const delimiter = Buffer.from(`--${boundary}`);
   let pos = body.indexOf(delimiter);
   if (pos === -1) throw new MultipartError('no opening boundary');

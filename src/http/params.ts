@@ -12,6 +12,12 @@ export interface UploadedFile {
 }
 
 const MAX_DEPTH = 8;
+// Keys that would reach Object.prototype through a nested assignment; such pairs are dropped.
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function emptyObject(): { [key: string]: ParamValue } {
+  return Object.create(null) as { [key: string]: ParamValue };
+}
 const MAX_KEYS = 1000;
 
 /** Splits `a[b][]` into ['a', 'b', '']; returns null for a key that is not well formed. */
@@ -32,16 +38,22 @@ function splitKey(key: string): string[] | null {
 }
 
 function isObject(v: ParamValue | undefined): v is { [key: string]: ParamValue } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !('kind' in v && v.kind === 'file' && 'data' in v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isUploadedFile(v);
+}
+
+/** A real upload (multipart part with a filename), never a look-alike built from form fields. */
+export function isUploadedFile(v: unknown): v is UploadedFile {
+  return typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
 }
 
 /** Adds one decoded pair into target. Malformed keys are kept verbatim as flat keys rather than dropped. */
 export function assignParam(target: Params, key: string, value: string | UploadedFile): void {
   const parts = splitKey(key);
   if (!parts) {
-    target[key] = value;
+    if (!FORBIDDEN_KEYS.has(key)) target[key] = value;
     return;
   }
+  if (parts.some((p) => FORBIDDEN_KEYS.has(p))) return;
   let node: Record<string, ParamValue> | ParamValue[] = target;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
@@ -53,7 +65,7 @@ export function assignParam(target: Params, key: string, value: string | Uploade
         node.push(value);
         return;
       }
-      const child: ParamValue = nextIsArray ? [] : {};
+      const child: ParamValue = nextIsArray ? [] : emptyObject();
       node.push(child);
       node = child as Record<string, ParamValue> | ParamValue[];
       continue;
@@ -67,14 +79,14 @@ export function assignParam(target: Params, key: string, value: string | Uploade
     if (nextIsArray) {
       if (!Array.isArray(existing)) node[part] = [];
     } else if (!isObject(existing)) {
-      node[part] = {};
+      node[part] = emptyObject();
     }
     node = node[part] as Record<string, ParamValue> | ParamValue[];
   }
 }
 
 export function parseUrlEncoded(text: string): Params {
-  const out: Params = Object.create(null) as Params;
+  const out: Params = emptyObject();
   if (text.length === 0) return out;
   let count = 0;
   for (const [k, v] of new URLSearchParams(text)) {

@@ -24,7 +24,7 @@ export const HTML_SECURITY_HEADERS: Headers = Object.freeze({
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; form-action 'self' *; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 });
 
 export function html(status: number, markup: string, headers?: Headers): Reply {

@@ -23,9 +23,33 @@ export interface HttpServerDeps {
 
 interface Exchange {
   aborted: boolean;
+  /** The log line was written and the in-flight count released (exactly once). */
+  finished: boolean;
+  /** Waiting for body bytes: an abort now means no handler will ever answer. */
+  readingBody: boolean;
   /** The request carried a body we did not read: the connection cannot be reused. */
   closeAfter: boolean;
   readonly start: number;
+}
+
+const CORS_KEYS = Object.keys(CORS_HEADERS);
+const INTERNAL_ERROR_HEADERS = Object.freeze({ 'Content-Type': 'application/json; charset=utf-8' });
+const INTERNAL_ERROR_BODY = '{"error":"Internal server error"}';
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+
+function headersAreSafe(headers: Reply['headers']): boolean {
+  if (headers === undefined) return true;
+  if (typeof headers !== 'object' || headers === null) return false;
+  for (const k of Object.keys(headers)) {
+    const v = headers[k];
+    if (UNSAFE_HEADER_VALUE.test(k)) return false;
+    if (typeof v === 'string') {
+      if (UNSAFE_HEADER_VALUE.test(v)) return false;
+    } else if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || UNSAFE_HEADER_VALUE.test(x))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 const statusLines = new Map<number, string>();
@@ -100,13 +124,15 @@ export class HttpServer {
     ureq.forEach((k, v) => {
       headers[k] = v;
     });
-    const ex: Exchange = { aborted: false, closeAfter: false, start: performance.now() };
-    res.onAborted(() => {
-      ex.aborted = true;
-    });
+    const ex: Exchange = { aborted: false, finished: false, readingBody: false, closeAfter: false, start: performance.now() };
     this.inflight++;
     const req = new Request(this.nextId(), method, path, rawQuery, headers, this.clientIp(res, headers));
-    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : null;
+    res.onAborted(() => {
+      ex.aborted = true;
+      if (ex.readingBody) this.finish(ex, req, 0);
+    });
+    const lengthHeader = headers['content-length'];
+    const declared = lengthHeader === undefined ? null : /^\d{1,15}$/.test(lengthHeader) ? Number(lengthHeader) : NaN;
     const hasBody = (declared !== null && declared > 0) || headers['transfer-encoding'] !== undefined;
     ex.closeAfter = hasBody;
 
@@ -135,7 +161,9 @@ export class HttpServer {
       req.body = {};
       return this.run(route, req, res, ex);
     }
+    ex.readingBody = true;
     readBody(res, declared, limit, (outcome) => {
+      ex.readingBody = false;
       if (ex.aborted) return this.finish(ex, req, 0);
       if (!outcome.ok) {
         return this.send(res, ex, req, outcome.reason === 'too_large' ? Errors.bodyTooLarge(limit) : Errors.badRequest('Body length does not match Content-Length'));
@@ -159,10 +187,12 @@ export class HttpServer {
       return this.send(res, ex, req, e);
     }
     if (result instanceof Promise) {
-      result.then(
-        (reply) => this.write(res, ex, req, reply),
-        (e: unknown) => this.send(res, ex, req, e),
-      );
+      result
+        .then(
+          (reply) => this.write(res, ex, req, reply),
+          (e: unknown) => this.send(res, ex, req, e),
+        )
+        .catch((e: unknown) => this.deps.log.error({ req: req.id, err: e }, 'failed to write a response'));
     } else {
       this.write(res, ex, req, result);
     }
@@ -179,27 +209,38 @@ export class HttpServer {
 
   private write(res: HttpResponse, ex: Exchange, req: Request, reply: Reply): void {
     if (ex.aborted) return this.finish(ex, req, 0);
+    let status = reply?.status;
+    let headers = reply?.headers;
+    let body = reply?.body ?? '';
+    // A reply we cannot write safely (a handler bug, or a header value with CR/LF that would split the response)
+    // becomes a 500 rather than a crash or an injected header.
+    if (!Number.isInteger(status) || !headersAreSafe(headers)) {
+      this.deps.log.error({ req: req.id, path: req.path }, 'handler returned an unwritable reply');
+      status = 500;
+      headers = INTERNAL_ERROR_HEADERS;
+      body = INTERNAL_ERROR_BODY;
+    }
     const cors = corsApplies(req.path);
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
+      res.writeStatus(statusLine(status));
       res.writeHeader('X-Request-Id', req.id);
-      if (cors) for (const k in CORS_HEADERS) res.writeHeader(k, CORS_HEADERS[k]!);
-      const headers = reply.headers;
+      if (cors) for (const k of CORS_KEYS) res.writeHeader(k, CORS_HEADERS[k]!);
       if (headers) {
-        for (const k in headers) {
+        for (const k of Object.keys(headers)) {
           const v = headers[k]!;
           if (typeof v === 'string') res.writeHeader(k, v);
           else for (const item of v) res.writeHeader(k, item);
         }
       }
-      const body = reply.body ?? '';
       if (req.method === 'HEAD') res.endWithoutBody(Buffer.byteLength(body), ex.closeAfter);
       else res.end(body, ex.closeAfter);
     });
-    this.finish(ex, req, reply.status);
+    this.finish(ex, req, status);
   }
 
   private finish(ex: Exchange, req: Request, status: number): void {
+    if (ex.finished) return;
+    ex.finished = true;
     const ms = Math.round((performance.now() - ex.start) * 10) / 10;
     if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
     else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');
@@ -216,8 +257,9 @@ export class HttpServer {
 
   private clientIp(res: HttpResponse, headers: Record<string, string>): string {
     if (this.deps.config.trustProxy) {
+      // The rightmost entry is the one our proxy added; entries to its left are whatever the client claimed.
       const xff = headers['x-forwarded-for'];
-      if (xff) return xff.split(',', 1)[0]!.trim();
+      if (xff) return xff.slice(xff.lastIndexOf(',') + 1).trim();
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }

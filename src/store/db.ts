@@ -39,12 +39,13 @@ export class Database {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
+      client.release();
       return result;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A client whose ROLLBACK fails is broken: destroy it instead of returning it to the pool.
+      const rollback = await client.query('ROLLBACK').then(() => undefined, (err: Error) => err);
+      client.release(rollback);
       throw e;
-    } finally {
-      client.release();
     }
   }
 

@@ -67,17 +67,19 @@ export function authPageRoutes(d: WebDeps): Route[] {
       method: 'POST',
       path: '/auth/sign_in',
       body: true,
+      maxBodyBytes: d.config.limits.formBytes,
       handler: async (req) => {
         const ctx = await d.auth.context(req);
-        const form = SignInForm.safeParse(req.body);
+        const form = SignInForm.safeParse(req.fields);
         const returnTo = safeReturnTo(form.success ? form.data.return_to : undefined);
-        if (!d.auth.csrfValid(req, (req.body as Record<string, unknown>)['authenticity_token'])) {
+        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) {
           return signInPage(ctx, 403, { error: 'Your form expired or was not sent from this site. Please try again.', returnTo });
         }
         if (!form.success) return signInPage(ctx, 422, { error: GENERIC_FAILURE, returnTo });
         const { login, password } = form.data;
+        // An address already blocked is not counted against logins, so it cannot churn the login table.
         const byIp = d.signInThrottle.hit(`ip:${req.ip}`);
-        const byLogin = d.signInThrottle.hit(`login:${login.toLowerCase()}`);
+        const byLogin = byIp.allowed ? d.signInThrottle.hit(`login:${login.toLowerCase()}`) : d.signInThrottle.check(`login:${login.toLowerCase()}`);
         if (!byIp.allowed || !byLogin.allowed) {
           const wait = Math.max(byIp.retryAfterSeconds, byLogin.retryAfterSeconds);
           const reply = signInPage(ctx, 429, { error: `Too many sign-in attempts. Try again in ${wait} seconds.`, login, returnTo });
@@ -101,9 +103,10 @@ export function authPageRoutes(d: WebDeps): Route[] {
       method: 'POST',
       path: '/auth/sign_out',
       body: true,
+      maxBodyBytes: d.config.limits.formBytes,
       handler: async (req: Request) => {
         const ctx = await d.auth.context(req);
-        if (!d.auth.csrfValid(req, (req.body as Record<string, unknown>)['authenticity_token'])) {
+        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) {
           return pageReply(403, 'Sign out', html`<p class="error">Your form expired. <a href="/">Go back</a> and try again.</p>`, title, ctx);
         }
         const cookie = await d.auth.signOut(req);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { hashPassword } from '../auth/password.js';
 import { hasPermission, RoleId } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
+import { isId } from '../store/ids.js';
 import { redirect } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
 import { DuplicateError } from '../store/users.js';
@@ -62,10 +63,11 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
       method: 'POST',
       path: '/auth/sign_up',
       body: true,
+      maxBodyBytes: d.config.limits.formBytes,
       handler: async (req) => {
         if (mode === 'closed') throw Errors.routeNotFound();
         const ctx = await d.auth.context(req);
-        const body = req.body as Record<string, unknown>;
+        const body = req.fields;
         const values = Object.fromEntries(['username', 'email', 'reason'].map((k) => [k, typeof body[k] === 'string' ? (body[k] as string) : '']));
         if (!d.auth.csrfValid(req, body['authenticity_token'])) return form(ctx, 403, 'Your form expired. Please try again.', values);
         const throttled = d.signUpThrottle.hit(`ip:${req.ip}`);
@@ -114,12 +116,13 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
       method: 'POST',
       path: `/admin/registrations/:id/${action}`,
       body: true,
+      maxBodyBytes: d.config.limits.formBytes,
       handler: async (req) => {
         const { denied } = await requireModerator(req);
         if (denied) return denied;
-        if (!d.auth.csrfValid(req, (req.body as Record<string, unknown>)['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
+        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
         const id = req.params['id']!;
-        if (!/^\d{1,19}$/.test(id)) throw Errors.notFound();
+        if (!isId(id)) throw Errors.notFound();
         const done = action === 'approve' ? await d.users.approve(id) : await d.users.reject(id);
         if (!done) throw Errors.notFound();
         d.log.info({ user: id, action }, 'registration reviewed');

@@ -72,6 +72,8 @@ export class WebAuth {
 
 /** A return path after sign-in: only local absolute paths, never another origin. */
 export function safeReturnTo(value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
-  return value.length > 2000 ? '/' : value;
+  // Printable ASCII only: tabs and newlines are dropped by URL parsers (so "/\t/evil" becomes "//evil") and CR/LF
+  // would split headers; "//" and "\" both mean another host to browsers.
+  if (typeof value !== 'string' || value.length > 2000 || !/^\/(?![/\\])[\x21-\x7e]*$/.test(value) || value.includes('\\')) return '/';
+  return value;
 }

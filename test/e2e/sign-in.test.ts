@@ -86,12 +86,22 @@ describe('sign-in and sign-out pages', () => {
     const page = await context.newPage();
     await page.goto(`${s.url}/auth/sign_in`); // the browser now holds a CSRF cookie for the server
     const token = await page.getAttribute('input[name=authenticity_token]', 'value');
-    const evil = s.url.replace('localhost', '127.0.0.1');
-    await page.goto(`${evil}/about`);
+    await page.goto('about:blank'); // a document of no site of ours
     await page.setContent(`<form method="post" action="${s.url}/auth/sign_in"><input name="authenticity_token" value="${token}"><input name="login" value="admin"><input name="password" value="${adminPassword}"><button>go</button></form>`);
     const [response] = await Promise.all([page.waitForResponse(`${s.url}/auth/sign_in`), page.click('button')]);
     assert.equal(response.status(), 403);
     await context.close();
+  });
+
+  it('answers odd form bodies with a 4xx, never a 500', async () => {
+    const nullBody = await fetch(`${s.url}/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' });
+    assert.equal(nullBody.status, 403);
+    const jar = new CookieJar();
+    const { token } = await getForm(`${s.url}/auth/sign_in`, jar);
+    const nul = await postForm(`${s.url}/auth/sign_in`, jar, { authenticity_token: token, login: 'ad\u0000min', password: 'whatever-pw' });
+    assert.ok(nul.status >= 400 && nul.status < 500, `status ${nul.status}`);
+    const big = await fetch(`${s.url}/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'x'.repeat(70_000) }) });
+    assert.equal(big.status, 413);
   });
 
   it('refuses disabled accounts, also ending their existing sessions', async () => {

@@ -35,6 +35,8 @@ describe('HTTP front end', () => {
         { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
         { method: 'GET', path: '/api/v1/boom', handler: () => { throw new Error('a bug'); } },
         { method: 'GET', path: '/api/v1/teapot', handler: () => { throw Errors.forbidden(); } },
+        { method: 'GET', path: '/api/v1/split', handler: () => json(200, {}, { Location: '/x\r\nSet-Cookie: evil=1' }) },
+        { method: 'GET', path: '/api/v1/nothing', handler: () => undefined as never },
         {
           method: 'POST',
           path: '/api/v1/slow',
@@ -142,6 +144,40 @@ describe('HTTP front end', () => {
     assert.equal(boom.status, 500);
     assert.deepEqual(await boom.json(), { error: 'Internal server error' });
     assert.equal((await fetch(`${base}/api/v1/things/2`)).status, 200);
+  });
+
+  it('never lets query parameters pollute prototypes or crash the server', async () => {
+    const r = await fetch(`${base}/api/v1/echo?a[__proto__][X-Evil]=1&b[__proto__][X][y]=1`, { method: 'POST' });
+    assert.equal(r.status, 200);
+    const next = await fetch(`${base}/api/v1/things/1`);
+    assert.equal(next.headers.get('x-evil'), null);
+    assert.equal(next.status, 200);
+  });
+
+  it('turns an unwritable reply (split header, missing reply) into a 500, never an injected header', async () => {
+    const split = await fetch(`${base}/api/v1/split`, { redirect: 'manual' });
+    assert.equal(split.status, 500);
+    assert.equal(split.headers.get('set-cookie'), null);
+    assert.equal((await fetch(`${base}/api/v1/nothing`)).status, 500);
+    assert.equal((await fetch(`${base}/api/v1/things/4`)).status, 200);
+  });
+
+  it('refuses a Content-Length that is not a plain decimal number, leaking nothing', async () => {
+    // uWS itself may drop such a request before our handler; either way no request may stay in flight.
+    const raw = await rawRequest(base, ['POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0x2\r\n\r\n{}']).catch(() => '');
+    assert.ok(raw === '' || /^HTTP\/1\.1 400/.test(raw), raw);
+    assert.equal(await server.drain(500), true);
+    assert.equal((await fetch(`${base}/api/v1/things/5`)).status, 200);
+  });
+
+  it('releases a request whose client vanished mid-body, so shutdown need not wait for it', async () => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    sock.write('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"');
+    await new Promise((r) => setTimeout(r, 30));
+    sock.destroy();
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(await server.drain(500), true);
   });
 
   it('sends CORS headers on API paths and answers preflights', async () => {
