@@ -1,5 +1,5 @@
 // Runs the wrk load generator and parses its text report (--latency adds the percentile table we read p99 from).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -76,9 +76,18 @@ function luaString(s: string): string {
   return '"' + [...Buffer.from(s)].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b}`)).join('') + '"';
 }
 
+const running = new Set<ChildProcess>();
+
+/** Stops any wrk still running (on ^C, so that no load generator outlives the run). */
+export function killRunningWrk(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 function exec(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    child.on('exit', () => running.delete(child));
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

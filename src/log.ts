@@ -4,7 +4,8 @@ import { destination, pino, stdTimeFunctions, type DestinationStream, type Logge
 export type { Logger };
 
 export function createLogger(level: string, dest?: DestinationStream): Logger {
-  // Asynchronous, buffered writes keep the per-request log line off the hot path's critical section.
-  const out = dest ?? destination({ dest: 1, sync: false, minLength: 4096 });
+  // Asynchronous writes keep the per-request log line off the hot path; no minimum buffer, so lines appear at once
+  // on a quiet server and are not lost in a buffer if the process dies.
+  const out = dest ?? destination({ dest: 1, sync: false });
   return pino({ level, base: { service: 'stoa' }, timestamp: stdTimeFunctions.isoTime }, out);
 }
