@@ -34,8 +34,4 @@ export class ExitSignal {
     this.listeners = [];
     for (const fn of ls) fn(reason);
   }
-
-  wait(): Promise<ExitReason> {
-    return new Promise((resolve) => this.on(resolve));
-  }
 }

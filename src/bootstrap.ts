@@ -12,7 +12,6 @@ export interface OpenedDatabase {
   readonly db: Database;
   /** Stops the embedded PostgreSQL, if this process started one. */
   readonly stopEmbedded: () => Promise<void>;
-  readonly embedded: boolean;
 }
 
 export async function openDatabase(config: Config, log: Logger): Promise<OpenedDatabase> {
@@ -31,7 +30,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<OpenedD
     await stopEmbedded().catch(() => undefined);
     throw e;
   }
-  return { db, stopEmbedded, embedded: !config.databaseUrl };
+  return { db, stopEmbedded };
 }
 
 export interface FirstAdmin {

@@ -20,6 +20,7 @@ export class InstanceDocuments {
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
   invalidate(): void {
     this.cached = null;
+    this.pending = null; // a build already under way read the old state: the next get() starts afresh
     this.generation++;
   }
 

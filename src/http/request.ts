@@ -30,21 +30,10 @@ export class Request {
     return (this.cookieCache ??= parseCookies(this.headers['cookie']));
   }
 
-  header(name: string): string | undefined {
-    return this.headers[name];
-  }
-
   /** The body as form fields: a non-object body (JSON null, an array, a number) has none. */
   get fields(): Record<string, unknown> {
     const b = this.body;
     return typeof b === 'object' && b !== null && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
-  }
-
-  /** Query and body merged, body winning, as Rails (and so Mastodon) reads parameters. */
-  get input(): Params {
-    const body = this.body;
-    if (body === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return this.query;
-    return { ...this.query, ...(body as Params) };
   }
 }
 

@@ -34,7 +34,3 @@ export function html(status: number, markup: string, headers?: Headers): Reply {
 export function redirect(location: string, headers?: Headers, status = 302): Reply {
   return { status, headers: { Location: location, 'Cache-Control': 'no-store', ...headers }, body: '' };
 }
-
-export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8', headers?: Headers): Reply {
-  return { status, headers: { 'Content-Type': contentType, ...headers }, body };
-}

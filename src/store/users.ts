@@ -114,9 +114,4 @@ export class UserStore {
   async recordSignIn(userId: string, ip: string): Promise<void> {
     await this.db.exec('UPDATE users SET last_sign_in_at = now(), last_sign_in_ip = $2 WHERE id = $1', [userId, ip]);
   }
-
-  async localAccountCount(): Promise<number> {
-    const r = await this.db.one<{ n: string }>('SELECT count(*) AS n FROM users WHERE approved AND NOT disabled');
-    return Number(r?.n ?? 0);
-  }
 }

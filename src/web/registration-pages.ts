@@ -4,6 +4,7 @@ import { hashPassword } from '../auth/password.js';
 import { hasPermission, RoleId } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { isId } from '../store/ids.js';
+import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
 import { DuplicateError } from '../store/users.js';
@@ -42,7 +43,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         <button type="submit">Sign up</button>
       </form>`, title, ctx);
 
-  const requireModerator = async (req: Parameters<Route['handler']>[0]) => {
+  const requireModerator = async (req: Request) => {
     const ctx = await d.auth.context(req);
     if (!ctx.user) return { ctx, denied: redirect(`/auth/sign_in?return_to=${encodeURIComponent(req.path)}`) };
     if (!hasPermission(ctx.user.permissions, 'manageUsers')) throw Errors.forbidden();
