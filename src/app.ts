@@ -3,17 +3,31 @@
 import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
+import { accountRoutes } from './api/accounts.js';
+import { appRoutes } from './api/apps.js';
+import type { OAuthDeps } from './api/deps.js';
 import { InstanceDocuments, instanceRoutes } from './api/instance.js';
+import { oauthRoutes } from './api/oauth.js';
+import { systemClock, type Clock } from './clock.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { HttpServer } from './http/server.js';
 import { Throttle } from './http/throttle.js';
 import type { Route } from './http/types.js';
 import type { Logger } from './log.js';
+import { BearerAuth } from './oauth/bearer.js';
+import { TokenCache } from './oauth/token-cache.js';
+import { TokenUsage } from './oauth/token-usage.js';
+import { AuthEventListener } from './store/auth-events.js';
 import type { Database } from './store/db.js';
+import { AppStore } from './store/oauth-apps.js';
+import { CodeStore } from './store/oauth-codes.js';
+import { TokenStore } from './store/oauth-tokens.js';
 import { SessionStore } from './store/sessions.js';
 import { SettingsStore } from './store/settings.js';
 import { UserStore } from './store/users.js';
 import { authPageRoutes } from './web/auth-pages.js';
+import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
+import { authorizePageRoutes } from './web/authorize-page.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
 import { registrationPageRoutes } from './web/registration-pages.js';
@@ -32,20 +46,55 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export async function startApp(config: Config, log: Logger, opts: { onFatal?: (e: unknown) => void } = {}): Promise<App> {
+export interface StartOptions {
+  readonly onFatal?: (e: unknown) => void;
+  /** Time for expiry decisions (authorization codes); tests move it. */
+  readonly clock?: Clock;
+}
+
+export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
   const { db, stopEmbedded } = await openDatabase(config, log);
   const users = new UserStore(db);
   const settings = new SettingsStore(db);
   const firstAdmin = await ensureFirstAdmin(users, config);
+  const tokens = new TokenStore(db);
+  const tokenCache = new TokenCache();
+  const tokenUsage = new TokenUsage(tokens, log.child({ component: 'token-usage' }));
 
   const verifyPool = new VerifyPool(config.verifyPool);
+  let authEvents!: AuthEventListener;
+  const startAuthEvents = async () =>
+    (authEvents = await AuthEventListener.start(
+      db.connectionString,
+      {
+        onEvent: (e) => (e.kind === 'token' ? tokenCache.dropToken(e.id) : tokenCache.dropUser(e.id)),
+        onReset: (connected) => tokenCache.reset(connected),
+      },
+      log.child({ component: 'auth-events' }),
+    ));
   const supLog = log.child({ component: 'supervisor' });
   const supervisor = await Supervisor.start(
     'root',
     { strategy: 'one_for_one', intensity: 5, periodMs: 30_000 },
-    [{ id: 'verify-pool', start: () => verifyPool, restart: 'temporary', shutdownMs: 5_000 }],
+    [
+      { id: 'verify-pool', start: () => verifyPool, restart: 'temporary', shutdownMs: 5_000 },
+      { id: 'auth-events', start: startAuthEvents, restart: 'temporary', shutdownMs: 2_000 },
+      { id: 'token-usage', start: () => tokenUsage, restart: 'temporary', shutdownMs: 5_000 },
+    ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
   );
+  const oauth: OAuthDeps = {
+    config,
+    log: log.child({ component: 'oauth' }),
+    clock,
+    apps: new AppStore(db),
+    codes: new CodeStore(db),
+    tokens,
+    bearer: new BearerAuth(tokens, tokenCache, tokenUsage, clock),
+    authEvents,
+    appRegistrationThrottle: new Throttle(300, 5 * 60_000),
+  };
 
   const secure = config.baseUrl.startsWith('https:');
   const instanceDocs = new InstanceDocuments(db, config);
@@ -59,7 +108,12 @@ export async function startApp(config: Config, log: Logger, opts: { onFatal?: (e
   };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
+    ...appRoutes(oauth),
+    ...oauthRoutes(oauth),
+    ...accountRoutes(oauth.bearer, config),
     ...authPageRoutes(web),
+    ...authorizePageRoutes(web, oauth),
+    ...authorizedAppsPageRoutes(web, oauth),
     ...registrationPageRoutes(web, () => instanceDocs.invalidate()),
     ...staticPageRoutes(web),
   ];

@@ -1,5 +1,6 @@
 // Mastodon Account entity for local accounts (remote accounts join this when federation lands).
 import type { Config } from '../../config/schema.js';
+import type { LocalUser } from '../store/users.js';
 
 export interface AccountRow {
   readonly id: string;
@@ -50,5 +51,32 @@ export function accountEntity(a: AccountRow, config: Config) {
     emojis: [],
     roles: [],
     fields: [],
+  };
+}
+
+export function accountRowOf(u: LocalUser): AccountRow {
+  return { id: u.accountId, username: u.username, displayName: u.displayName, note: u.note, locked: u.locked, bot: u.bot, discoverable: u.discoverable, createdAt: u.accountCreatedAt };
+}
+
+/** CredentialAccount: the member's own Account with `source` (editing defaults) and `role`. */
+export function credentialAccountEntity(u: LocalUser, config: Config) {
+  const role = { id: String(u.roleId), name: u.roleName === 'everyone' ? '' : u.roleName, permissions: String(u.permissions), color: u.roleColor, highlighted: u.roleHighlighted };
+  return {
+    ...accountEntity(accountRowOf(u), config),
+    roles: u.roleHighlighted ? [{ id: role.id, name: role.name, color: role.color }] : [],
+    source: {
+      privacy: 'public',
+      sensitive: false,
+      language: '',
+      note: u.note,
+      fields: [],
+      follow_requests_count: 0,
+      hide_collections: null,
+      discoverable: u.discoverable,
+      indexable: false,
+      attribution_domains: [],
+      quote_policy: 'public',
+    },
+    role,
   };
 }

@@ -14,7 +14,7 @@ export interface Queryable {
 export class Database {
   readonly pool: pg.Pool;
 
-  constructor(connectionString: string, max: number, private readonly log: Logger) {
+  constructor(readonly connectionString: string, max: number, private readonly log: Logger) {
     this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
     // An idle client's error (server restart, network) must not crash the process; the pool replaces the client.
     this.pool.on('error', (err) => this.log.warn({ err }, 'idle database client error'));

@@ -1,4 +1,5 @@
 // Local people: an account (the actor) plus a user (the sign-in), created together.
+import { AUTH_CHANNEL } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
 
 export interface LocalUser {
@@ -14,23 +15,38 @@ export interface LocalUser {
   readonly disabled: boolean;
   readonly signUpReason: string | null;
   readonly createdAt: Date;
+  /** The account (profile) side, for the Account entity. */
+  readonly displayName: string;
+  readonly note: string;
+  readonly locked: boolean;
+  readonly bot: boolean;
+  readonly discoverable: boolean | null;
+  readonly accountCreatedAt: Date;
+  readonly roleColor: string;
+  readonly roleHighlighted: boolean;
 }
 
-const SELECT_USER = `
-  SELECT u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id, r.name AS role_name,
-         r.permissions, u.approved, u.disabled, u.sign_up_reason, u.created_at
-    FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
+/** The columns of a LocalUser, for any query joining users u, accounts a and roles r. */
+export const USER_COLUMNS = `u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id,
+  r.name AS role_name, r.permissions, u.approved, u.disabled, u.sign_up_reason, u.created_at, a.display_name, a.note,
+  a.locked, a.bot, a.discoverable, a.created_at AS account_created_at, r.color AS role_color, r.highlighted AS role_highlighted`;
 
-interface UserRow extends Record<string, unknown> {
+const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
+
+export interface UserRow extends Record<string, unknown> {
   user_id: string; account_id: string; username: string; email: string; password_hash: string; role_id: string;
   role_name: string; permissions: string; approved: boolean; disabled: boolean; sign_up_reason: string | null; created_at: Date;
+  display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; account_created_at: Date;
+  role_color: string; role_highlighted: boolean;
 }
 
-function toUser(r: UserRow): LocalUser {
+export function toUser(r: UserRow): LocalUser {
   return {
     userId: r.user_id, accountId: r.account_id, username: r.username, email: r.email, passwordHash: r.password_hash,
     roleId: Number(r.role_id), roleName: r.role_name, permissions: BigInt(r.permissions), approved: r.approved,
-    disabled: r.disabled, signUpReason: r.sign_up_reason, createdAt: r.created_at,
+    disabled: r.disabled, signUpReason: r.sign_up_reason, createdAt: r.created_at, displayName: r.display_name,
+    note: r.note, locked: r.locked, bot: r.bot, discoverable: r.discoverable, accountCreatedAt: r.account_created_at,
+    roleColor: r.role_color, roleHighlighted: r.role_highlighted,
   };
 }
 
@@ -107,8 +123,13 @@ export class UserStore {
     )) === 1;
   }
 
+  /** Disabling takes effect on every node's token cache at commit (AUTH_CHANNEL). */
   async setDisabled(userId: string, disabled: boolean): Promise<void> {
-    await this.db.exec('UPDATE users SET disabled = $2 WHERE id = $1', [userId, disabled]);
+    await this.db.exec(
+      `WITH u AS (UPDATE users SET disabled = $2 WHERE id = $1 RETURNING id)
+       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || id) FROM u`,
+      [userId, disabled],
+    );
   }
 
   async recordSignIn(userId: string, ip: string): Promise<void> {

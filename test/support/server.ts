@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../config/schema.js';
-import { startApp, type App } from '../../src/app.js';
+import { startApp, type App, type StartOptions } from '../../src/app.js';
 import { freshDatabaseUrl } from './db.js';
 
 export async function freePort(): Promise<number> {
@@ -24,7 +24,7 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, databaseUrl?: string, opts: StartOptions = {}): Promise<TestServer> {
   const dbUrl = databaseUrl ?? (await freshDatabaseUrl());
   const port = await freePort();
   const config = loadConfig({
@@ -35,6 +35,6 @@ export async function startTestServer(env: Record<string, string> = {}, database
     SHUTDOWN_GRACE_MS: '2000',
     ...env,
   });
-  const app = await startApp(config, pino({ level: env['LOG_LEVEL'] ?? 'silent' }));
+  const app = await startApp(config, pino({ level: env['LOG_LEVEL'] ?? 'silent' }), opts);
   return { app, url: app.url, databaseUrl: dbUrl, stop: () => app.stop() };
 }

@@ -1,0 +1,19 @@
+// Mastodon Application and CredentialApplication entities.
+import type { OAuthApp } from '../store/oauth-apps.js';
+
+export function applicationEntity(a: OAuthApp) {
+  return {
+    id: a.id,
+    name: a.name,
+    website: a.website,
+    scopes: a.scopes,
+    // Deprecated but read by megalodon to build the authorize URL: the raw, newline-joined value.
+    redirect_uri: a.redirectUris.join('\n'),
+    redirect_uris: a.redirectUris,
+  };
+}
+
+/** The registration response: the only time the client secret is ever shown. */
+export function credentialApplicationEntity(a: OAuthApp, clientSecret: string) {
+  return { ...applicationEntity(a), client_id: a.clientId, client_secret: clientSecret, client_secret_expires_at: 0 };
+}

@@ -1,0 +1,63 @@
+// Bearer authentication for API routes, in Mastodon's order: no or bad token → 401, scopes → 403, app token on a
+// member route → 422, disabled or unapproved member → 403. A cached token answers synchronously (no promise on the
+// hot path); a miss reads the database once and caches the result.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { ApiError, Errors } from '../errors.js';
+import type { Request } from '../http/request.js';
+import type { TokenStore } from '../store/oauth-tokens.js';
+import { coversAny } from './scopes.js';
+import type { CachedToken, TokenCache } from './token-cache.js';
+import type { TokenUsage } from './token-usage.js';
+
+export interface Requirement {
+  /** Any one of these is enough (each may be covered by a broader granted scope); empty: any valid token. */
+  readonly scopes: readonly string[];
+  /** The route acts for a member: application tokens are refused. */
+  readonly user: boolean;
+}
+
+export const MEMBER_ONLY = 'This method requires an authenticated user';
+const OUTSIDE_SCOPES = 'This action is outside the authorized scopes';
+const BEARER = /^bearer\s+([\x21-\x7e]{1,512})\s*$/i;
+
+export class BearerAuth {
+  constructor(
+    private readonly tokens: TokenStore,
+    private readonly cache: TokenCache,
+    private readonly usage: TokenUsage,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The token's cache entry when it satisfies the requirement; throws the API error otherwise. */
+  authenticate(req: Request, need: Requirement): CachedToken | Promise<CachedToken> {
+    const m = BEARER.exec(req.headers['authorization'] ?? '');
+    if (!m) throw Errors.unauthorized();
+    const key = createHash('sha256').update(m[1]!).digest('base64');
+    const now = this.clock.now();
+    const hit = this.cache.get(key, now);
+    if (hit) return this.admit(hit, need, now);
+    const generation = this.cache.generation;
+    return this.tokens.lookup(Buffer.from(key, 'base64')).then((record) => {
+      if (!record) throw Errors.unauthorized();
+      return this.admit(this.cache.put(key, record, generation, now), need, now);
+    });
+  }
+
+  /** Drops a token from this node's cache at once (other nodes hear it through AUTH_CHANNEL). */
+  forget(tokenId: string): void {
+    this.cache.dropToken(tokenId);
+  }
+
+  private admit(t: CachedToken, need: Requirement, now: number): CachedToken {
+    const r = t.record;
+    if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw Errors.forbidden(OUTSIDE_SCOPES);
+    if (need.user) {
+      if (!r.user) throw new ApiError(422, MEMBER_ONLY);
+      if (r.user.disabled) throw Errors.forbidden('Your login is currently disabled');
+      if (!r.user.approved) throw Errors.forbidden('Your login is currently pending approval');
+    }
+    this.usage.note(t, now);
+    return t;
+  }
+}
