@@ -1,5 +1,6 @@
 // The benchmark scenarios, one entry each. A scenario names the request wrk sends to Stoa (preparing whatever it
 // needs first: users, tokens, signed documents) and the request sent to the bare uWS server as its floor.
+import { seedUserToken } from './seed.js';
 import type { Target } from './wrk.js';
 
 export interface ScenarioContext {
@@ -23,7 +24,11 @@ const BARE: Target = { path: '/bare' };
 export const scenarios: readonly Scenario[] = [
   // The hottest unauthenticated read: every client fetches it at start-up; served from an in-memory cache.
   { name: 'instance', bare: BARE, stoa: () => ({ path: '/api/v1/instance' }) },
-  // Next: { name: 'verify_credentials', bare: BARE, stoa: async (ctx) => ({ path: '/api/v1/accounts/verify_credentials',
-  //   headers: { Authorization: `Bearer ${await seedToken(ctx.databaseUrl)}` } }) },
+  // The hottest authenticated read: bearer token (SHA-256 + cache lookup, scope check) and the member's cached entity.
+  {
+    name: 'verify_credentials',
+    bare: BARE,
+    stoa: async (ctx) => ({ path: '/api/v1/accounts/verify_credentials', headers: { Authorization: `Bearer ${await seedUserToken(ctx.databaseUrl)}` } }),
+  },
   // Next: identity-statement verification through the verify pool (POST with a signed body; wrk.ts sends it via Lua).
 ];

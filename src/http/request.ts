@@ -12,6 +12,7 @@ export class Request {
   params: Record<string, string> = {};
   private queryCache: Params | undefined;
   private cookieCache: Record<string, string> | undefined;
+  private ipCache: string | undefined;
 
   constructor(
     readonly id: string,
@@ -19,8 +20,16 @@ export class Request {
     readonly path: string,
     readonly rawQuery: string,
     readonly headers: Readonly<Record<string, string>>,
-    readonly ip: string,
+    private readonly remoteAddress: () => string,
   ) {}
+
+  /**
+   * The client's address, read on first use (reading it costs about as much as a small route). The front end reads
+   * it up front for every request that can change state; on a GET it is '' if the client has already gone.
+   */
+  get ip(): string {
+    return (this.ipCache ??= this.remoteAddress());
+  }
 
   get query(): Params {
     return (this.queryCache ??= parseUrlEncoded(this.rawQuery));

@@ -126,7 +126,9 @@ export class HttpServer {
     });
     const ex: Exchange = { aborted: false, finished: false, readingBody: false, closeAfter: false, start: performance.now() };
     this.inflight++;
-    const req = new Request(this.nextId(), method, path, rawQuery, headers, this.clientIp(res, headers));
+    const req = new Request(this.nextId(), method, path, rawQuery, headers, () => (ex.aborted || ex.finished ? '' : this.clientIp(res, headers)));
+    // Anything that can change state (throttles count by address) gets its address now, while it is certain.
+    if (method !== 'GET' && method !== 'HEAD') void req.ip;
     res.onAborted(() => {
       ex.aborted = true;
       if (ex.readingBody) this.finish(ex, req, 0);
