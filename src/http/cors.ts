@@ -13,9 +13,9 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Expose-Headers': 'Link, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
 });
 
+/** The preflight's own headers; server.ts adds CORS_HEADERS to every reply on a CORS path (once: "*, *" is refused). */
 export function preflightHeaders(allowed: readonly string[], requestedHeaders: string | undefined): Record<string, string> {
   return {
-    ...CORS_HEADERS,
     'Access-Control-Allow-Methods': allowed.join(', '),
     'Access-Control-Allow-Headers': requestedHeaders && /^[\w-]+(\s*,\s*[\w-]+)*$/.test(requestedHeaders)
       ? requestedHeaders

@@ -19,6 +19,14 @@ export interface Requirement {
 
 export const MEMBER_ONLY = 'This method requires an authenticated user';
 const OUTSIDE_SCOPES = 'This action is outside the authorized scopes';
+const INVALID_TOKEN = 'The access token is invalid';
+
+// RFC 6750 §3 challenges, as Doorkeeper sends them: OAuth client libraries read these to tell "sign in again"
+// (invalid_token) from "ask for more scopes" (insufficient_scope).
+const invalidToken = () =>
+  new ApiError(401, INVALID_TOKEN, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="invalid_token", error_description="${INVALID_TOKEN}"` });
+const insufficientScope = () =>
+  new ApiError(403, OUTSIDE_SCOPES, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="insufficient_scope", error_description="${OUTSIDE_SCOPES}"` });
 const BEARER = /^bearer\s+([\x21-\x7e]{1,512})\s*$/i;
 
 export class BearerAuth {
@@ -32,14 +40,14 @@ export class BearerAuth {
   /** The token's cache entry when it satisfies the requirement; throws the API error otherwise. */
   authenticate(req: Request, need: Requirement): CachedToken | Promise<CachedToken> {
     const m = BEARER.exec(req.headers['authorization'] ?? '');
-    if (!m) throw Errors.unauthorized();
+    if (!m) throw invalidToken();
     const key = createHash('sha256').update(m[1]!).digest('base64');
     const now = this.clock.now();
     const hit = this.cache.get(key, now);
     if (hit) return this.admit(hit, need, now);
     const generation = this.cache.generation;
     return this.tokens.lookup(Buffer.from(key, 'base64')).then((record) => {
-      if (!record) throw Errors.unauthorized();
+      if (!record) throw invalidToken();
       return this.admit(this.cache.put(key, record, generation, now), need, now);
     });
   }
@@ -51,7 +59,7 @@ export class BearerAuth {
 
   private admit(t: CachedToken, need: Requirement, now: number): CachedToken {
     const r = t.record;
-    if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw Errors.forbidden(OUTSIDE_SCOPES);
+    if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();
     if (need.user) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
       if (r.user.disabled) throw Errors.forbidden('Your login is currently disabled');
