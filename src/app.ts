@@ -41,6 +41,8 @@ export interface App {
   readonly db: Database;
   readonly verifyPool: VerifyPool;
   readonly supervisor: Supervisor;
+  /** Publishes changes that invalidate token caches and waits until every node has applied them. */
+  readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
   /** Graceful shutdown: stop accepting, drain, stop actors in reverse order, close the database. */
   stop(): Promise<void>;
@@ -68,7 +70,11 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     (authEvents = await AuthEventListener.start(
       db.connectionString,
       {
-        onEvent: (e) => (e.kind === 'token' ? tokenCache.dropToken(e.id) : tokenCache.dropUser(e.id)),
+        onEvent: (e) => {
+          if (e.kind === 'token') tokenCache.dropToken(e.id);
+          else if (e.kind === 'user') tokenCache.dropUser(e.id);
+          else tokenCache.dropGrant(e.userId, e.appId);
+        },
         onReset: (connected) => tokenCache.reset(connected),
       },
       log.child({ component: 'auth-events' }),
@@ -138,5 +144,5 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     opts.onFatal?.(reason.error);
   });
 
-  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, firstAdmin, stop };
+  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop };
 }

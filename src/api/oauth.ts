@@ -112,13 +112,10 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
         const app = await authenticateClient(req, d);
         const token = field(req, 'token');
         if (!token) throw E.missing('token');
-        const outcome = await d.tokens.revokeForApp(token, app.id);
+        // Answers once every node has dropped the token: the client's very next request anywhere is refused.
+        const outcome = await d.authEvents.publish((nonce) => d.tokens.revokeForApp(token, app.id, nonce), (o) => o.kind === 'revoked' && o.notified);
         if (outcome.kind === 'other_app') throw E.notYourToken();
-        if (outcome.kind === 'revoked') {
-          for (const e of outcome.events) d.bearer.forget(e.id);
-          await d.authEvents.awaitEcho(outcome.events);
-          d.log.info({ app: app.id, tokens: outcome.events.length }, 'token revoked');
-        }
+        if (outcome.kind === 'revoked' && outcome.notified) d.log.info({ app: app.id }, 'token revoked');
         return json(200, {}, NO_STORE);
       },
     },

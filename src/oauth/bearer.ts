@@ -52,11 +52,6 @@ export class BearerAuth {
     });
   }
 
-  /** Drops a token from this node's cache at once (other nodes hear it through AUTH_CHANNEL). */
-  forget(tokenId: string): void {
-    this.cache.dropToken(tokenId);
-  }
-
   private admit(t: CachedToken, need: Requirement, now: number): CachedToken {
     const r = t.record;
     if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();

@@ -58,6 +58,11 @@ export class TokenCache {
     if (e) this.remove(e);
   }
 
+  dropGrant(userId: string, appId: string): void {
+    this.gen++;
+    for (const e of this.entries.values()) if (e.record.appId === appId && e.record.user?.userId === userId) this.remove(e);
+  }
+
   dropUser(userId: string): void {
     this.gen++;
     for (const e of this.entries.values()) if (e.record.user?.userId === userId) this.remove(e);

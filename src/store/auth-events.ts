@@ -2,6 +2,8 @@
 // in the same statement (or transaction) that changes a token or a user, so it is delivered exactly when the change
 // commits. Every node keeps one dedicated connection listening; while it is down, nobody may trust a cache (a
 // notification could be missed), so onReset fires on every disconnect and again on reconnect.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import pg from 'pg';
 import { exponentialBackoff } from '../../actors/policy.js';
 import { ExitSignal, type ExitReason, type Process } from '../../actors/process.js';
@@ -9,16 +11,33 @@ import type { Logger } from '../log.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
 
-/** What changed: one token (revoked), or everything about one user (disabled, profile edited, access revoked). */
-export type AuthEvent = { readonly kind: 'token'; readonly id: string } | { readonly kind: 'user'; readonly id: string };
+/**
+ * What changed: one token (revoked), one member's grant to one app (revoked from the settings page), or everything
+ * about one member (disabled, profile edited).
+ */
+export type AuthEvent =
+  | { readonly kind: 'token'; readonly id: string }
+  | { readonly kind: 'user'; readonly id: string }
+  | { readonly kind: 'grant'; readonly userId: string; readonly appId: string };
 
-export function eventPayload(e: AuthEvent): string {
-  return `${e.kind}:${e.id}`;
+/**
+ * Payload SQL for one event, to be passed to pg_notify in the statement that makes the change: `'<what>|' || nonce`.
+ * The nonce names this publication so its sender can collect every node's acknowledgement.
+ */
+export function newNonce(): string {
+  return randomBytes(12).toString('base64url');
 }
 
-function parsePayload(p: string): AuthEvent | undefined {
-  const m = /^(token|user):(\d{1,20})$/.exec(p);
-  return m ? { kind: m[1] as AuthEvent['kind'], id: m[2]! } : undefined;
+const PAYLOAD = /^(token|user):(\d{1,20})\|([\w-]{1,32})$|^grant:(\d{1,20}):(\d{1,20})\|([\w-]{1,32})$|^ack:([\w-]{1,32}):([\w.:-]{1,80})$/;
+
+type Message = { readonly kind: 'event'; readonly event: AuthEvent; readonly nonce: string } | { readonly kind: 'ack'; readonly nonce: string; readonly node: string };
+
+function parsePayload(p: string): Message | undefined {
+  const m = PAYLOAD.exec(p);
+  if (!m) return undefined;
+  if (m[1]) return { kind: 'event', event: { kind: m[1] as 'token' | 'user', id: m[2]! }, nonce: m[3]! };
+  if (m[4]) return { kind: 'event', event: { kind: 'grant', userId: m[4], appId: m[5]! }, nonce: m[6]! };
+  return { kind: 'ack', nonce: m[7]!, node: m[8]! };
 }
 
 export interface AuthEventHandlers {
@@ -28,7 +47,13 @@ export interface AuthEventHandlers {
 }
 
 const reconnectDelay = exponentialBackoff({ baseMs: 100, maxMs: 5_000 });
-const ECHO_TIMEOUT_MS = 1_000;
+const APP_NAME_PREFIX = 'stoa-auth ';
+const ACK_TIMEOUT_MS = 2_000;
+
+interface Collector {
+  readonly heard: Set<string>;
+  check: () => void;
+}
 
 export class AuthEventListener implements Process {
   readonly name = 'auth-events';
@@ -37,7 +62,9 @@ export class AuthEventListener implements Process {
   private attempt = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly exit = new ExitSignal();
-  private readonly echoes = new Map<string, (() => void)[]>();
+  private readonly collectors = new Map<string, Collector>();
+  /** This node's name among the listeners (pg_stat_activity.application_name), unique per process. */
+  readonly node = `${os.hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
   connected = false;
 
   private constructor(private readonly connectionString: string, private readonly handlers: AuthEventHandlers, private readonly log: Logger) {}
@@ -58,26 +85,44 @@ export class AuthEventListener implements Process {
   }
 
   /**
-   * Resolves when this node has heard its own notification back (or after a second): PostgreSQL signals every
-   * listening node at the same commit, so by then the other nodes have been told as well.
+   * Makes a change that notifies AUTH_CHANNEL (run gets the nonce to put in the payload) and resolves once every
+   * node listening at commit has acknowledged it, that is, has dropped what it cached: the very next request on
+   * any node sees the change. A node that does not answer within two seconds (dying, partitioned) is logged and
+   * not waited for; its connection loss empties its cache anyway.
    */
-  awaitEcho(events: readonly AuthEvent[]): Promise<void> {
-    if (!this.connected || events.length === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      let left = events.length;
-      const timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
-      const done = () => {
-        if (--left === 0) {
-          clearTimeout(timer);
-          resolve();
-        }
+  async publish<T>(run: (nonce: string) => Promise<T>, notified: (result: T) => boolean): Promise<T> {
+    const nonce = newNonce();
+    const c: Collector = { heard: new Set(), check: () => undefined };
+    this.collectors.set(nonce, c); // before the change: an acknowledgement may arrive before the statement returns
+    try {
+      const result = await run(nonce);
+      if (notified(result) && this.connected) await this.acknowledged(c);
+      return result;
+    } finally {
+      this.collectors.delete(nonce);
+    }
+  }
+
+  private async acknowledged(c: Collector): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const r = await client.query<{ name: string }>(
+      "SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1",
+      [`${APP_NAME_PREFIX}%`],
+    );
+    const expected = r.rows.map((x) => x.name.slice(APP_NAME_PREFIX.length));
+    const missing = () => expected.filter((n) => !c.heard.has(n));
+    if (missing().length === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.log.warn({ missing: missing() }, 'auth event not acknowledged by every node in time');
+        resolve();
+      }, ACK_TIMEOUT_MS);
+      c.check = () => {
+        if (missing().length > 0) return;
+        clearTimeout(timer);
+        resolve();
       };
-      for (const e of events) {
-        const key = eventPayload(e);
-        const list = this.echoes.get(key);
-        if (list) list.push(done);
-        else this.echoes.set(key, [done]);
-      }
     });
   }
 
@@ -88,22 +133,31 @@ export class AuthEventListener implements Process {
     this.client = null;
     this.setConnected(false);
     if (c) await c.end().catch(() => undefined);
-    for (const list of this.echoes.values()) for (const fn of list) fn();
-    this.echoes.clear();
     this.exit.fire({ kind: 'shutdown' });
   }
 
   private async connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 10_000, keepAlive: true });
+    const c = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      application_name: APP_NAME_PREFIX + this.node,
+    });
     c.on('notification', (n) => {
       if (n.channel !== AUTH_CHANNEL || !n.payload) return;
-      const e = parsePayload(n.payload);
-      if (e) this.handlers.onEvent(e);
-      const waiting = this.echoes.get(n.payload);
-      if (waiting) {
-        this.echoes.delete(n.payload);
-        for (const fn of waiting) fn();
+      const m = parsePayload(n.payload);
+      if (!m) return;
+      if (m.kind === 'ack') {
+        const col = this.collectors.get(m.nonce);
+        if (col) {
+          col.heard.add(m.node);
+          col.check();
+        }
+        return;
       }
+      this.handlers.onEvent(m.event);
+      // Dropped from the cache above, synchronously: now the sender may tell its client the change is everywhere.
+      c.query('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, `ack:${m.nonce}:${this.node}`]).catch(() => undefined);
     });
     // Until LISTEN has succeeded the client is not ours (this.client !== c), so these ignore failures of the attempt.
     c.on('error', (err) => this.lost(c, err));

@@ -1,7 +1,7 @@
 // Access tokens: stored as SHA-256, never expiring, revoked by the app they were issued to or by the member.
 // Every revocation notifies AUTH_CHANNEL in the same statement, so caches on every node drop the token at commit.
 import { hashSecret, newSecret } from '../oauth/secrets.js';
-import { AUTH_CHANNEL, type AuthEvent } from './auth-events.js';
+import { AUTH_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 import { toUser, USER_COLUMNS, type LocalUser, type UserRow } from './users.js';
 
@@ -26,7 +26,8 @@ export interface AuthorizedApp {
   readonly lastUsedAt: Date | null;
 }
 
-export type RevokeOutcome = { readonly kind: 'revoked'; readonly events: AuthEvent[] } | { readonly kind: 'unknown' } | { readonly kind: 'other_app' };
+/** revoked: this call revoked it (and notified AUTH_CHANNEL) or it was revoked already. */
+export type RevokeOutcome = { readonly kind: 'revoked'; readonly notified: boolean } | { readonly kind: 'unknown' } | { readonly kind: 'other_app' };
 
 export class TokenStore {
   constructor(private readonly db: Database) {}
@@ -56,30 +57,32 @@ export class TokenStore {
   }
 
   /** Revokes a token on behalf of the app it was issued to (RFC 7009); another app's token is left alone. */
-  async revokeForApp(token: string, appId: string): Promise<RevokeOutcome> {
-    const r = await this.db.one<{ id: string; app_id: string; revoked: boolean }>(
+  async revokeForApp(token: string, appId: string, nonce: string): Promise<RevokeOutcome> {
+    const r = await this.db.one<{ id: string; app_id: string; notified: boolean }>(
       `WITH t AS (SELECT id, app_id FROM oauth_tokens WHERE token_hash = $1),
             r AS (UPDATE oauth_tokens SET revoked_at = now()
                    WHERE id = (SELECT id FROM t) AND app_id = $2 AND revoked_at IS NULL RETURNING id),
-            n AS (SELECT pg_notify('${AUTH_CHANNEL}', 'token:' || id) FROM r)
-       SELECT t.id, t.app_id, EXISTS (SELECT 1 FROM r) AS revoked FROM t, (SELECT count(*) FROM n) AS sent`,
-      [hashSecret(token), appId],
+            n AS MATERIALIZED (SELECT pg_notify('${AUTH_CHANNEL}', 'token:' || r.id || '|' || $3) FROM r)
+       SELECT t.id, t.app_id, (SELECT count(*) FROM n) > 0 AS notified FROM t`,
+      [hashSecret(token), appId, nonce],
     );
     if (!r) return { kind: 'unknown' };
     if (r.app_id !== appId) return { kind: 'other_app' };
-    return { kind: 'revoked', events: r.revoked ? [{ kind: 'token', id: r.id }] : [] };
+    return { kind: 'revoked', notified: r.notified };
   }
 
-  /** Revokes every token the member granted to an app, and any code not yet exchanged. */
-  async revokeAppForUser(userId: string, appId: string): Promise<AuthEvent[]> {
+  /** Revokes every token the member granted to an app, and any code not yet exchanged; returns how many tokens. */
+  async revokeAppForUser(userId: string, appId: string, nonce: string): Promise<number> {
     return this.db.tx(async (q) => {
       await q.query('DELETE FROM oauth_codes WHERE user_id = $1 AND app_id = $2', [userId, appId]);
-      const r = await q.query<{ id: string }>(
-        `WITH r AS (UPDATE oauth_tokens SET revoked_at = now() WHERE user_id = $1 AND app_id = $2 AND revoked_at IS NULL RETURNING id)
-         SELECT id, pg_notify('${AUTH_CHANNEL}', 'token:' || id) FROM r`,
+      const r = await q.query<{ n: string }>(
+        'WITH r AS (UPDATE oauth_tokens SET revoked_at = now() WHERE user_id = $1 AND app_id = $2 AND revoked_at IS NULL RETURNING id) SELECT count(*) AS n FROM r',
         [userId, appId],
       );
-      return r.rows.map((x): AuthEvent => ({ kind: 'token', id: x.id }));
+      const n = Number(r.rows[0]!.n);
+      // One notification for the whole grant, sent at commit.
+      if (n > 0) await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'grant:' || $1 || ':' || $2 || '|' || $3)`, [userId, appId, nonce]);
+      return n;
     });
   }
 

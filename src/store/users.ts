@@ -1,5 +1,5 @@
 // Local people: an account (the actor) plus a user (the sign-in), created together.
-import { AUTH_CHANNEL } from './auth-events.js';
+import { AUTH_CHANNEL, newNonce } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
 
 export interface LocalUser {
@@ -123,13 +123,16 @@ export class UserStore {
     )) === 1;
   }
 
-  /** Disabling takes effect on every node's token cache at commit (AUTH_CHANNEL). */
-  async setDisabled(userId: string, disabled: boolean): Promise<void> {
-    await this.db.exec(
+  /**
+   * Disabling or enabling notifies AUTH_CHANNEL at commit, so every node's token cache drops the member; run it
+   * through AuthEventListener.publish to wait until every node has.
+   */
+  async setDisabled(userId: string, disabled: boolean, nonce = newNonce()): Promise<boolean> {
+    return (await this.db.exec(
       `WITH u AS (UPDATE users SET disabled = $2 WHERE id = $1 RETURNING id)
-       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || id) FROM u`,
-      [userId, disabled],
-    );
+       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || id || '|' || $3) FROM u`,
+      [userId, disabled, nonce],
+    )) === 1;
   }
 
   async recordSignIn(userId: string, ip: string): Promise<void> {

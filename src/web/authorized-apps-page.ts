@@ -57,10 +57,8 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         if (!web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Your form expired. Go back and try again.');
         const appId = req.params['id']!;
         if (!isId(appId)) throw Errors.notFound();
-        const events = await d.tokens.revokeAppForUser(user.userId, appId);
-        for (const e of events) d.bearer.forget(e.id);
-        await d.authEvents.awaitEcho(events);
-        d.log.info({ user: user.userId, app: appId, tokens: events.length }, 'application access revoked');
+        const n = await d.authEvents.publish((nonce) => d.tokens.revokeAppForUser(user.userId, appId, nonce), (count) => count > 0);
+        d.log.info({ user: user.userId, app: appId, tokens: n }, 'application access revoked');
         return redirect(`${PATH}?revoked=1`, undefined, 303);
       },
     },

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { hashPassword } from '../../src/auth/password.js';
-import { AUTH_CHANNEL } from '../../src/store/auth-events.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import type { CookieJar } from '../support/forms.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
@@ -19,24 +18,6 @@ const DISABLED = { error: 'Your login is currently disabled' };
 async function verifyCredentials(base: string, authorization?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await fetch(`${base}/api/v1/accounts/verify_credentials`, { headers: authorization === undefined ? {} : { authorization } });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
-}
-
-/**
- * Runs a change that notifies the authentication channel and resolves once a listener on the same database has
- * heard that notification: PostgreSQL signals every listening connection at the same commit, as the server's
- * own revocation path (AuthEventListener.awaitEcho) relies on.
- */
-async function afterNotification(databaseUrl: string, payload: string, change: () => Promise<void>): Promise<void> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  try {
-    await c.query(`LISTEN ${AUTH_CHANNEL}`);
-    const heard = new Promise<void>((resolve) => c.on('notification', (n) => n.payload === payload && resolve()));
-    await change();
-    await heard;
-  } finally {
-    await c.end();
-  }
 }
 
 describe('bearer authentication on verify_credentials', () => {
@@ -156,7 +137,8 @@ describe('bearer authentication on verify_credentials', () => {
     assert.equal(before.body['username'], 'dora');
     assert.equal(before.body['id'], dora.accountId);
 
-    await afterNotification(s.databaseUrl, `user:${dora.userId}`, () => users.setDisabled(dora.userId, true));
+    // Through publish, as an admin action does: it returns once every node has dropped the member's cached tokens.
+    await s.app.authEvents.publish((nonce) => users.setDisabled(dora.userId, true, nonce), (changed) => changed);
     const disabled = await verifyCredentials(s.url, `Bearer ${token}`);
     assert.equal(disabled.status, 403);
     assert.deepEqual(disabled.body, DISABLED);
@@ -165,7 +147,7 @@ describe('bearer authentication on verify_credentials', () => {
     assert.equal(again.status, 403);
     assert.deepEqual(again.body, DISABLED);
 
-    await afterNotification(s.databaseUrl, `user:${dora.userId}`, () => users.setDisabled(dora.userId, false));
+    await s.app.authEvents.publish((nonce) => users.setDisabled(dora.userId, false, nonce), (changed) => changed);
     const enabled = await verifyCredentials(s.url, `Bearer ${token}`);
     assert.equal(enabled.status, 200);
     assert.equal(enabled.body['username'], 'dora');
