@@ -1,12 +1,12 @@
 // Bearer authentication for API routes, in Mastodon's order: no or bad token → 401, scopes → 403, app token on a
 // member route → 422, disabled or unapproved member → 403. A cached token answers synchronously (no promise on the
 // hot path); a miss reads the database once and caches the result.
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import type { TokenStore } from '../store/oauth-tokens.js';
 import { coversAny } from './scopes.js';
+import { hashSecret } from './secrets.js';
 import type { CachedToken, TokenCache } from './token-cache.js';
 import type { TokenUsage } from './token-usage.js';
 
@@ -27,7 +27,14 @@ const invalidToken = () =>
   new ApiError(401, INVALID_TOKEN, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="invalid_token", error_description="${INVALID_TOKEN}"` });
 const insufficientScope = () =>
   new ApiError(403, OUTSIDE_SCOPES, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="insufficient_scope", error_description="${OUTSIDE_SCOPES}"` });
-const BEARER = /^bearer\s+([\x21-\x7e]{1,512})\s*$/i;
+const TOKEN_VALUE = /^[\x21-\x7e]{1,512}$/;
+
+/** The token of an `Authorization: Bearer …` header (scheme case-insensitive), or undefined. */
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const t = header.slice(7).trim();
+  return TOKEN_VALUE.test(t) ? t : undefined;
+}
 
 export class BearerAuth {
   constructor(
@@ -39,15 +46,20 @@ export class BearerAuth {
 
   /** The token's cache entry when it satisfies the requirement; throws the API error otherwise. */
   authenticate(req: Request, need: Requirement): CachedToken | Promise<CachedToken> {
-    const m = BEARER.exec(req.headers['authorization'] ?? '');
-    if (!m) throw invalidToken();
-    const key = createHash('sha256').update(m[1]!).digest('base64');
+    // The cache is keyed by the token itself (memory only; the database holds hashes), so a hit costs no hashing.
+    const token = bearerToken(req.headers['authorization']);
+    if (token === undefined) throw invalidToken();
     const now = this.clock.now();
-    const hit = this.cache.get(key, now);
+    const hit = this.cache.get(token, now);
     if (hit) return this.admit(hit, need, now);
+    if (this.cache.knownInvalid(token, now)) throw invalidToken();
+    const key = token;
     const generation = this.cache.generation;
-    return this.tokens.lookup(Buffer.from(key, 'base64')).then((record) => {
-      if (!record) throw invalidToken();
+    return this.tokens.lookup(hashSecret(token)).then((record) => {
+      if (!record) {
+        this.cache.rememberInvalid(key, now);
+        throw invalidToken();
+      }
       return this.admit(this.cache.put(key, record, generation, now), need, now);
     });
   }

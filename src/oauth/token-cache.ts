@@ -1,7 +1,9 @@
-// Live tokens by hash, so an authenticated request costs one SHA-256 and one Map lookup. Invalidation is explicit
-// (AuthEventListener: token revoked, user changed) with a short TTL as a second line; while the event stream is
-// down the cache is not trusted at all. A generation counter stops a lookup that raced an invalidation from
-// re-inserting what was just dropped.
+// Live tokens by their value (in memory only; the database keeps hashes), so an authenticated request costs one Map
+// lookup. Invalidation is explicit (AuthEventListener: token revoked, grant revoked, user changed) with a short TTL
+// as a second line; while the event stream is down the cache is not trusted at all. A generation counter stops a lookup that raced an invalidation from
+// re-inserting what was just dropped. Unknown tokens are remembered too, briefly: tokens are random and issued by
+// us, so a value that is not a live token now never becomes one, and a flood of bad tokens must not reach the
+// database once per request.
 import type { TokenRecord } from '../store/oauth-tokens.js';
 
 export class CachedToken {
@@ -15,10 +17,33 @@ export class CachedToken {
 export class TokenCache {
   private readonly entries = new Map<string, CachedToken>();
   private readonly keyByTokenId = new Map<string, string>();
+  private readonly unknown = new Map<string, number>();
   private gen = 0;
   private trusted = false;
 
-  constructor(private readonly maxEntries = 20_000, private readonly ttlMs = 5 * 60_000) {}
+  constructor(
+    private readonly maxEntries = 20_000,
+    private readonly ttlMs = 5 * 60_000,
+    private readonly maxUnknown = 10_000,
+    private readonly unknownTtlMs = 60_000,
+  ) {}
+
+  /** Was this key looked up recently and found to be no live token? */
+  knownInvalid(key: string, now: number): boolean {
+    const until = this.unknown.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.unknown.delete(key);
+    return false;
+  }
+
+  rememberInvalid(key: string, now: number): void {
+    if (this.unknown.size >= this.maxUnknown) {
+      const oldest = this.unknown.keys().next().value;
+      if (oldest !== undefined) this.unknown.delete(oldest);
+    }
+    this.unknown.set(key, now + this.unknownTtlMs);
+  }
 
   get generation(): number {
     return this.gen;
