@@ -8,7 +8,7 @@ import { redirect } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply } from './layout.js';
 import { safeReturnTo, type PageContext } from './session.js';
 
 const SignInForm = z.object({
@@ -65,10 +65,7 @@ export function authPageRoutes(d: WebDeps): Route[] {
       },
     },
     {
-      method: 'POST',
-      path: '/auth/sign_in',
-      body: true,
-      maxBodyBytes: d.config.limits.formBytes,
+      ...formPost(d.config, '/auth/sign_in'),
       handler: async (req) => {
         const ctx = await d.auth.context(req);
         const form = SignInForm.safeParse(req.fields);
@@ -101,10 +98,7 @@ export function authPageRoutes(d: WebDeps): Route[] {
       },
     },
     {
-      method: 'POST',
-      path: '/auth/sign_out',
-      body: true,
-      maxBodyBytes: d.config.limits.formBytes,
+      ...formPost(d.config, '/auth/sign_out'),
       handler: async (req: Request) => {
         const ctx = await d.auth.context(req);
         if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) {

@@ -11,7 +11,7 @@ import { formActionSource } from '../oauth/redirect-uris.js';
 import { describeScope } from '../oauth/scopes.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply } from './layout.js';
 import type { PageContext } from './session.js';
 
 export const CODE_LIFETIME_MS = 10 * 60_000;
@@ -89,10 +89,7 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
       },
     },
     {
-      method: 'POST',
-      path: '/oauth/authorize',
-      body: true,
-      maxBodyBytes: web.config.limits.formBytes,
+      ...formPost(web.config, '/oauth/authorize'),
       handler: async (req: Request) => {
         const ctx = await web.auth.context(req);
         const f = req.fields;

@@ -8,7 +8,7 @@ import type { Route } from '../http/types.js';
 import { isId } from '../store/ids.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply } from './layout.js';
 
 const PATH = '/settings/applications';
 
@@ -47,10 +47,7 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
       },
     },
     {
-      method: 'POST',
-      path: `${PATH}/:id/revoke`,
-      body: true,
-      maxBodyBytes: web.config.limits.formBytes,
+      ...formPost(web.config, `${PATH}/:id/revoke`),
       handler: async (req) => {
         const { user } = await signedIn(req);
         if (!user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`, undefined, 303);

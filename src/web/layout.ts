@@ -1,5 +1,6 @@
 // Page replies: the layout, cookies set by the page context, and the error page the front end uses.
 import { html as htmlReply } from '../http/respond.js';
+import type { Config } from '../../config/schema.js';
 import type { Reply } from '../http/types.js';
 import { html, page, type Html } from './html.js';
 import type { PageContext } from './session.js';
@@ -16,4 +17,9 @@ export function errorPage(instanceTitle: string) {
 
 export function csrfField(ctx: PageContext): Html {
   return html`<input type="hidden" name="authenticity_token" value="${ctx.csrfToken}">`;
+}
+
+/** A page form's POST route: the body is read as form fields, within the form size limit whatever the claimed type. */
+export function formPost(config: Config, path: string) {
+  return { method: 'POST', path, body: true, maxBodyBytes: config.limits.formBytes } as const;
 }

@@ -11,7 +11,7 @@ import { DuplicateError } from '../store/users.js';
 import { USERNAME_PATTERN, RESERVED_USERNAMES } from '../auth/usernames.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply } from './layout.js';
 import type { PageContext } from './session.js';
 
 const SignUpForm = z.object({
@@ -61,10 +61,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
       },
     },
     {
-      method: 'POST',
-      path: '/auth/sign_up',
-      body: true,
-      maxBodyBytes: d.config.limits.formBytes,
+      ...formPost(d.config, '/auth/sign_up'),
       handler: async (req) => {
         if (mode === 'closed') throw Errors.routeNotFound();
         const ctx = await d.auth.context(req);
@@ -114,10 +111,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
       },
     },
     ...(['approve', 'reject'] as const).map((action): Route => ({
-      method: 'POST',
-      path: `/admin/registrations/:id/${action}`,
-      body: true,
-      maxBodyBytes: d.config.limits.formBytes,
+      ...formPost(d.config, `/admin/registrations/:id/${action}`),
       handler: async (req) => {
         const { denied } = await requireModerator(req);
         if (denied) return denied;

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import type { CookieJar } from '../support/forms.js';
-import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
+import { appToken, registerApp, signIn, userToken, type RegisteredApp, verifyCredentials } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const INVALID = { error: 'The access token is invalid' };
@@ -15,10 +15,6 @@ const OUTSIDE = { error: 'This action is outside the authorized scopes' };
 const MEMBER_ONLY = { error: 'This method requires an authenticated user' };
 const DISABLED = { error: 'Your login is currently disabled' };
 
-async function verifyCredentials(base: string, authorization?: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await fetch(`${base}/api/v1/accounts/verify_credentials`, { headers: authorization === undefined ? {} : { authorization } });
-  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
-}
 
 describe('bearer authentication on verify_credentials', () => {
   let s: TestServer;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import { CookieJar, getForm, postForm } from '../support/forms.js';
-import { registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
+import { registerApp, signIn, userToken, verifyCredentials as verifyWith, type RegisteredApp } from '../support/oauth.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
@@ -48,9 +48,9 @@ async function startNodeProcess(databaseUrl: string): Promise<NodeProcess> {
   return { url, child, exited, output: () => out };
 }
 
-async function verifyCredentials(baseUrl: string, token: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await fetch(`${baseUrl}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+/** verify_credentials with a bearer token. */
+function verifyCredentials(baseUrl: string, token: string) {
+  return verifyWith(baseUrl, `Bearer ${token}`);
 }
 
 describe('revocation across two server processes sharing the database', () => {

@@ -74,3 +74,9 @@ export async function appToken(baseUrl: string, app: RegisteredApp, scope?: stri
   if (r.status !== 200) throw new Error(`client_credentials failed: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { access_token: string }).access_token;
 }
+
+/** GET /api/v1/accounts/verify_credentials with this Authorization header value (none when undefined). */
+export async function verifyCredentials(baseUrl: string, authorization: string | undefined): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const r = await fetch(`${baseUrl}/api/v1/accounts/verify_credentials`, { headers: authorization === undefined ? {} : { authorization } });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown>, headers: r.headers };
+}
