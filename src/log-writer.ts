@@ -44,11 +44,6 @@ export class LineWriter {
     this.send(this.take(), 0);
   }
 
-  /** Lines dropped because the destination could not keep up; reported once writing catches up. */
-  get droppedLines(): number {
-    return this.dropped;
-  }
-
   /** Writes everything pending now; cb once it is all written. */
   flush(cb?: (err?: Error) => void): void {
     const check = (): void => {

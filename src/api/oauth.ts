@@ -38,7 +38,7 @@ async function authenticateClient(req: Request, d: OAuthDeps): Promise<OAuthApp>
   return app;
 }
 
-export function metadataDocument(config: Config) {
+function metadataDocument(config: Config) {
   const base = config.baseUrl;
   return {
     issuer: `${base}/`,

@@ -54,7 +54,7 @@ export function accountEntity(a: AccountRow, config: Config) {
   };
 }
 
-export function accountRowOf(u: LocalUser): AccountRow {
+function accountRowOf(u: LocalUser): AccountRow {
   return { id: u.accountId, username: u.username, displayName: u.displayName, note: u.note, locked: u.locked, bot: u.bot, discoverable: u.discoverable, createdAt: u.accountCreatedAt };
 }
 

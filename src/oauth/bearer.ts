@@ -53,14 +53,13 @@ export class BearerAuth {
     const hit = this.cache.get(token, now);
     if (hit) return this.admit(hit, need, now);
     if (this.cache.knownInvalid(token, now)) throw invalidToken();
-    const key = token;
     const generation = this.cache.generation;
     return this.tokens.lookup(hashSecret(token)).then((record) => {
       if (!record) {
-        this.cache.rememberInvalid(key, now);
+        this.cache.rememberInvalid(token, now);
         throw invalidToken();
       }
-      return this.admit(this.cache.put(key, record, generation, now), need, now);
+      return this.admit(this.cache.put(token, record, generation, now), need, now);
     });
   }
 

@@ -7,7 +7,7 @@ const WRITE = ['accounts', 'blocks', 'bookmarks', 'conversations', 'favourites',
 const ADMIN = ['accounts', 'reports', 'domain_allows', 'domain_blocks', 'ip_blocks', 'email_domain_blocks', 'canonical_email_blocks'];
 const FOLLOW = ['read:blocks', 'read:follows', 'read:mutes', 'write:blocks', 'write:follows', 'write:mutes'];
 
-export const TOP_LEVEL_SCOPES = ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'] as const;
+const TOP_LEVEL_SCOPES = ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'] as const;
 
 /** Every scope name a client may register or request, in the order metadata lists them. */
 export const ALL_SCOPES: readonly string[] = Object.freeze([
@@ -31,10 +31,6 @@ const COVERAGE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
     return [s, covered] as const;
   }),
 );
-
-export function isKnownScope(s: string): boolean {
-  return KNOWN.has(s);
-}
 
 /** Splits a space- (or `+`-) separated scope string; duplicates dropped, order kept. */
 export function splitScopes(value: string): string[] {

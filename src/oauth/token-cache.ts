@@ -1,9 +1,9 @@
 // Live tokens by their value (in memory only; the database keeps hashes), so an authenticated request costs one Map
 // lookup. Invalidation is explicit (AuthEventListener: token revoked, grant revoked, user changed) with a short TTL
-// as a second line; while the event stream is down the cache is not trusted at all. A generation counter stops a lookup that raced an invalidation from
-// re-inserting what was just dropped. Unknown tokens are remembered too, briefly: tokens are random and issued by
-// us, so a value that is not a live token now never becomes one, and a flood of bad tokens must not reach the
-// database once per request.
+// as a second line; while the event stream is down the cache is not trusted at all. A generation counter stops a
+// lookup that raced an invalidation from re-inserting what was just dropped. Unknown tokens are remembered too,
+// briefly: tokens are random and issued by us, so a value that is not a live token now never becomes one, and a
+// flood of bad tokens must not reach the database once per request.
 import type { TokenRecord } from '../store/oauth-tokens.js';
 
 export class CachedToken {

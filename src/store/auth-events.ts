@@ -21,8 +21,8 @@ export type AuthEvent =
   | { readonly kind: 'grant'; readonly userId: string; readonly appId: string };
 
 /**
- * Payload SQL for one event, to be passed to pg_notify in the statement that makes the change: `'<what>|' || nonce`.
- * The nonce names this publication so its sender can collect every node's acknowledgement.
+ * Names one publication: the statement making a change notifies `<kind>:<ids>|<nonce>`, and every node answers
+ * `ack:<nonce>:<node>` once it has applied it, so the publisher can tell when all have.
  */
 export function newNonce(): string {
   return randomBytes(12).toString('base64url');

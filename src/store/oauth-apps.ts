@@ -49,13 +49,17 @@ export class AppStore {
   }
 
   async byClientId(clientId: string): Promise<OAuthApp | undefined> {
-    const r = await this.db.one<AppRow>(`SELECT ${COLUMNS} FROM oauth_apps WHERE client_id = $1`, [clientId]);
+    const r = await this.rowByClientId(clientId);
     return r && toApp(r);
   }
 
   /** The app when the client id and secret match, compared in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<OAuthApp | undefined> {
-    const r = await this.db.one<AppRow>(`SELECT ${COLUMNS} FROM oauth_apps WHERE client_id = $1`, [clientId]);
+    const r = await this.rowByClientId(clientId);
     return r && secretMatches(clientSecret, r.secret_hash) ? toApp(r) : undefined;
+  }
+
+  private rowByClientId(clientId: string): Promise<AppRow | undefined> {
+    return this.db.one<AppRow>(`SELECT ${COLUMNS} FROM oauth_apps WHERE client_id = $1`, [clientId]);
   }
 }

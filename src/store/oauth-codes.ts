@@ -20,10 +20,11 @@ export class CodeStore {
 
   async issue(c: AuthorizationCode): Promise<string> {
     const code = newSecret();
-    // Expired codes are swept here, where codes are made, so the table stays the size of the codes in flight.
-    await this.db.exec("DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 hour'");
+    // Expired codes are swept here, where codes are made (same statement), so the table stays the size of the codes
+    // in flight.
     await this.db.exec(
-      `INSERT INTO oauth_codes (code_hash, app_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
+      `WITH swept AS (DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 hour')
+       INSERT INTO oauth_codes (code_hash, app_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [hashSecret(code), c.appId, c.userId, c.redirectUri, c.scopes, c.codeChallenge, c.expiresAt],
     );

@@ -10,11 +10,11 @@ import { callbackUrl, DESCRIPTIONS, isOob, validateAuthorization, type Authoriza
 import { formActionSource } from '../oauth/redirect-uris.js';
 import { describeScope } from '../oauth/scopes.js';
 import type { WebDeps } from './deps.js';
-import { html } from './html.js';
+import { html, type Html } from './html.js';
 import { csrfField, formPost, pageReply } from './layout.js';
 import type { PageContext } from './session.js';
 
-export const CODE_LIFETIME_MS = 10 * 60_000;
+const CODE_LIFETIME_MS = 10 * 60_000;
 
 export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
   const title = web.config.instance.title;
@@ -43,7 +43,7 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
     return source ? { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': contentSecurityPolicy([source]) } } : reply;
   };
 
-  const oobPage = (ctx: PageContext, heading: string, body: ReturnType<typeof html>): Reply =>
+  const oobPage = (ctx: PageContext, heading: string, body: Html): Reply =>
     pageReply(200, heading, html`<h1>${heading}</h1>${body}`, title, ctx);
 
   const decide = async (ctx: PageContext, r: AuthorizationRequest, approve: boolean): Promise<Reply> => {

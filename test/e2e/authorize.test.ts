@@ -6,8 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { launchBrowser } from '../support/browser.js';
-import { pkcePair, postToken, registerApp, type RegisteredApp } from '../support/oauth.js';
+import { launchBrowser, signInWithForm } from '../support/browser.js';
+import { pkcePair, postToken, registerApp, verifyCredentials as verifyWith, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
@@ -46,10 +46,6 @@ async function startCallbackServer(): Promise<CallbackServer> {
   };
 }
 
-async function verifyCredentials(baseUrl: string, token: string): Promise<Response> {
-  return fetch(`${baseUrl}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${token}` } });
-}
-
 describe('OAuth authorization in Chromium', () => {
   let s: TestServer;
   let browser: Browser;
@@ -67,10 +63,7 @@ describe('OAuth authorization in Chromium', () => {
   async function signedInContext(): Promise<BrowserContext> {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${s.url}/auth/sign_in`);
-    await page.fill('#login', 'admin');
-    await page.fill('#password', adminPassword);
-    await page.click('button[type=submit]');
+    await signInWithForm(page, s.url, 'admin', adminPassword);
     await page.waitForURL(`${s.url}/`);
     await page.close();
     return context;
@@ -96,9 +89,7 @@ describe('OAuth authorization in Chromium', () => {
     const url = authorizeUrl({ redirect_uri: cb.redirectUri, scope: 'read write:statuses profile', state: STATE, code_challenge: challenge, code_challenge_method: 'S256' });
     await page.goto(url);
     assert.equal(new URL(page.url()).pathname, '/auth/sign_in', `sent to sign in, at ${page.url()}`);
-    await page.fill('#login', 'admin');
-    await page.fill('#password', adminPassword);
-    await page.click('button[type=submit]');
+    await signInWithForm(page, s.url, 'admin', adminPassword);
     await page.waitForURL((u) => u.pathname === '/oauth/authorize');
     assert.equal(page.url(), url, 'back at the very same authorization request');
 
@@ -129,9 +120,9 @@ describe('OAuth authorization in Chromium', () => {
     const body = (await r.json()) as { access_token: string; token_type: string; scope: string };
     assert.equal(body.token_type, 'Bearer');
     assert.equal(body.scope, 'read write:statuses profile');
-    const me = await verifyCredentials(s.url, body.access_token);
+    const me = await verifyWith(s.url, `Bearer ${body.access_token}`);
     assert.equal(me.status, 200);
-    assert.equal(((await me.json()) as { username: string }).username, 'admin');
+    assert.equal(me.body['username'], 'admin');
     flowToken = body.access_token;
   });
 
@@ -171,9 +162,9 @@ describe('OAuth authorization in Chromium', () => {
     assert.equal(r.status, 200);
     const body = (await r.json()) as { access_token: string; scope: string };
     assert.equal(body.scope, 'read');
-    const me = await verifyCredentials(s.url, body.access_token);
+    const me = await verifyWith(s.url, `Bearer ${body.access_token}`);
     assert.equal(me.status, 200);
-    assert.equal(((await me.json()) as { username: string }).username, 'admin');
+    assert.equal(me.body['username'], 'admin');
     oobToken = body.access_token;
   });
 
@@ -219,9 +210,9 @@ describe('OAuth authorization in Chromium', () => {
     await context.close();
 
     for (const token of [flowToken!, oobToken!]) {
-      const r = await verifyCredentials(s.url, token);
+      const r = await verifyWith(s.url, `Bearer ${token}`);
       assert.equal(r.status, 401);
-      assert.deepEqual(await r.json(), { error: 'The access token is invalid' });
+      assert.deepEqual(r.body, { error: 'The access token is invalid' });
     }
   });
 

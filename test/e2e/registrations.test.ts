@@ -1,17 +1,10 @@
 // Sign-up under each registration mode, and an admin approving a pending sign-up in Chromium.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.js';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, signInWithForm as signIn } from '../support/browser.js';
 import { CookieJar, getForm, postForm } from '../support/forms.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
-  await page.goto(`${url}/auth/sign_in`);
-  await page.fill('#login', login);
-  await page.fill('#password', password);
-  await page.click('button[type=submit]');
-}
 
 describe('registrations: approval', () => {
   let s: TestServer;
