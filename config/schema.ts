@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything the server can be told from outside is parsed here once, with zod,
 // into a frozen, typed Config; a bad value stops start-up with one line naming the variable and the rule.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -45,7 +46,20 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   MAX_FORM_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(64 * 1024),
   MAX_MULTIPART_BYTES: positiveInt(1024, 1024 * 1024 * 1024).default(40 * 1024 * 1024),
-  FEDERATION_ALLOW_PRIVATE: flag.default(false),
+  FEDERATION_ALLOW_PRIVATE: z
+    .string()
+    .default('false')
+    .transform((v, ctx) => {
+      const ranges = allowPrivateRanges(v);
+      if (!ranges) ctx.addIssue({ code: 'custom', message: "must be false, true, loopback or a comma-separated list of CIDR ranges" });
+      return ranges ?? [];
+    }),
+  FEDERATION_FETCH_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
+  FEDERATION_MAX_RESPONSE_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(2 * 1024 * 1024),
+  DELIVERY_CONCURRENCY: positiveInt(1, 64).default(4),
+  DELIVERY_RETRY_BASE_MS: positiveInt(10, 3_600_000).default(30_000),
+  DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
+  DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
 });
@@ -68,7 +82,19 @@ export interface Config {
   readonly registrations: Registrations;
   readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
   readonly limits: { readonly bodyBytes: number; readonly formBytes: number; readonly multipartBytes: number };
-  readonly federationAllowPrivate: boolean;
+  readonly federation: {
+    /** CIDR ranges of non-public address space that remote fetches and deliveries may reach anyway (tests: loopback). */
+    readonly allowPrivate: readonly string[];
+    readonly fetchTimeoutMs: number;
+    readonly maxResponseBytes: number;
+    /** Deliveries in flight at once per destination host. */
+    readonly deliveryConcurrency: number;
+    /** First retry delay; each later one doubles, with jitter. */
+    readonly deliveryRetryBaseMs: number;
+    readonly deliveryGiveUpMs: number;
+    /** How long a claimed delivery stays claimed before another worker may take it (crash recovery). */
+    readonly deliveryLeaseMs: number;
+  };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
 }
@@ -116,7 +142,15 @@ export function loadConfig(env: Env = process.env): Config {
     registrations: e.REGISTRATIONS,
     verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
     limits: Object.freeze({ bodyBytes: e.MAX_BODY_BYTES, formBytes: e.MAX_FORM_BYTES, multipartBytes: e.MAX_MULTIPART_BYTES }),
-    federationAllowPrivate: e.FEDERATION_ALLOW_PRIVATE,
+    federation: Object.freeze({
+      allowPrivate: Object.freeze(e.FEDERATION_ALLOW_PRIVATE),
+      fetchTimeoutMs: e.FEDERATION_FETCH_TIMEOUT_MS,
+      maxResponseBytes: e.FEDERATION_MAX_RESPONSE_BYTES,
+      deliveryConcurrency: e.DELIVERY_CONCURRENCY,
+      deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
+      deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
+      deliveryLeaseMs: e.DELIVERY_LEASE_MS,
+    }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,
   });
@@ -125,6 +159,25 @@ export function loadConfig(env: Env = process.env): Config {
 function describe(message: string): string {
   // Our own refinements already read as a rule ("must be ..."); zod's built-in messages describe the expectation.
   return message.startsWith('must') ? message : 'is invalid: ' + message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+const ALL_PRIVATE = ['0.0.0.0/0', '::/0'];
+
+/** FEDERATION_ALLOW_PRIVATE: false, true (everything), loopback, or CIDR ranges; undefined when invalid. */
+function allowPrivateRanges(v: string): string[] | undefined {
+  const t = v.trim().toLowerCase();
+  if (['false', '0', 'no', 'off'].includes(t)) return [];
+  if (['true', '1', 'yes', 'on'].includes(t)) return ALL_PRIVATE;
+  const out: string[] = [];
+  for (const part of t.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (part === 'loopback') { out.push(...LOOPBACK); continue; }
+    const m = /^([0-9a-f:.]+)\/(\d{1,3})$/.exec(part);
+    const family = m ? isIP(m[1]!) : 0;
+    if (!m || family === 0 || Number(m[2]) > (family === 4 ? 32 : 128)) return undefined;
+    out.push(part);
+  }
+  return out.length ? out : undefined;
 }
 
 function navigatorCores(): number {

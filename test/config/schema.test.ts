@@ -16,9 +16,16 @@ describe('configuration', () => {
     assert.equal(c.localDomain, 'localhost:3000');
     assert.equal(c.databaseUrl, undefined);
     assert.equal(c.registrations, 'closed');
-    assert.equal(c.federationAllowPrivate, false);
+    assert.deepEqual(c.federation.allowPrivate, []);
     assert.ok(c.verifyPool.maxThreads >= c.verifyPool.minThreads);
     assert.ok(Object.isFrozen(c));
+  });
+
+  it('reads which private address space federation may reach', () => {
+    assert.deepEqual(loadConfig({ FEDERATION_ALLOW_PRIVATE: 'loopback' }).federation.allowPrivate, ['127.0.0.0/8', '::1/128']);
+    assert.deepEqual(loadConfig({ FEDERATION_ALLOW_PRIVATE: 'loopback, 10.1.0.0/16' }).federation.allowPrivate, ['127.0.0.0/8', '::1/128', '10.1.0.0/16']);
+    assert.deepEqual(loadConfig({ FEDERATION_ALLOW_PRIVATE: 'true' }).federation.allowPrivate, ['0.0.0.0/0', '::/0']);
+    assert.deepEqual(loadConfig({ FEDERATION_ALLOW_PRIVATE: 'off' }).federation.allowPrivate, []);
   });
 
   it('allows a split domain: handles on one domain, hosting on another', () => {
@@ -34,7 +41,8 @@ describe('configuration', () => {
     [{ BASE_URL: 'https://x.example/sub' }, 'BASE_URL', /without a path/],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /postgres/],
     [{ REGISTRATIONS: 'sometimes' }, 'REGISTRATIONS', /closed/],
-    [{ FEDERATION_ALLOW_PRIVATE: 'maybe' }, 'FEDERATION_ALLOW_PRIVATE', /true/],
+    [{ FEDERATION_ALLOW_PRIVATE: 'maybe' }, 'FEDERATION_ALLOW_PRIVATE', /loopback/],
+    [{ FEDERATION_ALLOW_PRIVATE: '10.0.0.0/33' }, 'FEDERATION_ALLOW_PRIVATE', /CIDR/],
     [{ VERIFY_THREADS_MIN: '4', VERIFY_THREADS_MAX: '2' }, 'VERIFY_THREADS_MAX', /at least VERIFY_THREADS_MIN/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
   ];
