@@ -3,7 +3,29 @@
 import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
+import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
+import { startInboxWorker } from '../actors/inbox-worker.js';
+import { exponentialBackoff } from '../actors/policy.js';
+import { AccountViews } from './api/account-views.js';
 import { accountRoutes } from './api/accounts.js';
+import { followRoutes } from './api/follows.js';
+import { actorRoutes } from './federation/actor-routes.js';
+import { deliverer } from './federation/deliver.js';
+import { discoveryRoutes } from './federation/discovery-routes.js';
+import { FollowService } from './federation/follow-service.js';
+import { HttpClient } from './federation/http-client.js';
+import { InboxHandlers } from './federation/inbox-handlers.js';
+import { inboxRoutes } from './federation/inbox-route.js';
+import { LocalActors } from './federation/local-actors.js';
+import { LocalUris } from './federation/local-uris.js';
+import { Publisher } from './federation/publisher.js';
+import { RemoteActors } from './federation/remote-actors.js';
+import { AccountStore } from './store/accounts.js';
+import { DeliveryStore } from './store/deliveries.js';
+import { FollowStore } from './store/follows.js';
+import { InboxJobStore } from './store/inbox-jobs.js';
+import { STOA_VERSION } from './version.js';
+import { profilePage } from './web/profile-page.js';
 import { appRoutes } from './api/apps.js';
 import type { OAuthDeps } from './api/deps.js';
 import { InstanceDocuments, instanceRoutes } from './api/instance.js';
@@ -17,7 +39,7 @@ import type { Logger } from './log.js';
 import { BearerAuth } from './oauth/bearer.js';
 import { TokenCache } from './oauth/token-cache.js';
 import { TokenUsage } from './oauth/token-usage.js';
-import { AuthEventListener } from './store/auth-events.js';
+import { AuthEventListener, liveNodes } from './store/auth-events.js';
 import type { Database } from './store/db.js';
 import { AppStore } from './store/oauth-apps.js';
 import { CodeStore } from './store/oauth-codes.js';
@@ -41,6 +63,8 @@ export interface App {
   readonly db: Database;
   readonly verifyPool: VerifyPool;
   readonly supervisor: Supervisor;
+  /** Relationship changes (the client API's follow/unfollow), for tests and tools. */
+  readonly federation: { readonly accounts: AccountStore; readonly follows: FollowStore; readonly deliveries: DeliveryStore; readonly remote: RemoteActors };
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
@@ -79,6 +103,54 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       },
       log.child({ component: 'auth-events' }),
     ));
+  const uris = new LocalUris(config);
+  const accounts = new AccountStore(db);
+  const follows = new FollowStore(db);
+  const inboxJobs = new InboxJobStore(db);
+  const deliveries = new DeliveryStore(db);
+  const localActors = new LocalActors(accounts, verifyPool, uris, config);
+  await localActors.start();
+  const httpClient = new HttpClient({
+    policy: { allow: config.federation.allowPrivate },
+    timeoutMs: config.federation.fetchTimeoutMs,
+    maxBytes: config.federation.maxResponseBytes,
+    userAgent: `Stoa/${STOA_VERSION} (+${config.baseUrl})`,
+  });
+  const fedLog = log.child({ component: 'federation' });
+  const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner });
+  const publisher = new Publisher(deliveries, follows, config);
+  const followService = new FollowService(follows, localActors, publisher);
+  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher });
+  let nodeName = '';
+  let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
+  const startInbox = () =>
+    (inboxWorker = startInboxWorker({
+      queue: inboxJobs,
+      handle: (job) => inboxHandlers.process(job),
+      owner: nodeName,
+      leaseMs: 60_000,
+      batch: 16,
+      backoff: exponentialBackoff({ baseMs: 1_000, maxMs: 60_000, maxAttempts: 5 }),
+      onFailure: (job, err, willRetry) => fedLog.warn({ err, activity: job.activityId, willRetry }, 'inbox activity failed'),
+      onError: (err) => fedLog.error({ err }, 'inbox worker round failed'),
+    }));
+  const startDelivery = async () => {
+    const { supervisor: deliverySup, scheduler } = await DeliveryScheduler.start({
+      queue: deliveries,
+      send: deliverer(httpClient, accounts, localActors),
+      backoff: exponentialBackoff({ baseMs: config.federation.deliveryRetryBaseMs, maxMs: 6 * 3_600_000, jitter: 0.2 }),
+      owner: nodeName,
+      concurrency: config.federation.deliveryConcurrency,
+      leaseMs: config.federation.deliveryLeaseMs,
+      liveNodes: () => liveNodes(db.pool, nodeName),
+      maxHosts: 256,
+      hostIdleMs: 30_000,
+      onGiveUp: (dl, error) => fedLog.info({ inbox: dl.inboxUrl, activity: dl.activityId, attempts: dl.attempts, error }, 'delivery given up'),
+      onError: (err) => fedLog.error({ err }, 'delivery scheduler round failed'),
+    });
+    publisher.kick = (hosts) => scheduler.kick(hosts);
+    return deliverySup;
+  };
   const supLog = log.child({ component: 'supervisor' });
   const supervisor = await Supervisor.start(
     'root',
@@ -87,6 +159,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       { id: 'verify-pool', start: () => verifyPool, restart: 'temporary', shutdownMs: 5_000 },
       { id: 'auth-events', start: startAuthEvents, restart: 'temporary', shutdownMs: 2_000 },
       { id: 'token-usage', start: () => tokenUsage, restart: 'temporary', shutdownMs: 5_000 },
+      { id: 'inbox-worker', start: () => { nodeName = authEvents.node; return startInbox(); }, restart: 'permanent', shutdownMs: 5_000 },
+      { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
   );
@@ -112,11 +186,17 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signInThrottle: new Throttle(10, 5 * 60_000),
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
+  const views = new AccountViews(follows, config);
+  const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
+    ...discoveryRoutes({ config, db, accounts, uris }),
+    ...actorRoutes({ accounts, follows, actors: localActors, profilePage: profilePage(web, follows) }),
+    ...inboxRoutes({ log: fedLog, accounts, remote, jobs: inboxJobs, pool: verifyPool, maxBodyBytes: config.limits.bodyBytes, queued: () => inboxWorker?.kick() }),
+    ...followRoutes(accountApi),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
-    ...accountRoutes(oauth.bearer, config),
+    ...accountRoutes(accountApi),
     ...authPageRoutes(web),
     ...authorizePageRoutes(web, oauth),
     ...authorizedAppsPageRoutes(web, oauth),
@@ -144,5 +224,5 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     opts.onFatal?.(reason.error);
   });
 
-  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop };
+  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop, federation: { accounts, follows, deliveries, remote } };
 }

@@ -1,25 +1,111 @@
-// GET /api/v1/accounts/verify_credentials: the member's CredentialAccount (scope read:accounts or profile).
-// Hot: the serialised entity is kept on the cached token and dropped with it when the member changes.
-import type { Config } from '../../config/schema.js';
+// Accounts: the member's own (verify_credentials, update_credentials), any account by id, and lookup by handle
+// (a member's lookup of an unknown remote handle resolves it over WebFinger).
+// Hot: verify_credentials keeps its serialised entity on the cached token, dropped with it when the member changes.
+import { z } from 'zod';
 import { credentialAccountEntity } from '../entities/account.js';
-import { jsonText } from '../http/respond.js';
+import { Errors } from '../errors.js';
+import { FetchError } from '../federation/fetch-errors.js';
+import type { Request } from '../http/request.js';
+import { json, jsonText } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { Requirement } from '../oauth/bearer.js';
 import type { CachedToken } from '../oauth/token-cache.js';
+import type { Account } from '../store/accounts.js';
+import type { AccountApiDeps } from './deps.js';
 
 const VERIFY: Requirement = { scopes: ['read:accounts', 'profile'], user: true };
+const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
+const READ: Requirement = { scopes: ['read:accounts'], user: false };
 
-export function accountRoutes(bearer: BearerAuth, config: Config) {
-  const reply = (t: CachedToken) => jsonText(200, (t.credentialAccountJson ??= JSON.stringify(credentialAccountEntity(t.record.user!, config))));
-  const routes: Route[] = [
+const railsBool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on', 'off', '']).transform((v) => v === 'true' || v === '1' || v === 'on')]);
+const UpdateCredentials = z.object({
+  display_name: z.string().max(30, 'Display name is too long (maximum is 30 characters)').optional(),
+  note: z.string().max(500, 'Note is too long (maximum is 500 characters)').optional(),
+  locked: railsBool.optional(),
+  bot: railsBool.optional(),
+  discoverable: railsBool.optional(),
+});
+
+const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})(?:@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?))?$/;
+
+export function accountRoutes(d: AccountApiDeps): Route[] {
+  const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
+  const reply = (t: CachedToken) => jsonText(200, (t.credentialAccountJson ??= JSON.stringify(credentialAccountEntity(t.record.user!, d.config))));
+
+  /** Public routes accept no token; a token that is sent must be valid. Returns the member, if any. */
+  const viewer = async (req: Request): Promise<CachedToken | undefined> =>
+    req.headers['authorization'] === undefined ? undefined : await d.bearer.authenticate(req, READ);
+
+  const visible = (a: Account | undefined): Account => {
+    if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
+    return a;
+  };
+
+  return [
     {
       method: 'GET',
       path: '/api/v1/accounts/verify_credentials',
       handler: (req) => {
-        const t = bearer.authenticate(req, VERIFY);
+        const t = d.bearer.authenticate(req, VERIFY);
         return t instanceof Promise ? t.then(reply) : reply(t);
       },
     },
+    {
+      method: 'PATCH',
+      path: '/api/v1/accounts/update_credentials',
+      body: true,
+      handler: async (req) => {
+        const t = await d.bearer.authenticate(req, UPDATE);
+        const parsed = UpdateCredentials.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const p = parsed.data;
+        const accountId = t.record.user!.accountId;
+        await d.authEvents.publish(
+          (nonce) => d.accounts.updateLocalProfile(accountId, { displayName: p.display_name, note: p.note, locked: p.locked, bot: p.bot, discoverable: p.discoverable }, nonce),
+          (changed) => changed,
+        );
+        const user = (await d.users.byAccountId(accountId))!;
+        const account = (await d.accounts.byId(accountId))!;
+        await d.followService.announceProfile(account);
+        return json(200, credentialAccountEntity(user, d.config));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/lookup',
+      handler: async (req) => {
+        const token = await viewer(req);
+        const acct = req.query['acct'];
+        const m = typeof acct === 'string' ? HANDLE.exec(acct.trim()) : null;
+        if (!m) throw Errors.notFound();
+        const [, username, rawDomain] = m;
+        const domain = rawDomain?.toLowerCase();
+        if (!domain || domain === d.config.localDomain || domain === hostingDomain) {
+          return json(200, await d.views.one(visible(await d.accounts.byHandle(username!, null))));
+        }
+        const known = await d.accounts.byHandle(username!, domain);
+        if (known) return json(200, await d.views.one(visible(known)));
+        // Only members make the server fetch unknown remote accounts (an anonymous lookup could be used to make
+        // us send requests anywhere).
+        if (!token?.record.user) throw Errors.notFound();
+        try {
+          return json(200, await d.views.one(visible(await d.remote.byHandle(username!, domain))));
+        } catch (e) {
+          if (e instanceof FetchError) {
+            d.log.info({ acct, reason: e.reason, kind: e.kind }, 'remote account lookup failed');
+            throw Errors.notFound();
+          }
+          throw e;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id',
+      handler: async (req) => {
+        await viewer(req);
+        return json(200, await d.views.one(visible(await d.accounts.byId(req.params['id']!))));
+      },
+    },
   ];
-  return routes;
 }

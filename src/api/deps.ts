@@ -8,6 +8,12 @@ import type { AuthEventListener } from '../store/auth-events.js';
 import type { AppStore } from '../store/oauth-apps.js';
 import type { CodeStore } from '../store/oauth-codes.js';
 import type { TokenStore } from '../store/oauth-tokens.js';
+import type { FollowService } from '../federation/follow-service.js';
+import type { RemoteActors } from '../federation/remote-actors.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { FollowStore } from '../store/follows.js';
+import type { UserStore } from '../store/users.js';
+import type { AccountViews } from './account-views.js';
 
 export interface OAuthDeps {
   readonly config: Config;
@@ -19,4 +25,18 @@ export interface OAuthDeps {
   readonly bearer: BearerAuth;
   readonly authEvents: AuthEventListener;
   readonly appRegistrationThrottle: Throttle;
+}
+
+/** What the account and relationship routes share. */
+export interface AccountApiDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly bearer: BearerAuth;
+  readonly authEvents: AuthEventListener;
+  readonly users: UserStore;
+  readonly accounts: AccountStore;
+  readonly follows: FollowStore;
+  readonly remote: RemoteActors;
+  readonly followService: FollowService;
+  readonly views: AccountViews;
 }

@@ -1,4 +1,4 @@
-// Mastodon Account entity for local accounts (remote accounts join this when federation lands).
+// Mastodon Account entity, for local and remote accounts.
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
 
@@ -11,46 +11,66 @@ export interface AccountRow {
   readonly bot: boolean;
   readonly discoverable: boolean | null;
   readonly createdAt: Date;
+  /** Remote accounts: their domain and what their server published. */
+  readonly domain?: string | null;
+  readonly uri?: string | null;
+  readonly url?: string | null;
+  readonly actorType?: string;
+  readonly avatarRemoteUrl?: string | null;
+  readonly headerRemoteUrl?: string | null;
+  readonly fields?: readonly { readonly name: string; readonly value: string }[];
+  readonly remoteFollowersCount?: number | null;
+  readonly remoteFollowingCount?: number | null;
+  readonly remoteStatusesCount?: number | null;
+  readonly publishedAt?: Date | null;
+}
+
+/** Follower and following counts we know from our own records. */
+export interface AccountCounts {
+  readonly followers: number;
+  readonly following: number;
 }
 
 export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
   return `${config.baseUrl}/${kind}/original/missing.png`;
 }
 
-export function accountEntity(a: AccountRow, config: Config) {
-  const avatar = missingImage(config, 'avatars');
-  const header = missingImage(config, 'headers');
-  const created = new Date(a.createdAt);
+export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
+  const remote = !!a.domain;
+  // Remote media is linked where its server published it (no media proxy yet).
+  const avatar = (remote && a.avatarRemoteUrl) || missingImage(config, 'avatars');
+  const header = (remote && a.headerRemoteUrl) || missingImage(config, 'headers');
+  const created = new Date(remote && a.publishedAt ? a.publishedAt : a.createdAt);
   created.setUTCHours(0, 0, 0, 0); // Mastodon reports the sign-up day, not the instant
   return {
     id: a.id,
     username: a.username,
-    acct: a.username,
+    acct: remote ? `${a.username}@${a.domain}` : a.username,
     display_name: a.displayName,
     locked: a.locked,
     bot: a.bot,
     discoverable: a.discoverable,
     indexable: false,
-    group: false,
+    group: a.actorType === 'Group',
     created_at: created.toISOString(),
     note: a.note,
-    url: `${config.baseUrl}/@${a.username}`,
-    uri: `${config.baseUrl}/users/${a.username}`,
+    url: remote ? (a.url ?? a.uri!) : `${config.baseUrl}/@${a.username}`,
+    uri: remote ? a.uri! : `${config.baseUrl}/users/${a.username}`,
     avatar,
     avatar_static: avatar,
     avatar_description: '',
     header,
     header_static: header,
     header_description: '',
-    followers_count: 0,
-    following_count: 0,
-    statuses_count: 0,
+    followers_count: (remote ? a.remoteFollowersCount : null) ?? counts?.followers ?? 0,
+    following_count: (remote ? a.remoteFollowingCount : null) ?? counts?.following ?? 0,
+    statuses_count: (remote ? a.remoteStatusesCount : null) ?? 0,
     last_status_at: null,
     hide_collections: null,
     noindex: false,
     emojis: [],
     roles: [],
-    fields: [],
+    fields: (a.fields ?? []).map((f) => ({ name: f.name, value: f.value, verified_at: null })),
   };
 }
 

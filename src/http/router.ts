@@ -3,7 +3,7 @@
 import type { Route } from './types.js';
 
 interface ParamRoute {
-  readonly segments: readonly string[]; // ':name' marks a parameter
+  readonly segments: readonly string[]; // ':name' marks a parameter; '@:name' one after a literal '@' (profiles)
   readonly byMethod: Map<string, Route>;
 }
 
@@ -20,7 +20,7 @@ export class Router {
 
   add(route: Route): void {
     const segments = route.path.split('/');
-    if (!segments.some((s) => s.startsWith(':'))) {
+    if (!segments.some(isParam)) {
       let byMethod = this.staticRoutes.get(route.path);
       if (!byMethod) this.staticRoutes.set(route.path, (byMethod = new Map()));
       if (byMethod.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
@@ -55,6 +55,10 @@ export class Router {
   }
 }
 
+function isParam(segment: string): boolean {
+  return segment.startsWith(':') || segment.startsWith('@:');
+}
+
 function allowedOf(byMethod: Map<string, Route>): string[] {
   const allowed = [...byMethod.keys()];
   if (allowed.includes('GET')) allowed.push('HEAD');
@@ -66,15 +70,16 @@ function matchSegments(segments: readonly string[], parts: string[]): Record<str
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;
     const part = parts[i]!;
-    if (seg.startsWith(':')) {
-      if (part === '') return null;
+    if (isParam(seg)) {
+      const prefix = seg.startsWith('@') ? 1 : 0;
+      if (part.length <= prefix || (prefix === 1 && part[0] !== '@')) return null;
       let value: string;
       try {
-        value = decodeURIComponent(part);
+        value = decodeURIComponent(part.slice(prefix));
       } catch {
         return null;
       }
-      (params ??= {})[seg.slice(1)] = value;
+      (params ??= {})[seg.slice(prefix + 1)] = value;
     } else if (seg !== part) {
       return null;
     }

@@ -63,7 +63,7 @@ function statusLine(status: number): string {
 export function isApiPath(path: string): boolean {
   return (
     path.startsWith('/api/') || path.startsWith('/oauth/token') || path.startsWith('/oauth/revoke') ||
-    path.startsWith('/.well-known/') || path.startsWith('/nodeinfo') || path === '/health' || path === '/inbox'
+    path.startsWith('/.well-known/') || path.startsWith('/nodeinfo') || path === '/health' || path.endsWith('/inbox')
   );
 }
 

@@ -40,6 +40,18 @@ function parsePayload(p: string): Message | undefined {
   return { kind: 'ack', nonce: m[7]!, node: m[8]! };
 }
 
+/**
+ * The nodes alive now, by their listening connections (plus `self`, which counts even while reconnecting): work
+ * leased by any other owner belongs to a node that is gone.
+ */
+export async function liveNodes(q: { query: pg.Pool['query'] }, self: string): Promise<string[]> {
+  const r = await q.query<{ name: string }>(
+    'SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
+    [`${APP_NAME_PREFIX}%`],
+  );
+  return [...new Set([self, ...r.rows.map((x) => x.name.slice(APP_NAME_PREFIX.length))])];
+}
+
 export interface AuthEventHandlers {
   onEvent(e: AuthEvent): void;
   /** The stream is (re)started or broken: drop or stop trusting everything cached. */

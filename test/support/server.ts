@@ -27,13 +27,15 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}, databaseUrl?: string, opts: StartOptions = {}): Promise<TestServer> {
   const dbUrl = databaseUrl ?? (await freshDatabaseUrl());
   const port = await freePort();
+  // `{port}` in any value (BASE_URL: 'http://127.0.0.1:{port}') becomes the port chosen here.
+  const given = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{port}', String(port))]));
   const config = loadConfig({
     PORT: String(port),
     BASE_URL: `http://localhost:${port}`,
     DATABASE_URL: dbUrl,
     LOG_LEVEL: 'silent',
     SHUTDOWN_GRACE_MS: '2000',
-    ...env,
+    ...given,
   });
   const app = await startApp(config, pino({ level: env['LOG_LEVEL'] ?? 'silent' }), opts);
   return { app, url: app.url, databaseUrl: dbUrl, stop: () => app.stop() };

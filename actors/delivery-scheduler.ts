@@ -1,0 +1,97 @@
+// Finds destination hosts with due deliveries and hands each to its host actor, started on demand as a dynamic child
+// of the delivery supervisor (bounded). It also frees leases left by nodes that died, so their work resumes at once.
+import type { Actor } from './actor.js';
+import { spawnDeliveryHost, type DeliveryHostDeps, type DeliveryHostMsg, type QueuedDelivery } from './delivery-host.js';
+import { Poller } from './poller.js';
+import type { Process } from './process.js';
+import { Supervisor, TooManyChildrenError } from './supervisor.js';
+
+export interface DeliverySchedulerDeps<D extends QueuedDelivery> extends DeliveryHostDeps<D> {
+  readonly queue: DeliveryHostDeps<D>['queue'] & {
+    dueHosts(limit: number): Promise<string[]>;
+    nextDueInMs(): Promise<number | null>;
+    releaseLeasesExcept(liveOwners: readonly string[]): Promise<number>;
+  };
+  /** Names of the nodes alive now (this one included); leases of any other owner are released. */
+  readonly liveNodes: () => Promise<string[]>;
+  readonly maxHosts: number;
+  readonly hostIdleMs: number;
+  readonly onError?: (e: unknown) => void;
+}
+
+const RELEASE_EVERY_MS = 30_000;
+
+export class DeliveryScheduler {
+  readonly poller: Poller;
+  private readonly hosts = new Map<string, Actor<null, DeliveryHostMsg>>();
+  private lastRelease = 0;
+
+  private constructor(private readonly sup: Supervisor, private readonly d: DeliverySchedulerDeps<QueuedDelivery>) {
+    this.poller = new Poller('delivery-scheduler', {
+      round: () => this.round(),
+      maxSleepMs: 1_000,
+      minSleepMs: 10,
+      onError: (e) => d.onError?.(e),
+    });
+  }
+
+  /** The delivery supervisor: the scheduler first, host actors as dynamic children. */
+  static async start<D extends QueuedDelivery>(deps: DeliverySchedulerDeps<D>): Promise<{ supervisor: Supervisor; scheduler: DeliveryScheduler }> {
+    let scheduler!: DeliveryScheduler;
+    const supervisor = await Supervisor.start('delivery', { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 }, []);
+    const d = deps as unknown as DeliverySchedulerDeps<QueuedDelivery>;
+    await supervisor.startChild({
+      id: 'scheduler',
+      start: () => (scheduler = new DeliveryScheduler(supervisor, d)).poller,
+      restart: 'permanent',
+      shutdownMs: 5_000,
+    });
+    return { supervisor, get scheduler() { return scheduler; } } as { supervisor: Supervisor; scheduler: DeliveryScheduler };
+  }
+
+  /** New work for these hosts: wake their actors now rather than at the next round. */
+  kick(hosts: readonly string[]): void {
+    for (const h of hosts) void this.wake(h);
+  }
+
+  private async round(): Promise<number | null> {
+    const now = Date.now();
+    if (now - this.lastRelease > RELEASE_EVERY_MS) {
+      this.lastRelease = now;
+      await this.d.queue.releaseLeasesExcept(await this.d.liveNodes());
+    }
+    for (const host of await this.d.queue.dueHosts(this.d.maxHosts)) await this.wake(host);
+    return this.d.queue.nextDueInMs();
+  }
+
+  private async wake(host: string): Promise<void> {
+    let actor = this.hosts.get(host);
+    if (!actor || !actor.alive) {
+      try {
+        actor = await this.startHost(host);
+      } catch (e) {
+        if (e instanceof TooManyChildrenError) return; // every slot busy: this host waits for the next round
+        throw e;
+      }
+    }
+    actor.cast({ kind: 'work' });
+  }
+
+  private async startHost(host: string): Promise<Actor<null, DeliveryHostMsg>> {
+    const id = `host:${host}`;
+    const running = this.sup.which(id);
+    if (running?.alive) return running as Actor<null, DeliveryHostMsg>;
+    if (running) await this.sup.terminateChild(id);
+    const actor = (await this.sup.startChild({
+      id,
+      start: (): Process => spawnDeliveryHost(host, this.d, this.d.hostIdleMs),
+      restart: 'transient',
+      shutdownMs: 5_000,
+    })) as Actor<null, DeliveryHostMsg>;
+    this.hosts.set(host, actor);
+    actor.onExit(() => {
+      if (this.hosts.get(host) === actor) this.hosts.delete(host);
+    });
+    return actor;
+  }
+}

@@ -1,0 +1,19 @@
+// Accounts as API entities, with the follower/following counts we keep (remote accounts show what their server
+// declares when it declared anything).
+import type { Config } from '../../config/schema.js';
+import { accountEntity } from '../entities/account.js';
+import type { Account } from '../store/accounts.js';
+import type { FollowStore } from '../store/follows.js';
+
+export class AccountViews {
+  constructor(private readonly follows: FollowStore, private readonly config: Config) {}
+
+  async one(a: Account) {
+    return (await this.many([a]))[0]!;
+  }
+
+  async many(list: readonly Account[]) {
+    const counts = await this.follows.countsFor(list.map((a) => a.id));
+    return list.map((a) => accountEntity(a, this.config, counts.get(a.id)));
+  }
+}

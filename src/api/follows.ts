@@ -1,0 +1,103 @@
+// Relationships in the client API: follow / unfollow, relationships, followers and following lists, and the
+// member's incoming follow requests with authorize / reject. Lists page by the relationship's hidden id.
+import { relationshipEntity } from '../entities/relationship.js';
+import { Errors } from '../errors.js';
+import { linkHeader, pageQuery } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Reply, Route } from '../http/types.js';
+import type { Requirement } from '../oauth/bearer.js';
+import type { Account } from '../store/accounts.js';
+import type { AccountApiDeps } from './deps.js';
+
+const WRITE_FOLLOWS: Requirement = { scopes: ['write:follows', 'follow'], user: true };
+const READ_FOLLOWS: Requirement = { scopes: ['read:follows', 'follow'], user: true };
+const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: false };
+const MAX_RELATIONSHIP_IDS = 80;
+
+export function followRoutes(d: AccountApiDeps): Route[] {
+  const me = async (req: Request, need: Requirement): Promise<Account> => {
+    const t = await d.bearer.authenticate(req, need);
+    return (await d.accounts.byId(t.record.user!.accountId))!;
+  };
+  const target = async (id: string): Promise<Account> => {
+    const a = await d.accounts.byId(id);
+    if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
+    return a;
+  };
+  const relationship = async (viewer: Account, other: Account): Promise<Reply> =>
+    json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
+
+  const list = (kind: 'followers' | 'following') => async (req: Request): Promise<Reply> => {
+    if (req.headers['authorization'] !== undefined) await d.bearer.authenticate(req, READ_ACCOUNTS);
+    const account = await target(req.params['id']!);
+    const page = pageQuery(req.query, 40, 80);
+    const { items } = await d.follows.page(kind, account.id, page);
+    const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
+    const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
+    const url = `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`;
+    return json(200, await d.views.many(ordered), linkHeader(url, page, items.map(([rowId]) => rowId)));
+  };
+
+  const answer = (approve: boolean) => async (req: Request): Promise<Reply> => {
+    const viewer = await me(req, WRITE_FOLLOWS);
+    const requester = await target(req.params['id']!);
+    const done = approve ? await d.followService.authorize(viewer, requester) : await d.followService.reject(viewer, requester);
+    if (!done) throw Errors.notFound();
+    return relationship(viewer, requester);
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/accounts/:id/follow',
+      body: true,
+      handler: async (req) => {
+        const viewer = await me(req, WRITE_FOLLOWS);
+        const other = await target(req.params['id']!);
+        await d.followService.follow(viewer, other);
+        return relationship(viewer, other);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/accounts/:id/unfollow',
+      body: true,
+      handler: async (req) => {
+        const viewer = await me(req, WRITE_FOLLOWS);
+        const other = await target(req.params['id']!);
+        await d.followService.unfollow(viewer, other);
+        return relationship(viewer, other);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/relationships',
+      handler: async (req) => {
+        const viewer = await me(req, READ_FOLLOWS);
+        const raw = req.query['id'] ?? req.query['id[]'];
+        const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((x): x is string => typeof x === 'string');
+        const valid = [...new Set(ids.filter((x) => /^\d{1,19}$/.test(x)))].slice(0, MAX_RELATIONSHIP_IDS);
+        const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
+        const rels = await d.follows.relationships(viewer.id, valid.filter((id) => known.has(id)));
+        return json(200, rels.map(relationshipEntity));
+      },
+    },
+    { method: 'GET', path: '/api/v1/accounts/:id/followers', handler: list('followers') },
+    { method: 'GET', path: '/api/v1/accounts/:id/following', handler: list('following') },
+    {
+      method: 'GET',
+      path: '/api/v1/follow_requests',
+      handler: async (req) => {
+        const viewer = await me(req, READ_FOLLOWS);
+        const page = pageQuery(req.query, 40, 80);
+        const { items } = await d.follows.page('requests', viewer.id, page);
+        const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
+        const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
+        return json(200, await d.views.many(ordered), linkHeader(`${d.config.baseUrl}/api/v1/follow_requests`, page, items.map(([rowId]) => rowId)));
+      },
+    },
+    { method: 'POST', path: '/api/v1/follow_requests/:id/authorize', body: true, handler: answer(true) },
+    { method: 'POST', path: '/api/v1/follow_requests/:id/reject', body: true, handler: answer(false) },
+  ];
+}

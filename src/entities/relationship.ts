@@ -1,0 +1,23 @@
+// Mastodon Relationship entity: the viewer's relationship with one account.
+import type { Relationship } from '../store/follows.js';
+
+export function relationshipEntity(r: Relationship) {
+  return {
+    id: r.id,
+    following: r.following,
+    showing_reblogs: r.showingReblogs,
+    notifying: r.notifying,
+    languages: null,
+    followed_by: r.followedBy,
+    blocking: r.blocking,
+    blocked_by: r.blockedBy,
+    muting: false,
+    muting_notifications: false,
+    muting_expires_at: null,
+    requested: r.requested,
+    requested_by: r.requestedBy,
+    domain_blocking: false,
+    endorsed: false,
+    note: '',
+  };
+}

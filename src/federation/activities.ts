@@ -1,0 +1,54 @@
+// The activities we send, built in one place so their shapes (ids, addressing, embedded objects) stay consistent
+// with what Mastodon-family servers expect.
+import type { Account } from '../store/accounts.js';
+import type { LocalUris } from './local-uris.js';
+
+export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
+export const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+
+export type Activity = Record<string, unknown> & { id: string; type: string; actor: string };
+
+/** The actor URI of an account, local or remote. */
+export function actorUri(a: Account, uris: LocalUris): string {
+  if (a.domain === null) return a.instanceActor ? uris.instanceActor : uris.actor(a.username);
+  return a.uri!;
+}
+
+export function followActivity(uris: LocalUris, from: Account, to: Account, requestId: string): Activity {
+  const actor = actorUri(from, uris);
+  return { '@context': AS_CONTEXT, id: `${actor}#follows/${requestId}`, type: 'Follow', actor, object: actorUri(to, uris) };
+}
+
+/** Undo of a Follow we sent; the original is embedded so receivers need not look it up. */
+export function undoFollowActivity(uris: LocalUris, from: Account, to: Account, followId: string, followUri: string | null): Activity {
+  const actor = actorUri(from, uris);
+  const follow = { id: followUri ?? `${actor}#follows/${followId}`, type: 'Follow', actor, object: actorUri(to, uris) };
+  return { '@context': AS_CONTEXT, id: `${follow.id}/undo`, type: 'Undo', actor, object: follow };
+}
+
+/** Accept or Reject of a remote Follow; the Follow is embedded with its original id. */
+export function answerFollowActivity(
+  kind: 'Accept' | 'Reject',
+  uris: LocalUris,
+  me: Account,
+  follower: Account,
+  followUri: string | null,
+  rowId: string,
+): Activity {
+  const actor = actorUri(me, uris);
+  const follow: Record<string, unknown> = { type: 'Follow', actor: actorUri(follower, uris), object: actor };
+  if (followUri) follow['id'] = followUri;
+  return { '@context': AS_CONTEXT, id: `${actor}#${kind.toLowerCase()}s/follows/${rowId}`, type: kind, actor, object: follow };
+}
+
+export function updateActorActivity(uris: LocalUris, me: Account, actorDocument: Record<string, unknown>): Activity {
+  const actor = actorUri(me, uris);
+  return {
+    '@context': actorDocument['@context'] ?? AS_CONTEXT,
+    id: `${actor}#updates/${Date.now()}`,
+    type: 'Update',
+    actor,
+    to: [PUBLIC],
+    object: { ...actorDocument, '@context': undefined },
+  };
+}

@@ -1,0 +1,88 @@
+// Our actors as ActivityPub documents: members are Persons, the instance actor is a Service. The attachment array
+// is where profile fields (and, later, identity statements) are published.
+import type { Config } from '../../config/schema.js';
+import type { Account } from '../store/accounts.js';
+import { AS_CONTEXT } from './activities.js';
+import type { LocalUris } from './local-uris.js';
+
+export const ACTOR_CONTEXT = [
+  AS_CONTEXT,
+  'https://w3id.org/security/v1',
+  {
+    manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
+    toot: 'http://joinmastodon.org/ns#',
+    featured: { '@id': 'toot:featured', '@type': '@id' },
+    discoverable: 'toot:discoverable',
+    indexable: 'toot:indexable',
+    memorial: 'toot:memorial',
+    schema: 'http://schema.org#',
+    PropertyValue: 'schema:PropertyValue',
+    value: 'schema:value',
+  },
+];
+
+export function escapeText(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A member's plain-text bio as the HTML other servers display: paragraphs and line breaks, everything escaped. */
+export function noteHtml(note: string): string {
+  if (!note.trim()) return '';
+  return note.trim().split(/\n{2,}/).map((p) => `<p>${escapeText(p).replace(/\n/g, '<br>')}</p>`).join('');
+}
+
+export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config): Record<string, unknown> {
+  const id = uris.actor(a.username);
+  return {
+    '@context': ACTOR_CONTEXT,
+    id,
+    type: a.bot ? 'Service' : 'Person',
+    following: uris.following(a.username),
+    followers: uris.followers(a.username),
+    inbox: uris.inbox(a.username),
+    outbox: uris.outbox(a.username),
+    featured: uris.featured(a.username),
+    preferredUsername: a.username,
+    name: a.displayName,
+    summary: noteHtml(a.note),
+    url: uris.profile(a.username),
+    manuallyApprovesFollowers: a.locked,
+    discoverable: a.discoverable ?? false,
+    indexable: false,
+    memorial: false,
+    published: dayOf(a.createdAt),
+    publicKey: { id: uris.keyId(a.username), owner: id, publicKeyPem },
+    tag: [],
+    attachment: a.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: f.value })),
+    endpoints: { sharedInbox: uris.sharedInbox },
+    icon: { type: 'Image', mediaType: 'image/png', url: `${config.baseUrl}/avatars/original/missing.png` },
+  };
+}
+
+/** The instance actor: signs our server-to-server fetches; its handle is the domain itself, as on Mastodon. */
+export function instanceActorDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config): Record<string, unknown> {
+  const id = uris.instanceActor;
+  return {
+    '@context': ACTOR_CONTEXT,
+    id,
+    type: 'Service',
+    inbox: `${id}/inbox`,
+    outbox: `${id}/outbox`,
+    preferredUsername: a.username,
+    name: config.instance.title,
+    summary: '',
+    url: `${config.baseUrl}/about`,
+    manuallyApprovesFollowers: true,
+    discoverable: false,
+    indexable: false,
+    published: dayOf(a.createdAt),
+    publicKey: { id: uris.instanceKeyId, owner: id, publicKeyPem },
+    endpoints: { sharedInbox: uris.sharedInbox },
+  };
+}
+
+function dayOf(d: Date): string {
+  const x = new Date(d);
+  x.setUTCHours(0, 0, 0, 0);
+  return x.toISOString().replace('.000Z', 'Z');
+}

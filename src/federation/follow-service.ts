@@ -1,0 +1,64 @@
+// Relationship changes our members make (the client API calls these): follow, unfollow, answering follow requests,
+// and announcing profile changes. Local targets change at once; remote ones also get the matching activity.
+import { Errors } from '../errors.js';
+import type { Account } from '../store/accounts.js';
+import type { FollowStore } from '../store/follows.js';
+import { answerFollowActivity, followActivity, undoFollowActivity, updateActorActivity } from './activities.js';
+import type { LocalActors } from './local-actors.js';
+import type { Publisher } from './publisher.js';
+
+export class FollowService {
+  constructor(private readonly follows: FollowStore, private readonly actors: LocalActors, private readonly publisher: Publisher) {}
+
+  async follow(me: Account, target: Account): Promise<void> {
+    if (me.id === target.id) throw Errors.forbidden('You cannot follow yourself');
+    if (target.instanceActor || target.deletedAt || (target.domain === null && !target.hasUser)) throw Errors.notFound();
+    if (await this.follows.isBlocked(me.id, target.id)) throw Errors.forbidden('You are blocked by this account');
+    if (await this.follows.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
+    if (await this.follows.find('follows', me.id, target.id)) return;
+    if (target.domain === null) {
+      if (target.locked) await this.follows.request(me.id, target.id, null);
+      else await this.follows.follow(me.id, target.id, null);
+      return;
+    }
+    // Remote: pending until their Accept arrives. Asking again re-sends the same Follow (same id), which a server
+    // that lost it treats as new and one that has it ignores.
+    const request = (await this.follows.find('follow_requests', me.id, target.id)) ?? (await this.follows.request(me.id, target.id, null));
+    const activity = followActivity(this.actors.uris, me, target, request.id);
+    if (request.uri !== activity.id) await this.follows.setRequestUri(request.id, activity.id);
+    await this.publisher.sendTo(activity, me, target);
+  }
+
+  async unfollow(me: Account, target: Account): Promise<void> {
+    const removed = (await this.follows.remove('follows', me.id, target.id)) ?? (await this.follows.remove('follow_requests', me.id, target.id));
+    if (removed && target.domain !== null) {
+      await this.publisher.sendTo(undoFollowActivity(this.actors.uris, me, target, removed.id, removed.uri), me, target);
+    }
+  }
+
+  /** Approves a follow request made to `me`; false when there was none. */
+  async authorize(me: Account, requester: Account): Promise<boolean> {
+    const request = await this.follows.find('follow_requests', requester.id, me.id);
+    if (!request) return false;
+    const row = await this.follows.follow(requester.id, me.id, request.uri);
+    if (requester.domain !== null) {
+      await this.publisher.sendTo(answerFollowActivity('Accept', this.actors.uris, me, requester, request.uri, row.id), me, requester);
+    }
+    return true;
+  }
+
+  async reject(me: Account, requester: Account): Promise<boolean> {
+    const request = await this.follows.remove('follow_requests', requester.id, me.id);
+    if (!request) return false;
+    if (requester.domain !== null) {
+      await this.publisher.sendTo(answerFollowActivity('Reject', this.actors.uris, me, requester, request.uri, request.id), me, requester);
+    }
+    return true;
+  }
+
+  /** Sends the member's current actor document to every connected server (profile edits, identity statements). */
+  async announceProfile(me: Account): Promise<void> {
+    const doc = await this.actors.document(me);
+    await this.publisher.sendToConnected(updateActorActivity(this.actors.uris, me, doc), me);
+  }
+}

@@ -1,0 +1,148 @@
+// What a verified incoming activity does, one handler per event. The signer (the key owner, already checked to be
+// the activity's actor) is trusted; everything the activity names is checked against our own records.
+import type { Logger } from '../log.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { FollowStore } from '../store/follows.js';
+import type { InboxJob } from '../store/inbox-jobs.js';
+import { answerFollowActivity } from './activities.js';
+import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
+import type { LocalActors } from './local-actors.js';
+import type { Publisher } from './publisher.js';
+import type { RemoteActors } from './remote-actors.js';
+
+export interface InboxHandlerDeps {
+  readonly log: Logger;
+  readonly accounts: AccountStore;
+  readonly follows: FollowStore;
+  readonly remote: RemoteActors;
+  readonly actors: LocalActors;
+  readonly publisher: Publisher;
+}
+
+export class InboxHandlers {
+  constructor(private readonly d: InboxHandlerDeps) {}
+
+  async process(job: InboxJob): Promise<void> {
+    const parsed = activitySchema.safeParse(job.body);
+    if (!parsed.success || !job.signerId) return;
+    const signer = await this.d.accounts.byId(job.signerId);
+    if (!signer || signer.deletedAt) return;
+    const a = parsed.data;
+    switch (a.type) {
+      case 'Follow':
+        return this.onFollowed(a, signer);
+      case 'Undo':
+        return this.onUndone(a, signer);
+      case 'Accept':
+        return this.onFollowAnswered(a, signer, true);
+      case 'Reject':
+        return this.onFollowAnswered(a, signer, false);
+      case 'Update':
+        return this.onUpdated(a, signer);
+      case 'Delete':
+        return this.onDeleted(a, signer);
+      case 'Block':
+        return this.onBlocked(a, signer);
+      default:
+        // Accepted and ignored: posts, likes and the rest arrive with later features.
+        return;
+    }
+  }
+
+  /** A member of ours, named by actor URI; never the instance actor. */
+  private async localMember(uri: string | null): Promise<Account | undefined> {
+    if (!uri) return undefined;
+    const name = this.d.actors.uris.usernameOf(uri);
+    if (!name) return undefined;
+    const a = await this.d.accounts.byHandle(name, null);
+    return a?.hasUser && !a.instanceActor ? a : undefined;
+  }
+
+  private async onFollowed(a: ActivityDoc, follower: Account): Promise<void> {
+    const target = await this.localMember(a.objectId);
+    if (!target) return;
+    if (await this.d.follows.isBlocked(follower.id, target.id)) {
+      await this.answer('Reject', target, follower, a.id, `r${Date.now()}`);
+      return;
+    }
+    const existing = await this.d.follows.find('follows', follower.id, target.id);
+    if (existing) {
+      // A repeated Follow (the other side lost our Accept): confirm it again.
+      await this.answer('Accept', target, follower, a.id, existing.id);
+      return;
+    }
+    if (target.locked) {
+      await this.d.follows.request(follower.id, target.id, a.id);
+      return;
+    }
+    const row = await this.d.follows.follow(follower.id, target.id, a.id);
+    await this.answer('Accept', target, follower, a.id, row.id);
+  }
+
+  private async onUndone(a: ActivityDoc, actor: Account): Promise<void> {
+    const inner = typeof a.object === 'object' && a.object ? activitySchema.safeParse(a.object) : undefined;
+    const type = a.objectType ?? (inner?.success ? inner.data.type : null);
+    if (type === 'Follow' || type === null) {
+      // By embedded object, or by the Follow's id when only the id is sent.
+      const target = inner?.success ? await this.localMember(inner.data.objectId) : undefined;
+      if (target) {
+        await this.d.follows.remove('follows', actor.id, target.id);
+        await this.d.follows.remove('follow_requests', actor.id, target.id);
+        return;
+      }
+      if (a.objectId) {
+        for (const table of ['follows', 'follow_requests'] as const) {
+          const row = await this.d.follows.findByUri(table, a.objectId);
+          if (row && row.accountId === actor.id) await this.d.follows.remove(table, row.accountId, row.targetAccountId);
+        }
+      }
+      return;
+    }
+    if (type === 'Block' && inner?.success) {
+      const target = await this.localMember(inner.data.objectId);
+      if (target) await this.d.follows.unblock(actor.id, target.id);
+    }
+  }
+
+  /** Accept or Reject of a Follow one of our members sent to `actor`. */
+  private async onFollowAnswered(a: ActivityDoc, actor: Account, accepted: boolean): Promise<void> {
+    let follower: Account | undefined;
+    const inner = typeof a.object === 'object' && a.object ? activitySchema.safeParse(a.object) : undefined;
+    if (inner?.success && inner.data.type === 'Follow' && inner.data.objectId === actor.uri) follower = await this.localMember(inner.data.actor);
+    if (!follower && a.objectId) {
+      const row = (await this.d.follows.findByUri('follow_requests', a.objectId)) ?? (await this.d.follows.findByUri('follows', a.objectId));
+      if (row && row.targetAccountId === actor.id) follower = await this.d.accounts.byId(row.accountId);
+    }
+    if (!follower) return;
+    if (accepted) {
+      const request = await this.d.follows.find('follow_requests', follower.id, actor.id);
+      if (request) await this.d.follows.follow(follower.id, actor.id, request.uri);
+      return;
+    }
+    // A Reject ends a pending request, and also an established follow (the remote side removed us as a follower).
+    await this.d.follows.remove('follow_requests', follower.id, actor.id);
+    await this.d.follows.remove('follows', follower.id, actor.id);
+  }
+
+  private async onUpdated(a: ActivityDoc, actor: Account): Promise<void> {
+    if (a.objectId !== actor.uri) return; // updates of posts arrive with statuses
+    const doc = typeof a.object === 'object' && a.object ? actorSchema.safeParse(a.object) : undefined;
+    if (doc?.success) await this.d.remote.storeReceived(doc.data, actor);
+    else await this.d.remote.byUri(actor.uri!, { refresh: true });
+  }
+
+  private async onDeleted(a: ActivityDoc, actor: Account): Promise<void> {
+    if (a.objectId !== actor.uri) return; // deletes of posts arrive with statuses
+    await this.d.accounts.markDeleted(actor.id);
+    this.d.log.info({ actor: actor.uri }, 'remote actor deleted');
+  }
+
+  private async onBlocked(a: ActivityDoc, actor: Account): Promise<void> {
+    const target = await this.localMember(a.objectId);
+    if (target) await this.d.follows.block(actor.id, target.id, a.id);
+  }
+
+  private async answer(kind: 'Accept' | 'Reject', me: Account, follower: Account, followUri: string, rowId: string): Promise<void> {
+    await this.d.publisher.sendTo(answerFollowActivity(kind, this.d.actors.uris, me, follower, followUri, rowId), me, follower);
+  }
+}

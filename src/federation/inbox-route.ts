@@ -1,0 +1,94 @@
+// POST /inbox (shared), /users/:name/inbox and /actor/inbox. Everything that makes a POST trustworthy happens here,
+// before it is acknowledged: the signature's shape, its date, the body's digest, the activity's shape, the key
+// (fetched and cached, refetched once for a rotated key), the RSA check in the worker pool, and that the key's
+// owner is the activity's actor. Then the activity is queued durably (idempotent by id) and answered with 202;
+// processing happens in the inbox worker.
+import type { VerifyPool } from '../../actors/verify-pool.js';
+import { ApiError, Errors } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Request } from '../http/request.js';
+import type { Reply, Route } from '../http/types.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { InboxJobStore } from '../store/inbox-jobs.js';
+import { activitySchema, type ActivityDoc } from './as2.js';
+import { FetchError } from './fetch-errors.js';
+import { checkSignedPost, parseSignatureHeader, SignatureError, signingString, type SignatureParams } from './http-signatures.js';
+import { sameOrigin, type RemoteActors } from './remote-actors.js';
+
+export interface InboxDeps {
+  readonly log: Logger;
+  readonly accounts: AccountStore;
+  readonly remote: RemoteActors;
+  readonly jobs: InboxJobStore;
+  readonly pool: VerifyPool;
+  readonly maxBodyBytes: number;
+  /** A job was queued: wake the worker. */
+  readonly queued: () => void;
+}
+
+const ACCEPTED: Reply = { status: 202, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{}' };
+
+function unauthorized(reason: string): ApiError {
+  return new ApiError(401, 'Request not signed', reason);
+}
+
+export function inboxRoutes(d: InboxDeps): Route[] {
+  const verifySignature = async (sig: SignatureParams, text: string, signer: Account): Promise<boolean> =>
+    (await d.pool.verifyRsaSha256(signer.publicKeyPem!, text, sig.signature)).ok;
+
+  const receive = async (req: Request): Promise<Reply> => {
+    const name = req.params['name'];
+    if (name !== undefined) {
+      const target = await d.accounts.byHandle(name, null);
+      if (!target || !target.hasUser) throw Errors.notFound();
+    }
+    const body = req.rawBody ?? Buffer.alloc(0);
+    const parts = { method: 'POST', target: req.rawQuery ? `${req.path}?${req.rawQuery}` : req.path, headers: req.headers };
+    let sig: SignatureParams;
+    let text: string;
+    try {
+      sig = parseSignatureHeader(req.headers['signature'] ?? req.headers['authorization']);
+      checkSignedPost(sig, parts, body, Date.now());
+      text = signingString(sig, parts);
+    } catch (e) {
+      if (e instanceof SignatureError) throw unauthorized(e.message);
+      throw e;
+    }
+    const parsed = activitySchema.safeParse(req.body);
+    if (!parsed.success) throw Errors.badRequest(`Invalid activity: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+    const activity = parsed.data;
+
+    let signer: Account;
+    try {
+      signer = await d.remote.byKeyId(sig.keyId);
+    } catch (e) {
+      // A deleted actor's key can no longer be fetched; its Delete needs no action when we never knew it.
+      if (isSelfDelete(activity) && e instanceof FetchError && (e.kind === 'gone' || e.kind === 'not_found')) return ACCEPTED;
+      d.log.info({ keyId: sig.keyId, err: e instanceof FetchError ? e.message : e }, 'inbox key not resolvable');
+      throw unauthorized('the signing key could not be fetched');
+    }
+    if (!(await verifySignature(sig, text, signer))) {
+      // The actor may have rotated its key since we stored it: refetch once and try again.
+      try {
+        signer = await d.remote.byKeyId(sig.keyId, true);
+      } catch {
+        throw unauthorized('signature does not verify');
+      }
+      if (!(await verifySignature(sig, text, signer))) throw unauthorized('signature does not verify');
+    }
+    const owns = signer.uri === activity.actor || (activity.type === 'Delete' && activity.objectId === signer.uri);
+    if (!owns) throw unauthorized('the signing key does not belong to the activity actor');
+    // Ids are the idempotency key: a server may only name activities on its own origin.
+    if (!sameOrigin(activity.id, signer.uri!)) throw Errors.badRequest("Invalid activity: its id is not on the actor's origin");
+
+    if (await d.jobs.enqueue(activity.id, signer.id, req.body)) d.queued();
+    return ACCEPTED;
+  };
+
+  const route = (path: string): Route => ({ method: 'POST', path, body: true, maxBodyBytes: d.maxBodyBytes, handler: receive });
+  return [route('/inbox'), route('/users/:name/inbox'), route('/actor/inbox')];
+}
+
+function isSelfDelete(a: ActivityDoc): boolean {
+  return a.type === 'Delete' && a.objectId === a.actor;
+}

@@ -1,0 +1,55 @@
+// The URLs of our own actors and collections, derived from BASE_URL in one place. Handles use LOCAL_DOMAIN;
+// everything dereferenceable lives on the hosting origin (split-domain installations).
+import type { Config } from '../../config/schema.js';
+
+export class LocalUris {
+  readonly base: string;
+  readonly instanceActor: string;
+  readonly instanceKeyId: string;
+  readonly sharedInbox: string;
+  private readonly usersPrefix: string;
+
+  constructor(config: Config) {
+    this.base = config.baseUrl;
+    this.instanceActor = `${this.base}/actor`;
+    this.instanceKeyId = `${this.instanceActor}#main-key`;
+    this.sharedInbox = `${this.base}/inbox`;
+    this.usersPrefix = `${this.base}/users/`;
+  }
+
+  actor(username: string): string {
+    return this.usersPrefix + username;
+  }
+  keyId(username: string): string {
+    return `${this.actor(username)}#main-key`;
+  }
+  inbox(username: string): string {
+    return `${this.actor(username)}/inbox`;
+  }
+  outbox(username: string): string {
+    return `${this.actor(username)}/outbox`;
+  }
+  followers(username: string): string {
+    return `${this.actor(username)}/followers`;
+  }
+  following(username: string): string {
+    return `${this.actor(username)}/following`;
+  }
+  featured(username: string): string {
+    return `${this.actor(username)}/collections/featured`;
+  }
+  profile(username: string): string {
+    return `${this.base}/@${username}`;
+  }
+
+  /** The username of a local actor URI (`…/users/NAME`), or undefined for anything else. */
+  usernameOf(uri: string): string | undefined {
+    if (!uri.startsWith(this.usersPrefix)) return undefined;
+    const rest = uri.slice(this.usersPrefix.length);
+    return /^[A-Za-z0-9_]+$/.test(rest) ? rest : undefined;
+  }
+
+  isLocal(uri: string): boolean {
+    return uri === this.instanceActor || uri.startsWith(this.base + '/');
+  }
+}

@@ -1,0 +1,35 @@
+// Sending activities: queue one delivery per destination inbox (durably, deduplicated) and wake the delivery actors
+// for those hosts. Delivery itself (signing, POSTing, retrying) happens in the delivery actors.
+import type { Config } from '../../config/schema.js';
+import type { Account } from '../store/accounts.js';
+import type { DeliveryStore } from '../store/deliveries.js';
+import type { FollowStore } from '../store/follows.js';
+import type { Activity } from './activities.js';
+
+export class Publisher {
+  /** Set once the delivery scheduler runs; until then queued work is found by its first round. */
+  kick: (hosts: readonly string[]) => void = () => undefined;
+
+  constructor(private readonly deliveries: DeliveryStore, private readonly follows: FollowStore, private readonly config: Config) {}
+
+  async send(activity: Activity, signer: Account, inboxes: readonly (string | null)[]): Promise<void> {
+    const targets = inboxes.filter((i): i is string => !!i);
+    const hosts = await this.deliveries.enqueue(activity.id, signer.id, JSON.stringify(activity), targets, this.config.federation.deliveryGiveUpMs);
+    if (hosts.length) this.kick(hosts);
+  }
+
+  /** To one remote account's own inbox. */
+  sendTo(activity: Activity, signer: Account, to: Account): Promise<void> {
+    return this.send(activity, signer, [to.inboxUrl]);
+  }
+
+  /** To every remote follower of the signer: one POST per shared inbox. */
+  async sendToFollowers(activity: Activity, signer: Account): Promise<void> {
+    return this.send(activity, signer, await this.follows.followerInboxes(signer.id));
+  }
+
+  /** To every server connected with the signer (followers, followed, pending): actor Updates. */
+  async sendToConnected(activity: Activity, signer: Account): Promise<void> {
+    return this.send(activity, signer, await this.follows.connectedInboxes(signer.id));
+  }
+}

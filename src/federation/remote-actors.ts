@@ -1,0 +1,186 @@
+// Remote actors: resolved by handle (WebFinger) or by URI, validated, stored, and kept fresh. Every fetch goes through
+// the signed HTTP client (as the instance actor). Concurrent resolutions of the same actor share one fetch.
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Account, AccountStore, RemoteAccountData } from '../store/accounts.js';
+import { actorLink, actorSchema, keyOrActorSchema, webFingerSchema, type ActorDoc } from './as2.js';
+import { FetchError } from './fetch-errors.js';
+import type { HttpClient, Signer } from './http-client.js';
+import type { LocalUris } from './local-uris.js';
+import { sanitizeHtml } from './sanitize-html.js';
+
+/** A stored actor older than this is refetched when it is looked up (best effort: the stored copy serves on failure). */
+const STALE_AFTER_MS = 24 * 3_600_000;
+
+export interface RemoteActorsDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly accounts: AccountStore;
+  readonly http: HttpClient;
+  readonly uris: LocalUris;
+  /** Signs GETs as the instance actor (servers in authorized-fetch mode refuse unsigned ones). */
+  readonly signer: Signer;
+}
+
+export class RemoteActors {
+  private readonly inflight = new Map<string, Promise<Account>>();
+  private readonly scheme: string;
+
+  constructor(private readonly d: RemoteActorsDeps) {
+    // Production servers speak https; a development or test installation on http talks http to its peers.
+    this.scheme = new URL(d.config.baseUrl).protocol === 'http:' ? 'http' : 'https';
+  }
+
+  /** The stored account for an actor URI, fetching it when unknown or stale (a stale copy serves if the fetch fails). */
+  async byUri(uri: string, opts: { refresh?: boolean } = {}): Promise<Account> {
+    const stored = await this.d.accounts.byUri(uri);
+    if (stored && !opts.refresh && !isStale(stored)) return stored;
+    try {
+      return await this.fetchActor(uri, stored?.domain ?? undefined);
+    } catch (e) {
+      if (stored && !opts.refresh && e instanceof FetchError && e.kind === 'transient') return stored;
+      throw e;
+    }
+  }
+
+  /** Resolves `user@domain` through WebFinger on that domain. */
+  async byHandle(username: string, domain: string): Promise<Account> {
+    const stored = await this.d.accounts.byHandle(username, domain);
+    if (stored && stored.domain && !isStale(stored)) return stored;
+    const resource = `acct:${username}@${domain}`;
+    const { value } = await this.d.http.getJson(
+      `${this.scheme}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
+      webFingerSchema,
+      { jrd: true, accept: 'application/jrd+json, application/json' },
+    );
+    const link = actorLink(value);
+    if (!link) throw new FetchError('unsupported', 'no_actor_link', resource);
+    const account = await this.fetchActor(link, domain);
+    if (account.username.toLowerCase() !== username.toLowerCase()) {
+      throw new FetchError('unsupported', 'handle_mismatch', link);
+    }
+    return account;
+  }
+
+  /**
+   * The account whose key is keyId. refresh: refetch even if stored (the signature failed with the stored key:
+   * the actor may have rotated it). The key must be published by its owner's actor document.
+   */
+  async byKeyId(keyId: string, refresh = false): Promise<Account> {
+    if (!refresh) {
+      const stored = await this.d.accounts.byPublicKeyId(keyId);
+      if (stored?.publicKeyPem && !stored.deletedAt) return stored;
+    }
+    const { value, url } = await this.d.http.getJson(keyId, keyOrActorSchema, { sign: this.d.signer });
+    let account: Account;
+    if (value.kind === 'actor') {
+      account = await this.store(value.actor, url, undefined);
+    } else {
+      if (!sameOrigin(value.key.id, value.key.owner) || !sameOrigin(value.key.id, url)) throw new FetchError('unsupported', 'origin_mismatch', keyId);
+      account = await this.byUri(value.key.owner, { refresh: true });
+    }
+    if (account.publicKeyId !== keyId || !account.publicKeyPem) throw new FetchError('unsupported', 'key_not_owned', keyId);
+    return account;
+  }
+
+  /** Stores an actor document received inside a signed activity (Update) from its own origin. */
+  async storeReceived(doc: ActorDoc, existing: Account): Promise<Account> {
+    if (doc.id !== existing.uri) throw new FetchError('unsupported', 'origin_mismatch', doc.id);
+    return this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host));
+  }
+
+  private fetchActor(uri: string, knownDomain: string | undefined): Promise<Account> {
+    if (this.d.uris.isLocal(uri)) return Promise.reject(new FetchError('unsupported', 'local_actor', uri));
+    let p = this.inflight.get(uri);
+    if (!p) {
+      p = this.fetchAndStore(uri, knownDomain).finally(() => this.inflight.delete(uri));
+      this.inflight.set(uri, p);
+    }
+    return p;
+  }
+
+  private async fetchAndStore(uri: string, knownDomain: string | undefined): Promise<Account> {
+    const { value, url } = await this.d.http.getJson(uri, actorSchema, { sign: this.d.signer });
+    return this.store(value, url, knownDomain);
+  }
+
+  private async store(doc: ActorDoc, fetchedFrom: string, knownDomain: string | undefined): Promise<Account> {
+    // An actor may only be served by its own origin: a document naming another server's id is a forgery attempt.
+    if (!sameOrigin(doc.id, fetchedFrom)) throw new FetchError('unsupported', 'origin_mismatch', fetchedFrom);
+    if (doc.inbox && !sameOrigin(doc.inbox, doc.id)) throw new FetchError('unsupported', 'inbox_origin_mismatch', doc.id);
+    if (doc.publicKey && !sameOrigin(doc.publicKey.id, doc.id)) throw new FetchError('unsupported', 'key_origin_mismatch', doc.id);
+    const existing = await this.d.accounts.byUri(doc.id);
+    const domain = knownDomain ?? existing?.domain ?? (await this.handleDomain(doc));
+    return this.d.accounts.upsertRemote(toRemoteData(doc, domain));
+  }
+
+  /**
+   * The domain in the actor's handle. Usually its host; a split-domain server publishes handles on another domain,
+   * which is believed only when that domain's WebFinger points back at this very actor.
+   */
+  private async handleDomain(doc: ActorDoc): Promise<string> {
+    const host = new URL(doc.id).host.toLowerCase();
+    try {
+      const resource = `acct:${doc.preferredUsername}@${host}`;
+      const { value } = await this.d.http.getJson(
+        `${this.scheme}://${host}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
+        webFingerSchema,
+        { jrd: true, accept: 'application/jrd+json, application/json' },
+      );
+      const m = /^acct:([^@]+)@(.+)$/i.exec(value.subject);
+      const claimed = m?.[2]?.toLowerCase();
+      if (!claimed || claimed === host) return host;
+      const confirm = await this.d.http.getJson(
+        `${this.scheme}://${claimed}/.well-known/webfinger?resource=${encodeURIComponent(value.subject)}`,
+        webFingerSchema,
+        { jrd: true, accept: 'application/jrd+json, application/json' },
+      );
+      return actorLink(confirm.value) === doc.id ? claimed : host;
+    } catch (e) {
+      this.d.log.debug({ err: e, actor: doc.id }, 'webfinger check failed; using the actor host as its domain');
+      return host;
+    }
+  }
+}
+
+function isStale(a: Account): boolean {
+  return !a.fetchedAt || Date.now() - a.fetchedAt.getTime() > STALE_AFTER_MS;
+}
+
+export function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+export function toRemoteData(doc: ActorDoc, domain: string): RemoteAccountData {
+  return {
+    uri: doc.id,
+    username: doc.preferredUsername,
+    domain,
+    actorType: doc.type,
+    displayName: doc.name ?? '',
+    note: sanitizeHtml(doc.summary ?? ''),
+    url: doc.url,
+    locked: doc.manuallyApprovesFollowers,
+    bot: doc.type === 'Service' || doc.type === 'Application',
+    discoverable: doc.discoverable,
+    inboxUrl: doc.inbox,
+    sharedInboxUrl: doc.sharedInbox,
+    outboxUrl: doc.outbox,
+    followersUrl: doc.followers,
+    followingUrl: doc.following,
+    featuredUrl: doc.featured,
+    avatarRemoteUrl: doc.icon,
+    headerRemoteUrl: doc.image,
+    fields: doc.fields.map((f) => ({ name: f.name, value: sanitizeHtml(f.value) })),
+    attachment: doc.attachment,
+    alsoKnownAs: doc.alsoKnownAs,
+    movedToUri: doc.movedTo,
+    publicKeyId: doc.publicKey?.id ?? null,
+    publicKeyPem: doc.publicKey?.publicKeyPem ?? null,
+    publishedAt: doc.published ? new Date(doc.published) : null,
+  };
+}

@@ -1,0 +1,41 @@
+// Mastodon-style pagination: max_id / since_id / min_id cursors and limit from the query, and the Link header
+// (absolute URLs; none on an empty page, so clients following rel="next" stop).
+import { Errors } from '../errors.js';
+import type { Params } from './params.js';
+
+export interface PageQuery {
+  readonly maxId?: string;
+  readonly sinceId?: string;
+  readonly minId?: string;
+  readonly limit: number;
+}
+
+const ID = /^\d{1,19}$/;
+
+function cursor(v: unknown): string | undefined {
+  return typeof v === 'string' && ID.test(v) ? v : undefined;
+}
+
+export function pageQuery(q: Params, defaultLimit: number, maxLimit: number): PageQuery {
+  let limit = defaultLimit;
+  const raw = q['limit'];
+  if (typeof raw === 'string' && raw !== '') {
+    const n = Number(raw);
+    if (!Number.isInteger(n)) throw Errors.badRequest('limit must be an integer');
+    if (n < 0) throw Errors.badRequest('Pagination values for `offset` and `limit` must be positive');
+    limit = Math.min(Math.max(n, 1), maxLimit);
+  }
+  return { maxId: cursor(q['max_id']), sinceId: cursor(q['since_id']), minId: cursor(q['min_id']), limit };
+}
+
+/**
+ * Link header for a page whose items are ordered newest first, keyed by `cursors` (the hidden row ids for follows).
+ * next → older (max_id = last), prev → newer (since_id = first, as Mastodon does for lists keyed by hidden ids).
+ */
+export function linkHeader(url: string, page: PageQuery, cursors: readonly string[]): Record<string, string> | undefined {
+  if (cursors.length === 0) return undefined;
+  const limit = `limit=${page.limit}`;
+  const next = `<${url}?${limit}&max_id=${cursors[cursors.length - 1]}>; rel="next"`;
+  const prev = `<${url}?${limit}&since_id=${cursors[0]}>; rel="prev"`;
+  return { Link: `${next}, ${prev}` };
+}

@@ -1,0 +1,276 @@
+// Accounts as actors: remote ones stored from their documents, local ones with their key pairs, and the instance
+// actor (a Service that signs server-to-server fetches). Local users' sign-in side lives in users.ts.
+import { AUTH_CHANNEL } from './auth-events.js';
+import type { Database, Queryable } from './db.js';
+
+export interface ProfileField {
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface Account {
+  readonly id: string;
+  readonly username: string;
+  /** null for local accounts. */
+  readonly domain: string | null;
+  readonly displayName: string;
+  readonly note: string;
+  readonly locked: boolean;
+  readonly bot: boolean;
+  readonly discoverable: boolean | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly uri: string | null;
+  readonly url: string | null;
+  readonly actorType: string;
+  readonly inboxUrl: string | null;
+  readonly sharedInboxUrl: string | null;
+  readonly outboxUrl: string | null;
+  readonly followersUrl: string | null;
+  readonly followingUrl: string | null;
+  readonly featuredUrl: string | null;
+  readonly avatarRemoteUrl: string | null;
+  readonly headerRemoteUrl: string | null;
+  readonly fields: readonly ProfileField[];
+  readonly attachment: readonly unknown[];
+  readonly alsoKnownAs: readonly string[];
+  readonly movedToUri: string | null;
+  readonly publicKeyId: string | null;
+  readonly publicKeyPem: string | null;
+  readonly remoteFollowersCount: number | null;
+  readonly remoteFollowingCount: number | null;
+  readonly remoteStatusesCount: number | null;
+  readonly publishedAt: Date | null;
+  readonly fetchedAt: Date | null;
+  readonly deletedAt: Date | null;
+  readonly instanceActor: boolean;
+  /** Local accounts that can sign in have a user; the instance actor has none. */
+  readonly hasUser: boolean;
+}
+
+/** What a remote server published about an actor, already validated and normalised. */
+export interface RemoteAccountData {
+  readonly uri: string;
+  readonly username: string;
+  readonly domain: string;
+  readonly actorType: string;
+  readonly displayName: string;
+  readonly note: string;
+  readonly url: string | null;
+  readonly locked: boolean;
+  readonly bot: boolean;
+  readonly discoverable: boolean | null;
+  readonly inboxUrl: string;
+  readonly sharedInboxUrl: string | null;
+  readonly outboxUrl: string | null;
+  readonly followersUrl: string | null;
+  readonly followingUrl: string | null;
+  readonly featuredUrl: string | null;
+  readonly avatarRemoteUrl: string | null;
+  readonly headerRemoteUrl: string | null;
+  readonly fields: readonly ProfileField[];
+  readonly attachment: readonly unknown[];
+  readonly alsoKnownAs: readonly string[];
+  readonly movedToUri: string | null;
+  readonly publicKeyId: string | null;
+  readonly publicKeyPem: string | null;
+  readonly publishedAt: Date | null;
+  readonly remoteFollowersCount?: number | null;
+  readonly remoteFollowingCount?: number | null;
+  readonly remoteStatusesCount?: number | null;
+}
+
+const COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at, a.updated_at,
+  a.uri, a.url, a.actor_type, a.inbox_url, a.shared_inbox_url, a.outbox_url, a.followers_url, a.following_url, a.featured_url,
+  a.avatar_remote_url, a.header_remote_url, a.fields, a.attachment, a.also_known_as, a.moved_to_uri, a.public_key_id,
+  a.public_key_pem, a.remote_followers_count, a.remote_following_count, a.remote_statuses_count, a.published_at,
+  a.fetched_at, a.deleted_at, a.instance_actor, EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id) AS has_user`;
+const SELECT = `SELECT ${COLUMNS} FROM accounts a`;
+
+interface AccountDbRow extends Record<string, unknown> {
+  id: string; username: string; domain: string | null; display_name: string; note: string; locked: boolean; bot: boolean;
+  discoverable: boolean | null; created_at: Date; updated_at: Date; uri: string | null; url: string | null; actor_type: string;
+  inbox_url: string | null; shared_inbox_url: string | null; outbox_url: string | null; followers_url: string | null;
+  following_url: string | null; featured_url: string | null; avatar_remote_url: string | null; header_remote_url: string | null;
+  fields: ProfileField[]; attachment: unknown[]; also_known_as: string[]; moved_to_uri: string | null;
+  public_key_id: string | null; public_key_pem: string | null; remote_followers_count: number | null;
+  remote_following_count: number | null; remote_statuses_count: number | null; published_at: Date | null;
+  fetched_at: Date | null; deleted_at: Date | null; instance_actor: boolean; has_user: boolean;
+}
+
+function toAccount(r: AccountDbRow): Account {
+  return {
+    id: r.id, username: r.username, domain: r.domain, displayName: r.display_name, note: r.note, locked: r.locked, bot: r.bot,
+    discoverable: r.discoverable, createdAt: r.created_at, updatedAt: r.updated_at, uri: r.uri, url: r.url, actorType: r.actor_type,
+    inboxUrl: r.inbox_url, sharedInboxUrl: r.shared_inbox_url, outboxUrl: r.outbox_url, followersUrl: r.followers_url,
+    followingUrl: r.following_url, featuredUrl: r.featured_url, avatarRemoteUrl: r.avatar_remote_url,
+    headerRemoteUrl: r.header_remote_url, fields: r.fields, attachment: r.attachment, alsoKnownAs: r.also_known_as,
+    movedToUri: r.moved_to_uri, publicKeyId: r.public_key_id, publicKeyPem: r.public_key_pem,
+    remoteFollowersCount: r.remote_followers_count, remoteFollowingCount: r.remote_following_count,
+    remoteStatusesCount: r.remote_statuses_count, publishedAt: r.published_at, fetchedAt: r.fetched_at, deletedAt: r.deleted_at,
+    instanceActor: r.instance_actor, hasUser: r.has_user,
+  };
+}
+
+export interface LocalKeys {
+  readonly publicKeyPem: string;
+  readonly privateKeyPem: string;
+}
+
+export class AccountStore {
+  constructor(private readonly db: Database) {}
+
+  async byId(id: string): Promise<Account | undefined> {
+    if (!/^\d{1,19}$/.test(id)) return undefined;
+    const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.id = $1`, [id]);
+    return r && toAccount(r);
+  }
+
+  async byIds(ids: readonly string[]): Promise<Account[]> {
+    const valid = ids.filter((id) => /^\d{1,19}$/.test(id));
+    if (valid.length === 0) return [];
+    return (await this.db.rows<AccountDbRow>(`${SELECT} WHERE a.id = ANY($1::bigint[])`, [valid])).map(toAccount);
+  }
+
+  async byUri(uri: string): Promise<Account | undefined> {
+    const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.uri = $1`, [uri]);
+    return r && toAccount(r);
+  }
+
+  /** domain null: a local account (the instance actor included). */
+  async byHandle(username: string, domain: string | null): Promise<Account | undefined> {
+    const r = await this.db.one<AccountDbRow>(
+      `${SELECT} WHERE lower(a.username) = lower($1) AND coalesce(lower(a.domain), '') = coalesce(lower($2), '')`,
+      [username, domain],
+    );
+    return r && toAccount(r);
+  }
+
+  async byPublicKeyId(keyId: string): Promise<Account | undefined> {
+    const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.public_key_id = $1 AND a.domain IS NOT NULL`, [keyId]);
+    return r && toAccount(r);
+  }
+
+  /**
+   * Stores or refreshes a remote actor. The actor id is the identity; a handle taken by an older actor with another
+   * id (an account recreated on its server) is handed over to the new id.
+   */
+  async upsertRemote(d: RemoteAccountData): Promise<Account> {
+    const values = [
+      d.uri, d.username, d.domain, d.actorType, d.displayName, d.note, d.url, d.locked, d.bot, d.discoverable, d.inboxUrl,
+      d.sharedInboxUrl, d.outboxUrl, d.followersUrl, d.followingUrl, d.featuredUrl, d.avatarRemoteUrl, d.headerRemoteUrl,
+      JSON.stringify(d.fields), JSON.stringify(d.attachment), d.alsoKnownAs, d.movedToUri, d.publicKeyId, d.publicKeyPem,
+      d.publishedAt, d.remoteFollowersCount ?? null, d.remoteFollowingCount ?? null, d.remoteStatusesCount ?? null,
+    ];
+    const set = `username = $2, domain = $3, actor_type = $4, display_name = $5, note = $6, url = $7, locked = $8, bot = $9,
+      discoverable = $10, inbox_url = $11, shared_inbox_url = $12, outbox_url = $13, followers_url = $14, following_url = $15,
+      featured_url = $16, avatar_remote_url = $17, header_remote_url = $18, fields = $19::jsonb, attachment = $20::jsonb,
+      also_known_as = $21, moved_to_uri = $22, public_key_id = $23, public_key_pem = $24, published_at = $25,
+      remote_followers_count = coalesce($26, accounts.remote_followers_count),
+      remote_following_count = coalesce($27, accounts.remote_following_count),
+      remote_statuses_count = coalesce($28, accounts.remote_statuses_count),
+      fetched_at = now(), updated_at = now(), deleted_at = NULL`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.tx(async (q) => {
+          const updated = await q.query<{ id: string }>(`UPDATE accounts SET ${set} WHERE uri = $1 RETURNING id`, values);
+          if (updated.rows[0]) return (await this.byIdOn(q, updated.rows[0].id))!;
+          // A key id is unique among remote accounts; an old holder (a recreated actor) gives it up.
+          if (d.publicKeyId) await q.query('UPDATE accounts SET public_key_id = NULL WHERE public_key_id = $1 AND uri <> $2', [d.publicKeyId, d.uri]);
+          const inserted = await q.query<{ id: string }>(
+            `INSERT INTO accounts (uri, username, domain, actor_type, display_name, note, url, locked, bot, discoverable, inbox_url,
+               shared_inbox_url, outbox_url, followers_url, following_url, featured_url, avatar_remote_url, header_remote_url,
+               fields, attachment, also_known_as, moved_to_uri, public_key_id, public_key_pem, published_at,
+               remote_followers_count, remote_following_count, remote_statuses_count, fetched_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::jsonb, $20::jsonb, $21, $22,
+               $23, $24, $25, $26, $27, $28, now())
+             ON CONFLICT (lower(username), coalesce(lower(domain), '')) DO UPDATE SET uri = $1, ${set}
+             RETURNING id`,
+            values,
+          );
+          return (await this.byIdOn(q, inserted.rows[0]!.id))!;
+        });
+      } catch (e) {
+        // Two nodes storing the same new actor at once: the loser retries and takes the update path.
+        if ((e as { code?: string }).code === '23505' && attempt < 2) continue;
+        throw e;
+      }
+    }
+  }
+
+  private async byIdOn(q: Queryable, id: string): Promise<Account | undefined> {
+    const r = await q.query<AccountDbRow>(`${SELECT} WHERE a.id = $1`, [id]);
+    return r.rows[0] && toAccount(r.rows[0]);
+  }
+
+  async setRemoteCounts(id: string, followers: number | null, following: number | null): Promise<void> {
+    await this.db.exec(
+      'UPDATE accounts SET remote_followers_count = coalesce($2, remote_followers_count), remote_following_count = coalesce($3, remote_following_count) WHERE id = $1 AND domain IS NOT NULL',
+      [id, followers, following],
+    );
+  }
+
+  /** A remote actor deleted itself: its relationships go, the row stays as a tombstone (ids stay stable). */
+  async markDeleted(id: string): Promise<void> {
+    await this.db.tx(async (q) => {
+      await q.query('UPDATE accounts SET deleted_at = now(), public_key_pem = NULL, updated_at = now() WHERE id = $1 AND domain IS NOT NULL', [id]);
+      await q.query('DELETE FROM follows WHERE account_id = $1 OR target_account_id = $1', [id]);
+      await q.query('DELETE FROM follow_requests WHERE account_id = $1 OR target_account_id = $1', [id]);
+      await q.query('DELETE FROM deliveries WHERE inbox_url IN (SELECT inbox_url FROM accounts WHERE id = $1)', [id]);
+    });
+  }
+
+  /** The key pair of a local account, or undefined when it has none yet. */
+  async localKeys(id: string): Promise<LocalKeys | undefined> {
+    const r = await this.db.one<{ public_key_pem: string | null; private_key_pem: string | null }>(
+      'SELECT public_key_pem, private_key_pem FROM accounts WHERE id = $1 AND domain IS NULL', [id],
+    );
+    return r?.public_key_pem && r.private_key_pem ? { publicKeyPem: r.public_key_pem, privateKeyPem: r.private_key_pem } : undefined;
+  }
+
+  /** Stores a key pair unless one exists (a concurrent writer wins); returns the pair in force. */
+  async setLocalKeysIfMissing(id: string, keys: LocalKeys): Promise<LocalKeys | undefined> {
+    await this.db.exec(
+      'UPDATE accounts SET public_key_pem = $2, private_key_pem = $3 WHERE id = $1 AND domain IS NULL AND private_key_pem IS NULL',
+      [id, keys.publicKeyPem, keys.privateKeyPem],
+    );
+    return this.localKeys(id);
+  }
+
+  async instanceActor(): Promise<Account | undefined> {
+    const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.instance_actor`);
+    return r && toAccount(r);
+  }
+
+  /** Creates the instance actor once; its username is the handle domain, which no member can take. */
+  async ensureInstanceActor(username: string, keys: () => Promise<LocalKeys>): Promise<Account> {
+    const existing = await this.instanceActor();
+    if (existing) return existing;
+    const k = await keys();
+    await this.db.exec(
+      `INSERT INTO accounts (username, domain, actor_type, instance_actor, locked, bot, discoverable, public_key_pem, private_key_pem)
+       VALUES ($1, NULL, 'Service', true, true, true, false, $2, $3) ON CONFLICT DO NOTHING`,
+      [username, k.publicKeyPem, k.privateKeyPem],
+    );
+    return (await this.instanceActor())!;
+  }
+
+  /**
+   * Profile edits of a member's account (update_credentials). Notifies AUTH_CHANNEL `user:<id>` in the same
+   * statement so cached credential entities are dropped everywhere; run it through AuthEventListener.publish.
+   */
+  async updateLocalProfile(
+    id: string,
+    p: { displayName?: string; note?: string; locked?: boolean; bot?: boolean; discoverable?: boolean },
+    nonce: string,
+  ): Promise<boolean> {
+    return (await this.db.exec(
+      `WITH a AS (
+         UPDATE accounts SET display_name = coalesce($2, display_name), note = coalesce($3, note), locked = coalesce($4, locked),
+           bot = coalesce($5, bot), discoverable = coalesce($6, discoverable), updated_at = now()
+         WHERE id = $1 AND domain IS NULL RETURNING id)
+       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $7) FROM users u JOIN a ON u.account_id = a.id`,
+      [id, p.displayName ?? null, p.note ?? null, p.locked ?? null, p.bot ?? null, p.discoverable ?? null, nonce],
+    )) === 1;
+  }
+}

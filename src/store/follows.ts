@@ -1,0 +1,233 @@
+// Relationships between accounts: follows, follow requests (waiting for approval, in either direction) and blocks.
+import type { Database } from './db.js';
+
+export interface FollowRow {
+  readonly id: string;
+  readonly accountId: string;
+  readonly targetAccountId: string;
+  readonly uri: string | null;
+}
+
+export interface Relationship {
+  readonly id: string;
+  readonly following: boolean;
+  readonly showingReblogs: boolean;
+  readonly notifying: boolean;
+  readonly followedBy: boolean;
+  readonly blocking: boolean;
+  readonly blockedBy: boolean;
+  readonly requested: boolean;
+  readonly requestedBy: boolean;
+}
+
+/** A page of accounts keyed by the relationship row's id (Mastodon pages follows by their hidden ids). */
+export interface Page {
+  readonly maxId?: string;
+  readonly sinceId?: string;
+  readonly minId?: string;
+  readonly limit: number;
+}
+
+export interface PagedIds {
+  /** [relationship row id, account id], newest first. */
+  readonly items: readonly (readonly [string, string])[];
+}
+
+type Table = 'follows' | 'follow_requests';
+
+function toFollow(r: { id: string; account_id: string; target_account_id: string; uri: string | null }): FollowRow {
+  return { id: r.id, accountId: r.account_id, targetAccountId: r.target_account_id, uri: r.uri };
+}
+
+export class FollowStore {
+  constructor(private readonly db: Database) {}
+
+  /** Establishes a follow (from a request or directly); any request for the same pair is settled. */
+  async follow(accountId: string, targetId: string, uri: string | null): Promise<FollowRow> {
+    return this.db.tx(async (q) => {
+      await q.query('DELETE FROM follow_requests WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]);
+      const r = await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+        `INSERT INTO follows (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri)
+         RETURNING id, account_id, target_account_id, uri`,
+        [accountId, targetId, uri],
+      );
+      return toFollow(r.rows[0]!);
+    });
+  }
+
+  async request(accountId: string, targetId: string, uri: string | null): Promise<FollowRow> {
+    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+      `INSERT INTO follow_requests (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+       ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follow_requests.uri)
+       RETURNING id, account_id, target_account_id, uri`,
+      [accountId, targetId, uri],
+    );
+    return toFollow(r!);
+  }
+
+  /** Sets the uri of an outgoing request once its id is known (the activity id derives from the row id). */
+  async setRequestUri(id: string, uri: string): Promise<void> {
+    await this.db.exec('UPDATE follow_requests SET uri = $2 WHERE id = $1', [id, uri]);
+  }
+
+  async find(table: Table, accountId: string, targetId: string): Promise<FollowRow | undefined> {
+    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+      `SELECT id, account_id, target_account_id, uri FROM ${table} WHERE account_id = $1 AND target_account_id = $2`,
+      [accountId, targetId],
+    );
+    return r && toFollow(r);
+  }
+
+  async findByUri(table: Table, uri: string): Promise<FollowRow | undefined> {
+    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+      `SELECT id, account_id, target_account_id, uri FROM ${table} WHERE uri = $1`,
+      [uri],
+    );
+    return r && toFollow(r);
+  }
+
+  /** Removes a follow or a request; returns what was removed. */
+  async remove(table: Table, accountId: string, targetId: string): Promise<FollowRow | undefined> {
+    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+      `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
+      [accountId, targetId],
+    );
+    return r && toFollow(r);
+  }
+
+  /** A block ends every follow and request between the two accounts. */
+  async block(accountId: string, targetId: string, uri: string | null): Promise<void> {
+    await this.db.tx(async (q) => {
+      await q.query(
+        `INSERT INTO blocks (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = EXCLUDED.uri`,
+        [accountId, targetId, uri],
+      );
+      for (const table of ['follows', 'follow_requests']) {
+        await q.query(
+          `DELETE FROM ${table} WHERE (account_id = $1 AND target_account_id = $2) OR (account_id = $2 AND target_account_id = $1)`,
+          [accountId, targetId],
+        );
+      }
+    });
+  }
+
+  async unblock(accountId: string, targetId: string): Promise<boolean> {
+    return (await this.db.exec('DELETE FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId])) === 1;
+  }
+
+  async isBlocked(accountId: string, byAccountId: string): Promise<boolean> {
+    return !!(await this.db.one('SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = $2', [byAccountId, accountId]));
+  }
+
+  async relationships(accountId: string, targetIds: readonly string[]): Promise<Relationship[]> {
+    const rows = await this.db.rows<{
+      id: string; following: boolean; show_reblogs: boolean | null; notify: boolean | null; followed_by: boolean; blocking: boolean;
+      blocked_by: boolean; requested: boolean; requested_by: boolean;
+    }>(
+      `SELECT t.id::text AS id,
+         f.id IS NOT NULL AS following, f.show_reblogs, f.notify,
+         EXISTS (SELECT 1 FROM follows WHERE account_id = t.id AND target_account_id = $1) AS followed_by,
+         EXISTS (SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = t.id) AS blocking,
+         EXISTS (SELECT 1 FROM blocks WHERE account_id = t.id AND target_account_id = $1) AS blocked_by,
+         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = $1 AND target_account_id = t.id) AS requested,
+         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by
+       FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
+       LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
+       ORDER BY t.n`,
+      [accountId, targetIds],
+    );
+    return rows.map((r) => ({
+      id: r.id, following: r.following, showingReblogs: r.show_reblogs ?? r.following, notifying: r.notify ?? false,
+      followedBy: r.followed_by, blocking: r.blocking, blockedBy: r.blocked_by, requested: r.requested, requestedBy: r.requested_by,
+    }));
+  }
+
+  /** Accounts following `accountId` (direction 'followers') or followed by it ('following'), or requesting to follow it. */
+  async page(kind: 'followers' | 'following' | 'requests', accountId: string, p: Page): Promise<PagedIds> {
+    const table = kind === 'requests' ? 'follow_requests' : 'follows';
+    const [mine, other] = kind === 'following' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
+    const where = [`r.${mine} = $1`];
+    const values: unknown[] = [accountId];
+    const cursor = (op: string, v: string | undefined) => {
+      if (v === undefined || !/^\d{1,19}$/.test(v)) return;
+      values.push(v);
+      where.push(`r.id ${op} $${values.length}`);
+    };
+    cursor('<', p.maxId);
+    cursor('>', p.sinceId);
+    cursor('>', p.minId);
+    values.push(p.limit);
+    // min_id pages forward from the cursor: the rows just above it, returned newest first like every page.
+    const order = p.minId !== undefined && p.sinceId === undefined ? 'ASC' : 'DESC';
+    const rows = await this.db.rows<{ id: string; other: string }>(
+      `SELECT r.id, r.${other} AS other FROM ${table} r JOIN accounts a ON a.id = r.${other}
+       WHERE ${where.join(' AND ')} AND a.deleted_at IS NULL ORDER BY r.id ${order} LIMIT $${values.length}`,
+      values,
+    );
+    if (order === 'ASC') rows.reverse();
+    return { items: rows.map((r) => [r.id, r.other] as const) };
+  }
+
+  /**
+   * Members of an actor's followers/following collection for its ActivityPub pages, newest first: remote actors by
+   * their URI, local ones by username (the caller derives their URI).
+   */
+  async collectionPage(kind: 'followers' | 'following', accountId: string, limit: number, offset: number): Promise<{ uri: string | null; username: string }[]> {
+    const [mine, other] = kind === 'following' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
+    return this.db.rows<{ uri: string | null; username: string }>(
+      `SELECT a.uri, a.username FROM follows r JOIN accounts a ON a.id = r.${other}
+       WHERE r.${mine} = $1 AND a.deleted_at IS NULL ORDER BY r.id DESC LIMIT $2 OFFSET $3`,
+      [accountId, limit, offset],
+    );
+  }
+
+  async counts(accountId: string): Promise<{ followers: number; following: number; requests: number }> {
+    const r = await this.db.one<{ followers: string; following: string; requests: string }>(
+      `SELECT (SELECT count(*) FROM follows WHERE target_account_id = $1) AS followers,
+              (SELECT count(*) FROM follows WHERE account_id = $1) AS following,
+              (SELECT count(*) FROM follow_requests WHERE target_account_id = $1) AS requests`,
+      [accountId],
+    );
+    return { followers: Number(r!.followers), following: Number(r!.following), requests: Number(r!.requests) };
+  }
+
+  /** Follower/following counts for many accounts at once (entity rendering). */
+  async countsFor(ids: readonly string[]): Promise<Map<string, { followers: number; following: number }>> {
+    const rows = await this.db.rows<{ id: string; followers: string; following: string }>(
+      `SELECT t.id::text AS id,
+         (SELECT count(*) FROM follows WHERE target_account_id = t.id) AS followers,
+         (SELECT count(*) FROM follows WHERE account_id = t.id) AS following
+       FROM unnest($1::bigint[]) AS t(id)`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following) }]));
+  }
+
+  /**
+   * Where to deliver to an account's remote followers: one inbox per server when it has a shared inbox
+   * (deduplicated), else each follower's own inbox.
+   */
+  async followerInboxes(accountId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ inbox: string }>(
+      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM follows f JOIN accounts a ON a.id = f.account_id
+       WHERE f.target_account_id = $1 AND a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL`,
+      [accountId],
+    );
+    return rows.map((r) => r.inbox);
+  }
+
+  /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
+  async connectedInboxes(accountId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ inbox: string }>(
+      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM accounts a
+       WHERE a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL AND a.id IN (
+         SELECT account_id FROM follows WHERE target_account_id = $1 UNION SELECT target_account_id FROM follows WHERE account_id = $1
+         UNION SELECT account_id FROM follow_requests WHERE target_account_id = $1
+         UNION SELECT target_account_id FROM follow_requests WHERE account_id = $1)`,
+      [accountId],
+    );
+    return rows.map((r) => r.inbox);
+  }
+}
