@@ -3,7 +3,7 @@
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore, RemoteAccountData } from '../store/accounts.js';
-import { actorLink, actorSchema, keyOrActorSchema, webFingerSchema, type ActorDoc } from './as2.js';
+import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webFingerSchema, type ActorDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
@@ -101,7 +101,27 @@ export class RemoteActors {
 
   private async fetchAndStore(uri: string, knownDomain: string | undefined): Promise<Account> {
     const { value, url } = await this.d.http.getJson(uri, actorSchema, { sign: this.d.signer });
-    return this.store(value, url, knownDomain);
+    const account = await this.store(value, url, knownDomain);
+    void this.refreshCounts(account);
+    return account;
+  }
+
+  /** Follower/following totals as the actor's server declares them (best effort, in the background). */
+  private async refreshCounts(a: Account): Promise<void> {
+    const total = async (url: string | null): Promise<number | null> => {
+      if (!url || !sameOrigin(url, a.uri!)) return null;
+      try {
+        return (await this.d.http.getJson(url, orderedCollectionSchema, { sign: this.d.signer })).value.totalItems;
+      } catch {
+        return null; // hidden collections (403) and failures leave the counts as they were
+      }
+    };
+    try {
+      const [followers, following] = await Promise.all([total(a.followersUrl), total(a.followingUrl)]);
+      if (followers !== null || following !== null) await this.d.accounts.setRemoteCounts(a.id, followers, following);
+    } catch (e) {
+      this.d.log.debug({ err: e, actor: a.uri }, 'remote counts not stored');
+    }
   }
 
   private async store(doc: ActorDoc, fetchedFrom: string, knownDomain: string | undefined): Promise<Account> {
