@@ -83,7 +83,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
       protocols: ['activitypub'],
       services: { inbound: [], outbound: [] },
       openRegistrations: config.registrations !== 'closed',
-      usage: { users: { total: counts.userCount, activeMonth: counts.activeMonth, activeHalfyear: counts.activeMonth }, localPosts: 0 },
+      usage: { users: { total: counts.userCount, activeMonth: counts.activeMonth, activeHalfyear: counts.activeHalfyear }, localPosts: 0 },
       metadata: { nodeName: config.instance.title, nodeDescription: config.instance.description },
     };
     return {

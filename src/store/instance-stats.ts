@@ -5,13 +5,15 @@ import type { Database } from './db.js';
 export interface InstanceCounts {
   readonly userCount: number;
   readonly activeMonth: number;
+  readonly activeHalfyear: number;
   readonly owner: AccountRow | null;
 }
 
 export async function instanceCounts(db: Database): Promise<InstanceCounts> {
-  const counts = await db.one<{ users: string; active: string }>(
+  const counts = await db.one<{ users: string; active: string; half: string }>(
     `SELECT count(*) FILTER (WHERE approved AND NOT disabled) AS users,
-            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '30 days') AS active
+            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '30 days') AS active,
+            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '180 days') AS half
        FROM users`,
   );
   const owner = await db.one<{ id: string; username: string; display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; created_at: Date }>(
@@ -22,6 +24,7 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
   return {
     userCount: Number(counts?.users ?? 0),
     activeMonth: Number(counts?.active ?? 0),
+    activeHalfyear: Number(counts?.half ?? 0),
     owner: owner
       ? { id: owner.id, username: owner.username, displayName: owner.display_name, note: owner.note, locked: owner.locked, bot: owner.bot, discoverable: owner.discoverable, createdAt: owner.created_at }
       : null,
