@@ -51,7 +51,9 @@ export class DeliveryScheduler {
 
   /** New work for these hosts: wake their actors now rather than at the next round. */
   kick(hosts: readonly string[]): void {
-    for (const h of hosts) void this.wake(h);
+    // A kick can come after shutdown began (an inbox job finishing); the rows are durable and wait for the next
+    // start, so a failed wake is reported, never left as an unhandled rejection (which would kill the process).
+    for (const h of hosts) this.wake(h).catch((e: unknown) => this.d.onError?.(e));
   }
 
   private async round(): Promise<number | null> {

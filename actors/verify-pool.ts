@@ -68,18 +68,6 @@ export class VerifyPool implements Process {
     return this.run({ op: 'ed25519-verify', publicKey, message, signature });
   }
 
-  /** draft-cavage HTTP signature check (rsa-sha256); the key is a PEM SubjectPublicKeyInfo. */
-  verifyRsaSha256(publicKeyPem: string, message: string, signature: Uint8Array): Promise<VerifyResult> {
-    return this.run({ op: 'rsa-sha256-verify', publicKeyPem, message, signature });
-  }
-
-  /** Signs with an RSA private key (PKCS#1 v1.5, SHA-256); the private operation costs about a millisecond. */
-  async signRsaSha256(privateKeyPem: string, message: string): Promise<string> {
-    const r = await this.run({ op: 'rsa-sha256-sign', privateKeyPem, message });
-    if (!r.ok || !r.signature) throw new Error(`signing failed: ${r.ok ? 'no signature' : r.reason}`);
-    return r.signature;
-  }
-
   async stop(timeoutMs: number): Promise<void> {
     if (!this.alive) return;
     let timer: NodeJS.Timeout | undefined;

@@ -1,9 +1,8 @@
 // POST /inbox (shared), /users/:name/inbox and /actor/inbox. Everything that makes a POST trustworthy happens here,
 // before it is acknowledged: the signature's shape, its date, the body's digest, the activity's shape, the key
-// (fetched and cached, refetched once for a rotated key), the RSA check in the worker pool, and that the key's
+// (fetched and cached, refetched once for a rotated key), the RSA check off the event loop, and that the key's
 // owner is the activity's actor. Then the activity is queued durably (idempotent by id) and answered with 202;
 // processing happens in the inbox worker.
-import type { VerifyPool } from '../../actors/verify-pool.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Request } from '../http/request.js';
@@ -14,13 +13,14 @@ import { activitySchema, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import { checkSignedPost, parseSignatureHeader, SignatureError, signingString, type SignatureParams } from './http-signatures.js';
 import { sameOrigin, type RemoteActors } from './remote-actors.js';
+import type { RsaSigner } from './rsa.js';
 
 export interface InboxDeps {
   readonly log: Logger;
   readonly accounts: AccountStore;
   readonly remote: RemoteActors;
   readonly jobs: InboxJobStore;
-  readonly pool: VerifyPool;
+  readonly rsa: RsaSigner;
   readonly maxBodyBytes: number;
   /** A job was queued: wake the worker. */
   readonly queued: () => void;
@@ -34,7 +34,7 @@ function unauthorized(reason: string): ApiError {
 
 export function inboxRoutes(d: InboxDeps): Route[] {
   const verifySignature = async (sig: SignatureParams, text: string, signer: Account): Promise<boolean> =>
-    (await d.pool.verifyRsaSha256(signer.publicKeyPem!, text, sig.signature)).ok;
+    d.rsa.verify(signer.publicKeyPem!, text, sig.signature);
 
   const receive = async (req: Request): Promise<Reply> => {
     const name = req.params['name'];

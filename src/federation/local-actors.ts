@@ -1,12 +1,12 @@
 // Our own actors: their key pairs (generated on first need if an account has none), their documents, and signers
 // for requests made in their name. Keys are immutable once stored, so they are cached without invalidation.
 import type { Config } from '../../config/schema.js';
-import type { VerifyPool } from '../../actors/verify-pool.js';
 import type { Account, AccountStore, LocalKeys } from '../store/accounts.js';
 import { instanceActorDocument, personDocument } from './actor-document.js';
 import type { Signer } from './http-client.js';
 import { generateRsaKeyPair } from './keys.js';
 import type { LocalUris } from './local-uris.js';
+import type { RsaSigner } from './rsa.js';
 import { requestSigner } from './signer.js';
 
 const KEY_CACHE_MAX = 10_000;
@@ -15,7 +15,7 @@ export class LocalActors {
   private readonly keys = new Map<string, Promise<LocalKeys>>();
   private instance!: Account;
 
-  constructor(private readonly accounts: AccountStore, private readonly pool: VerifyPool, readonly uris: LocalUris, private readonly config: Config) {}
+  constructor(private readonly accounts: AccountStore, private readonly rsa: RsaSigner, readonly uris: LocalUris, private readonly config: Config) {}
 
   /** Creates the instance actor on first start (its username is the handle domain, which no member can take). */
   async start(): Promise<void> {
@@ -57,7 +57,7 @@ export class LocalActors {
   /** Signs as the given local account. */
   async signerFor(a: Account): Promise<Signer> {
     const { privateKeyPem } = await this.keysOf(a.id);
-    return requestSigner(this.pool, { keyId: this.keyIdOf(a), privateKeyPem });
+    return requestSigner(this.rsa, { keyId: this.keyIdOf(a), privateKeyPem });
   }
 
   /** Signs as the instance actor: every fetch of a remote document. */
