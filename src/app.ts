@@ -20,6 +20,7 @@ import { LocalActors } from './federation/local-actors.js';
 import { LocalUris } from './federation/local-uris.js';
 import { Publisher } from './federation/publisher.js';
 import { RemoteActors } from './federation/remote-actors.js';
+import { RsaSigner } from './federation/rsa.js';
 import { AccountStore } from './store/accounts.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { FollowStore } from './store/follows.js';
@@ -108,7 +109,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const follows = new FollowStore(db);
   const inboxJobs = new InboxJobStore(db);
   const deliveries = new DeliveryStore(db);
-  const localActors = new LocalActors(accounts, verifyPool, uris, config);
+  const rsa = new RsaSigner(config.verifyPool.maxQueue);
+  const localActors = new LocalActors(accounts, rsa, uris, config);
   await localActors.start();
   const httpClient = new HttpClient({
     policy: { allow: config.federation.allowPrivate },
@@ -192,7 +194,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...instanceRoutes(instanceDocs, db),
     ...discoveryRoutes({ config, db, accounts, uris }),
     ...actorRoutes({ accounts, follows, actors: localActors, profilePage: profilePage(web, follows) }),
-    ...inboxRoutes({ log: fedLog, accounts, remote, jobs: inboxJobs, pool: verifyPool, maxBodyBytes: config.limits.bodyBytes, queued: () => inboxWorker?.kick() }),
+    ...inboxRoutes({ log: fedLog, accounts, remote, jobs: inboxJobs, rsa, maxBodyBytes: config.limits.bodyBytes, queued: () => inboxWorker?.kick() }),
     ...followRoutes(accountApi),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
