@@ -11,12 +11,15 @@ export interface DeliverySchedulerDeps<D extends QueuedDelivery> extends Deliver
     dueHosts(limit: number): Promise<string[]>;
     nextDueInMs(): Promise<number | null>;
     releaseLeasesExcept(liveOwners: readonly string[]): Promise<number>;
+    dropExpired(): Promise<number>;
   };
   /** Names of the nodes alive now (this one included); leases of any other owner are released. */
   readonly liveNodes: () => Promise<string[]>;
   readonly maxHosts: number;
   readonly hostIdleMs: number;
   readonly onError?: (e: unknown) => void;
+  /** Deliveries dropped unsent because their give-up time passed while they waited. */
+  readonly onExpired?: (count: number) => void;
 }
 
 const RELEASE_EVERY_MS = 30_000;
@@ -62,6 +65,8 @@ export class DeliveryScheduler {
       this.lastRelease = now;
       await this.d.queue.releaseLeasesExcept(await this.d.liveNodes());
     }
+    const expired = await this.d.queue.dropExpired();
+    if (expired > 0) this.d.onExpired?.(expired);
     for (const host of await this.d.queue.dueHosts(this.d.maxHosts)) await this.wake(host);
     return this.d.queue.nextDueInMs();
   }

@@ -149,6 +149,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       hostIdleMs: 30_000,
       onGiveUp: (dl, error) => fedLog.info({ inbox: dl.inboxUrl, activity: dl.activityId, attempts: dl.attempts, error }, 'delivery given up'),
       onError: (err) => fedLog.error({ err }, 'delivery scheduler round failed'),
+      onExpired: (count) => fedLog.info({ count }, 'deliveries given up unsent (past their give-up time)'),
     });
     publisher.kick = (hosts) => scheduler.kick(hosts);
     return deliverySup;

@@ -1,5 +1,6 @@
 // The activities we send, built in one place so their shapes (ids, addressing, embedded objects) stay consistent
 // with what Mastodon-family servers expect.
+import { randomBytes } from 'node:crypto';
 import type { Account } from '../store/accounts.js';
 import type { LocalUris } from './local-uris.js';
 
@@ -45,7 +46,7 @@ export function updateActorActivity(uris: LocalUris, me: Account, actorDocument:
   const actor = actorUri(me, uris);
   return {
     '@context': actorDocument['@context'] ?? AS_CONTEXT,
-    id: `${actor}#updates/${Date.now()}`,
+    id: `${actor}#updates/${Date.now()}-${randomBytes(4).toString('hex')}`, // two edits in one millisecond stay distinct
     type: 'Update',
     actor,
     to: [PUBLIC],

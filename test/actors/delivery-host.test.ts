@@ -43,7 +43,7 @@ class FakeQueue {
   }
 
   private free(r: Row): boolean {
-    return r.dueAt <= this.now() && (r.leaseUntil === null || r.leaseUntil < this.now());
+    return r.dueAt <= this.now() && r.item.giveUpAt.getTime() > this.now() && (r.leaseUntil === null || r.leaseUntil < this.now());
   }
 
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<Item[]> {
@@ -83,6 +83,18 @@ class FakeQueue {
     if (this.rows.size === 0) return null;
     const at = Math.min(...[...this.rows.values()].map((r) => Math.max(r.dueAt, r.leaseUntil ?? r.dueAt)));
     return Math.max(0, at - this.now());
+  }
+
+  /** Like the SQL: rows past their give-up time that nobody holds are deleted unsent. */
+  async dropExpired(): Promise<number> {
+    let n = 0;
+    for (const [id, r] of this.rows) {
+      if (r.item.giveUpAt.getTime() <= this.now() && (r.leaseUntil === null || r.leaseUntil < this.now())) {
+        this.rows.delete(id);
+        n++;
+      }
+    }
+    return n;
   }
 
   async releaseLeasesExcept(live: readonly string[]): Promise<number> {
