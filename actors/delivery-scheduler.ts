@@ -23,6 +23,8 @@ export interface DeliverySchedulerDeps<D extends QueuedDelivery> extends Deliver
 }
 
 const RELEASE_EVERY_MS = 30_000;
+/** With work due now, host actors drain their own backlog; the scheduler only needs to notice new hosts. */
+const BUSY_ROUND_MS = 250;
 
 export class DeliveryScheduler {
   readonly poller: Poller;
@@ -68,7 +70,8 @@ export class DeliveryScheduler {
     const expired = await this.d.queue.dropExpired();
     if (expired > 0) this.d.onExpired?.(expired);
     for (const host of await this.d.queue.dueHosts(this.d.maxHosts)) await this.wake(host);
-    return this.d.queue.nextDueInMs();
+    const next = await this.d.queue.nextDueInMs();
+    return next === null ? null : Math.max(next, BUSY_ROUND_MS);
   }
 
   private async wake(host: string): Promise<void> {

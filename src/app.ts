@@ -130,8 +130,10 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       queue: inboxJobs,
       handle: (job) => inboxHandlers.process(job),
       owner: nodeName,
-      leaseMs: 60_000,
-      batch: 16,
+      // Small batches under a long lease: a job may wait on remote fetches (10 s each), and an expired lease would
+      // let another node process the same activity.
+      leaseMs: 300_000,
+      batch: 4,
       backoff: exponentialBackoff({ baseMs: 1_000, maxMs: 60_000, maxAttempts: 5 }),
       onFailure: (job, err, willRetry) => fedLog.warn({ err, activity: job.activityId, willRetry }, 'inbox activity failed'),
       onError: (err) => fedLog.error({ err }, 'inbox worker round failed'),

@@ -1,6 +1,7 @@
 // Mastodon Account entity, for local and remote accounts.
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
+import { plainTextToHtml } from './plain-text.js';
 
 export interface AccountRow {
   readonly id: string;
@@ -53,7 +54,8 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     indexable: false,
     group: a.actorType === 'Group',
     created_at: created.toISOString(),
-    note: a.note,
+    // Remote notes were reduced to safe HTML when stored; local ones are plain text.
+    note: remote ? a.note : plainTextToHtml(a.note),
     url: remote ? (a.url ?? a.uri!) : `${config.baseUrl}/@${a.username}`,
     uri: remote ? a.uri! : `${config.baseUrl}/users/${a.username}`,
     avatar,

@@ -1,6 +1,7 @@
 // Our actors as ActivityPub documents: members are Persons, the instance actor is a Service. The attachment array
 // is where profile fields (and, later, identity statements) are published.
 import type { Config } from '../../config/schema.js';
+import { plainTextToHtml } from '../entities/plain-text.js';
 import type { Account } from '../store/accounts.js';
 import { AS_CONTEXT } from './activities.js';
 import type { LocalUris } from './local-uris.js';
@@ -21,15 +22,6 @@ export const ACTOR_CONTEXT = [
   },
 ];
 
-export function escapeText(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** A member's plain-text bio as the HTML other servers display: paragraphs and line breaks, everything escaped. */
-export function noteHtml(note: string): string {
-  if (!note.trim()) return '';
-  return note.trim().split(/\n{2,}/).map((p) => `<p>${escapeText(p).replace(/\n/g, '<br>')}</p>`).join('');
-}
 
 export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config): Record<string, unknown> {
   const id = uris.actor(a.username);
@@ -44,7 +36,7 @@ export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris
     featured: uris.featured(a.username),
     preferredUsername: a.username,
     name: a.displayName,
-    summary: noteHtml(a.note),
+    summary: plainTextToHtml(a.note),
     url: uris.profile(a.username),
     manuallyApprovesFollowers: a.locked,
     discoverable: a.discoverable ?? false,

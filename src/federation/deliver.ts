@@ -1,6 +1,7 @@
 // One delivery attempt: sign the stored body as its author, POST it to the inbox through the guarded client, and
 // classify the answer the way Mastodon does: 2xx delivered; 4xx other than 401/408/429 is permanent (404 and 410
-// included); 429 waits for Retry-After; 5xx, timeouts and network errors retry with backoff.
+// included) and so is a redirect (a POST is not followed); 429 waits for Retry-After; 5xx, timeouts and network
+// errors retry with backoff.
 import type { DeliveryOutcome } from '../../actors/delivery-host.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Delivery } from '../store/deliveries.js';
@@ -26,6 +27,7 @@ export function deliverer(http: HttpClient, accounts: AccountStore, actors: Loca
       if (s >= 200 && s < 300) return { kind: 'delivered' };
       if (s === 429) return { kind: 'retry', error: 'HTTP 429', afterMs: retryAfterMs(res.headers['retry-after']) };
       if (s >= 400 && s < 500 && s !== 401 && s !== 408) return { kind: 'drop', error: `HTTP ${s}` };
+      if (s >= 300 && s < 400) return { kind: 'drop', error: `HTTP ${s}: inboxes do not redirect` };
       return { kind: 'retry', error: `HTTP ${s}` };
     } catch (e) {
       if (!(e instanceof FetchError)) throw e;

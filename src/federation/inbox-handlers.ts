@@ -6,6 +6,7 @@ import type { FollowStore } from '../store/follows.js';
 import type { InboxJob } from '../store/inbox-jobs.js';
 import { answerFollowActivity } from './activities.js';
 import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
+import { FetchError } from './fetch-errors.js';
 import type { LocalActors } from './local-actors.js';
 import type { Publisher } from './publisher.js';
 import type { RemoteActors } from './remote-actors.js';
@@ -27,7 +28,19 @@ export class InboxHandlers {
     if (!parsed.success || !job.signerId) return;
     const signer = await this.d.accounts.byId(job.signerId);
     if (!signer || signer.deletedAt) return;
-    const a = parsed.data;
+    try {
+      await this.dispatch(parsed.data, signer);
+    } catch (e) {
+      // A refusal (a forged or invalid document) will not change on retry; network trouble may.
+      if (e instanceof FetchError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
+        this.d.log.info({ activity: job.activityId, reason: e.reason, err: e.message }, 'inbox activity refused');
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private async dispatch(a: ActivityDoc, signer: Account): Promise<void> {
     switch (a.type) {
       case 'Follow':
         return this.onFollowed(a, signer);

@@ -26,6 +26,12 @@ export interface InboxDeps {
   readonly queued: () => void;
 }
 
+/** Activity types the inbox acts on; others are verified, acknowledged and not stored. */
+const HANDLED = new Set(['Follow', 'Undo', 'Accept', 'Reject', 'Update', 'Delete', 'Block']);
+/** A signature that fails with a stored key refetches that key at most this often (key rotation is rare). */
+const REFETCH_EVERY_MS = 5 * 60_000;
+const REFETCH_MEMORY = 10_000;
+
 const ACCEPTED: Reply = { status: 202, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{}' };
 
 function unauthorized(reason: string): ApiError {
@@ -33,6 +39,17 @@ function unauthorized(reason: string): ApiError {
 }
 
 export function inboxRoutes(d: InboxDeps): Route[] {
+  // Without this, anyone could make us refetch a third party's actor with every badly signed POST naming its key.
+  const refetchedAt = new Map<string, number>();
+  const mayRefetch = (keyId: string): boolean => {
+    const now = Date.now();
+    const last = refetchedAt.get(keyId);
+    if (last !== undefined && now - last < REFETCH_EVERY_MS) return false;
+    refetchedAt.delete(keyId);
+    if (refetchedAt.size >= REFETCH_MEMORY) refetchedAt.delete(refetchedAt.keys().next().value!);
+    refetchedAt.set(keyId, now);
+    return true;
+  };
   const verifySignature = async (sig: SignatureParams, text: string, signer: Account): Promise<boolean> =>
     d.rsa.verify(signer.publicKeyPem!, text, sig.signature);
 
@@ -69,6 +86,7 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     }
     if (!(await verifySignature(sig, text, signer))) {
       // The actor may have rotated its key since we stored it: refetch once and try again.
+      if (!mayRefetch(sig.keyId)) throw unauthorized('signature does not verify');
       try {
         signer = await d.remote.byKeyId(sig.keyId, true);
       } catch {
@@ -81,7 +99,7 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     // Ids are the idempotency key: a server may only name activities on its own origin.
     if (!sameOrigin(activity.id, signer.uri!)) throw Errors.badRequest("Invalid activity: its id is not on the actor's origin");
 
-    if (await d.jobs.enqueue(activity.id, signer.id, req.body)) d.queued();
+    if (HANDLED.has(activity.type) && (await d.jobs.enqueue(activity.id, signer.id, req.body))) d.queued();
     return ACCEPTED;
   };
 

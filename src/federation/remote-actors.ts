@@ -36,7 +36,7 @@ export class RemoteActors {
     const stored = await this.d.accounts.byUri(uri);
     if (stored && !opts.refresh && !isStale(stored)) return stored;
     try {
-      return await this.fetchActor(uri, stored?.domain ?? undefined);
+      return await this.fetchActor(uri, undefined);
     } catch (e) {
       if (stored && !opts.refresh && e instanceof FetchError && e.kind === 'transient') return stored;
       throw e;
@@ -86,22 +86,24 @@ export class RemoteActors {
   /** Stores an actor document received inside a signed activity (Update) from its own origin. */
   async storeReceived(doc: ActorDoc, existing: Account): Promise<Account> {
     if (doc.id !== existing.uri) throw new FetchError('unsupported', 'origin_mismatch', doc.id);
+    this.checkOrigins(doc, doc.id);
     return this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host));
   }
 
-  private fetchActor(uri: string, knownDomain: string | undefined): Promise<Account> {
+  /** claimedDomain: the domain whose WebFinger led here (unverified until the actor's own host agrees). */
+  private fetchActor(uri: string, claimedDomain: string | undefined): Promise<Account> {
     if (this.d.uris.isLocal(uri)) return Promise.reject(new FetchError('unsupported', 'local_actor', uri));
     let p = this.inflight.get(uri);
     if (!p) {
-      p = this.fetchAndStore(uri, knownDomain).finally(() => this.inflight.delete(uri));
+      p = this.fetchAndStore(uri, claimedDomain).finally(() => this.inflight.delete(uri));
       this.inflight.set(uri, p);
     }
     return p;
   }
 
-  private async fetchAndStore(uri: string, knownDomain: string | undefined): Promise<Account> {
+  private async fetchAndStore(uri: string, claimedDomain: string | undefined): Promise<Account> {
     const { value, url } = await this.d.http.getJson(uri, actorSchema, { sign: this.d.signer });
-    const account = await this.store(value, url, knownDomain);
+    const account = await this.store(value, url, claimedDomain);
     void this.refreshCounts(account);
     return account;
   }
@@ -124,13 +126,30 @@ export class RemoteActors {
     }
   }
 
-  private async store(doc: ActorDoc, fetchedFrom: string, knownDomain: string | undefined): Promise<Account> {
-    // An actor may only be served by its own origin: a document naming another server's id is a forgery attempt.
+  /**
+   * An actor may only be served by its own origin, with its inbox and key there too: a document naming another
+   * server's id, inbox or key is a forgery attempt. Our own actors are never stored as remote ones.
+   */
+  private checkOrigins(doc: ActorDoc, fetchedFrom: string): void {
+    if (this.d.uris.isLocal(doc.id)) throw new FetchError('unsupported', 'local_actor', doc.id);
     if (!sameOrigin(doc.id, fetchedFrom)) throw new FetchError('unsupported', 'origin_mismatch', fetchedFrom);
-    if (doc.inbox && !sameOrigin(doc.inbox, doc.id)) throw new FetchError('unsupported', 'inbox_origin_mismatch', doc.id);
+    if (!sameOrigin(doc.inbox, doc.id)) throw new FetchError('unsupported', 'inbox_origin_mismatch', doc.id);
     if (doc.publicKey && !sameOrigin(doc.publicKey.id, doc.id)) throw new FetchError('unsupported', 'key_origin_mismatch', doc.id);
+  }
+
+  private async store(doc: ActorDoc, fetchedFrom: string, claimedDomain: string | undefined): Promise<Account> {
+    this.checkOrigins(doc, fetchedFrom);
     const existing = await this.d.accounts.byUri(doc.id);
-    const domain = knownDomain ?? existing?.domain ?? (await this.handleDomain(doc));
+    const host = new URL(doc.id).host.toLowerCase();
+    let domain: string;
+    if (claimedDomain === undefined) domain = existing?.domain ?? (await this.handleDomain(doc));
+    else if (claimedDomain === host || claimedDomain === existing?.domain) domain = claimedDomain;
+    else {
+      // WebFinger on one domain pointed at an actor on another host: believed only if the actor's own host names
+      // that domain as its handle domain (otherwise any server could give itself someone else's actor).
+      domain = await this.handleDomain(doc);
+      if (domain !== claimedDomain) throw new FetchError('unsupported', 'handle_mismatch', doc.id);
+    }
     return this.d.accounts.upsertRemote(toRemoteData(doc, domain));
   }
 
@@ -188,7 +207,8 @@ export function toRemoteData(doc: ActorDoc, domain: string): RemoteAccountData {
     bot: doc.type === 'Service' || doc.type === 'Application',
     discoverable: doc.discoverable,
     inboxUrl: doc.inbox,
-    sharedInboxUrl: doc.sharedInbox,
+    // A shared inbox elsewhere would let an actor point our deliveries at a third party.
+    sharedInboxUrl: doc.sharedInbox && sameOrigin(doc.sharedInbox, doc.id) ? doc.sharedInbox : null,
     outboxUrl: doc.outbox,
     followersUrl: doc.followers,
     followingUrl: doc.following,

@@ -15,7 +15,7 @@ export class RsaSigner {
 
   constructor(private readonly maxInflight: number) {}
 
-  /** false for a wrong signature, an unparsable key or a key that is not RSA; never throws for bad input. */
+  /** false for a wrong signature, an unparsable key or a key that is not RSA; throws only PoolBusyError. */
   verify(publicKeyPem: string, message: string, signature: Uint8Array): Promise<boolean> {
     let key: KeyObject;
     try {
@@ -24,7 +24,11 @@ export class RsaSigner {
       return Promise.resolve(false);
     }
     if (key.asymmetricKeyType !== 'rsa') return Promise.resolve(false);
-    return this.run<boolean>((done) => verify('sha256', Buffer.from(message), key, signature, done)).catch(() => false);
+    return this.run<boolean>((done) => verify('sha256', Buffer.from(message), key, signature, done)).catch((e: unknown) => {
+      // Overload must reach the client as 503, not pass for a bad signature (which would refetch keys).
+      if (e instanceof PoolBusyError) throw e;
+      return false;
+    });
   }
 
   /** Base64 RSASSA-PKCS1-v1_5 SHA-256 signature. */

@@ -177,6 +177,17 @@ export class AccountStore {
           if (updated.rows[0]) return (await this.byIdOn(q, updated.rows[0].id))!;
           // A key id is unique among remote accounts; an old holder (a recreated actor) gives it up.
           if (d.publicKeyId) await q.query('UPDATE accounts SET public_key_id = NULL WHERE public_key_id = $1 AND uri <> $2', [d.publicKeyId, d.uri]);
+          // The handle belonged to another actor id (recreated on its server, verified by the caller through
+          // WebFinger): the old row becomes a tombstone under a freed name, and nothing it had moves over.
+          const old = await q.query<{ id: string }>(
+            `UPDATE accounts SET username = username || '.' || id, deleted_at = now(), public_key_pem = NULL, updated_at = now()
+             WHERE lower(username) = lower($1) AND lower(domain) = lower($2) AND uri IS DISTINCT FROM $3 RETURNING id`,
+            [d.username, d.domain, d.uri],
+          );
+          for (const { id } of old.rows) {
+            await q.query('DELETE FROM follows WHERE account_id = $1 OR target_account_id = $1', [id]);
+            await q.query('DELETE FROM follow_requests WHERE account_id = $1 OR target_account_id = $1', [id]);
+          }
           const inserted = await q.query<{ id: string }>(
             `INSERT INTO accounts (uri, username, domain, actor_type, display_name, note, url, locked, bot, discoverable, inbox_url,
                shared_inbox_url, outbox_url, followers_url, following_url, featured_url, avatar_remote_url, header_remote_url,
@@ -184,7 +195,6 @@ export class AccountStore {
                remote_followers_count, remote_following_count, remote_statuses_count, fetched_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::jsonb, $20::jsonb, $21, $22,
                $23, $24, $25, $26, $27, $28, now())
-             ON CONFLICT (lower(username), coalesce(lower(domain), '')) DO UPDATE SET uri = $1, ${set}
              RETURNING id`,
             values,
           );

@@ -76,7 +76,8 @@ export class AuthEventListener implements Process {
   private readonly exit = new ExitSignal();
   private readonly collectors = new Map<string, Collector>();
   /** This node's name among the listeners (pg_stat_activity.application_name), unique per process. */
-  readonly node = `${os.hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
+  // PostgreSQL keeps 63 bytes of application_name: prefix (10) + host (≤ 24) + pid (≤ 7) + random (8) + 2 fit.
+  readonly node = `${os.hostname().slice(0, 24)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
   connected = false;
 
   private constructor(private readonly connectionString: string, private readonly handlers: AuthEventHandlers, private readonly log: Logger) {}

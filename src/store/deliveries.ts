@@ -33,8 +33,10 @@ export class DeliveryStore {
 
   /** Hosts with work due now that nobody holds. */
   async dueHosts(limit: number): Promise<string[]> {
+    // Longest-waiting hosts first, so that past the limit no host starves behind the same others.
     const rows = await this.db.rows<{ host: string }>(
-      `SELECT DISTINCT host FROM deliveries WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now()) LIMIT $1`,
+      `SELECT host FROM deliveries WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+       GROUP BY host ORDER BY min(next_attempt_at) LIMIT $1`,
       [limit],
     );
     return rows.map((r) => r.host);

@@ -256,7 +256,7 @@ describe('inbox activities', () => {
     assert.equal(await count('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = $1', [id]), 0);
   });
 
-  it('accepts and ignores activity types it does not know', async () => {
+  it('accepts activity types it does not act on with 202, and stores nothing for them', async () => {
     const liam = peer.actor('liam');
     const ids: string[] = [];
     for (const type of ['Like', 'EmojiReact', 'Move']) {
@@ -264,14 +264,9 @@ describe('inbox activities', () => {
       ids.push(id);
       await send('liam', { '@context': AS, id, type, actor: liam.id, object: `${s.url}/statuses/1`, content: '🙂' });
     }
-    await eventually(async () => {
-      const rows = (await s.app.db.pool.query('SELECT processed_at, last_error FROM inbox_jobs WHERE activity_id = ANY($1)', [ids])).rows;
-      assert.equal(rows.length, 3);
-      for (const r of rows) {
-        assert.notEqual(r.processed_at, null);
-        assert.equal(r.last_error, null);
-      }
-    });
+    // Verified and acknowledged, but not kept: a remote server cannot fill our queue with activities we ignore.
+    const rows = (await s.app.db.pool.query('SELECT 1 FROM inbox_jobs WHERE activity_id = ANY($1)', [ids])).rows;
+    assert.equal(rows.length, 0);
     const lid = await idOf('liam');
     assert.equal(await count('SELECT count(*) AS n FROM follows WHERE account_id = $1 OR target_account_id = $1', [lid]), 0);
   });

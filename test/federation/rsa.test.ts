@@ -40,6 +40,12 @@ describe('RsaSigner', () => {
     const busy = await Promise.allSettled([small.sign(a.privateKey, 'x'), small.sign(a.privateKey, 'x'), small.sign(a.privateKey, 'x')]);
     assert.ok(busy.some((r) => r.status === 'rejected' && r.reason instanceof PoolBusyError));
     assert.ok(results.every((r) => r.status === 'fulfilled'));
+    // A verification refused for overload is an error (503 at the edge), never a "bad signature".
+    const one = new RsaSigner(1);
+    const pending = one.sign(a.privateKey, 'x');
+    await assert.rejects(one.verify(a.publicKey, 'x', sig), PoolBusyError);
+    await pending;
+    assert.equal(await one.verify(a.publicKey, 'x', sig), true);
     // once drained, work is accepted again
     assert.equal(typeof (await small.sign(a.privateKey, 'x')), 'string');
   });

@@ -44,6 +44,7 @@ CREATE TABLE follows (
 );
 CREATE INDEX follows_target ON follows (target_account_id, id);
 CREATE INDEX follows_account ON follows (account_id, id);
+CREATE INDEX follows_uri ON follows (uri) WHERE uri IS NOT NULL;
 
 -- A follow waiting for approval: incoming to a locked local account, or outgoing to a remote one until it Accepts.
 CREATE TABLE follow_requests (
@@ -55,6 +56,7 @@ CREATE TABLE follow_requests (
   UNIQUE (account_id, target_account_id)
 );
 CREATE INDEX follow_requests_target ON follow_requests (target_account_id, id);
+CREATE INDEX follow_requests_uri ON follow_requests (uri) WHERE uri IS NOT NULL;
 
 CREATE TABLE blocks (
   id                bigint PRIMARY KEY DEFAULT timestamp_id(now()),
@@ -102,3 +104,4 @@ CREATE TABLE deliveries (
   UNIQUE (activity_id, inbox_url)
 );
 CREATE INDEX deliveries_due ON deliveries (host, next_attempt_at);
+CREATE INDEX deliveries_next ON deliveries (next_attempt_at);
