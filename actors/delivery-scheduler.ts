@@ -58,7 +58,7 @@ export class DeliveryScheduler {
   kick(hosts: readonly string[]): void {
     // A kick can come after shutdown began (an inbox job finishing); the rows are durable and wait for the next
     // start, so a failed wake is reported, never left as an unhandled rejection (which would kill the process).
-    for (const h of hosts) this.wake(h).catch((e: unknown) => this.d.onError?.(e));
+    for (const h of hosts) this.wake(h).catch((e: unknown) => this.poller.alive && this.d.onError?.(e));
   }
 
   private async round(): Promise<number | null> {

@@ -3,70 +3,36 @@
 // with SIGKILL while deliveries are in flight. A new process on the same database delivers every one of them,
 // without waiting for the dead process's leases to expire.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { freshDatabaseUrl } from '../support/db.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startRecordingInbox, type RecordingInbox } from '../support/recording-inbox.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
 const FOLLOWED = 30;
 const CONCURRENCY = 8;
 const LEASE_MS = 60_000;
 
-interface NodeProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  /** The first admin's one-time password, when this start created it. */
-  readonly password: string | null;
-  output(): string;
-}
-
-/** Starts `node dist/src/main.js` on this port and database and waits until it serves. */
-async function startNode(databaseUrl: string, port: number, dataDir: string): Promise<NodeProcess> {
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [MAIN], {
+/** Stoa on this port and database, as a process of its own. */
+function startNode(databaseUrl: string, port: number, dataDir: string): Promise<ServerProcess> {
+  return startServerProcess({
+    databaseUrl,
+    port,
+    host: '127.0.0.1',
     env: {
-      ...process.env,
-      PORT: String(port),
-      BASE_URL: url,
-      DATABASE_URL: databaseUrl,
       STOA_DATA_DIR: dataDir,
       FEDERATION_ALLOW_PRIVATE: 'loopback',
       DELIVERY_RETRY_BASE_MS: '100',
       DELIVERY_LEASE_MS: String(LEASE_MS),
       DELIVERY_CONCURRENCY: String(CONCURRENCY),
-      LOG_LEVEL: 'silent',
-      SHUTDOWN_GRACE_MS: '2000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d.toString()));
-  child.stderr!.on('data', (d) => (out += d.toString()));
-  let code: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve((code = c))));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('Stoa is running at')) {
-    if (code !== undefined) throw new Error(`Stoa exited with ${code} before serving:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`Stoa did not start within 30 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  // The banner is printed after the port is bound; one more tick lets the rest of it arrive.
-  await new Promise((r) => setTimeout(r, 20));
-  const health = await fetch(`${url}/health`);
-  assert.equal(health.status, 200, 'Stoa serves');
-  return { child, exited, password: /password: (\S+)/.exec(out)?.[1] ?? null, output: () => out };
 }
 
 async function api(base: string, token: string, method: string, p: string, body?: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -82,7 +48,7 @@ describe('delivery across a kill -9', () => {
   let peer: RecordingInbox;
   let db: pg.Pool;
   let dataDir: string;
-  const nodes: NodeProcess[] = [];
+  const nodes: ServerProcess[] = [];
 
   before(async () => {
     const names = Array.from({ length: FOLLOWED }, (_, i) => `peer${i}`);

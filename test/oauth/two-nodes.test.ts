@@ -1,52 +1,15 @@
 // Two server processes sharing one database: a token revoked or a member disabled through node A is refused by
 // node B on its very next request, although B had the token cached (invalidation through LISTEN/NOTIFY).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import { CookieJar, getForm, postForm } from '../support/forms.js';
 import { registerApp, signIn, userToken, verifyCredentials as verifyWith, type RegisteredApp } from '../support/oauth.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
 const APP_NAME = 'Two nodes client';
-
-interface NodeProcess {
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/** Starts `node dist/src/main.js` against an existing database and waits until it serves. */
-async function startNodeProcess(databaseUrl: string): Promise<NodeProcess> {
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: String(port), BASE_URL: url, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '2000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d.toString()));
-  child.stderr!.on('data', (d) => (out += d.toString()));
-  let code: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve((code = c))));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('Stoa is running at')) {
-    if (code !== undefined) throw new Error(`node B exited with ${code} before serving:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`node B did not start within 30 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const health = await fetch(`${url}/health`);
-  assert.equal(health.status, 200, 'node B serves');
-  return { url, child, exited, output: () => out };
-}
 
 /** verify_credentials with a bearer token. */
 function verifyCredentials(baseUrl: string, token: string) {
@@ -55,7 +18,7 @@ function verifyCredentials(baseUrl: string, token: string) {
 
 describe('revocation across two server processes sharing the database', () => {
   let a: TestServer;
-  let b: NodeProcess;
+  let b: ServerProcess;
   let app: RegisteredApp;
   let jar: CookieJar;
   let member: LocalUser;
@@ -73,7 +36,7 @@ describe('revocation across two server processes sharing the database', () => {
 
   before(async () => {
     a = await startTestServer();
-    b = await startNodeProcess(a.databaseUrl);
+    b = await startServerProcess({ databaseUrl: a.databaseUrl, port: await freePort() });
     member = await new UserStore(a.app.db).create({ username: 'nina', email: 'nina@example.test', passwordHash: await hashPassword('nina-password'), roleId: 0, approved: true });
     jar = await signIn(a.url, 'nina', 'nina-password');
     app = await registerApp(a.url, { client_name: APP_NAME, redirect_uris: 'http://127.0.0.1:9/callback', scopes: 'read write profile' });
