@@ -64,7 +64,7 @@ export interface App {
   readonly db: Database;
   readonly verifyPool: VerifyPool;
   readonly supervisor: Supervisor;
-  /** Relationship changes (the client API's follow/unfollow), for tests and tools. */
+  /** The federation stores and the remote-actor resolver, for tests and tools. */
   readonly federation: { readonly accounts: AccountStore; readonly follows: FollowStore; readonly deliveries: DeliveryStore; readonly remote: RemoteActors };
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;

@@ -28,15 +28,19 @@ export function followRoutes(d: AccountApiDeps): Route[] {
   const relationship = async (viewer: Account, other: Account): Promise<Reply> =>
     json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
 
+  /** One page of accounts related to `accountId`, newest relationship first, with its Link header. */
+  const accountPage = async (kind: 'followers' | 'following' | 'requests', accountId: string, req: Request, url: string): Promise<Reply> => {
+    const page = pageQuery(req.query, 40, 80);
+    const { items } = await d.follows.page(kind, accountId, page);
+    const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
+    const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
+    return json(200, await d.views.many(ordered), linkHeader(url, page, items.map(([rowId]) => rowId)));
+  };
+
   const list = (kind: 'followers' | 'following') => async (req: Request): Promise<Reply> => {
     if (req.headers['authorization'] !== undefined) await d.bearer.authenticate(req, READ_ACCOUNTS);
     const account = await target(req.params['id']!);
-    const page = pageQuery(req.query, 40, 80);
-    const { items } = await d.follows.page(kind, account.id, page);
-    const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
-    const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
-    const url = `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`;
-    return json(200, await d.views.many(ordered), linkHeader(url, page, items.map(([rowId]) => rowId)));
+    return accountPage(kind, account.id, req, `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`);
   };
 
   const answer = (approve: boolean) => async (req: Request): Promise<Reply> => {
@@ -88,14 +92,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
     {
       method: 'GET',
       path: '/api/v1/follow_requests',
-      handler: async (req) => {
-        const viewer = await me(req, READ_FOLLOWS);
-        const page = pageQuery(req.query, 40, 80);
-        const { items } = await d.follows.page('requests', viewer.id, page);
-        const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
-        const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
-        return json(200, await d.views.many(ordered), linkHeader(`${d.config.baseUrl}/api/v1/follow_requests`, page, items.map(([rowId]) => rowId)));
-      },
+      handler: async (req) => accountPage('requests', (await me(req, READ_FOLLOWS)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
     },
     { method: 'POST', path: '/api/v1/follow_requests/:id/authorize', body: true, handler: answer(true) },
     { method: 'POST', path: '/api/v1/follow_requests/:id/reject', body: true, handler: answer(false) },

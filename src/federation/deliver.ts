@@ -5,7 +5,7 @@
 import type { DeliveryOutcome } from '../../actors/delivery-host.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Delivery } from '../store/deliveries.js';
-import { FetchError } from './fetch-errors.js';
+import { FetchError, parseRetryAfter } from './fetch-errors.js';
 import type { HttpClient } from './http-client.js';
 import type { LocalActors } from './local-actors.js';
 
@@ -25,7 +25,7 @@ export function deliverer(http: HttpClient, accounts: AccountStore, actors: Loca
       });
       const s = res.status;
       if (s >= 200 && s < 300) return { kind: 'delivered' };
-      if (s === 429) return { kind: 'retry', error: 'HTTP 429', afterMs: retryAfterMs(res.headers['retry-after']) };
+      if (s === 429) return { kind: 'retry', error: 'HTTP 429', afterMs: parseRetryAfter(res.headers['retry-after']) };
       if (s >= 400 && s < 500 && s !== 401 && s !== 408) return { kind: 'drop', error: `HTTP ${s}` };
       if (s >= 300 && s < 400) return { kind: 'drop', error: `HTTP ${s}: inboxes do not redirect` };
       return { kind: 'retry', error: `HTTP ${s}` };
@@ -36,11 +36,4 @@ export function deliverer(http: HttpClient, accounts: AccountStore, actors: Loca
       return { kind: 'drop', error: e.message };
     }
   };
-}
-
-function retryAfterMs(v: string | undefined): number | undefined {
-  if (!v) return undefined;
-  const secs = Number(v);
-  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(v) - Date.now();
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : undefined;
 }

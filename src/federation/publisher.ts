@@ -23,11 +23,6 @@ export class Publisher {
     return this.send(activity, signer, [to.inboxUrl]);
   }
 
-  /** To every remote follower of the signer: one POST per shared inbox. */
-  async sendToFollowers(activity: Activity, signer: Account): Promise<void> {
-    return this.send(activity, signer, await this.follows.followerInboxes(signer.id));
-  }
-
   /** To every server connected with the signer (followers, followed, pending): actor Updates. */
   async sendToConnected(activity: Activity, signer: Account): Promise<void> {
     return this.send(activity, signer, await this.follows.connectedInboxes(signer.id));

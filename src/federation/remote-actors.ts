@@ -3,7 +3,7 @@
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore, RemoteAccountData } from '../store/accounts.js';
-import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webFingerSchema, type ActorDoc } from './as2.js';
+import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webFingerSchema, type ActorDoc, type WebFingerDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
@@ -48,12 +48,7 @@ export class RemoteActors {
     const stored = await this.d.accounts.byHandle(username, domain);
     if (stored && stored.domain && !isStale(stored)) return stored;
     const resource = `acct:${username}@${domain}`;
-    const { value } = await this.d.http.getJson(
-      `${this.scheme}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
-      webFingerSchema,
-      { jrd: true, accept: 'application/jrd+json, application/json' },
-    );
-    const link = actorLink(value);
+    const link = actorLink(await this.webfinger(domain, resource));
     if (!link) throw new FetchError('unsupported', 'no_actor_link', resource);
     const account = await this.fetchActor(link, domain);
     if (account.username.toLowerCase() !== username.toLowerCase()) {
@@ -153,6 +148,11 @@ export class RemoteActors {
     return this.d.accounts.upsertRemote(toRemoteData(doc, domain));
   }
 
+  private async webfinger(domain: string, resource: string): Promise<WebFingerDoc> {
+    const url = `${this.scheme}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
+    return (await this.d.http.getJson(url, webFingerSchema, { jrd: true })).value;
+  }
+
   /**
    * The domain in the actor's handle. Usually its host; a split-domain server publishes handles on another domain,
    * which is believed only when that domain's WebFinger points back at this very actor.
@@ -160,21 +160,10 @@ export class RemoteActors {
   private async handleDomain(doc: ActorDoc): Promise<string> {
     const host = new URL(doc.id).host.toLowerCase();
     try {
-      const resource = `acct:${doc.preferredUsername}@${host}`;
-      const { value } = await this.d.http.getJson(
-        `${this.scheme}://${host}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
-        webFingerSchema,
-        { jrd: true, accept: 'application/jrd+json, application/json' },
-      );
-      const m = /^acct:([^@]+)@(.+)$/i.exec(value.subject);
-      const claimed = m?.[2]?.toLowerCase();
+      const { subject } = await this.webfinger(host, `acct:${doc.preferredUsername}@${host}`);
+      const claimed = /^acct:([^@]+)@(.+)$/i.exec(subject)?.[2]?.toLowerCase();
       if (!claimed || claimed === host) return host;
-      const confirm = await this.d.http.getJson(
-        `${this.scheme}://${claimed}/.well-known/webfinger?resource=${encodeURIComponent(value.subject)}`,
-        webFingerSchema,
-        { jrd: true, accept: 'application/jrd+json, application/json' },
-      );
-      return actorLink(confirm.value) === doc.id ? claimed : host;
+      return actorLink(await this.webfinger(claimed, subject)) === doc.id ? claimed : host;
     } catch (e) {
       this.d.log.debug({ err: e, actor: doc.id }, 'webfinger check failed; using the actor host as its domain');
       return host;

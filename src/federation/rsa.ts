@@ -1,6 +1,6 @@
 // RSA-SHA256 for HTTP signatures, run on libuv's thread pool through node:crypto's callback form. Measured
-// (bench/signatures.ts, RESULTS.md): a verification costs the event loop ~13–16 µs this way against ~29 µs done
-// synchronously and ~60–95 µs through the Piscina pool (its message passing dominates such short tasks). In-flight
+// (bench/signatures.ts, RESULTS.md): a verification costs the event loop ~17 µs this way against ~22 µs done
+// synchronously and 63–94 µs through the Piscina pool (its message passing dominates such short tasks). In-flight
 // operations are bounded; past the bound callers get PoolBusyError (503 + Retry-After at the edge).
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { PoolBusyError } from '../../actors/verify-pool.js';

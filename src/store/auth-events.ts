@@ -44,7 +44,7 @@ function parsePayload(p: string): Message | undefined {
  * The nodes alive now, by their listening connections (plus `self`, which counts even while reconnecting): work
  * leased by any other owner belongs to a node that is gone.
  */
-export async function liveNodes(q: { query: pg.Pool['query'] }, self: string): Promise<string[]> {
+export async function liveNodes(q: pg.Pool | pg.Client, self: string): Promise<string[]> {
   const r = await q.query<{ name: string }>(
     'SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
     [`${APP_NAME_PREFIX}%`],
@@ -119,11 +119,7 @@ export class AuthEventListener implements Process {
   private async acknowledged(c: Collector): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const r = await client.query<{ name: string }>(
-      "SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1",
-      [`${APP_NAME_PREFIX}%`],
-    );
-    const expected = r.rows.map((x) => x.name.slice(APP_NAME_PREFIX.length));
+    const expected = await liveNodes(client, this.node);
     const missing = () => expected.filter((n) => !c.heard.has(n));
     if (missing().length === 0) return;
     await new Promise<void>((resolve) => {

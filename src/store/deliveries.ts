@@ -85,9 +85,4 @@ export class DeliveryStore {
       [liveOwners],
     );
   }
-
-  async pending(): Promise<number> {
-    const r = await this.db.one<{ n: string }>('SELECT count(*) AS n FROM deliveries');
-    return Number(r?.n ?? 0);
-  }
 }

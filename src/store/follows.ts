@@ -205,19 +205,6 @@ export class FollowStore {
     return new Map(rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following) }]));
   }
 
-  /**
-   * Where to deliver to an account's remote followers: one inbox per server when it has a shared inbox
-   * (deduplicated), else each follower's own inbox.
-   */
-  async followerInboxes(accountId: string): Promise<string[]> {
-    const rows = await this.db.rows<{ inbox: string }>(
-      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM follows f JOIN accounts a ON a.id = f.account_id
-       WHERE f.target_account_id = $1 AND a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL`,
-      [accountId],
-    );
-    return rows.map((r) => r.inbox);
-  }
-
   /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
   async connectedInboxes(accountId: string): Promise<string[]> {
     const rows = await this.db.rows<{ inbox: string }>(
