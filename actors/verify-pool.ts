@@ -2,7 +2,8 @@
 // with a bounded queue. A full queue is an explicit PoolBusyError that the HTTP edge maps to 503 + Retry-After.
 import { Piscina } from 'piscina';
 import { ExitSignal, type ExitReason, type Process } from './process.js';
-import type { VerifyResult, VerifyTask } from './workers/verify.js';
+import type { StatementVerdict } from '../src/identity/identity-statement.js';
+import type { StatementItem, StatementsResult, VerifyResult, VerifyTask } from './workers/verify.js';
 
 export interface VerifyPoolOptions {
   readonly minThreads: number;
@@ -19,11 +20,21 @@ export class PoolBusyError extends Error {
 }
 
 const TASK_FILE = new URL('./workers/verify.js', import.meta.url).href;
+/** Statements sent in one task at most (a full actor's worth is 10). */
+const MAX_BATCH = 32;
+
+interface Pending {
+  readonly item: StatementItem;
+  readonly resolve: (v: StatementVerdict) => void;
+  readonly reject: (e: unknown) => void;
+}
 
 export class VerifyPool implements Process {
   readonly name = 'verify-pool';
-  private readonly pool: Piscina<VerifyTask, VerifyResult>;
+  private readonly pool: Piscina<VerifyTask, VerifyResult | StatementsResult>;
   private readonly exit = new ExitSignal();
+  private batch: Pending[] = [];
+  private flushScheduled = false;
 
   constructor(readonly options: VerifyPoolOptions) {
     this.pool = new Piscina({
@@ -53,7 +64,7 @@ export class VerifyPool implements Process {
     this.exit.on(fn);
   }
 
-  async run(task: VerifyTask): Promise<VerifyResult> {
+  async run(task: VerifyTask): Promise<VerifyResult | StatementsResult> {
     if (!this.alive) throw new Error('the verification pool is stopped');
     if (this.pool.queueSize >= this.options.maxQueue) throw new PoolBusyError();
     try {
@@ -65,7 +76,44 @@ export class VerifyPool implements Process {
   }
 
   verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<VerifyResult> {
-    return this.run({ op: 'ed25519-verify', publicKey, message, signature });
+    return this.run({ op: 'ed25519-verify', publicKey, message, signature }) as Promise<VerifyResult>;
+  }
+
+  /**
+   * Verifies one identity statement. Statements asked for in the same turn of the event loop travel to a worker as
+   * one task: under load a pool round trip is shared by many statements (bench/identity.ts measures the gain),
+   * and a lone request waits for nothing but the end of the current turn.
+   */
+  verifyStatement(item: StatementItem): Promise<StatementVerdict> {
+    if (!this.alive) return Promise.reject(new Error('the verification pool is stopped'));
+    return new Promise((resolve, reject) => {
+      this.batch.push({ item, resolve, reject });
+      if (this.batch.length >= MAX_BATCH) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.batch;
+    if (batch.length === 0) return;
+    this.batch = [];
+    this.run({ op: 'identity-statements', items: batch.map((p) => p.item) }).then(
+      (result) => {
+        if (!result.ok || !('verdicts' in result)) {
+          const verdict: StatementVerdict = { ok: false, reason: 'verification_error' };
+          for (const p of batch) p.resolve(verdict);
+        } else {
+          for (let i = 0; i < batch.length; i++) batch[i]!.resolve(result.verdicts[i]!);
+        }
+      },
+      (e: unknown) => {
+        for (const p of batch) p.reject(e);
+      },
+    );
   }
 
   async stop(timeoutMs: number): Promise<void> {

@@ -12,6 +12,7 @@ import { measure, WARMUP_SEC } from './measure.js';
 import { startBare, startStoa, type ServerProcess } from './processes.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
+import { identityTable, measureIdentity } from './identity.js';
 import { measureSignatures, signatureTable } from './signatures.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 
@@ -86,6 +87,8 @@ async function main(): Promise<number> {
     await cleanup();
     process.stderr.write('bench: HTTP-signature crypto (servers stopped)\n');
     process.stdout.write(`\n${signatureTable(await measureSignatures())}\n`);
+    process.stderr.write('bench: identity-statement verification\n');
+    process.stdout.write(`\n${identityTable(await measureIdentity())}\n`);
     process.stderr.write(`bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
       `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`);
     return 0;

@@ -1,0 +1,120 @@
+// Identity-statement verification (FEP-c390: JSON parse, JCS, SHA-256, Ed25519), measured three ways over the same
+// statements: single-threaded with node:crypto (OpenSSL) and with @noble/ed25519, and through the Piscina pool as
+// the server runs it (batched per event-loop turn), at several pool sizes. The goal is pool ≥ 0.8 × cores × native
+// single-thread. This decided the hot-path Ed25519 (node:crypto) and the batching in actors/verify-pool.ts.
+// Run alone with `node dist/bench/identity.js`; `npm run bench` runs it after the HTTP scenarios.
+import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
+import * as noble from '@noble/ed25519';
+import { VerifyPool } from '../actors/verify-pool.js';
+import { checkProof, proofHashData, signDataIntegrityProof, type JsonObject } from '../src/identity/data-integrity.js';
+import { ed25519DidKey, parseEd25519DidKey } from '../src/identity/did-key.js';
+import { ed25519PublicKey } from '../src/identity/ed25519.js';
+import { verifyIdentityStatement } from '../src/identity/identity-statement.js';
+
+const N = Number(process.env['BENCH_STATEMENTS'] ?? 20000);
+const KEYS = 256;
+const NOW = Date.now();
+
+noble.etc.sha512Sync = (...m) => new Uint8Array(createHash('sha512').update(noble.etc.concatBytes(...m)).digest());
+
+export interface IdentityFigures {
+  readonly cores: number;
+  readonly nativePerSec: number;
+  readonly noblePerSec: number;
+  readonly pool: readonly { threads: number; batched: boolean; perSec: number; ratio: number }[];
+}
+
+function statements(): { text: string; actorId: string }[] {
+  const out: { text: string; actorId: string }[] = [];
+  for (let k = 0; k < KEYS; k++) {
+    const seed = randomBytes(32);
+    const subject = ed25519DidKey(ed25519PublicKey(seed));
+    const actorId = `https://peer${k % 16}.example/users/member${k}`;
+    const signed = signDataIntegrityProof({ type: 'VerifiableIdentityStatement', subject, alsoKnownAs: actorId },
+      { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', created: new Date(NOW).toISOString(), verificationMethod: subject, proofPurpose: 'assertionMethod' }, seed);
+    out.push({ text: JSON.stringify(signed), actorId });
+  }
+  return out;
+}
+
+/** The same steps as verifyIdentityStatement, with @noble/ed25519 for the signature (strict: zip215 off). */
+function verifyWithNoble(text: string, actorId: string): boolean {
+  const s = JSON.parse(text) as JsonObject;
+  if (s['alsoKnownAs'] !== actorId) return false;
+  const key = parseEd25519DidKey(s['subject'] as string);
+  const checked = checkProof(s['proof'], { purpose: 'assertionMethod', nowMs: NOW });
+  if (!key.ok || !checked.ok) return false;
+  const hash = proofHashData(s, s['proof'] as JsonObject);
+  return Buffer.isBuffer(hash) && noble.verify(checked.signature, hash, key.publicKey, { zip215: false });
+}
+
+function rate(n: number, ms: number): number {
+  return Math.round((n / ms) * 1000);
+}
+
+async function throughPool(threads: number, batched: boolean, items: { text: string; actorId: string }[]): Promise<number> {
+  const pool = new VerifyPool({ minThreads: threads, maxThreads: threads, maxQueue: N * 2, idleTimeoutMs: 60_000 });
+  const one = (i: number) => {
+    const it = items[i % items.length]!;
+    const item = { input: it.text, actorId: it.actorId, nowMs: NOW };
+    return batched ? pool.verifyStatement(item) : pool.run({ op: 'identity-statements', items: [item] });
+  };
+  try {
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => one(i))); // warm the workers and their key caches
+    const t0 = performance.now();
+    const results = await Promise.all(Array.from({ length: N }, (_, i) => one(i)));
+    const ms = performance.now() - t0;
+    const ok = results.every((r) => r.ok && (!('verdicts' in r) || r.verdicts.every((v) => v.ok)));
+    if (!ok) throw new Error('a statement failed to verify through the pool');
+    return rate(N, ms);
+  } finally {
+    await pool.stop(5_000);
+  }
+}
+
+export async function measureIdentity(): Promise<IdentityFigures> {
+  const items = statements();
+  const cores = os.availableParallelism();
+  for (let i = 0; i < 500; i++) verifyIdentityStatement(items[i % KEYS]!.text, items[i % KEYS]!.actorId, NOW); // warm-up
+  let t0 = performance.now();
+  for (let i = 0; i < N; i++) {
+    const it = items[i % KEYS]!;
+    if (!verifyIdentityStatement(it.text, it.actorId, NOW).ok) throw new Error('native verification failed');
+  }
+  const nativePerSec = rate(N, performance.now() - t0);
+  const M = Math.max(200, Math.floor(N / 10));
+  t0 = performance.now();
+  for (let i = 0; i < M; i++) {
+    const it = items[i % KEYS]!;
+    if (!verifyWithNoble(it.text, it.actorId)) throw new Error('noble verification failed');
+  }
+  const noblePerSec = rate(M, performance.now() - t0);
+  const pool: IdentityFigures['pool'][number][] = [];
+  for (let threads = 1; threads <= cores + 1; threads++) {
+    for (const batched of [false, true]) {
+      const perSec = await throughPool(threads, batched, items);
+      pool.push({ threads, batched, perSec, ratio: perSec / (cores * nativePerSec) });
+    }
+  }
+  return { cores, nativePerSec, noblePerSec, pool };
+}
+
+export function identityTable(f: IdentityFigures): string {
+  const best = f.pool.reduce((a, b) => (b.perSec > a.perSec ? b : a));
+  const fmt = (n: number) => n.toLocaleString('en-US').padStart(9);
+  return [
+    'Identity statements (FEP-c390)                 statements/s   vs cores × native',
+    `single thread, node:crypto (native)           ${fmt(f.nativePerSec)}`,
+    `single thread, @noble/ed25519                 ${fmt(f.noblePerSec)}   (native is ${(f.nativePerSec / f.noblePerSec).toFixed(1)}× faster)`,
+    ...f.pool.map((p) => `pool, ${p.threads} thread${p.threads > 1 ? 's' : ' '}, ${p.batched ? 'batched per turn' : 'one task each  '}       ${fmt(p.perSec)}   ${p.ratio.toFixed(2)}`),
+    `best: ${best.threads} threads, ${best.batched ? 'batched' : 'unbatched'}: ${best.ratio.toFixed(2)} of ${f.cores} cores × native single-thread (goal ≥ 0.80)`,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  measureIdentity().then((f) => process.stdout.write(identityTable(f) + '\n'), (e: unknown) => {
+    process.stderr.write(String(e) + '\n');
+    process.exit(1);
+  });
+}

@@ -1,0 +1,51 @@
+// FEP-c390 identity statements: a VerifiableIdentityStatement links an Ed25519 did:key (subject) to an actor
+// (alsoKnownAs) with an eddsa-jcs-2022 Data Integrity proof made by that key. Pure and synchronous: it runs inside
+// the verification pool (actors/workers/verify.ts). Steps and rejection cases: ../shared/reference/identity.md §5.
+import { checkProof, isJsonObject, proofHashData, type JsonObject } from './data-integrity.js';
+import { parseEd25519DidKey } from './did-key.js';
+import { verifyEd25519 } from './ed25519.js';
+import { refuse, type Refused } from './refusals.js';
+
+export const MAX_STATEMENT_BYTES = 16_384;
+export const MAX_STATEMENTS_PER_ACCOUNT = 10;
+export const STATEMENT_TYPE = 'VerifiableIdentityStatement';
+
+export type StatementVerdict = { ok: true; subject: string; expiresAtMs: number | null } | Refused;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Verifies one statement against the actor it must name. `input` is the statement's JSON exactly as received
+ * (bytes from a request, or the text of one attachment of an actor document); its size is checked first.
+ */
+export function verifyIdentityStatement(input: Uint8Array | string, actorId: string, nowMs: number): StatementVerdict {
+  const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+  if (size > MAX_STATEMENT_BYTES) return refuse('too_large');
+  let statement: unknown;
+  try {
+    statement = JSON.parse(typeof input === 'string' ? input : utf8.decode(input));
+  } catch {
+    return refuse('malformed_json');
+  }
+  return verifyParsedStatement(statement, actorId, nowMs);
+}
+
+export function verifyParsedStatement(statement: unknown, actorId: string, nowMs: number): StatementVerdict {
+  if (!isJsonObject(statement)) return refuse('malformed_statement');
+  if (statement['type'] !== STATEMENT_TYPE) return refuse('wrong_type');
+  const subject = statement['subject'];
+  if (typeof subject !== 'string' || typeof statement['alsoKnownAs'] !== 'string') return refuse('malformed_statement');
+  if ('signature' in statement) return refuse('ld_signature_unsupported');
+  if (statement['alsoKnownAs'] !== actorId) return refuse('actor_mismatch');
+  const key = parseEd25519DidKey(subject);
+  if (!key.ok) return key;
+  const checked = checkProof(statement['proof'], { purpose: 'assertionMethod', nowMs });
+  if (!checked.ok) return checked;
+  const proof = statement['proof'] as JsonObject;
+  const method = proof['verificationMethod'];
+  if (method !== subject && method !== `${subject}#${key.multibase}`) return refuse('verification_method_mismatch');
+  const hash = proofHashData(statement, proof);
+  if (!Buffer.isBuffer(hash)) return hash;
+  if (!verifyEd25519(key.publicKey, hash, checked.signature)) return refuse('signature_invalid');
+  return { ok: true, subject, expiresAtMs: checked.expiresAtMs };
+}
