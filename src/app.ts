@@ -3,6 +3,9 @@
 import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
+import { identityStatementRoutes } from './api/identity-statements.js';
+import { RemoteStatements } from './federation/remote-statements.js';
+import { IdentityStatementStore } from './store/identity-statements.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
@@ -65,7 +68,13 @@ export interface App {
   readonly verifyPool: VerifyPool;
   readonly supervisor: Supervisor;
   /** The federation stores and the remote-actor resolver, for tests and tools. */
-  readonly federation: { readonly accounts: AccountStore; readonly follows: FollowStore; readonly deliveries: DeliveryStore; readonly remote: RemoteActors };
+  readonly federation: {
+    readonly accounts: AccountStore;
+    readonly follows: FollowStore;
+    readonly deliveries: DeliveryStore;
+    readonly remote: RemoteActors;
+    readonly statements: IdentityStatementStore;
+  };
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
@@ -110,7 +119,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const inboxJobs = new InboxJobStore(db);
   const deliveries = new DeliveryStore(db);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
-  const localActors = new LocalActors(accounts, rsa, uris, config);
+  const statements = new IdentityStatementStore(db);
+  const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
     policy: { allow: config.federation.allowPrivate },
@@ -119,7 +129,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     userAgent: `Stoa/${STOA_VERSION} (+${config.baseUrl})`,
   });
   const fedLog = log.child({ component: 'federation' });
-  const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner });
+  const remoteStatements = new RemoteStatements({ pool: verifyPool, statements, clock, log: fedLog });
+  const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher);
   const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher });
@@ -201,6 +212,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...followRoutes(accountApi),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
+    ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
     ...accountRoutes(accountApi),
     ...authPageRoutes(web),
     ...authorizePageRoutes(web, oauth),
@@ -229,5 +241,5 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     opts.onFatal?.(reason.error);
   });
 
-  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop, federation: { accounts, follows, deliveries, remote } };
+  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop, federation: { accounts, follows, deliveries, remote, statements } };
 }

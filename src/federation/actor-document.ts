@@ -1,14 +1,16 @@
 // Our actors as ActivityPub documents: members are Persons, the instance actor is a Service. The attachment array
-// is where profile fields (and, later, identity statements) are published.
+// carries the profile fields and the member's identity statements (FEP-c390), the latter in their original form.
 import type { Config } from '../../config/schema.js';
 import { plainTextToHtml } from '../entities/plain-text.js';
 import type { Account } from '../store/accounts.js';
 import { AS_CONTEXT } from './activities.js';
 import type { LocalUris } from './local-uris.js';
+import { RawJson } from './raw-json.js';
 
 export const ACTOR_CONTEXT = [
   AS_CONTEXT,
   'https://w3id.org/security/v1',
+  'https://w3id.org/security/data-integrity/v1',
   {
     manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
     toot: 'http://joinmastodon.org/ns#',
@@ -19,11 +21,15 @@ export const ACTOR_CONTEXT = [
     schema: 'http://schema.org#',
     PropertyValue: 'schema:PropertyValue',
     value: 'schema:value',
+    fep: 'https://w3id.org/fep#',
+    VerifiableIdentityStatement: 'fep:VerifiableIdentityStatement',
+    subject: 'fep:subject',
   },
 ];
 
 
-export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config): Record<string, unknown> {
+/** statements: the member's live identity statements as their original JSON text. */
+export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config, statements: readonly string[] = []): Record<string, unknown> {
   const id = uris.actor(a.username);
   return {
     '@context': ACTOR_CONTEXT,
@@ -45,7 +51,7 @@ export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris
     published: dayOf(a.createdAt),
     publicKey: { id: uris.keyId(a.username), owner: id, publicKeyPem },
     tag: [],
-    attachment: a.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: f.value })),
+    attachment: [...a.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: f.value })), ...statements.map((t) => new RawJson(t))],
     endpoints: { sharedInbox: uris.sharedInbox },
     icon: { type: 'Image', mediaType: 'image/png', url: `${config.baseUrl}/avatars/original/missing.png` },
   };

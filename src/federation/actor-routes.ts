@@ -7,6 +7,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import { AS_CONTEXT } from './activities.js';
 import type { LocalActors } from './local-actors.js';
+import { stringifyWithRaw } from './raw-json.js';
 
 const AP_TYPE = 'application/activity+json; charset=utf-8';
 const COLLECTION_PAGE_SIZE = 12;
@@ -27,7 +28,7 @@ export function wantsActivityJson(req: Request): boolean {
 }
 
 export function activityJson(value: unknown, status = 200): Reply {
-  return { status, headers: { 'Content-Type': AP_TYPE, Vary: 'Accept', 'Cache-Control': 'max-age=60' }, body: JSON.stringify(value) };
+  return { status, headers: { 'Content-Type': AP_TYPE, Vary: 'Accept', 'Cache-Control': 'max-age=60' }, body: stringifyWithRaw(value) };
 }
 
 export function actorRoutes(d: ActorRoutesDeps): Route[] {

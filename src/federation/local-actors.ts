@@ -1,6 +1,7 @@
 // Our own actors: their key pairs (generated on first need if an account has none), their documents, and signers
 // for requests made in their name. Keys are immutable once stored, so they are cached without invalidation.
 import type { Config } from '../../config/schema.js';
+import type { Clock } from '../clock.js';
 import type { Account, AccountStore, LocalKeys } from '../store/accounts.js';
 import { instanceActorDocument, personDocument } from './actor-document.js';
 import type { Signer } from './http-client.js';
@@ -15,7 +16,15 @@ export class LocalActors {
   private readonly keys = new Map<string, Promise<LocalKeys>>();
   private instance!: Account;
 
-  constructor(private readonly accounts: AccountStore, private readonly rsa: RsaSigner, readonly uris: LocalUris, private readonly config: Config) {}
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly rsa: RsaSigner,
+    readonly uris: LocalUris,
+    private readonly config: Config,
+    /** A member's live identity statements (original JSON), published in the actor's attachment. */
+    private readonly statements: { live(accountId: string, now: Date): Promise<string[]> },
+    private readonly clock: Clock,
+  ) {}
 
   /** Creates the instance actor on first start (its username is the handle domain, which no member can take). */
   async start(): Promise<void> {
@@ -47,7 +56,8 @@ export class LocalActors {
 
   async document(a: Account): Promise<Record<string, unknown>> {
     const { publicKeyPem } = await this.keysOf(a.id);
-    return a.instanceActor ? instanceActorDocument(a, publicKeyPem, this.uris, this.config) : personDocument(a, publicKeyPem, this.uris, this.config);
+    if (a.instanceActor) return instanceActorDocument(a, publicKeyPem, this.uris, this.config);
+    return personDocument(a, publicKeyPem, this.uris, this.config, await this.statements.live(a.id, new Date(this.clock.now())));
   }
 
   keyIdOf(a: Account): string {

@@ -5,6 +5,7 @@ import type { Account } from '../store/accounts.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { FollowStore } from '../store/follows.js';
 import type { Activity } from './activities.js';
+import { stringifyWithRaw } from './raw-json.js';
 
 export class Publisher {
   /** Set once the delivery scheduler runs; until then queued work is found by its first round. */
@@ -14,7 +15,7 @@ export class Publisher {
 
   async send(activity: Activity, signer: Account, inboxes: readonly (string | null)[]): Promise<void> {
     const targets = inboxes.filter((i): i is string => !!i);
-    const hosts = await this.deliveries.enqueue(activity.id, signer.id, JSON.stringify(activity), targets, this.config.federation.deliveryGiveUpMs);
+    const hosts = await this.deliveries.enqueue(activity.id, signer.id, stringifyWithRaw(activity), targets, this.config.federation.deliveryGiveUpMs);
     if (hosts.length) this.kick(hosts);
   }
 

@@ -20,6 +20,8 @@ export interface RemoteActorsDeps {
   readonly uris: LocalUris;
   /** Signs GETs as the instance actor (servers in authorized-fetch mode refuse unsigned ones). */
   readonly signer: Signer;
+  /** Verifies and stores the identity statements of every actor document stored. */
+  readonly statements: { sync(account: Account, attachment: readonly unknown[]): Promise<void> };
 }
 
 export class RemoteActors {
@@ -82,7 +84,12 @@ export class RemoteActors {
   async storeReceived(doc: ActorDoc, existing: Account): Promise<Account> {
     if (doc.id !== existing.uri) throw new FetchError('unsupported', 'origin_mismatch', doc.id);
     this.checkOrigins(doc, doc.id);
-    return this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host));
+    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host)));
+  }
+
+  private async stored(doc: ActorDoc, account: Account): Promise<Account> {
+    await this.d.statements.sync(account, doc.attachment);
+    return account;
   }
 
   /** claimedDomain: the domain whose WebFinger led here (unverified until the actor's own host agrees). */
@@ -145,7 +152,7 @@ export class RemoteActors {
       domain = await this.handleDomain(doc);
       if (domain !== claimedDomain) throw new FetchError('unsupported', 'handle_mismatch', doc.id);
     }
-    return this.d.accounts.upsertRemote(toRemoteData(doc, domain));
+    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, domain)));
   }
 
   private async webfinger(domain: string, resource: string): Promise<WebFingerDoc> {

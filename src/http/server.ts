@@ -13,6 +13,8 @@ import { Router } from './router.js';
 import type { Reply, Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
 
+const EMPTY = Buffer.alloc(0);
+
 export interface HttpServerDeps {
   readonly config: Config;
   readonly log: Logger;
@@ -156,11 +158,14 @@ export class HttpServer {
 
     const contentType = headers['content-type'] ?? '';
     const kind = hasBody ? bodyKindOf(contentType) : 'none';
-    if (kind === null) return this.send(res, ex, req, Errors.unsupportedMediaType(contentType.split(';', 1)[0]!));
+    if (kind === null || (route.body === 'raw' && kind !== 'json' && kind !== 'none')) {
+      return this.send(res, ex, req, Errors.unsupportedMediaType(contentType.split(';', 1)[0]!));
+    }
     const limit = limitFor(kind, this.deps.config.limits, route.maxBodyBytes);
     if (declared !== null && declared > limit) return this.send(res, ex, req, Errors.bodyTooLarge(limit));
     if (!hasBody) {
       req.body = {};
+      req.rawBody = EMPTY;
       return this.run(route, req, res, ex);
     }
     ex.readingBody = true;
@@ -173,7 +178,7 @@ export class HttpServer {
       ex.closeAfter = false;
       try {
         req.rawBody = outcome.data;
-        req.body = decodeBody(kind, contentType, outcome.data);
+        if (route.body !== 'raw') req.body = decodeBody(kind, contentType, outcome.data);
       } catch (e) {
         return this.send(res, ex, req, e);
       }

@@ -18,8 +18,11 @@ export interface Route {
   readonly method: Method;
   /** `/api/v1/accounts/:id` style; parameters are whole segments. */
   readonly path: string;
-  /** Whether a request body is read and parsed (JSON, url-encoded or multipart). */
-  readonly body?: boolean;
+  /**
+   * Whether a request body is read and parsed (JSON, url-encoded or multipart). 'raw': a JSON body is read but not
+   * parsed here (req.rawBody only): the handler sends the bytes to the pool, which parses them off the event loop.
+   */
+  readonly body?: boolean | 'raw';
   /** Overrides the configured byte limit for this route's body. */
   readonly maxBodyBytes?: number;
   readonly handler: Handler;

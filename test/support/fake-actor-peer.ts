@@ -28,6 +28,8 @@ export interface PeerActor {
   privateKeyPem: string;
   /** Every document of the actor answers 410. */
   gone: boolean;
+  /** The actor's attachment array (profile fields, identity statements …), served as set. */
+  attachment: unknown[];
 }
 
 export interface ActorOptions {
@@ -36,6 +38,7 @@ export interface ActorOptions {
   keyDocument?: KeyDocumentStyle;
   /** The document claims an id, key and owner on this origin while being served here: a forgery. */
   claimOrigin?: string;
+  attachment?: unknown[];
 }
 
 /** One request the peer answered. Header names are lower-case; repeated headers are joined with ', '. */
@@ -184,6 +187,7 @@ function actorDocument(a: PeerActor): Record<string, unknown> {
     manuallyApprovesFollowers: a.locked,
     endpoints: { sharedInbox: `${new URL(home).origin}/inbox` },
     publicKey: { id: a.keyId, owner: a.id, publicKeyPem: a.publicKeyPem },
+    attachment: a.attachment,
   };
 }
 
@@ -312,6 +316,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
         displayName: opts.displayName ?? name,
         locked: opts.locked ?? false,
         gone: false,
+        attachment: opts.attachment ?? [],
         ...keys,
       };
       actors.set(name, a);

@@ -1,0 +1,110 @@
+// Identity statements (FEP-c390): a member publishes statements linking their actor to keys they hold, deletes
+// them, and anyone reads an account's live statements. Statements are verified in the pool (never on the event
+// loop), stored as the exact bytes received, and announced to connected servers with an actor Update.
+//
+// Reads are public, as Mastodon's account endpoints are: the same statements are public in the actor document. A
+// token, if sent, must be valid and carry read or read:accounts.
+import { z } from 'zod';
+import type { VerifyPool } from '../../actors/verify-pool.js';
+import type { Clock } from '../clock.js';
+import { Errors } from '../errors.js';
+import type { FollowService } from '../federation/follow-service.js';
+import type { LocalUris } from '../federation/local-uris.js';
+import type { Request } from '../http/request.js';
+import { jsonText } from '../http/respond.js';
+import type { Reply, Route } from '../http/types.js';
+import { MAX_STATEMENT_BYTES, MAX_STATEMENTS_PER_ACCOUNT } from '../identity/identity-statement.js';
+import { REFUSALS } from '../identity/refusals.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { IdentityStatementStore } from '../store/identity-statements.js';
+
+const WRITE: Requirement = { scopes: ['write:accounts'], user: true };
+const READ: Requirement = { scopes: ['read:accounts'], user: false };
+/** The transport limit (413); anything between MAX_STATEMENT_BYTES and this is read and refused with 422. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+const DeleteBody = z.object({
+  subject: z.string().max(2048).regex(/^did:key:/, 'subject must be a did:key identifier'),
+});
+
+export interface IdentityStatementDeps {
+  readonly bearer: BearerAuth;
+  readonly clock: Clock;
+  readonly pool: VerifyPool;
+  readonly statements: IdentityStatementStore;
+  readonly accounts: AccountStore;
+  readonly uris: LocalUris;
+  readonly followService: FollowService;
+}
+
+function list(documents: readonly string[]): Reply {
+  return jsonText(200, `[${documents.join(',')}]`);
+}
+
+function invalid(description: string) {
+  return Errors.unprocessable('Invalid identity statement', description);
+}
+
+export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
+  const member = async (req: Request): Promise<Account> => {
+    const t = await d.bearer.authenticate(req, WRITE);
+    const account = await d.accounts.byId(t.record.user!.accountId);
+    if (!account) throw Errors.notFound();
+    return account;
+  };
+  const now = () => new Date(d.clock.now());
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/accounts/identity_statements',
+      body: 'raw',
+      maxBodyBytes: MAX_BODY_BYTES,
+      handler: async (req) => {
+        const me = await member(req);
+        const raw = req.rawBody!;
+        if (raw.byteLength > MAX_STATEMENT_BYTES) throw invalid(REFUSALS.too_large);
+        const verdict = await d.pool.verifyStatement({ input: raw, actorId: d.uris.actor(me.username), nowMs: d.clock.now() });
+        if (!verdict.ok) throw invalid(REFUSALS[verdict.reason]);
+        const outcome = await d.statements.publish(
+          me.id,
+          { subject: verdict.subject, document: raw.toString('utf8'), expiresAt: verdict.expiresAtMs === null ? null : new Date(verdict.expiresAtMs) },
+          MAX_STATEMENTS_PER_ACCOUNT,
+          now(),
+        );
+        if (!outcome.ok) {
+          if (outcome.reason === 'no_account') throw Errors.notFound();
+          throw Errors.unprocessable(
+            'Too many identity statements',
+            `An account keeps at most ${MAX_STATEMENTS_PER_ACCOUNT} identity statements; delete one before adding another`,
+          );
+        }
+        await d.followService.announceProfile(me);
+        return list(outcome.statements);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/accounts/identity_statements',
+      body: true,
+      handler: async (req) => {
+        const me = await member(req);
+        const parsed = DeleteBody.safeParse(req.body);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (await d.statements.remove(me.id, parsed.data.subject)) await d.followService.announceProfile(me);
+        return list(await d.statements.live(me.id, now()));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id/identity_statements',
+      handler: async (req) => {
+        if (req.headers['authorization'] !== undefined) await d.bearer.authenticate(req, READ);
+        const a = await d.accounts.byId(req.params['id']!);
+        if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
+        return list(await d.statements.live(a.id, now()));
+      },
+    },
+  ];
+}
