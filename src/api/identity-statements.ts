@@ -42,6 +42,14 @@ function list(documents: readonly string[]): Reply {
   return jsonText(200, `[${documents.join(',')}]`);
 }
 
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 function invalid(description: string) {
   return Errors.unprocessable('Invalid identity statement', description);
 }
@@ -87,11 +95,16 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/accounts/identity_statements',
-      body: true,
+      // Read raw so that unparsable JSON is the 422 the endpoint promises, not the generic 400.
+      body: 'raw',
+      maxBodyBytes: 4096,
       handler: async (req) => {
         const me = await member(req);
-        const parsed = DeleteBody.safeParse(req.body);
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const parsed = DeleteBody.safeParse(parseJson(req.rawBody!));
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw Errors.validation(issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : 'the body must be a JSON object with a subject');
+        }
         if (await d.statements.remove(me.id, parsed.data.subject)) await d.followService.announceProfile(me);
         return list(await d.statements.live(me.id, now()));
       },

@@ -21,13 +21,41 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function verifyIdentityStatement(input: Uint8Array | string, actorId: string, nowMs: number): StatementVerdict {
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
   if (size > MAX_STATEMENT_BYTES) return refuse('too_large');
+  let text: string;
   let statement: unknown;
   try {
-    statement = JSON.parse(typeof input === 'string' ? input : utf8.decode(input));
+    text = typeof input === 'string' ? input : utf8.decode(input);
+    statement = JSON.parse(text);
   } catch {
     return refuse('malformed_json');
   }
+  // JSON.parse keeps the last of repeated names, other parsers the first: the stored text must mean one thing.
+  if (memberCount(text) !== keyCount(statement)) return refuse('duplicate_keys');
   return verifyParsedStatement(statement, actorId, nowMs);
+}
+
+/** Object members written in valid JSON text: each has exactly one ':' outside strings. */
+function memberCount(text: string): number {
+  let n = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) n++;
+  }
+  return n;
+}
+
+/** Object keys in a parsed value (after JSON.parse folded repeated names into one). */
+function keyCount(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let n = 0;
+  if (Array.isArray(value)) for (const v of value) n += keyCount(v);
+  else for (const k of Object.keys(value)) n += 1 + keyCount((value as Record<string, unknown>)[k]);
+  return n;
 }
 
 export function verifyParsedStatement(statement: unknown, actorId: string, nowMs: number): StatementVerdict {
