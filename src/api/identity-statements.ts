@@ -88,7 +88,8 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
             `An account keeps at most ${MAX_STATEMENTS_PER_ACCOUNT} identity statements; delete one before adding another`,
           );
         }
-        await d.followService.announceProfile(me);
+        // Posting the same bytes again changes nothing and announces nothing (no Update fan-out on retries).
+        if (outcome.changed) await d.followService.announceProfile(me);
         return list(outcome.statements);
       },
     },

@@ -4,7 +4,8 @@
 // here (pool busy, database) leaves the stored statements as they were.
 import type { VerifyPool } from '../../actors/verify-pool.js';
 import type { Clock } from '../clock.js';
-import { MAX_STATEMENTS_PER_ACCOUNT, STATEMENT_TYPE } from '../identity/identity-statement.js';
+import { MAX_STATEMENTS_PER_ACCOUNT, STATEMENT_TYPE, type StatementVerdict } from '../identity/identity-statement.js';
+import { refuse } from '../identity/refusals.js';
 import type { Logger } from '../log.js';
 import type { Account } from '../store/accounts.js';
 import type { IdentityStatementStore, StoredStatement } from '../store/identity-statements.js';
@@ -24,9 +25,11 @@ export class RemoteStatements {
     if (!actorId) return;
     try {
       // Bounded work per actor: only the first few statements are looked at (the same limit members have).
-      const texts = attachment.filter(isStatement).slice(0, MAX_STATEMENTS_PER_ACCOUNT).map((s) => JSON.stringify(s));
+      const texts = attachment.filter(isStatement).slice(0, MAX_STATEMENTS_PER_ACCOUNT).map(textOf);
       const nowMs = this.d.clock.now();
-      const verdicts = await Promise.all(texts.map((input) => this.d.pool.verifyStatement({ input, actorId, nowMs })));
+      const verdicts = await Promise.all(
+        texts.map((input): Promise<StatementVerdict> => (input === null ? Promise.resolve(refuse('malformed_statement')) : this.d.pool.verifyStatement({ input, actorId, nowMs }))),
+      );
       const kept = new Map<string, StoredStatement>();
       verdicts.forEach((v, i) => {
         if (!v.ok) {
@@ -39,6 +42,15 @@ export class RemoteStatements {
     } catch (err) {
       this.d.log.warn({ err, actor: actorId }, 'remote identity statements not updated');
     }
+  }
+}
+
+/** The statement as JSON text; null for one that cannot be serialised (nested past the stack): only it is dropped. */
+function textOf(item: unknown): string | null {
+  try {
+    return JSON.stringify(item);
+  } catch {
+    return null;
   }
 }
 

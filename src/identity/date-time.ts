@@ -18,7 +18,11 @@ export function parseDateTimeStamp(text: string): number | null {
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const fraction = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  return Date.UTC(year, month - 1, day, hour, minute, second, fraction) - offsetMinutes * 60_000;
+  // Date.UTC alone reads years 0–99 as 1900–1999; setUTCFullYear takes the year as written. The time is added
+  // after, so that 24:00:00 is the next midnight.
+  const midnightOf = new Date(0);
+  midnightOf.setUTCFullYear(year, month - 1, day);
+  return midnightOf.getTime() + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + fraction;
 }
 
 function daysIn(year: number, month: number): number {

@@ -4,11 +4,14 @@
 import { checkProof, isJsonObject, proofHashData, type JsonObject } from './data-integrity.js';
 import { parseEd25519DidKey } from './did-key.js';
 import { verifyEd25519 } from './ed25519.js';
+import { jcs } from './jcs.js';
 import { refuse, type Refused } from './refusals.js';
 
 export const MAX_STATEMENT_BYTES = 16_384;
 export const MAX_STATEMENTS_PER_ACCOUNT = 10;
 export const STATEMENT_TYPE = 'VerifiableIdentityStatement';
+/** Real statements nest 2 or 3 levels (statement → proof → @context); extra properties get some room. */
+export const MAX_DEPTH = 32;
 
 export type StatementVerdict = { ok: true; subject: string; expiresAtMs: number | null } | Refused;
 
@@ -29,14 +32,22 @@ export function verifyIdentityStatement(input: Uint8Array | string, actorId: str
   } catch {
     return refuse('malformed_json');
   }
+  const shape = scan(text);
+  // A fixed bound, so that the verdict never depends on how much stack canonicalisation happens to have.
+  if (shape.depth > MAX_DEPTH) return refuse('too_deep');
   // JSON.parse keeps the last of repeated names, other parsers the first: the stored text must mean one thing.
-  if (memberCount(text) !== keyCount(statement)) return refuse('duplicate_keys');
+  if (shape.members !== keyCount(statement)) return refuse('duplicate_keys');
   return verifyParsedStatement(statement, actorId, nowMs);
 }
 
-/** Object members written in valid JSON text: each has exactly one ':' outside strings. */
-function memberCount(text: string): number {
-  let n = 0;
+/**
+ * One pass over valid JSON text: its object members (each has exactly one ':' outside strings) and its deepest
+ * nesting of objects and arrays.
+ */
+function scan(text: string): { members: number; depth: number } {
+  let members = 0;
+  let level = 0;
+  let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -44,17 +55,29 @@ function memberCount(text: string): number {
       if (c === 0x5c) i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x3a) n++;
+    else if (c === 0x3a) members++;
+    else if (c === 0x7b || c === 0x5b) depth = Math.max(depth, ++level);
+    else if (c === 0x7d || c === 0x5d) level--;
   }
-  return n;
+  return { members, depth };
 }
 
-/** Object keys in a parsed value (after JSON.parse folded repeated names into one). */
-function keyCount(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
+/** Object keys in a parsed value (after JSON.parse folded repeated names into one). Iterative: input may nest deeply. */
+function keyCount(root: unknown): number {
   let n = 0;
-  if (Array.isArray(value)) for (const v of value) n += keyCount(v);
-  else for (const k of Object.keys(value)) n += 1 + keyCount((value as Record<string, unknown>)[k]);
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const v of value) stack.push(v);
+    } else {
+      for (const k of Object.keys(value)) {
+        n++;
+        stack.push((value as Record<string, unknown>)[k]);
+      }
+    }
+  }
   return n;
 }
 
@@ -70,6 +93,9 @@ export function verifyParsedStatement(statement: unknown, actorId: string, nowMs
   const checked = checkProof(statement['proof'], { purpose: 'assertionMethod', nowMs });
   if (!checked.ok) return checked;
   const proof = statement['proof'] as JsonObject;
+  // Stricter than vc-di-eddsa's prefix rule (as Mitra is): a proof @context must be the statement's whole @context,
+  // so no context entry of a statement goes unsigned.
+  if ('@context' in proof && jcs(proof['@context']) !== jcs(statement['@context'])) return refuse('proof_context_mismatch');
   const method = proof['verificationMethod'];
   if (method !== subject && method !== `${subject}#${key.multibase}`) return refuse('verification_method_mismatch');
   const hash = proofHashData(statement, proof);

@@ -2,6 +2,7 @@
 export const REFUSALS = {
   too_large: 'The statement is larger than 16384 bytes',
   malformed_json: 'The statement is not valid UTF-8 JSON',
+  too_deep: 'The statement nests objects or arrays more than 32 levels deep',
   duplicate_keys: 'The statement repeats a property name (parsers would disagree on its value)',
   malformed_statement: 'The statement does not have the shape of a VerifiableIdentityStatement',
   wrong_type: 'The statement type must be the string VerifiableIdentityStatement',

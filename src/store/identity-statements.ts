@@ -9,7 +9,8 @@ export interface StoredStatement {
   readonly expiresAt: Date | null;
 }
 
-export type PublishOutcome = { ok: true; statements: string[] } | { ok: false; reason: 'limit' | 'no_account' };
+/** changed: false when the same subject was already stored with exactly this text (nothing to announce). */
+export type PublishOutcome = { ok: true; changed: boolean; statements: string[] } | { ok: false; reason: 'limit' | 'no_account' };
 
 const LIVE = '(expires_at IS NULL OR expires_at > $2)';
 
@@ -31,17 +32,17 @@ export class IdentityStatementStore {
       const locked = await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       if (locked.rowCount === 0) return { ok: false, reason: 'no_account' } as const;
       await q.query('DELETE FROM identity_statements WHERE account_id = $1 AND expires_at <= $2', [accountId, now]);
-      const replaced = await q.query(
-        'UPDATE identity_statements SET document = $3, expires_at = $4, updated_at = now() WHERE account_id = $1 AND subject = $2',
-        [accountId, s.subject, s.document, s.expiresAt],
-      );
-      if (replaced.rowCount === 0) {
+      const existing = await q.query<{ document: string }>('SELECT document FROM identity_statements WHERE account_id = $1 AND subject = $2', [accountId, s.subject]);
+      const changed = existing.rows[0]?.document !== s.document;
+      if (existing.rowCount && changed) {
+        await q.query('UPDATE identity_statements SET document = $3, expires_at = $4, updated_at = now() WHERE account_id = $1 AND subject = $2', [accountId, s.subject, s.document, s.expiresAt]);
+      } else if (!existing.rowCount) {
         const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM identity_statements WHERE account_id = $1', [accountId]);
         if (count.rows[0]!.n >= max) return { ok: false, reason: 'limit' } as const;
         await q.query('INSERT INTO identity_statements (account_id, subject, document, expires_at) VALUES ($1, $2, $3, $4)', [accountId, s.subject, s.document, s.expiresAt]);
       }
       const rows = await q.query<{ document: string }>(`SELECT document FROM identity_statements WHERE account_id = $1 AND ${LIVE} ORDER BY id`, [accountId, now]);
-      return { ok: true, statements: rows.rows.map((r) => r.document) } as const;
+      return { ok: true, changed, statements: rows.rows.map((r) => r.document) } as const;
     });
   }
 

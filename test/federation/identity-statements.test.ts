@@ -82,6 +82,22 @@ describe('identity statements between two Stoa servers and a Fedify peer', () =>
     assert.deepEqual(peer.errors, []);
   });
 
+  it('posting the same statement again announces nothing; a changed one is announced once', async () => {
+    const key = newIdentityKey();
+    const statement = signStatement(key, adminA);
+    assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', statement)).status, 200);
+    await peer.waitFor((r) => r.type === 'Update' && statementsIn((r.raw as Json).object.attachment).some((s: Json) => s.subject === key.did));
+    const pending = async () => Number((await a.app.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM deliveries')).rows[0]!.n);
+    await eventually(async () => assert.equal(await pending(), 0));
+    const mark = peer.received.length;
+    assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', statement)).status, 200);
+    const changed = signStatement(key, adminA, { created: '2025-06-01T00:00:00Z' });
+    assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', changed)).status, 200);
+    await peer.waitFor((r) => r.type === 'Update' && statementsIn((r.raw as Json).object.attachment).some((s: Json) => s.subject === key.did && s.proof.created === '2025-06-01T00:00:00Z'));
+    await eventually(async () => assert.equal(await pending(), 0));
+    assert.equal(peer.received.slice(mark).filter((r) => r.type === 'Update').length, 1);
+  });
+
   it('a deleted statement disappears on the second server and the Fedify peer gets an Update without it', async () => {
     const key = newIdentityKey();
     assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', signStatement(key, adminA))).status, 200);
