@@ -4,6 +4,11 @@ import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
+import { statusRoutes } from './api/statuses.js';
+import { StatusViews } from './api/status-views.js';
+import { timelineRoutes } from './api/timelines.js';
+import { StatusService } from './federation/status-service.js';
+import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
@@ -120,6 +125,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const deliveries = new DeliveryStore(db);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
   const statements = new IdentityStatementStore(db);
+  const statuses = new StatusStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -203,6 +209,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
   const views = new AccountViews(follows, config);
+  const statusViews = new StatusViews(accounts, views, statuses, uris);
+  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
@@ -213,6 +221,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
+    ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews }),
+    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),
     ...authPageRoutes(web),
     ...authorizePageRoutes(web, oauth),

@@ -12,12 +12,12 @@ import type { Requirement } from '../oauth/bearer.js';
 import type { CachedToken } from '../oauth/token-cache.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
+import { railsBool } from './params.js';
 
 const VERIFY: Requirement = { scopes: ['read:accounts', 'profile'], user: true };
 const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
 const READ: Requirement = { scopes: ['read:accounts'], user: false };
 
-const railsBool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on', 'off', '']).transform((v) => v === 'true' || v === '1' || v === 'on')]);
 const UpdateCredentials = z.object({
   display_name: z.string().max(30, 'Display name is too long (maximum is 30 characters)').optional(),
   note: z.string().max(500, 'Note is too long (maximum is 500 characters)').optional(),

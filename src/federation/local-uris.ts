@@ -41,6 +41,23 @@ export class LocalUris {
   profile(username: string): string {
     return `${this.base}/@${username}`;
   }
+  /** A local status's ActivityPub id (the Note). */
+  status(username: string, id: string): string {
+    return `${this.actor(username)}/statuses/${id}`;
+  }
+  /** The page a person opens for a local status. */
+  statusUrl(username: string, id: string): string {
+    return `${this.base}/@${username}/${id}`;
+  }
+  tag(name: string): string {
+    return `${this.base}/tags/${encodeURIComponent(name)}`;
+  }
+  /** The status id of a local status URI (`…/users/NAME/statuses/ID`), or undefined. */
+  statusIdOf(uri: string): string | undefined {
+    if (!uri.startsWith(this.usersPrefix)) return undefined;
+    const m = /^[A-Za-z0-9_]+\/statuses\/(\d{1,19})$/.exec(uri.slice(this.usersPrefix.length));
+    return m?.[1];
+  }
 
   /** The username of a local actor URI (`…/users/NAME`), or undefined for anything else. */
   usernameOf(uri: string): string | undefined {

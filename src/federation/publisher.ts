@@ -24,6 +24,16 @@ export class Publisher {
     return this.send(activity, signer, [to.inboxUrl]);
   }
 
+  /**
+   * A status's audience: the signer's followers (unless direct) and the mentioned remote accounts; a shared inbox
+   * gets one copy.
+   */
+  async sendToAudience(activity: Activity, signer: Account, followers: boolean, mentioned: readonly Account[]): Promise<void> {
+    const inboxes = new Set(followers ? await this.follows.followerInboxes(signer.id) : []);
+    for (const m of mentioned) if (m.domain && m.inboxUrl) inboxes.add(m.sharedInboxUrl ?? m.inboxUrl);
+    return this.send(activity, signer, [...inboxes]);
+  }
+
   /** To every server connected with the signer (followers, followed, pending): actor Updates. */
   async sendToConnected(activity: Activity, signer: Account): Promise<void> {
     return this.send(activity, signer, await this.follows.connectedInboxes(signer.id));

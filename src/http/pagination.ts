@@ -39,3 +39,14 @@ export function linkHeader(url: string, page: PageQuery, cursors: readonly strin
   const prev = `<${url}?${limit}&since_id=${cursors[0]}>; rel="prev"`;
   return { Link: `${next}, ${prev}` };
 }
+
+/**
+ * Link header for timelines (statuses keyed by their own ids): next → max_id = last, prev → min_id = first, with
+ * the request's other parameters (local, only_media …) carried over.
+ */
+export function timelineLinks(url: string, page: PageQuery, ids: readonly string[], keep: Readonly<Record<string, string | undefined>> = {}): Record<string, string> | undefined {
+  if (ids.length === 0) return undefined;
+  let base = `${url}?limit=${page.limit}`;
+  for (const [k, v] of Object.entries(keep)) if (v !== undefined) base += `&${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+  return { Link: `<${base}&max_id=${ids[ids.length - 1]}>; rel="next", <${base}&min_id=${ids[0]}>; rel="prev"` };
+}

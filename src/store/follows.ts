@@ -206,6 +206,16 @@ export class FollowStore {
   }
 
   /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
+  /** The inboxes of the account's remote followers, one per shared inbox. */
+  async followerInboxes(accountId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ inbox: string }>(
+      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM follows f JOIN accounts a ON a.id = f.account_id
+       WHERE f.target_account_id = $1 AND a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL`,
+      [accountId],
+    );
+    return rows.map((r) => r.inbox);
+  }
+
   async connectedInboxes(accountId: string): Promise<string[]> {
     const rows = await this.db.rows<{ inbox: string }>(
       `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM accounts a

@@ -1,0 +1,14 @@
+// Parameter shapes the API routes share (Rails-style booleans as clients send them in forms, JSON and queries).
+import { z } from 'zod';
+
+export const railsBool = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0', 'on', 'off', '']).transform((v) => v === 'true' || v === '1' || v === 'on'),
+]);
+
+/** A query flag: present and truthy. */
+export function flag(v: unknown): boolean {
+  return v === true || v === 'true' || v === '1' || v === 'on';
+}
+
+export const idParam = z.string().regex(/^\d{1,19}$/, 'must be an id');

@@ -1,0 +1,137 @@
+// Statuses: post (Idempotency-Key honoured), read (visibility enforced on every read), delete (returns the source
+// for delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import type { StatusService } from '../federation/status-service.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
+import { idParam, railsBool } from './params.js';
+import type { StatusViews } from './status-views.js';
+
+const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
+const READ: Requirement = { scopes: ['read:statuses'], user: false };
+const MAX_CHARS = 500;
+const MAX_ANCESTORS = 40;
+const MAX_DESCENDANTS = 60;
+
+const PostBody = z.object({
+  status: z.string().max(100_000).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+  in_reply_to_id: idParam.optional().or(z.literal('')),
+  spoiler_text: z.string().max(MAX_CHARS, `Spoiler text is too long (maximum is ${MAX_CHARS} characters)`).optional(),
+  sensitive: railsBool.optional(),
+  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code').optional().or(z.literal('')).or(z.null()),
+  media_ids: z.array(z.string()).max(4).optional(),
+  poll: z.unknown().optional(),
+});
+
+export interface StatusApiDeps {
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly service: StatusService;
+  readonly views: StatusViews;
+}
+
+export function statusRoutes(d: StatusApiDeps): Route[] {
+  const member = async (req: Request): Promise<Account> => {
+    const t = await d.bearer.authenticate(req, WRITE);
+    const me = await d.accounts.byId(t.record.user!.accountId);
+    if (!me) throw Errors.notFound();
+    return me;
+  };
+  /** Public reads take no token; a token that is sent must be valid. Returns the viewer's account id. */
+  const viewer = async (req: Request): Promise<string | null> => {
+    if (req.headers['authorization'] === undefined) return null;
+    const t = await d.bearer.authenticate(req, READ);
+    return t.record.user?.accountId ?? null;
+  };
+  const visible = async (id: string | undefined, viewerId: string | null): Promise<Status> => {
+    const s = id && /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
+    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+    return s;
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/statuses',
+      body: true,
+      handler: async (req) => {
+        const me = await member(req);
+        const parsed = PostBody.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const p = parsed.data;
+        if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');
+        if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
+        const text = p.status ?? '';
+        if (text.trim() === '') throw Errors.validation("Text can't be blank");
+        if ([...text].length > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
+        const inReplyTo = p.in_reply_to_id ? await visible(p.in_reply_to_id, me.id) : null;
+        const key = req.headers['idempotency-key'];
+        if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
+        const status = await d.service.post(me, {
+          text,
+          visibility: p.visibility ?? 'public',
+          spoilerText: p.spoiler_text ?? '',
+          sensitive: p.sensitive ?? false,
+          language: p.language || null,
+          inReplyTo,
+          idempotencyKey: key,
+        });
+        return json(200, await d.views.one(status, me.id));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/statuses/:id',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        return json(200, await d.views.one(await visible(req.params['id'], viewerId), viewerId));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/statuses/:id',
+      handler: async (req) => {
+        const me = await member(req);
+        const s = await visible(req.params['id'], me.id);
+        if (s.accountId !== me.id) throw Errors.notFound();
+        await d.service.remove(me, s);
+        return json(200, await d.views.one(s, me.id, { withText: true }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/statuses/:id/context',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const s = await visible(req.params['id'], viewerId);
+        const ancestors: Status[] = [];
+        for (let p = s.inReplyToId; p && ancestors.length < MAX_ANCESTORS; ) {
+          const parent = await d.statuses.byId(p);
+          if (!parent || !(await d.statuses.canSee(parent, viewerId))) break;
+          ancestors.unshift(parent);
+          p = parent.inReplyToId;
+        }
+        // Breadth-first under the status, each level oldest first, bounded.
+        const descendants: Status[] = [];
+        for (let level = [s.id]; level.length && descendants.length < MAX_DESCENDANTS; ) {
+          const next: string[] = [];
+          for (const id of level) {
+            for (const r of await d.statuses.repliesTo(id, viewerId, MAX_DESCENDANTS - descendants.length)) {
+              descendants.push(r);
+              next.push(r.id);
+            }
+          }
+          level = next;
+        }
+        return json(200, { ancestors: await d.views.many(ancestors, viewerId), descendants: await d.views.many(descendants, viewerId) });
+      },
+    },
+  ];
+}

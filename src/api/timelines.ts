@@ -1,0 +1,93 @@
+// Timelines: home (the member's own statuses, those of accounts they follow, and direct mentions), public (local,
+// remote), a hashtag's, and an account's statuses. Link-header pagination with absolute URLs; none on an empty page.
+import { Errors } from '../errors.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import { pageQuery, timelineLinks } from '../http/pagination.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { Status, StatusStore } from '../store/statuses.js';
+import { flag } from './params.js';
+import type { StatusViews } from './status-views.js';
+
+const HOME: Requirement = { scopes: ['read:statuses'], user: true };
+const READ: Requirement = { scopes: ['read:statuses'], user: false };
+
+export interface TimelineDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly views: StatusViews;
+}
+
+type Scope = 'all' | 'local' | 'remote';
+
+export function timelineRoutes(d: TimelineDeps): Route[] {
+  const viewer = async (req: Request): Promise<string | null> => {
+    if (req.headers['authorization'] === undefined) return null;
+    return (await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null;
+  };
+  const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Record<string, string | undefined> = {}) => {
+    const page = pageQuery(req.query, 20, 40);
+    const links = timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id), keep);
+    return json(200, await d.views.many(list, viewerId), links);
+  };
+  const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
+    const local = flag(req.query['local']);
+    const remote = flag(req.query['remote']);
+    return { scope: local ? 'local' : remote ? 'remote' : 'all', keep: { local: local ? 'true' : undefined, remote: remote ? 'true' : undefined } };
+  };
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/timelines/home',
+      handler: async (req) => {
+        const me = (await d.bearer.authenticate(req, HOME)).record.user!.accountId;
+        return reply(req, await d.statuses.home(me, pageQuery(req.query, 20, 40)), me);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/timelines/public',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const { scope, keep } = scopeOf(req);
+        // No media exists yet: an only_media timeline is empty.
+        if (flag(req.query['only_media'])) return json(200, []);
+        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope), viewerId, keep);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/timelines/tag/:hashtag',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const { scope, keep } = scopeOf(req);
+        const tag = req.params['hashtag']!;
+        if (!/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) return json(200, []);
+        if (flag(req.query['only_media'])) return json(200, []);
+        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope), viewerId, keep);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id/statuses',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const id = req.params['id']!;
+        const a = /^\d{1,19}$/.test(id) ? await d.accounts.byId(id) : undefined;
+        if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
+        // Nothing can be pinned and no media exists yet: those filters give empty pages.
+        if (flag(req.query['pinned']) || flag(req.query['only_media'])) return json(200, []);
+        const excludeReplies = flag(req.query['exclude_replies']);
+        const tagged = str(req.query['tagged']);
+        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, tagged });
+        return reply(req, list, viewerId, { exclude_replies: excludeReplies ? 'true' : undefined, tagged });
+      },
+    },
+  ];
+}

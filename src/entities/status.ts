@@ -1,0 +1,69 @@
+// Status rows → Mastodon's Status entity (entities/Status.md). Everything a client may rely on is present, with
+// empty lists and nulls for what Stoa does not have yet (media, polls, cards, quotes).
+import type { LocalUris } from '../federation/local-uris.js';
+import type { Account } from '../store/accounts.js';
+import type { Status } from '../store/statuses.js';
+
+export interface StatusContext {
+  readonly uris: LocalUris;
+  /** The author as an Account entity. */
+  readonly account: unknown;
+  readonly author: Account;
+  /** The mentioned accounts (rows), in the status's order. */
+  readonly mentions: readonly Account[];
+  readonly repliesCount: number;
+  /** The viewer is the author (pinned is only shown to them). */
+  readonly own: boolean;
+  /** Set on delete: the source text, for delete-and-redraft. */
+  readonly withText?: boolean;
+}
+
+export function statusUri(s: Status, author: Account, uris: LocalUris): string {
+  return s.uri ?? uris.status(author.username, s.id);
+}
+
+export function statusUrl(s: Status, author: Account, uris: LocalUris): string | null {
+  return s.local ? uris.statusUrl(author.username, s.id) : (s.url ?? s.uri);
+}
+
+export function acctOf(a: Account): string {
+  return a.domain ? `${a.username}@${a.domain}` : a.username;
+}
+
+export function statusEntity(s: Status, c: StatusContext) {
+  return {
+    id: s.id,
+    created_at: s.createdAt.toISOString(),
+    in_reply_to_id: s.inReplyToId,
+    in_reply_to_account_id: s.inReplyToAccountId,
+    sensitive: s.sensitive,
+    spoiler_text: s.spoilerText,
+    visibility: s.visibility,
+    language: s.language,
+    uri: statusUri(s, c.author, c.uris),
+    url: statusUrl(s, c.author, c.uris),
+    replies_count: c.repliesCount,
+    reblogs_count: 0,
+    favourites_count: 0,
+    quotes_count: 0,
+    edited_at: s.editedAt ? s.editedAt.toISOString() : null,
+    favourited: false,
+    reblogged: false,
+    muted: false,
+    bookmarked: false,
+    ...(c.own ? { pinned: false } : {}),
+    content: s.content,
+    filtered: [],
+    reblog: null,
+    account: c.account,
+    media_attachments: [],
+    mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),
+    tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
+    emojis: [],
+    card: null,
+    poll: null,
+    quote: null,
+    quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
+    text: c.withText ? s.text : null,
+  };
+}

@@ -1,0 +1,83 @@
+// Our statuses as ActivityStreams: the Note, and the Create and Delete that carry it. Addressing follows the
+// visibility the way Mastodon does, so other servers file the post under the same visibility.
+import type { Config } from '../../config/schema.js';
+import type { Account } from '../store/accounts.js';
+import type { Status, Visibility } from '../store/statuses.js';
+import { AS_CONTEXT, PUBLIC, actorUri, type Activity } from './activities.js';
+import type { LocalUris } from './local-uris.js';
+
+export const NOTE_CONTEXT = [
+  AS_CONTEXT,
+  { sensitive: 'as:sensitive', Hashtag: 'as:Hashtag', toot: 'http://joinmastodon.org/ns#' },
+];
+
+export interface NoteParts {
+  readonly status: Status;
+  readonly author: Account;
+  readonly mentions: readonly Account[];
+  /** The replied-to status's ActivityPub id. */
+  readonly inReplyTo: string | null;
+}
+
+export function addressing(visibility: Visibility, followers: string, mentioned: readonly string[]): { to: string[]; cc: string[] } {
+  switch (visibility) {
+    case 'public':
+      return { to: [PUBLIC], cc: [followers, ...mentioned] };
+    case 'unlisted':
+      return { to: [followers], cc: [PUBLIC, ...mentioned] };
+    case 'private':
+      return { to: [followers], cc: [...mentioned] };
+    case 'direct':
+      return { to: [...mentioned], cc: [] };
+  }
+}
+
+export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Record<string, unknown> {
+  const { status: s, author } = p;
+  const id = uris.status(author.username, s.id);
+  const mentioned = p.mentions.map((m) => actorUri(m, uris));
+  return {
+    id,
+    type: 'Note',
+    summary: s.spoilerText || null,
+    inReplyTo: p.inReplyTo,
+    published: s.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    ...(s.editedAt ? { updated: s.editedAt.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+    url: uris.statusUrl(author.username, s.id),
+    attributedTo: uris.actor(author.username),
+    ...addressing(s.visibility, uris.followers(author.username), mentioned),
+    sensitive: s.sensitive,
+    content: s.content,
+    ...(s.language ? { contentMap: { [s.language]: s.content } } : {}),
+    attachment: [],
+    tag: [
+      ...p.mentions.map((m) => ({ type: 'Mention', href: actorUri(m, uris), name: `@${m.username}@${m.domain ?? config.localDomain}` })),
+      ...s.tags.map((name) => ({ type: 'Hashtag', href: uris.tag(name), name: `#${name}` })),
+    ],
+  };
+}
+
+export function createNoteActivity(note: Record<string, unknown>, uris: LocalUris, author: Account): Activity {
+  return {
+    '@context': NOTE_CONTEXT,
+    id: `${note['id'] as string}/activity`,
+    type: 'Create',
+    actor: uris.actor(author.username),
+    published: note['published'],
+    to: note['to'],
+    cc: note['cc'],
+    object: note,
+  };
+}
+
+export function deleteNoteActivity(note: Record<string, unknown>, uris: LocalUris, author: Account): Activity {
+  return {
+    '@context': AS_CONTEXT,
+    id: `${note['id'] as string}#delete`,
+    type: 'Delete',
+    actor: uris.actor(author.username),
+    to: note['to'],
+    cc: note['cc'],
+    object: { id: note['id'], type: 'Tombstone' },
+  };
+}

@@ -1,0 +1,104 @@
+// What happens when a member posts or deletes: mentions resolved (remote handles over WebFinger), text rendered to
+// safe HTML, the status stored (idempotently), and the Create or Delete queued for the status's audience.
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { Status, StatusStore, Visibility } from '../store/statuses.js';
+import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
+import { FetchError } from './fetch-errors.js';
+import type { LocalUris } from './local-uris.js';
+import { createNoteActivity, deleteNoteActivity, noteDocument } from './note-document.js';
+import type { Publisher } from './publisher.js';
+import type { RemoteActors } from './remote-actors.js';
+
+/** Remote handles resolved over the network for one post, at most (the rest stay plain text). */
+const MAX_REMOTE_LOOKUPS = 10;
+const MAX_MENTIONS = 50;
+
+export interface NewPost {
+  readonly text: string;
+  readonly visibility: Visibility;
+  readonly spoilerText: string;
+  readonly sensitive: boolean;
+  readonly language: string | null;
+  readonly inReplyTo: Status | null;
+  readonly idempotencyKey?: string;
+}
+
+export interface StatusServiceDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly statuses: StatusStore;
+  readonly accounts: AccountStore;
+  readonly remote: RemoteActors;
+  readonly publisher: Publisher;
+  readonly uris: LocalUris;
+}
+
+export class StatusService {
+  private readonly hostingDomain: string;
+
+  constructor(private readonly d: StatusServiceDeps) {
+    this.hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
+  }
+
+  async post(me: Account, p: NewPost): Promise<Status> {
+    const mentioned = await this.resolveMentions(p.text);
+    const links = new Map<string, ResolvedMention>();
+    for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
+    const accounts = [...new Map([...mentioned.values()].map((a) => [a.id, a])).values()];
+    const { status, created } = await this.d.statuses.create(
+      {
+        accountId: me.id, uri: null, url: null, text: p.text, content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
+        spoilerText: p.spoilerText, visibility: p.visibility, sensitive: p.sensitive || p.spoilerText !== '', language: p.language,
+        inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, local: true,
+        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text),
+      },
+      p.idempotencyKey,
+    );
+    if (created) await this.federate(status, me, 'create');
+    return status;
+  }
+
+  async remove(me: Account, s: Status): Promise<void> {
+    if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
+  }
+
+  private async federate(s: Status, author: Account, kind: 'create' | 'delete'): Promise<void> {
+    const mentions = await this.d.accounts.byIds(s.mentionIds);
+    let inReplyTo: string | null = null;
+    let parentAuthor: Account | undefined;
+    if (s.inReplyToId) {
+      const parent = await this.d.statuses.byId(s.inReplyToId);
+      parentAuthor = parent && (await this.d.accounts.byId(parent.accountId));
+      if (parent && parentAuthor) inReplyTo = parent.uri ?? this.d.uris.status(parentAuthor.username, parent.id);
+    }
+    const note = noteDocument({ status: s, author, mentions, inReplyTo }, this.d.uris, this.d.config);
+    const activity = kind === 'create' ? createNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
+    // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
+    const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : mentions;
+    await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', audience);
+  }
+
+  /** The accounts a text mentions, keyed by the handle as written (lower-cased); unknown handles are left out. */
+  private async resolveMentions(text: string): Promise<Map<string, Account>> {
+    const out = new Map<string, Account>();
+    let lookups = 0;
+    for (const m of extractMentions(text).slice(0, MAX_MENTIONS)) {
+      const local = m.domain === null || m.domain === this.d.config.localDomain || m.domain === this.hostingDomain;
+      let a = await this.d.accounts.byHandle(m.username, local ? null : m.domain);
+      if (local && a && (!a.hasUser || a.instanceActor)) a = undefined;
+      if (!a && !local && lookups < MAX_REMOTE_LOOKUPS) {
+        lookups++;
+        try {
+          a = await this.d.remote.byHandle(m.username, m.domain!);
+        } catch (e) {
+          if (!(e instanceof FetchError)) throw e;
+          this.d.log.info({ acct: m.acct, reason: e.reason }, 'mention not resolved');
+        }
+      }
+      if (a && !a.deletedAt) out.set(m.acct.toLowerCase(), a);
+    }
+    return out;
+  }
+}

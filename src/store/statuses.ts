@@ -1,0 +1,206 @@
+// Statuses with their mentions and hashtags; who may read them (visibility) and the timelines that list them.
+// Pages follow Mastodon: max_id (older than), since_id (newer than, newest first), min_id (just newer, oldest
+// first, returned newest first), limit.
+import type { PageQuery } from '../http/pagination.js';
+import type { Database, Queryable } from './db.js';
+
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export interface Status {
+  readonly id: string;
+  readonly accountId: string;
+  readonly uri: string | null;
+  readonly url: string | null;
+  readonly text: string;
+  readonly content: string;
+  readonly spoilerText: string;
+  readonly visibility: Visibility;
+  readonly sensitive: boolean;
+  readonly language: string | null;
+  readonly inReplyToId: string | null;
+  readonly inReplyToAccountId: string | null;
+  readonly inReplyToUri: string | null;
+  readonly local: boolean;
+  readonly createdAt: Date;
+  readonly editedAt: Date | null;
+  readonly deletedAt: Date | null;
+  /** Mentioned accounts' ids (ascending). */
+  readonly mentionIds: readonly string[];
+  /** Hashtag names as first written. */
+  readonly tags: readonly string[];
+}
+
+export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt'> & { readonly createdAt?: Date };
+
+const COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
+  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
+  ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
+  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags`;
+
+interface Row {
+  [k: string]: unknown;
+  id: string; account_id: string; uri: string | null; url: string | null; text: string; content: string; spoiler_text: string;
+  visibility: number; sensitive: boolean; language: string | null; in_reply_to_id: string | null; in_reply_to_account_id: string | null;
+  in_reply_to_uri: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
+  mention_ids: string[]; tags: string[];
+}
+
+function toStatus(r: Row): Status {
+  return {
+    id: r.id, accountId: r.account_id, uri: r.uri, url: r.url, text: r.text, content: r.content, spoilerText: r.spoiler_text,
+    visibility: VISIBILITIES[r.visibility]!, sensitive: r.sensitive, language: r.language, inReplyToId: r.in_reply_to_id,
+    inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, local: r.local, createdAt: r.created_at,
+    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags,
+  };
+}
+
+/** SQL that is true when viewer ($n) may read status s: the one visibility rule every read goes through. */
+export function visibleTo(param: string): string {
+  return `(s.visibility <= 1 OR s.account_id = ${param}
+    OR (s.visibility = 2 AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${param} AND f.target_account_id = s.account_id))
+    OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = s.id AND vm.account_id = ${param}))`;
+}
+
+/** Cursor conditions and order for a page; params are appended to `values`. */
+function paged(page: PageQuery, values: unknown[]): { where: string; order: string; reverse: boolean } {
+  const parts: string[] = [];
+  if (page.maxId) parts.push(`s.id < $${values.push(page.maxId)}`);
+  if (page.sinceId) parts.push(`s.id > $${values.push(page.sinceId)}`);
+  if (page.minId) parts.push(`s.id > $${values.push(page.minId)}`);
+  const reverse = !!page.minId && !page.sinceId;
+  return { where: parts.length ? ` AND ${parts.join(' AND ')}` : '', order: reverse ? 'ASC' : 'DESC', reverse };
+}
+
+export class StatusStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Stores a status with its mentions and tags. With an idempotency key, a repeat within a day returns the status
+   * the first request created (created: false).
+   */
+  async create(s: NewStatus, idempotencyKey?: string): Promise<{ status: Status; created: boolean }> {
+    const id = await this.db.tx(async (q) => {
+      if (idempotencyKey !== undefined) {
+        await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`status-idem:${s.accountId}:${idempotencyKey}`]);
+        const seen = await q.query<{ status_id: string }>(
+          `SELECT status_id FROM status_idempotency WHERE account_id = $1 AND key = $2 AND created_at > now() - interval '1 day'`,
+          [s.accountId, idempotencyKey],
+        );
+        if (seen.rows[0]) return { id: seen.rows[0].status_id, created: false };
+      }
+      const r = await q.query<{ id: string }>(
+        `INSERT INTO statuses (account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
+           in_reply_to_account_id, in_reply_to_uri, local, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now())) RETURNING id`,
+        [s.accountId, s.uri, s.url, s.text, s.content, s.spoilerText, VISIBILITIES.indexOf(s.visibility), s.sensitive, s.language,
+          s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null],
+      );
+      const id = r.rows[0]!.id;
+      await this.link(q, id, s.mentionIds, s.tags);
+      if (idempotencyKey !== undefined) {
+        await q.query(
+          `INSERT INTO status_idempotency (account_id, key, status_id) VALUES ($1, $2, $3)
+           ON CONFLICT (account_id, key) DO UPDATE SET status_id = EXCLUDED.status_id, created_at = now()`,
+          [s.accountId, idempotencyKey, id],
+        );
+      }
+      return { id, created: true };
+    });
+    return { status: (await this.byId(id.id))!, created: id.created };
+  }
+
+  private async link(q: Queryable, statusId: string, mentionIds: readonly string[], tags: readonly string[]): Promise<void> {
+    if (mentionIds.length) {
+      await q.query('INSERT INTO status_mentions (status_id, account_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING', [statusId, mentionIds]);
+    }
+    for (const name of tags) {
+      const t = await q.query<{ id: string }>(
+        `INSERT INTO tags (name) VALUES ($1) ON CONFLICT (lower(name)) DO UPDATE SET name = tags.name RETURNING id`,
+        [name],
+      );
+      await q.query('INSERT INTO status_tags (status_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [statusId, t.rows[0]!.id]);
+    }
+  }
+
+  async byId(id: string): Promise<Status | undefined> {
+    const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = $1`, [id]);
+    return r && toStatus(r);
+  }
+
+  async byUri(uri: string): Promise<Status | undefined> {
+    const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.uri = $1`, [uri]);
+    return r && toStatus(r);
+  }
+
+  /** Whether the viewer (null: anonymous) may read the status. */
+  async canSee(s: Status, viewerId: string | null): Promise<boolean> {
+    if (s.deletedAt) return false;
+    if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
+    if (viewerId === null) return false;
+    const r = await this.db.one<{ ok: boolean }>(`SELECT ${visibleTo('$2')} AS ok FROM statuses s WHERE s.id = $1`, [s.id, viewerId]);
+    return r?.ok === true;
+  }
+
+  /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */
+  async softDelete(id: string): Promise<boolean> {
+    return (await this.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL', [id])) > 0;
+  }
+
+  /** An account's statuses as the viewer may see them. */
+  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; tagged?: string } = {}): Promise<Status[]> {
+    const values: unknown[] = [accountId];
+    let where = 's.account_id = $1 AND s.deleted_at IS NULL';
+    where += viewerId === null ? ' AND s.visibility <= 1' : ` AND ${visibleTo(`$${values.push(viewerId)}`)}`;
+    if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
+    if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND lower(t.name) = lower($${values.push(opts.tagged)}))`;
+    return this.page(where, values, page);
+  }
+
+  /** The member's own statuses, those of accounts they follow, and direct statuses mentioning them. */
+  async home(viewerId: string, page: PageQuery): Promise<Status[]> {
+    const where = `s.deleted_at IS NULL AND (s.account_id = $1
+      OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1))
+      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))`;
+    return this.page(where, [viewerId], page);
+  }
+
+  /** Public statuses: all, local only, or remote only. */
+  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
+    const where = `s.deleted_at IS NULL AND s.visibility = 0${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}`;
+    return this.page(where, [], page);
+  }
+
+  /** Public statuses with a hashtag. */
+  async tagged(tag: string, page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
+    const values: unknown[] = [tag];
+    const where = `s.deleted_at IS NULL AND s.visibility = 0${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
+      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE lower(t.name) = lower($1))`;
+    return this.page(where, values, page);
+  }
+
+  private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
+    const p = paged(page, values);
+    const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE ${where}${p.where} ORDER BY s.id ${p.order} LIMIT $${values.push(page.limit)}`, values);
+    const list = rows.map(toStatus);
+    return p.reverse ? list.reverse() : list;
+  }
+
+  /** How many visible replies each status has. */
+  async replyCounts(ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.rows<{ id: string; n: number }>(
+      `SELECT in_reply_to_id AS id, count(*)::int AS n FROM statuses WHERE in_reply_to_id = ANY($1::bigint[]) AND deleted_at IS NULL GROUP BY in_reply_to_id`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /** Replies to a status (direct children), oldest first. */
+  async repliesTo(id: string, viewerId: string | null, limit: number): Promise<Status[]> {
+    const values: unknown[] = [id];
+    const vis = viewerId === null ? 's.visibility <= 1' : visibleTo(`$${values.push(viewerId)}`);
+    const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND s.deleted_at IS NULL AND ${vis} ORDER BY s.id LIMIT ${limit}`, values);
+    return rows.map(toStatus);
+  }
+}
