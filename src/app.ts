@@ -7,6 +7,8 @@ import { identityStatementRoutes } from './api/identity-statements.js';
 import { statusRoutes } from './api/statuses.js';
 import { StatusViews } from './api/status-views.js';
 import { timelineRoutes } from './api/timelines.js';
+import { NoteHandlers } from './federation/note-handlers.js';
+import { noteRoutes } from './federation/note-routes.js';
 import { StatusService } from './federation/status-service.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
@@ -139,7 +141,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher);
-  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher });
+  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, uris, http: httpClient, signer: localActors.instanceSigner });
+  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
   const startInbox = () =>
@@ -221,6 +224,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
+    ...noteRoutes({ accounts, statuses, service: statusService }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),

@@ -87,20 +87,20 @@ const MAX_TYPE = 128;
 // How many entries of a "one or many" value are looked at when searching for a usable one (keys, images, urls).
 const MAX_SCAN = 16;
 
-const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+export const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
-function isRecord(x: unknown): x is Record<string, unknown> {
+export function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-function asArray(x: unknown): unknown[] {
+export function asArray(x: unknown): unknown[] {
   if (x === undefined || x === null) return [];
   return Array.isArray(x) ? x : [x];
 }
 
 /** `x` itself when it is an absolute http(s) URL without credentials, else null. Kept byte-for-byte (not
  *  re-serialised) because ids are compared with the ones other documents carry. */
-function httpUrl(x: unknown): string | null {
+export function httpUrl(x: unknown): string | null {
   if (typeof x !== 'string' || x.length === 0 || x.length > MAX_URL) return null;
   let u: URL;
   try {
@@ -128,7 +128,7 @@ export function idOf(x: unknown): string | null {
 }
 
 /** An http(s) id of a reference (string or object with id). */
-function refUrl(x: unknown): string | null {
+export function refUrl(x: unknown): string | null {
   return httpUrl(idOf(x));
 }
 
@@ -140,7 +140,7 @@ function truncate(s: string, max: number): string {
 }
 
 /** A string cut to `max`, without NUL characters (PostgreSQL text refuses them), or null. */
-function text(x: unknown, max: number): string | null {
+export function text(x: unknown, max: number): string | null {
   if (typeof x !== 'string') return null;
   return truncate(x.includes('\u0000') ? x.replaceAll('\u0000', '') : x, max);
 }
@@ -154,12 +154,12 @@ function displayText(raw: Record<string, unknown>, key: 'name' | 'summary', max:
 }
 
 /** The first string of a type (a type may be an array in JSON-LD). */
-function typeName(t: unknown): string | null {
+export function typeName(t: unknown): string | null {
   const first = Array.isArray(t) ? t.find((x) => typeof x === 'string') : t;
   return typeof first === 'string' && first.length > 0 && first.length <= MAX_TYPE ? first : null;
 }
 
-function hasType(t: unknown, name: string): boolean {
+export function hasType(t: unknown, name: string): boolean {
   return t === name || (Array.isArray(t) && t.slice(0, MAX_SCAN).includes(name));
 }
 
@@ -172,7 +172,7 @@ function actorTypeOf(t: unknown): ActorType | null {
 }
 
 /** The first usable href of a `url`: a string, a Link object, or an array of either. */
-function firstHref(x: unknown): string | null {
+export function firstHref(x: unknown): string | null {
   for (const item of asArray(x).slice(0, MAX_SCAN)) {
     const href = typeof item === 'string' ? httpUrl(item) : isRecord(item) ? httpUrl(item.href) : null;
     if (href) return href;
@@ -340,7 +340,7 @@ export function actorLink(doc: WebFingerDoc): string | undefined {
 }
 
 /** to/cc as a list of http(s) ids; the compact forms of the public collection are spelled out. */
-function audience(x: unknown): string[] {
+export function audience(x: unknown): string[] {
   const out: string[] = [];
   for (const item of asArray(x).slice(0, MAX_AUDIENCE)) {
     const id = idOf(item);

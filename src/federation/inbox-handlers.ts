@@ -8,6 +8,7 @@ import { answerFollowActivity } from './activities.js';
 import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalActors } from './local-actors.js';
+import type { NoteHandlers } from './note-handlers.js';
 import type { Publisher } from './publisher.js';
 import type { RemoteActors } from './remote-actors.js';
 
@@ -18,6 +19,7 @@ export interface InboxHandlerDeps {
   readonly remote: RemoteActors;
   readonly actors: LocalActors;
   readonly publisher: Publisher;
+  readonly notes: NoteHandlers;
 }
 
 export class InboxHandlers {
@@ -56,6 +58,8 @@ export class InboxHandlers {
         return this.onDeleted(a, signer);
       case 'Block':
         return this.onBlocked(a, signer);
+      case 'Create':
+        return this.d.notes.onCreated(a, signer);
       default:
         // Accepted and ignored: posts, likes and the rest arrive with later features.
         return;
@@ -145,7 +149,10 @@ export class InboxHandlers {
   }
 
   private async onDeleted(a: ActivityDoc, actor: Account): Promise<void> {
-    if (a.objectId !== actor.uri) return; // deletes of posts arrive with statuses
+    if (a.objectId !== actor.uri) {
+      if (a.objectId) await this.d.notes.onDeleted(a.objectId, actor);
+      return;
+    }
     await this.d.accounts.markDeleted(actor.id);
     this.d.log.info({ actor: actor.uri }, 'remote actor deleted');
   }

@@ -64,7 +64,8 @@ export class StatusService {
     if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
   }
 
-  private async federate(s: Status, author: Account, kind: 'create' | 'delete'): Promise<void> {
+  /** A local status as its Note document. */
+  async note(s: Status, author: Account): Promise<{ note: Record<string, unknown>; mentions: Account[]; parentAuthor?: Account }> {
     const mentions = await this.d.accounts.byIds(s.mentionIds);
     let inReplyTo: string | null = null;
     let parentAuthor: Account | undefined;
@@ -73,7 +74,11 @@ export class StatusService {
       parentAuthor = parent && (await this.d.accounts.byId(parent.accountId));
       if (parent && parentAuthor) inReplyTo = parent.uri ?? this.d.uris.status(parentAuthor.username, parent.id);
     }
-    const note = noteDocument({ status: s, author, mentions, inReplyTo }, this.d.uris, this.d.config);
+    return { note: noteDocument({ status: s, author, mentions, inReplyTo }, this.d.uris, this.d.config), mentions, parentAuthor };
+  }
+
+  private async federate(s: Status, author: Account, kind: 'create' | 'delete'): Promise<void> {
+    const { note, mentions, parentAuthor } = await this.note(s, author);
     const activity = kind === 'create' ? createNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : mentions;

@@ -206,6 +206,15 @@ export class FollowStore {
   }
 
   /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
+  /** Whether any local account follows this (remote) account: its posts then belong in someone's home. */
+  async hasLocalFollowers(accountId: string): Promise<boolean> {
+    const r = await this.db.one<{ ok: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = $1 AND a.domain IS NULL) AS ok',
+      [accountId],
+    );
+    return r?.ok === true;
+  }
+
   /** The inboxes of the account's remote followers, one per shared inbox. */
   async followerInboxes(accountId: string): Promise<string[]> {
     const rows = await this.db.rows<{ inbox: string }>(

@@ -92,11 +92,17 @@ export class StatusStore {
       const r = await q.query<{ id: string }>(
         `INSERT INTO statuses (account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
            in_reply_to_account_id, in_reply_to_uri, local, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now())) RETURNING id`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()))
+         ON CONFLICT (uri) WHERE uri IS NOT NULL DO NOTHING RETURNING id`,
         [s.accountId, s.uri, s.url, s.text, s.content, s.spoilerText, VISIBILITIES.indexOf(s.visibility), s.sensitive, s.language,
           s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null],
       );
-      const id = r.rows[0]!.id;
+      if (!r.rows[0]) {
+        // The same remote post arrived twice at once (shared and personal inbox): the first one stored it.
+        const existing = await q.query<{ id: string }>('SELECT id FROM statuses WHERE uri = $1', [s.uri]);
+        return { id: existing.rows[0]!.id, created: false };
+      }
+      const id = r.rows[0].id;
       await this.link(q, id, s.mentionIds, s.tags);
       if (idempotencyKey !== undefined) {
         await q.query(

@@ -1,0 +1,87 @@
+// Notes (and Articles and Pages, shown as posts) as other servers send them, flattened into what we store. The id,
+// author and addressing are strict; content is sanitised HTML, and the rest is cut to size or dropped.
+import { z } from 'zod';
+import { asArray, audience, AS_PUBLIC, firstHref, httpUrl, isRecord, refUrl, text, typeName } from './as2.js';
+import { sanitizeHtml } from './sanitize-html.js';
+
+export const NOTE_TYPES = ['Note', 'Article', 'Page'] as const;
+const MAX_CONTENT = 100_000;
+const MAX_SUMMARY = 5_000;
+const MAX_TAGS = 64;
+
+export interface NoteDoc {
+  id: string;
+  attributedTo: string;
+  /** Safe HTML. */
+  content: string;
+  /** Plain text (the content warning). */
+  summary: string;
+  sensitive: boolean;
+  inReplyTo: string | null;
+  published: Date | null;
+  url: string | null;
+  to: string[];
+  cc: string[];
+  language: string | null;
+  /** Actor ids of Mention tags. */
+  mentions: string[];
+  /** Hashtag names without '#'. */
+  hashtags: string[];
+}
+
+const rawNoteSchema = z
+  .object({
+    id: z.string().refine((s) => httpUrl(s) !== null, 'must be an http(s) URL'),
+    type: z.union([z.string(), z.array(z.unknown())]).refine((t) => NOTE_TYPES.some((n) => n === typeName(t)), 'not a Note'),
+    attributedTo: z.unknown().refine((a) => refUrl(a) !== null, 'attributedTo must be an http(s) id'),
+  })
+  .loose();
+
+function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
+  const contentMap = isRecord(raw['contentMap']) ? raw['contentMap'] : null;
+  const language = contentMap ? (Object.keys(contentMap).find((k) => /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(k)) ?? null) : null;
+  const content = text(raw['content'], MAX_CONTENT) ?? (contentMap ? text(Object.values(contentMap).find((v) => typeof v === 'string'), MAX_CONTENT) : null) ?? '';
+  const published = typeof raw['published'] === 'string' ? new Date(raw['published']) : null;
+  const mentions: string[] = [];
+  const hashtags: string[] = [];
+  for (const t of asArray(raw['tag']).slice(0, MAX_TAGS)) {
+    if (!isRecord(t)) continue;
+    if (t['type'] === 'Mention') {
+      const href = httpUrl(t['href']);
+      if (href) mentions.push(href);
+    } else if (t['type'] === 'Hashtag' && typeof t['name'] === 'string') {
+      const name = t['name'].replace(/^#/, '');
+      if (/^[\p{L}\p{M}\p{N}_]{1,100}$/u.test(name)) hashtags.push(name);
+    }
+  }
+  return {
+    id: raw.id,
+    attributedTo: refUrl(raw.attributedTo)!,
+    content: sanitizeHtml(content),
+    summary: plainText(text(raw['summary'], MAX_SUMMARY) ?? ''),
+    sensitive: raw['sensitive'] === true,
+    inReplyTo: refUrl(raw['inReplyTo']),
+    published: published && !Number.isNaN(published.getTime()) ? published : null,
+    url: firstHref(raw['url']),
+    to: audience(raw['to']),
+    cc: audience(raw['cc']),
+    language,
+    mentions,
+    hashtags,
+  };
+}
+
+export const noteSchema: z.ZodType<NoteDoc> = rawNoteSchema.transform(normaliseNote);
+
+/** Visibility from addressing, as Mastodon reads it. */
+export function visibilityOf(n: NoteDoc, followersUrl: string | null): 'public' | 'unlisted' | 'private' | 'direct' {
+  if (n.to.includes(AS_PUBLIC)) return 'public';
+  if (n.cc.includes(AS_PUBLIC)) return 'unlisted';
+  if (followersUrl && (n.to.includes(followersUrl) || n.cc.includes(followersUrl))) return 'private';
+  return 'direct';
+}
+
+/** A content warning as text: some servers send HTML there. */
+function plainText(html: string): string {
+  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').trim();
+}

@@ -1,0 +1,181 @@
+// Posts between two Stoa servers over real signed HTTP: a follower's home gets the followed member's posts with
+// their visibility; a reply and a direct mention cross back; a delete removes the post on the other side. And a
+// hostile Note from another server never brings raw HTML into an API response.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
+
+const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
+const AS = 'https://www.w3.org/ns/activitystreams';
+const PUBLIC = `${AS}#Public`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
+type Json = any;
+
+async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function adminToken(s: TestServer): Promise<string> {
+  const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
+  return userToken(s.url, jar, await registerApp(s.url, { scopes: 'read write follow' }), 'read write follow');
+}
+
+describe('statuses between two Stoa servers', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let tokenA: string;
+  let tokenB: string;
+  let hostA: string;
+  let hostB: string;
+
+  /** The status with this ActivityPub uri in a timeline of B, once it has arrived. */
+  const arrived = async (s: TestServer, token: string, path: string, uri: string): Promise<Json> => {
+    let found: Json;
+    await eventually(async () => {
+      const r = await api(s.url, token, 'GET', path);
+      assert.equal(r.status, 200);
+      found = r.body.find((x: Json) => x.uri === uri);
+      assert.ok(found, `${uri} not in ${path}`);
+    });
+    return found;
+  };
+
+  before(async () => {
+    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    [tokenA, tokenB] = await Promise.all([adminToken(a), adminToken(b)]);
+    [hostA, hostB] = [new URL(a.url).host, new URL(b.url).host];
+    const aOnB = await api(b.url, tokenB, 'GET', `/api/v1/accounts/lookup?acct=admin@${hostA}`);
+    assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/accounts/${aOnB.body.id}/follow`)).status, 200);
+    await eventually(async () => assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${aOnB.body.id}`)).body[0].following, true));
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("a follower's home timeline receives a public post, with mentions and hashtags", async () => {
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: `Hello @admin@${hostB}, see #Stoa`, language: 'en' });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    assert.deepEqual(posted.body.mentions.map((m: Json) => m.acct), [`admin@${hostB}`]);
+    const seen = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    assert.equal(seen.account.acct, `admin@${hostA}`);
+    assert.equal(seen.visibility, 'public');
+    assert.equal(seen.language, 'en');
+    assert.match(seen.content, /Hello/);
+    assert.deepEqual(seen.tags.map((t: Json) => t.name), ['Stoa']);
+    assert.deepEqual(seen.mentions.map((m: Json) => m.acct), ['admin']);
+    assert.equal(seen.url, posted.body.url);
+    // Public posts from elsewhere show on B's federated timeline, not its local one.
+    assert.ok((await api(b.url, undefined, 'GET', '/api/v1/timelines/public?remote=true')).body.some((x: Json) => x.uri === posted.body.uri));
+    assert.ok(!(await api(b.url, undefined, 'GET', '/api/v1/timelines/public?local=true')).body.some((x: Json) => x.uri === posted.body.uri));
+    // The Note itself can be fetched from A.
+    const note = await fetch(posted.body.uri, { headers: { Accept: 'application/activity+json' } });
+    assert.equal(note.status, 200);
+    assert.equal(((await note.json()) as Json).attributedTo, `${a.url}/users/admin`);
+  });
+
+  it('a reply from the follower reaches the author, threaded under the post', async () => {
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'What do you think?' });
+    const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    const reply = await api(b.url, tokenB, 'POST', '/api/v1/statuses', { status: `@admin@${hostA} I agree`, in_reply_to_id: onB.id });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    await eventually(async () => {
+      const ctx = await api(a.url, tokenA, 'GET', `/api/v1/statuses/${posted.body.id}/context`);
+      assert.deepEqual(ctx.body.descendants.map((x: Json) => x.uri), [reply.body.uri]);
+      assert.equal(ctx.body.descendants[0].in_reply_to_id, posted.body.id);
+    });
+  });
+
+  it('followers-only posts reach followers; a direct message only its recipient', async () => {
+    const priv = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'for followers', visibility: 'private' });
+    const seen = await arrived(b, tokenB, '/api/v1/timelines/home', priv.body.uri);
+    assert.equal(seen.visibility, 'private');
+    assert.equal((await api(b.url, undefined, 'GET', `/api/v1/statuses/${seen.id}`)).status, 404, 'anonymous readers on B cannot see it');
+    const dm = await api(b.url, tokenB, 'POST', '/api/v1/statuses', { status: `@admin@${hostA} just between us`, visibility: 'direct' });
+    const dmOnA = await arrived(a, tokenA, '/api/v1/timelines/home', dm.body.uri);
+    assert.equal(dmOnA.visibility, 'direct');
+    assert.equal((await api(a.url, undefined, 'GET', `/api/v1/statuses/${dmOnA.id}`)).status, 404);
+  });
+
+  it('a deleted post disappears from the other server', async () => {
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'soon gone' });
+    const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    assert.equal((await api(a.url, tokenA, 'DELETE', `/api/v1/statuses/${posted.body.id}`)).status, 200);
+    await eventually(async () => assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).status, 404));
+    assert.ok(!(await api(b.url, tokenB, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.uri === posted.body.uri));
+  });
+});
+
+describe('notes from another server', () => {
+  let s: TestServer;
+  let peer: FakePeer;
+  let token: string;
+  let admin: string;
+
+  before(async () => {
+    [s, peer] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer()]);
+    token = await adminToken(s);
+    admin = `${s.url}/users/admin`;
+    await peer.addActor('mallory');
+  });
+  after(async () => {
+    await Promise.all([s?.stop(), peer?.stop()]);
+  });
+
+  const create = (note: Json) => ({ '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: peer.actor('mallory').id, to: note.to, cc: note.cc, object: note });
+  const send = async (activity: Json) => {
+    const r = await peer.signedPost(`${s.url}/inbox`, activity, { actor: 'mallory' });
+    assert.equal(r.status, 202);
+  };
+
+  it('never lets raw HTML from a remote Note reach an API response', async () => {
+    const note = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: peer.actor('mallory').id,
+      to: [PUBLIC],
+      cc: [admin],
+      content: `<p>hi <span class="h-card"><a href="${admin}" class="u-url mention">@admin</a></span><script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)" onclick="x()">click</a><iframe src="https://evil.example"></iframe><style>body{}</style></p>`,
+      summary: '<b>cw</b> <script>alert(2)</script>',
+      tag: [{ type: 'Mention', href: admin, name: '@admin' }],
+    };
+    await send(create(note));
+    let seen: Json;
+    await eventually(async () => {
+      // Public, from an account nobody here follows, mentioning the admin: stored, and on the federated timeline.
+      seen = (await api(s.url, token, 'GET', '/api/v1/timelines/public?remote=true')).body.find((x: Json) => x.uri === note.id);
+      assert.ok(seen);
+    });
+    const json = JSON.stringify(seen);
+    for (const bad of ['<script', 'onerror', 'onclick', 'javascript:', '<iframe', '<img', '<style']) assert.ok(!json.toLowerCase().includes(bad), `${bad} in ${seen.content}`);
+    assert.match(seen.content, /hi/);
+    assert.equal(seen.spoiler_text.includes('<'), false);
+    assert.equal(seen.sensitive, true);
+    assert.deepEqual(seen.mentions.map((m: Json) => m.acct), ['admin']);
+  });
+
+  it('ignores a post that concerns nobody here, and a Note attributed to someone else', async () => {
+    const unrelated = { id: peer.newId('notes'), type: 'Note', attributedTo: peer.actor('mallory').id, to: [PUBLIC], cc: [], content: '<p>nobody follows me</p>' };
+    await send(create(unrelated));
+    const forged = { id: peer.newId('notes'), type: 'Note', attributedTo: admin, to: [PUBLIC], cc: [admin], content: '<p>forged</p>', tag: [{ type: 'Mention', href: admin }] };
+    await send(create(forged));
+    const probe = { id: peer.newId('notes'), type: 'Note', attributedTo: peer.actor('mallory').id, to: [admin], cc: [], content: '<p>probe</p>', tag: [{ type: 'Mention', href: admin }] };
+    await send(create(probe));
+    // Activities are handled in order of arrival by the inbox worker: once the probe is there, the others were seen.
+    await eventually(async () => assert.ok((await api(s.url, token, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.uri === probe.id)));
+    const uris = (await api(s.url, token, 'GET', '/api/v1/timelines/home')).body.map((x: Json) => x.uri);
+    assert.ok(!uris.includes(unrelated.id));
+    assert.ok(!uris.includes(forged.id));
+    const count = await s.app.db.pool.query('SELECT count(*)::int AS n FROM statuses WHERE uri = ANY($1)', [[unrelated.id, forged.id]]);
+    assert.equal(count.rows[0].n, 0);
+  });
+});
