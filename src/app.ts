@@ -224,7 +224,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
-    ...noteRoutes({ accounts, statuses, service: statusService }),
+    ...noteRoutes({ accounts, statuses, service: statusService, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),

@@ -30,6 +30,9 @@ export interface AccountRow {
 export interface AccountCounts {
   readonly followers: number;
   readonly following: number;
+  /** Statuses we hold (for remote accounts, their server's figure wins when it published one). */
+  readonly statuses?: number;
+  readonly lastStatusAt?: Date | null;
 }
 
 export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
@@ -66,8 +69,8 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     header_description: '',
     followers_count: (remote ? a.remoteFollowersCount : null) ?? counts?.followers ?? 0,
     following_count: (remote ? a.remoteFollowingCount : null) ?? counts?.following ?? 0,
-    statuses_count: (remote ? a.remoteStatusesCount : null) ?? 0,
-    last_status_at: null,
+    statuses_count: (remote ? a.remoteStatusesCount : null) ?? counts?.statuses ?? 0,
+    last_status_at: counts?.lastStatusAt ? counts.lastStatusAt.toISOString().slice(0, 10) : null,
     hide_collections: null,
     noindex: false,
     emojis: [],

@@ -58,7 +58,7 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
     if (page > 1) doc['prev'] = `${id}?page=${page - 1}`;
     return activityJson(doc);
   };
-  // Statuses do not exist yet: the outbox is a real, empty collection with the same paging shape.
+  // The instance actor posts nothing: its outbox is a real, empty collection (members' outboxes: note-routes.ts).
   const emptyOrdered = (id: string, req: Request): Reply =>
     pageNumber(req) === undefined
       ? activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: 0, first: `${id}?page=true`, last: `${id}?min_id=0&page=true` })
@@ -71,11 +71,6 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
     { method: 'GET', path: '/actor/outbox', handler: (req) => emptyOrdered(`${d.actors.uris.instanceActor}/outbox`, req) },
     { method: 'GET', path: '/users/:name/followers', handler: collection('followers') },
     { method: 'GET', path: '/users/:name/following', handler: collection('following') },
-    {
-      method: 'GET',
-      path: '/users/:name/outbox',
-      handler: async (req) => emptyOrdered(d.actors.uris.outbox((await member(req.params['name']!)).username), req),
-    },
     {
       method: 'GET',
       path: '/users/:name/collections/featured',

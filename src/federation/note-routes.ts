@@ -1,22 +1,56 @@
 // Our public and unlisted statuses as ActivityPub Notes, for servers that dereference them (replies, boosts,
-// lookups by URL). Followers-only and direct statuses are not served: without a signed request we cannot tell
-// who is asking.
+// lookups by URL), and members' outboxes of the same statuses as Create activities, newest first, paged by id
+// (what other servers read to backfill a profile). Followers-only and direct statuses are never served: without a
+// signed request we cannot tell who is asking.
 import { Errors } from '../errors.js';
 import type { Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
+import { pageQuery } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import type { Status } from '../store/statuses.js';
+import { AS_CONTEXT } from './activities.js';
 import { activityJson } from './actor-routes.js';
-import { NOTE_CONTEXT } from './note-document.js';
+import type { LocalUris } from './local-uris.js';
+import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
+
+const OUTBOX_PAGE = 20;
 import type { StatusService } from './status-service.js';
 
 export interface NoteRouteDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly service: StatusService;
+  readonly uris: LocalUris;
 }
 
 export function noteRoutes(d: NoteRouteDeps): Route[] {
+  const outbox = async (req: Request) => {
+    const author = await d.accounts.byHandle(req.params['name']!, null);
+    if (!author || !author.hasUser || author.instanceActor) throw Errors.notFound();
+    const id = d.uris.outbox(author.username);
+    if (req.query['page'] === undefined) {
+      const total = await d.statuses.countPublic(author.id);
+      return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=true`, last: `${id}?min_id=0&page=true` });
+    }
+    const page = pageQuery(req.query, OUTBOX_PAGE, OUTBOX_PAGE);
+    const list: Status[] = await d.statuses.ofAccount(author.id, null, page);
+    const items = [];
+    for (const s of list) items.push(createNoteActivity((await d.service.note(s, author)).note, d.uris, author));
+    const self = `${id}?page=true${page.maxId ? `&max_id=${page.maxId}` : ''}${page.minId ? `&min_id=${page.minId}` : ''}`;
+    return activityJson({
+      '@context': NOTE_CONTEXT,
+      id: self,
+      type: 'OrderedCollectionPage',
+      partOf: id,
+      ...(list.length === page.limit ? { next: `${id}?page=true&max_id=${list[list.length - 1]!.id}` } : {}),
+      ...(list.length > 0 ? { prev: `${id}?page=true&min_id=${list[0]!.id}` } : {}),
+      orderedItems: items.map(({ '@context': _, ...rest }) => rest),
+    });
+  };
+
   return [
+    { method: 'GET', path: '/users/:name/outbox', handler: outbox },
     {
       method: 'GET',
       path: '/users/:name/statuses/:id',

@@ -194,18 +194,19 @@ export class FollowStore {
   }
 
   /** Follower/following counts for many accounts at once (entity rendering). */
-  async countsFor(ids: readonly string[]): Promise<Map<string, { followers: number; following: number }>> {
-    const rows = await this.db.rows<{ id: string; followers: string; following: string }>(
+  async countsFor(ids: readonly string[]): Promise<Map<string, { followers: number; following: number; statuses: number; lastStatusAt: Date | null }>> {
+    const rows = await this.db.rows<{ id: string; followers: string; following: string; statuses: string; last_status_at: Date | null }>(
       `SELECT t.id::text AS id,
          (SELECT count(*) FROM follows WHERE target_account_id = t.id) AS followers,
-         (SELECT count(*) FROM follows WHERE account_id = t.id) AS following
+         (SELECT count(*) FROM follows WHERE account_id = t.id) AS following,
+         (SELECT count(*) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL) AS statuses,
+         (SELECT max(created_at) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL) AS last_status_at
        FROM unnest($1::bigint[]) AS t(id)`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following) }]));
+    return new Map(rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following), statuses: Number(r.statuses), lastStatusAt: r.last_status_at }]));
   }
 
-  /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
   /** Whether any local account follows this (remote) account: its posts then belong in someone's home. */
   async hasLocalFollowers(accountId: string): Promise<boolean> {
     const r = await this.db.one<{ ok: boolean }>(
@@ -225,6 +226,7 @@ export class FollowStore {
     return rows.map((r) => r.inbox);
   }
 
+  /** Every remote server connected to the account (followers, followed, pending either way): for actor Updates. */
   async connectedInboxes(accountId: string): Promise<string[]> {
     const rows = await this.db.rows<{ inbox: string }>(
       `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM accounts a

@@ -192,6 +192,12 @@ export class StatusStore {
     return p.reverse ? list.reverse() : list;
   }
 
+  /** An account's public and unlisted statuses (what its outbox lists). */
+  async countPublic(accountId: string): Promise<number> {
+    const r = await this.db.one<{ n: number }>('SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1', [accountId]);
+    return r?.n ?? 0;
+  }
+
   /** How many visible replies each status has. */
   async replyCounts(ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();

@@ -106,6 +106,33 @@ describe('statuses between two Stoa servers', () => {
     assert.equal((await api(a.url, undefined, 'GET', `/api/v1/statuses/${dmOnA.id}`)).status, 404);
   });
 
+  it("lists public and unlisted posts in the author's outbox as Creates, newest first, paged, never private ones", async () => {
+    const c = await startTestServer(FED_ENV);
+    try {
+      const token = await adminToken(c);
+      const made: Json[] = [];
+      for (let i = 0; i < 23; i++) made.push((await api(c.url, token, 'POST', '/api/v1/statuses', { status: `post ${i}`, visibility: i % 2 ? 'unlisted' : 'public' })).body);
+      await api(c.url, token, 'POST', '/api/v1/statuses', { status: 'followers only', visibility: 'private' });
+      await api(c.url, token, 'DELETE', `/api/v1/statuses/${made[22].id}`);
+      const get = async (url: string) => (await (await fetch(url, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
+      const outbox = await get(`${c.url}/users/admin/outbox`);
+      assert.equal(outbox.type, 'OrderedCollection');
+      assert.equal(outbox.totalItems, 22);
+      const seen: Json[] = [];
+      for (let url: string | undefined = outbox.first; url; ) {
+        const page = await get(url);
+        assert.equal(page.type, 'OrderedCollectionPage');
+        assert.equal(page.partOf, outbox.id);
+        seen.push(...page.orderedItems);
+        url = page.next;
+      }
+      assert.deepEqual(seen.map((x) => x.object.id), made.slice(0, 22).reverse().map((m) => m.uri));
+      assert.ok(seen.every((x) => x.type === 'Create' && x.actor === `${c.url}/users/admin` && x.object.type === 'Note'));
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('a deleted post disappears from the other server', async () => {
     const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'soon gone' });
     const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
