@@ -4,12 +4,15 @@ import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
+import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { StatusViews } from './api/status-views.js';
 import { timelineRoutes } from './api/timelines.js';
+import { InteractionService } from './federation/interaction-service.js';
 import { NoteHandlers } from './federation/note-handlers.js';
 import { noteRoutes } from './federation/note-routes.js';
 import { StatusService } from './federation/status-service.js';
+import { InteractionStore } from './store/interactions.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -128,6 +131,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
   const statements = new IdentityStatementStore(db);
   const statuses = new StatusStore(db);
+  const interactions = new InteractionStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -141,7 +145,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher);
-  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, uris, http: httpClient, signer: localActors.instanceSigner });
+  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, uris, http: httpClient, signer: localActors.instanceSigner });
   const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
@@ -212,8 +216,9 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
   const views = new AccountViews(follows, config);
-  const statusViews = new StatusViews(accounts, views, statuses, uris);
+  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris);
   const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris });
+  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
@@ -226,6 +231,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
     ...noteRoutes({ accounts, statuses, service: statusService, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews }),
+    ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),
     ...authPageRoutes(web),

@@ -1,7 +1,9 @@
-// Statuses as API entities: authors and mentioned accounts loaded once per page, reply counts in one query.
+// Statuses as API entities: authors, mentioned accounts, boosted statuses, counts and the viewer's flags loaded
+// once per page (a handful of queries whatever the page size).
 import type { LocalUris } from '../federation/local-uris.js';
 import { statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { InteractionStore } from '../store/interactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 
@@ -10,6 +12,7 @@ export class StatusViews {
     private readonly accounts: AccountStore,
     private readonly accountViews: AccountViews,
     private readonly statuses: StatusStore,
+    private readonly interactions: InteractionStore,
     private readonly uris: LocalUris,
   ) {}
 
@@ -18,29 +21,53 @@ export class StatusViews {
   }
 
   async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}) {
-    const ids = new Set<string>();
-    for (const s of list) {
-      ids.add(s.accountId);
-      for (const m of s.mentionIds) ids.add(m);
+    const originals = new Map((await this.statuses.byIds(list.flatMap((s) => (s.reblogOfId ? [s.reblogOfId] : [])))).map((s) => [s.id, s]));
+    const all = [...list, ...originals.values()];
+    const accountIds = new Set<string>();
+    for (const s of all) {
+      accountIds.add(s.accountId);
+      for (const m of s.mentionIds) accountIds.add(m);
     }
-    const rows = await this.accounts.byIds([...ids]);
-    const byId = new Map<string, Account>(rows.map((a) => [a.id, a]));
-    const authors = [...new Set(list.map((s) => s.accountId))].map((id) => byId.get(id)).filter((a): a is Account => !!a);
+    const byId = new Map<string, Account>((await this.accounts.byIds([...accountIds])).map((a) => [a.id, a]));
+    const authors = [...new Set(all.map((s) => s.accountId))].map((id) => byId.get(id)).filter((a): a is Account => !!a);
     const entities = await this.accountViews.many(authors);
     const entityOf = new Map(authors.map((a, i) => [a.id, entities[i]]));
-    const replies = await this.statuses.replyCounts(list.map((s) => s.id));
-    return list.flatMap((s) => {
+    const ids = all.map((s) => s.id);
+    const [replies, counts, flags] = await Promise.all([
+      this.statuses.replyCounts(ids),
+      this.interactions.counts(ids),
+      viewerId ? this.interactions.flags(viewerId, ids) : null,
+    ]);
+    const render = (s: Status, reblog?: unknown) => {
       const author = byId.get(s.accountId);
-      if (!author) return [];
-      return [statusEntity(s, {
+      if (!author) return null;
+      return statusEntity(s, {
         uris: this.uris,
         account: entityOf.get(author.id),
         author,
         mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
         repliesCount: replies.get(s.id) ?? 0,
+        reblogsCount: counts.reblogs.get(s.id) ?? 0,
+        favouritesCount: counts.favourites.get(s.id) ?? 0,
+        favourited: flags?.favourited.has(s.id) ?? false,
+        reblogged: flags?.reblogged.has(s.id) ?? false,
+        bookmarked: flags?.bookmarked.has(s.id) ?? false,
+        pinned: flags?.pinned.has(s.id) ?? false,
         own: viewerId === s.accountId,
         withText: opts.withText,
-      })];
+        reblog,
+      });
+    };
+    return list.flatMap((s) => {
+      if (!s.reblogOfId) {
+        const e = render(s);
+        return e ? [e] : [];
+      }
+      const original = originals.get(s.reblogOfId);
+      const inner = original && !original.deletedAt ? render(original) : null;
+      if (!inner) return []; // the boosted status is gone: so is the boost
+      const e = render(s, inner);
+      return e ? [e] : [];
     });
   }
 }

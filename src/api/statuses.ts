@@ -63,7 +63,8 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const me = await member(req);
-        const parsed = PostBody.safeParse(req.fields);
+        // JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options).
+        const parsed = PostBody.safeParse(Object.fromEntries(Object.entries(req.fields).filter(([, v]) => v !== null)));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
         if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');

@@ -12,8 +12,17 @@ export interface StatusContext {
   /** The mentioned accounts (rows), in the status's order. */
   readonly mentions: readonly Account[];
   readonly repliesCount: number;
+  readonly reblogsCount: number;
+  readonly favouritesCount: number;
+  /** The viewer's own relation to the status (all false for anonymous readers). */
+  readonly favourited: boolean;
+  readonly reblogged: boolean;
+  readonly bookmarked: boolean;
+  readonly pinned: boolean;
   /** The viewer is the author (pinned is only shown to them). */
   readonly own: boolean;
+  /** For a boost: the boosted status as an entity. */
+  readonly reblog?: unknown;
   /** Set on delete: the source text, for delete-and-redraft. */
   readonly withText?: boolean;
 }
@@ -43,18 +52,18 @@ export function statusEntity(s: Status, c: StatusContext) {
     uri: statusUri(s, c.author, c.uris),
     url: statusUrl(s, c.author, c.uris),
     replies_count: c.repliesCount,
-    reblogs_count: 0,
-    favourites_count: 0,
+    reblogs_count: c.reblogsCount,
+    favourites_count: c.favouritesCount,
     quotes_count: 0,
     edited_at: s.editedAt ? s.editedAt.toISOString() : null,
-    favourited: false,
-    reblogged: false,
+    favourited: c.favourited,
+    reblogged: c.reblogged,
     muted: false,
-    bookmarked: false,
-    ...(c.own ? { pinned: false } : {}),
+    bookmarked: c.bookmarked,
+    ...(c.own ? { pinned: c.pinned } : {}),
     content: s.content,
     filtered: [],
-    reblog: null,
+    reblog: c.reblog ?? null,
     account: c.account,
     media_attachments: [],
     mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),

@@ -60,6 +60,10 @@ export class InboxHandlers {
         return this.onBlocked(a, signer);
       case 'Create':
         return this.d.notes.onCreated(a, signer);
+      case 'Like':
+        return this.d.notes.onLiked(a, signer);
+      case 'Announce':
+        return this.d.notes.onAnnounced(a, signer);
       default:
         // Accepted and ignored: posts, likes and the rest arrive with later features.
         return;
@@ -114,6 +118,9 @@ export class InboxHandlers {
         }
       }
       return;
+    }
+    if ((type === 'Like' || type === 'Announce') && (inner?.success ? inner.data.id : a.objectId)) {
+      return this.d.notes.onUndone(type, inner?.success ? inner.data.id : a.objectId!, actor);
     }
     if (type === 'Block' && inner?.success) {
       const target = await this.localMember(inner.data.objectId);

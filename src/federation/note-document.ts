@@ -81,3 +81,30 @@ export function deleteNoteActivity(note: Record<string, unknown>, uris: LocalUri
     object: { id: note['id'], type: 'Tombstone' },
   };
 }
+
+/** A favourite of a status, sent to its author's server. `id` is kept on the favourite row for the Undo. */
+export function likeActivity(id: string, actor: string, object: string): Activity {
+  return { '@context': AS_CONTEXT, id, type: 'Like', actor, object };
+}
+
+/** A boost: addressed like a public post, to the boosted author and our followers. */
+export function announceActivity(uris: LocalUris, booster: Account, boost: Status, object: string, objectAuthor: string): Activity {
+  const actor = uris.actor(booster.username);
+  const followers = uris.followers(booster.username);
+  return {
+    '@context': AS_CONTEXT,
+    id: `${uris.status(booster.username, boost.id)}/activity`,
+    type: 'Announce',
+    actor,
+    published: boost.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    to: boost.visibility === 'public' ? [PUBLIC] : [followers],
+    cc: boost.visibility === 'public' ? [objectAuthor, followers] : [objectAuthor, PUBLIC],
+    object,
+  };
+}
+
+/** Undo of an activity we sent, embedding it (receivers need not have kept it). */
+export function undoActivity(inner: Activity): Activity {
+  const { '@context': _, ...object } = inner;
+  return { '@context': AS_CONTEXT, id: `${inner.id}/undo`, type: 'Undo', actor: inner.actor, to: inner['to'], cc: inner['cc'], object };
+}

@@ -4,13 +4,14 @@
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
-import type { StatusStore } from '../store/statuses.js';
-import type { ActivityDoc } from './as2.js';
+import type { InteractionStore } from '../store/interactions.js';
+import type { Status, StatusStore } from '../store/statuses.js';
+import { AS_PUBLIC, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
 import { noteSchema, visibilityOf, type NoteDoc } from './note-schema.js';
-import { sameOrigin } from './remote-actors.js';
+import { sameOrigin, type RemoteActors } from './remote-actors.js';
 
 /** Mentions and addressees looked up per post at most (a post naming thousands of accounts is not our problem). */
 const MAX_RECIPIENTS = 100;
@@ -20,6 +21,8 @@ export interface NoteHandlerDeps {
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
   readonly statuses: StatusStore;
+  readonly interactions: InteractionStore;
+  readonly remote: RemoteActors;
   readonly uris: LocalUris;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -37,8 +40,13 @@ export class NoteHandlers {
     const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
     const relevant = recipients.length > 0 || (parent?.local ?? false) || (await this.d.follows.hasLocalFollowers(author.id));
     if (!relevant) return;
+    await this.store(note, author, parent, recipients);
+  }
+
+  private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[]): Promise<Status> {
+    const recipients = known ?? (await this.localRecipients(note));
     const remoteMentions = await this.knownRemote(note.mentions);
-    await this.d.statuses.create({
+    const { status } = await this.d.statuses.create({
       accountId: author.id,
       uri: note.id,
       url: note.url,
@@ -51,11 +59,58 @@ export class NoteHandlers {
       inReplyToId: parent?.id ?? null,
       inReplyToAccountId: parent?.accountId ?? null,
       inReplyToUri: note.inReplyTo,
+      reblogOfId: null,
       local: false,
       createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
       mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
       tags: note.hashtags.slice(0, 20),
     });
+    return status;
+  }
+
+  /** A Like of one of our statuses (or a remote one we hold) becomes a favourite. */
+  async onLiked(a: ActivityDoc, actor: Account): Promise<void> {
+    const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
+    if (s && !s.deletedAt && !s.reblogOfId) await this.d.interactions.favourite(actor.id, s.id, a.id);
+  }
+
+  /**
+   * An Announce (boost) of a status we hold, or, when someone here follows the booster, of a public post we fetch
+   * from its author's server.
+   */
+  async onAnnounced(a: ActivityDoc, actor: Account): Promise<void> {
+    if (!a.objectId) return;
+    let s = await this.statusByUri(a.objectId);
+    if (!s && (await this.d.follows.hasLocalFollowers(actor.id))) s = await this.fetchPublic(a.objectId);
+    if (!s || s.deletedAt || s.reblogOfId || (s.visibility !== 'public' && s.visibility !== 'unlisted')) return;
+    const visibility = a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
+    if (!visibility) return;
+    await this.d.statuses.create({
+      accountId: actor.id, uri: a.id, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
+      inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: false, mentionIds: [], tags: [],
+    });
+  }
+
+  /** Undo of a Like or an Announce the actor sent earlier (by its id). */
+  async onUndone(type: 'Like' | 'Announce', objectId: string, actor: Account): Promise<void> {
+    if (type === 'Like') {
+      await this.d.interactions.unfavouriteByUri(actor.id, objectId);
+      return;
+    }
+    const boost = await this.d.statuses.byUri(objectId);
+    if (boost && boost.accountId === actor.id && boost.reblogOfId) await this.d.statuses.softDelete(boost.id);
+  }
+
+  /** A public or unlisted post fetched by id, stored under its author (resolved; same origin as the post). */
+  private async fetchPublic(uri: string): Promise<Status | undefined> {
+    if (this.d.uris.isLocal(uri)) return undefined;
+    const { value: note, url } = await this.d.http.getJson(uri, noteSchema, { sign: this.d.signer });
+    if (!sameOrigin(note.id, url) || !sameOrigin(note.id, note.attributedTo)) return undefined;
+    const author = await this.d.remote.byUri(note.attributedTo);
+    const visibility = visibilityOf(note, author.followersUrl);
+    if (visibility !== 'public' && visibility !== 'unlisted') return undefined;
+    const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
+    return this.store(note, author, parent);
   }
 
   /** A Delete whose object is one of the signer's posts. */

@@ -34,7 +34,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
       return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=true`, last: `${id}?min_id=0&page=true` });
     }
     const page = pageQuery(req.query, OUTBOX_PAGE, OUTBOX_PAGE);
-    const list: Status[] = await d.statuses.ofAccount(author.id, null, page);
+    const list: Status[] = await d.statuses.ofAccount(author.id, null, page, { excludeReblogs: true });
     const items = [];
     for (const s of list) items.push(createNoteActivity((await d.service.note(s, author)).note, d.uris, author));
     const self = `${id}?page=true${page.maxId ? `&max_id=${page.maxId}` : ''}${page.minId ? `&min_id=${page.minId}` : ''}`;
@@ -58,7 +58,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
         const id = req.params['id']!;
         const s = /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
         const author = s && (await d.accounts.byId(s.accountId));
-        if (!s || !author || !s.local || s.deletedAt || author.username !== req.params['name'] || (s.visibility !== 'public' && s.visibility !== 'unlisted')) {
+        if (!s || !author || !s.local || s.deletedAt || s.reblogOfId || author.username !== req.params['name'] || (s.visibility !== 'public' && s.visibility !== 'unlisted')) {
           throw Errors.notFound();
         }
         const { note } = await d.service.note(s, author);

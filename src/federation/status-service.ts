@@ -1,6 +1,7 @@
 // What happens when a member posts or deletes: mentions resolved (remote handles over WebFinger), text rendered to
 // safe HTML, the status stored (idempotently), and the Create or Delete queued for the status's audience.
 import type { Config } from '../../config/schema.js';
+import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
@@ -51,12 +52,14 @@ export class StatusService {
       {
         accountId: me.id, uri: null, url: null, text: p.text, content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
         spoilerText: p.spoilerText, visibility: p.visibility, sensitive: p.sensitive || p.spoilerText !== '', language: p.language,
-        inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, local: true,
+        inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, reblogOfId: null, local: true,
         mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text),
       },
       p.idempotencyKey,
     );
     if (created) await this.federate(status, me, 'create');
+    // A retry whose first status has since been deleted: that status is gone, as for any other read.
+    else if (status.deletedAt) throw Errors.notFound();
     return status;
   }
 

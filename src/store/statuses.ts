@@ -21,6 +21,8 @@ export interface Status {
   readonly inReplyToId: string | null;
   readonly inReplyToAccountId: string | null;
   readonly inReplyToUri: string | null;
+  /** A boost: the boosted status (this row has no content of its own). */
+  readonly reblogOfId: string | null;
   readonly local: boolean;
   readonly createdAt: Date;
   readonly editedAt: Date | null;
@@ -31,10 +33,13 @@ export interface Status {
   readonly tags: readonly string[];
 }
 
-export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt'> & { readonly createdAt?: Date };
+export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId'> & {
+  readonly createdAt?: Date;
+  readonly reblogOfId?: string | null;
+};
 
 const COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
-  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
+  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
   ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags`;
 
@@ -42,7 +47,7 @@ interface Row {
   [k: string]: unknown;
   id: string; account_id: string; uri: string | null; url: string | null; text: string; content: string; spoiler_text: string;
   visibility: number; sensitive: boolean; language: string | null; in_reply_to_id: string | null; in_reply_to_account_id: string | null;
-  in_reply_to_uri: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
+  in_reply_to_uri: string | null; reblog_of_id: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
   mention_ids: string[]; tags: string[];
 }
 
@@ -50,9 +55,14 @@ function toStatus(r: Row): Status {
   return {
     id: r.id, accountId: r.account_id, uri: r.uri, url: r.url, text: r.text, content: r.content, spoilerText: r.spoiler_text,
     visibility: VISIBILITIES[r.visibility]!, sensitive: r.sensitive, language: r.language, inReplyToId: r.in_reply_to_id,
-    inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, local: r.local, createdAt: r.created_at,
+    inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, reblogOfId: r.reblog_of_id, local: r.local, createdAt: r.created_at,
     editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags,
   };
+}
+
+/** A hashtag's identity: #Ünïcode and #üNÏCODE are one tag (Unicode case folding, composed form). */
+export function tagKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
 }
 
 /** SQL that is true when viewer ($n) may read status s: the one visibility rule every read goes through. */
@@ -91,15 +101,18 @@ export class StatusStore {
       }
       const r = await q.query<{ id: string }>(
         `INSERT INTO statuses (account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
-           in_reply_to_account_id, in_reply_to_uri, local, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()))
-         ON CONFLICT (uri) WHERE uri IS NOT NULL DO NOTHING RETURNING id`,
+           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), $15)
+         ON CONFLICT DO NOTHING RETURNING id`,
         [s.accountId, s.uri, s.url, s.text, s.content, s.spoilerText, VISIBILITIES.indexOf(s.visibility), s.sensitive, s.language,
-          s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null],
+          s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null, s.reblogOfId ?? null],
       );
       if (!r.rows[0]) {
-        // The same remote post arrived twice at once (shared and personal inbox): the first one stored it.
-        const existing = await q.query<{ id: string }>('SELECT id FROM statuses WHERE uri = $1', [s.uri]);
+        // Already there: the same remote post arrived twice at once (shared and personal inbox), or a second boost.
+        const existing = await q.query<{ id: string }>(
+          'SELECT id FROM statuses WHERE uri = $1 OR (account_id = $2 AND reblog_of_id = $3 AND deleted_at IS NULL) LIMIT 1',
+          [s.uri, s.accountId, s.reblogOfId ?? null],
+        );
         return { id: existing.rows[0]!.id, created: false };
       }
       const id = r.rows[0].id;
@@ -122,8 +135,8 @@ export class StatusStore {
     }
     for (const name of tags) {
       const t = await q.query<{ id: string }>(
-        `INSERT INTO tags (name) VALUES ($1) ON CONFLICT (lower(name)) DO UPDATE SET name = tags.name RETURNING id`,
-        [name],
+        `INSERT INTO tags (name, key) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET name = tags.name RETURNING id`,
+        [name, tagKey(name)],
       );
       await q.query('INSERT INTO status_tags (status_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [statusId, t.rows[0]!.id]);
     }
@@ -131,6 +144,17 @@ export class StatusStore {
 
   async byId(id: string): Promise<Status | undefined> {
     const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = $1`, [id]);
+    return r && toStatus(r);
+  }
+
+  async byIds(ids: readonly string[]): Promise<Status[]> {
+    if (ids.length === 0) return [];
+    return (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = ANY($1::bigint[])`, [ids])).map(toStatus);
+  }
+
+  /** The member's live boost of a status, if any. */
+  async reblogBy(accountId: string, statusId: string): Promise<Status | undefined> {
+    const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.account_id = $1 AND s.reblog_of_id = $2 AND s.deleted_at IS NULL`, [accountId, statusId]);
     return r && toStatus(r);
   }
 
@@ -154,12 +178,13 @@ export class StatusStore {
   }
 
   /** An account's statuses as the viewer may see them. */
-  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; tagged?: string } = {}): Promise<Status[]> {
+  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string } = {}): Promise<Status[]> {
     const values: unknown[] = [accountId];
     let where = 's.account_id = $1 AND s.deleted_at IS NULL';
     where += viewerId === null ? ' AND s.visibility <= 1' : ` AND ${visibleTo(`$${values.push(viewerId)}`)}`;
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
-    if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND lower(t.name) = lower($${values.push(opts.tagged)}))`;
+    if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
+    if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
     return this.page(where, values, page);
   }
 
@@ -173,15 +198,17 @@ export class StatusStore {
 
   /** Public statuses: all, local only, or remote only. */
   async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
-    const where = `s.deleted_at IS NULL AND s.visibility = 0${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}`;
+    // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
+    const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}`;
     return this.page(where, [], page);
   }
 
   /** Public statuses with a hashtag. */
   async tagged(tag: string, page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
-    const values: unknown[] = [tag];
-    const where = `s.deleted_at IS NULL AND s.visibility = 0${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
-      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE lower(t.name) = lower($1))`;
+    const values: unknown[] = [tagKey(tag)];
+    const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
+      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = $1)`;
     return this.page(where, values, page);
   }
 
@@ -194,15 +221,15 @@ export class StatusStore {
 
   /** An account's public and unlisted statuses (what its outbox lists). */
   async countPublic(accountId: string): Promise<number> {
-    const r = await this.db.one<{ n: number }>('SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1', [accountId]);
+    const r = await this.db.one<{ n: number }>('SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1 AND reblog_of_id IS NULL', [accountId]);
     return r?.n ?? 0;
   }
 
-  /** How many visible replies each status has. */
+  /** How many public and unlisted replies each status has (as Mastodon counts: hidden replies are not revealed). */
   async replyCounts(ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db.rows<{ id: string; n: number }>(
-      `SELECT in_reply_to_id AS id, count(*)::int AS n FROM statuses WHERE in_reply_to_id = ANY($1::bigint[]) AND deleted_at IS NULL GROUP BY in_reply_to_id`,
+      `SELECT in_reply_to_id AS id, count(*)::int AS n FROM statuses WHERE in_reply_to_id = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <= 1 GROUP BY in_reply_to_id`,
       [ids],
     );
     return new Map(rows.map((r) => [r.id, r.n]));

@@ -32,11 +32,12 @@ CREATE TABLE status_mentions (
 );
 CREATE INDEX status_mentions_account ON status_mentions (account_id, status_id DESC);
 
+-- key: the name case-folded by the application (the database's C locale folds only ASCII).
 CREATE TABLE tags (
   id   bigint PRIMARY KEY DEFAULT timestamp_id(now()),
-  name text NOT NULL
+  name text NOT NULL,
+  key  text NOT NULL UNIQUE
 );
-CREATE UNIQUE INDEX tags_name ON tags (lower(name));
 
 CREATE TABLE status_tags (
   status_id bigint NOT NULL REFERENCES statuses ON DELETE CASCADE,

@@ -1,0 +1,102 @@
+// What a member does to a status: favourite, boost, bookmark, pin (and their undoing), who favourited or boosted
+// it, and the member's own favourites and bookmarks. Every action first checks the member may see the status.
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import type { InteractionService } from '../federation/interaction-service.js';
+import { linkHeader, pageQuery } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Handler, Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { InteractionStore } from '../store/interactions.js';
+import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import type { StatusViews } from './status-views.js';
+
+const need = (scope: string, user = true): Requirement => ({ scopes: [scope], user });
+const ReblogBody = z.object({ visibility: z.enum(VISIBILITIES).optional() });
+
+export interface StatusActionDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly interactions: InteractionStore;
+  readonly service: InteractionService;
+  readonly views: StatusViews;
+  readonly accountViews: AccountViews;
+}
+
+export function statusActionRoutes(d: StatusActionDeps): Route[] {
+  const member = async (req: Request, scope: string): Promise<Account> => {
+    const me = await d.accounts.byId((await d.bearer.authenticate(req, need(scope))).record.user!.accountId);
+    if (!me) throw Errors.notFound();
+    return me;
+  };
+  const visible = async (req: Request, viewerId: string | null): Promise<Status> => {
+    const id = req.params['id']!;
+    let s = /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
+    // A boost's id stands for the boosted status, as clients show the boost in its place.
+    if (s?.reblogOfId && !s.deletedAt) s = await d.statuses.byId(s.reblogOfId);
+    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+    return s;
+  };
+  /** An action on a status the member can see, answered with the status as it now is. */
+  const act = (scope: string, fn: (me: Account, s: Status, req: Request) => Promise<Status | void>): Handler => async (req) => {
+    const me = await member(req, scope);
+    const s = await visible(req, me.id);
+    const shown = (await fn(me, s, req)) ?? s;
+    return json(200, await d.views.one((await d.statuses.byId(shown.id)) ?? shown, me.id));
+  };
+  const ownPin = (pin: boolean) => async (me: Account, s: Status) => {
+    if (s.accountId !== me.id) throw Errors.validation('Only your own statuses can be pinned');
+    if (!pin) return void (await d.interactions.unpin(me.id, s.id));
+    if (s.visibility === 'direct' || s.visibility === 'private') throw Errors.validation('Only public and unlisted statuses can be pinned');
+    if (!(await d.interactions.pin(me.id, s.id))) throw Errors.validation('You have already pinned the maximum number of statuses');
+  };
+  const who = (kind: 'favouritedBy' | 'rebloggedBy'): Handler => async (req) => {
+    const viewer = req.headers['authorization'] !== undefined ? ((await d.bearer.authenticate(req, need('read:statuses', false))).record.user?.accountId ?? null) : null;
+    const s = await visible(req, viewer);
+    const page = pageQuery(req.query, 40, 80);
+    const rows = await d.interactions[kind](s.id, page);
+    const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
+    const list = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a && !a.deletedAt);
+    return json(200, await d.accountViews.many(list), linkHeader(d.baseUrl + req.path, page, rows.map((r) => r[0])));
+  };
+  const mine = (kind: 'favouritesOf' | 'bookmarksOf', scope: string): Handler => async (req) => {
+    const me = await member(req, scope);
+    const page = pageQuery(req.query, 20, 40);
+    const rows = await d.interactions[kind](me.id, page);
+    const byId = new Map((await d.statuses.byIds(rows.map((r) => r[1]))).map((s) => [s.id, s]));
+    const list: Status[] = [];
+    for (const [, id] of rows) {
+      const s = byId.get(id);
+      if (s && (await d.statuses.canSee(s, me.id))) list.push(s);
+    }
+    return json(200, await d.views.many(list, me.id), linkHeader(d.baseUrl + req.path, page, rows.map((r) => r[0])));
+  };
+  const post = (path: string, handler: Handler): Route => ({ method: 'POST', path: `/api/v1/statuses/:id/${path}`, body: true, handler });
+
+  return [
+    post('favourite', act('write:favourites', (me, s) => d.service.favourite(me, s))),
+    post('unfavourite', act('write:favourites', (me, s) => d.service.unfavourite(me, s))),
+    post('reblog', async (req) => {
+      const me = await member(req, 'write:statuses');
+      const s = await visible(req, me.id);
+      const body = ReblogBody.safeParse(req.fields);
+      if (!body.success) throw Errors.validation(body.error.issues[0]!.message);
+      const boost = await d.service.reblog(me, s, body.data.visibility ?? 'public');
+      return json(200, await d.views.one(boost, me.id));
+    }),
+    post('unreblog', act('write:statuses', (me, s) => d.service.unreblog(me, s))),
+    post('bookmark', act('write:bookmarks', (me, s) => d.interactions.bookmark(me.id, s.id))),
+    post('unbookmark', act('write:bookmarks', (me, s) => d.interactions.unbookmark(me.id, s.id))),
+    post('pin', act('write:accounts', ownPin(true))),
+    post('unpin', act('write:accounts', ownPin(false))),
+    { method: 'GET', path: '/api/v1/statuses/:id/favourited_by', handler: who('favouritedBy') },
+    { method: 'GET', path: '/api/v1/statuses/:id/reblogged_by', handler: who('rebloggedBy') },
+    { method: 'GET', path: '/api/v1/favourites', handler: mine('favouritesOf', 'read:favourites') },
+    { method: 'GET', path: '/api/v1/bookmarks', handler: mine('bookmarksOf', 'read:bookmarks') },
+  ];
+}

@@ -1,0 +1,75 @@
+// A member's interactions with statuses and what they send: a favourite is a Like to the author's server, a boost
+// an Announce to our followers and the author; undoing either sends an Undo with the original embedded. Bookmarks
+// and pins stay here.
+import { randomBytes } from 'node:crypto';
+import { Errors } from '../errors.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { InteractionStore } from '../store/interactions.js';
+import type { Status, StatusStore, Visibility } from '../store/statuses.js';
+import { actorUri } from './activities.js';
+import type { LocalUris } from './local-uris.js';
+import { announceActivity, likeActivity, undoActivity } from './note-document.js';
+import type { Publisher } from './publisher.js';
+
+export interface InteractionServiceDeps {
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly interactions: InteractionStore;
+  readonly publisher: Publisher;
+  readonly uris: LocalUris;
+}
+
+export class InteractionService {
+  constructor(private readonly d: InteractionServiceDeps) {}
+
+  async favourite(me: Account, s: Status): Promise<void> {
+    const author = await this.author(s);
+    const like = likeActivity(`${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`, this.d.uris.actor(me.username), this.uriOf(s, author));
+    if (await this.d.interactions.favourite(me.id, s.id, like.id)) {
+      if (author.domain) await this.d.publisher.sendTo(like, me, author);
+    }
+  }
+
+  async unfavourite(me: Account, s: Status): Promise<void> {
+    const removed = await this.d.interactions.unfavourite(me.id, s.id);
+    const author = await this.author(s);
+    if (removed?.uri && author.domain) {
+      await this.d.publisher.sendTo(undoActivity(likeActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author))), me, author);
+    }
+  }
+
+  /** Boosts a public or unlisted status; returns the boost (an existing one when boosted already). */
+  async reblog(me: Account, s: Status, visibility: Visibility): Promise<Status> {
+    if (s.visibility !== 'public' && s.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be boosted');
+    if (visibility === 'direct') throw Errors.validation('A boost cannot be direct');
+    const existing = await this.d.statuses.reblogBy(me.id, s.id);
+    if (existing) return existing;
+    const { status: boost, created } = await this.d.statuses.create({
+      accountId: me.id, uri: null, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
+      inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: true, mentionIds: [], tags: [],
+    });
+    if (created) await this.announce(me, boost, s, false);
+    return boost;
+  }
+
+  async unreblog(me: Account, s: Status): Promise<void> {
+    const boost = await this.d.statuses.reblogBy(me.id, s.id);
+    if (boost && (await this.d.statuses.softDelete(boost.id))) await this.announce(me, boost, s, true);
+  }
+
+  private async announce(me: Account, boost: Status, s: Status, undo: boolean): Promise<void> {
+    const author = await this.author(s);
+    const announce = announceActivity(this.d.uris, me, boost, this.uriOf(s, author), actorUri(author, this.d.uris));
+    await this.d.publisher.sendToAudience(undo ? undoActivity(announce) : announce, me, true, author.domain ? [author] : []);
+  }
+
+  private async author(s: Status): Promise<Account> {
+    const a = await this.d.accounts.byId(s.accountId);
+    if (!a) throw Errors.notFound();
+    return a;
+  }
+
+  private uriOf(s: Status, author: Account): string {
+    return s.uri ?? this.d.uris.status(author.username, s.id);
+  }
+}
