@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
+import { notificationRoutes } from './api/notifications.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { StatusViews } from './api/status-views.js';
@@ -13,6 +14,7 @@ import { NoteHandlers } from './federation/note-handlers.js';
 import { noteRoutes } from './federation/note-routes.js';
 import { StatusService } from './federation/status-service.js';
 import { InteractionStore } from './store/interactions.js';
+import { NotificationStore } from './store/notifications.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -132,6 +134,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const statements = new IdentityStatementStore(db);
   const statuses = new StatusStore(db);
   const interactions = new InteractionStore(db);
+  const notifications = new NotificationStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -144,9 +147,9 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements, clock, log: fedLog });
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
-  const followService = new FollowService(follows, localActors, publisher);
-  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, uris, http: httpClient, signer: localActors.instanceSigner });
-  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes });
+  const followService = new FollowService(follows, localActors, publisher, notifications);
+  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, uris, http: httpClient, signer: localActors.instanceSigner });
+  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
   const startInbox = () =>
@@ -217,8 +220,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   };
   const views = new AccountViews(follows, config);
   const statusViews = new StatusViews(accounts, views, statuses, interactions, uris);
-  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris });
-  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris });
+  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications });
+  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
@@ -232,6 +235,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...noteRoutes({ accounts, statuses, service: statusService, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
+    ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),
     ...authPageRoutes(web),

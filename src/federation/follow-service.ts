@@ -3,12 +3,18 @@
 import { Errors } from '../errors.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
+import type { Notifier } from '../store/notifications.js';
 import { answerFollowActivity, followActivity, undoFollowActivity, updateActorActivity } from './activities.js';
 import type { LocalActors } from './local-actors.js';
 import type { Publisher } from './publisher.js';
 
 export class FollowService {
-  constructor(private readonly follows: FollowStore, private readonly actors: LocalActors, private readonly publisher: Publisher) {}
+  constructor(
+    private readonly follows: FollowStore,
+    private readonly actors: LocalActors,
+    private readonly publisher: Publisher,
+    private readonly notifier: Notifier,
+  ) {}
 
   async follow(me: Account, target: Account): Promise<void> {
     if (me.id === target.id) throw Errors.forbidden('You cannot follow yourself');
@@ -17,8 +23,13 @@ export class FollowService {
     if (await this.follows.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
     if (await this.follows.find('follows', me.id, target.id)) return;
     if (target.domain === null) {
-      if (target.locked) await this.follows.request(me.id, target.id, null);
-      else await this.follows.follow(me.id, target.id, null);
+      if (target.locked) {
+        await this.follows.request(me.id, target.id, null);
+        await this.notifier.notify(target.id, 'follow_request', me.id);
+      } else {
+        await this.follows.follow(me.id, target.id, null);
+        await this.notifier.notify(target.id, 'follow', me.id);
+      }
       return;
     }
     // Remote: pending until their Accept arrives. Asking again re-sends the same Follow (same id), which a server
@@ -31,6 +42,8 @@ export class FollowService {
 
   async unfollow(me: Account, target: Account): Promise<void> {
     const removed = (await this.follows.remove('follows', me.id, target.id)) ?? (await this.follows.remove('follow_requests', me.id, target.id));
+    await this.notifier.withdraw(target.id, 'follow', me.id);
+    await this.notifier.withdraw(target.id, 'follow_request', me.id);
     if (removed && target.domain !== null) {
       await this.publisher.sendTo(undoFollowActivity(this.actors.uris, me, target, removed.id, removed.uri), me, target);
     }

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InboxJob } from '../store/inbox-jobs.js';
+import type { Notifier } from '../store/notifications.js';
 import { answerFollowActivity } from './activities.js';
 import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
@@ -20,6 +21,7 @@ export interface InboxHandlerDeps {
   readonly actors: LocalActors;
   readonly publisher: Publisher;
   readonly notes: NoteHandlers;
+  readonly notifier: Notifier;
 }
 
 export class InboxHandlers {
@@ -94,9 +96,11 @@ export class InboxHandlers {
     }
     if (target.locked) {
       await this.d.follows.request(follower.id, target.id, a.id);
+      await this.d.notifier.notify(target.id, 'follow_request', follower.id);
       return;
     }
     const row = await this.d.follows.follow(follower.id, target.id, a.id);
+    await this.d.notifier.notify(target.id, 'follow', follower.id);
     await this.answer('Accept', target, follower, a.id, row.id);
   }
 
@@ -109,6 +113,8 @@ export class InboxHandlers {
       if (target) {
         await this.d.follows.remove('follows', actor.id, target.id);
         await this.d.follows.remove('follow_requests', actor.id, target.id);
+        await this.d.notifier.withdraw(target.id, 'follow', actor.id);
+        await this.d.notifier.withdraw(target.id, 'follow_request', actor.id);
         return;
       }
       if (a.objectId) {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { InteractionStore } from '../store/interactions.js';
+import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { actorUri } from './activities.js';
 import type { LocalUris } from './local-uris.js';
@@ -17,6 +18,7 @@ export interface InteractionServiceDeps {
   readonly interactions: InteractionStore;
   readonly publisher: Publisher;
   readonly uris: LocalUris;
+  readonly notifier: Notifier;
 }
 
 export class InteractionService {
@@ -26,6 +28,7 @@ export class InteractionService {
     const author = await this.author(s);
     const like = likeActivity(`${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`, this.d.uris.actor(me.username), this.uriOf(s, author));
     if (await this.d.interactions.favourite(me.id, s.id, like.id)) {
+      await this.d.notifier.notify(author.id, 'favourite', me.id, s.id);
       if (author.domain) await this.d.publisher.sendTo(like, me, author);
     }
   }
@@ -33,6 +36,7 @@ export class InteractionService {
   async unfavourite(me: Account, s: Status): Promise<void> {
     const removed = await this.d.interactions.unfavourite(me.id, s.id);
     const author = await this.author(s);
+    if (removed) await this.d.notifier.withdraw(author.id, 'favourite', me.id, s.id);
     if (removed?.uri && author.domain) {
       await this.d.publisher.sendTo(undoActivity(likeActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author))), me, author);
     }
@@ -48,13 +52,19 @@ export class InteractionService {
       accountId: me.id, uri: null, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
       inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: true, mentionIds: [], tags: [],
     });
-    if (created) await this.announce(me, boost, s, false);
+    if (created) {
+      await this.d.notifier.notify(s.accountId, 'reblog', me.id, s.id);
+      await this.announce(me, boost, s, false);
+    }
     return boost;
   }
 
   async unreblog(me: Account, s: Status): Promise<void> {
     const boost = await this.d.statuses.reblogBy(me.id, s.id);
-    if (boost && (await this.d.statuses.softDelete(boost.id))) await this.announce(me, boost, s, true);
+    if (boost && (await this.d.statuses.softDelete(boost.id))) {
+      await this.d.notifier.withdraw(s.accountId, 'reblog', me.id, s.id);
+      await this.announce(me, boost, s, true);
+    }
   }
 
   private async announce(me: Account, boost: Status, s: Status, undo: boolean): Promise<void> {

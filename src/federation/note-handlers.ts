@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
+import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
@@ -23,6 +24,7 @@ export interface NoteHandlerDeps {
   readonly statuses: StatusStore;
   readonly interactions: InteractionStore;
   readonly remote: RemoteActors;
+  readonly notifier: Notifier;
   readonly uris: LocalUris;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -46,7 +48,7 @@ export class NoteHandlers {
   private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[]): Promise<Status> {
     const recipients = known ?? (await this.localRecipients(note));
     const remoteMentions = await this.knownRemote(note.mentions);
-    const { status } = await this.d.statuses.create({
+    const { status, created } = await this.d.statuses.create({
       accountId: author.id,
       uri: note.id,
       url: note.url,
@@ -65,13 +67,16 @@ export class NoteHandlers {
       mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
       tags: note.hashtags.slice(0, 20),
     });
+    if (created) for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
     return status;
   }
 
   /** A Like of one of our statuses (or a remote one we hold) becomes a favourite. */
   async onLiked(a: ActivityDoc, actor: Account): Promise<void> {
     const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
-    if (s && !s.deletedAt && !s.reblogOfId) await this.d.interactions.favourite(actor.id, s.id, a.id);
+    if (s && !s.deletedAt && !s.reblogOfId && (await this.d.interactions.favourite(actor.id, s.id, a.id))) {
+      await this.d.notifier.notify(s.accountId, 'favourite', actor.id, s.id);
+    }
   }
 
   /**
@@ -85,20 +90,26 @@ export class NoteHandlers {
     if (!s || s.deletedAt || s.reblogOfId || (s.visibility !== 'public' && s.visibility !== 'unlisted')) return;
     const visibility = a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
     if (!visibility) return;
-    await this.d.statuses.create({
+    const { created } = await this.d.statuses.create({
       accountId: actor.id, uri: a.id, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
       inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: false, mentionIds: [], tags: [],
     });
+    if (created) await this.d.notifier.notify(s.accountId, 'reblog', actor.id, s.id);
   }
 
   /** Undo of a Like or an Announce the actor sent earlier (by its id). */
   async onUndone(type: 'Like' | 'Announce', objectId: string, actor: Account): Promise<void> {
     if (type === 'Like') {
-      await this.d.interactions.unfavouriteByUri(actor.id, objectId);
+      const statusId = await this.d.interactions.unfavouriteByUri(actor.id, objectId);
+      const s = statusId && (await this.d.statuses.byId(statusId));
+      if (s) await this.d.notifier.withdraw(s.accountId, 'favourite', actor.id, s.id);
       return;
     }
     const boost = await this.d.statuses.byUri(objectId);
-    if (boost && boost.accountId === actor.id && boost.reblogOfId) await this.d.statuses.softDelete(boost.id);
+    if (boost && boost.accountId === actor.id && boost.reblogOfId && (await this.d.statuses.softDelete(boost.id))) {
+      const s = await this.d.statuses.byId(boost.reblogOfId);
+      if (s) await this.d.notifier.withdraw(s.accountId, 'reblog', actor.id, s.id);
+    }
   }
 
   /** A public or unlisted post fetched by id, stored under its author (resolved; same origin as the post). */

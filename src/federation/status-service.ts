@@ -4,6 +4,7 @@ import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
 import { FetchError } from './fetch-errors.js';
@@ -34,6 +35,7 @@ export interface StatusServiceDeps {
   readonly remote: RemoteActors;
   readonly publisher: Publisher;
   readonly uris: LocalUris;
+  readonly notifier: Notifier;
 }
 
 export class StatusService {
@@ -57,7 +59,10 @@ export class StatusService {
       },
       p.idempotencyKey,
     );
-    if (created) await this.federate(status, me, 'create');
+    if (created) {
+      for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
+      await this.federate(status, me, 'create');
+    }
     // A retry whose first status has since been deleted: that status is gone, as for any other read.
     else if (status.deletedAt) throw Errors.notFound();
     return status;

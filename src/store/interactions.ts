@@ -37,9 +37,9 @@ export class InteractionStore {
     return this.db.one<{ uri: string | null }>('DELETE FROM favourites WHERE account_id = $1 AND status_id = $2 RETURNING uri', [accountId, statusId]);
   }
 
-  /** Removes the favourite a remote Like created (Undo Like), if it was the account's. */
-  async unfavouriteByUri(accountId: string, uri: string): Promise<boolean> {
-    return (await this.db.exec('DELETE FROM favourites WHERE account_id = $1 AND uri = $2', [accountId, uri])) > 0;
+  /** Removes the favourite a remote Like created (Undo Like), if it was the account's; returns its status id. */
+  async unfavouriteByUri(accountId: string, uri: string): Promise<string | undefined> {
+    return (await this.db.one<{ status_id: string }>('DELETE FROM favourites WHERE account_id = $1 AND uri = $2 RETURNING status_id', [accountId, uri]))?.status_id;
   }
 
   async bookmark(accountId: string, statusId: string): Promise<void> {

@@ -259,7 +259,7 @@ describe('inbox activities', () => {
   it('accepts activity types it does not act on with 202, and stores nothing for them', async () => {
     const liam = peer.actor('liam');
     const ids: string[] = [];
-    for (const type of ['Like', 'EmojiReact', 'Move']) {
+    for (const type of ['Move', 'View', 'Listen']) {
       const id = peer.newId(type.toLowerCase());
       ids.push(id);
       await send('liam', { '@context': AS, id, type, actor: liam.id, object: `${s.url}/statuses/1`, content: '🙂' });

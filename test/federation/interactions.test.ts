@@ -71,9 +71,12 @@ describe('favourites and boosts between two Stoa servers', () => {
     const by = await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}/favourited_by`);
     assert.deepEqual(by.body.map((x: Json) => x.acct), [`admin@${new URL(b.url).host}`]);
     assert.deepEqual((await api(b.url, tokenB, 'GET', '/api/v1/favourites')).body.map((x: Json) => x.uri), [post.uri]);
+    const favNote = (await api(a.url, tokenA, 'GET', '/api/v1/notifications?types[]=favourite')).body.find((n: Json) => n.status.id === post.id);
+    assert.equal(favNote.account.acct, `admin@${new URL(b.url).host}`);
     const unfav = await api(b.url, tokenB, 'POST', `/api/v1/statuses/${remote.id}/unfavourite`);
     assert.equal(unfav.body.favourited, false);
     await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.favourites_count, 0));
+    assert.ok(!(await api(a.url, tokenA, 'GET', '/api/v1/notifications?types[]=favourite')).body.some((n: Json) => n.status.id === post.id));
   });
 
   it("a boost reaches the booster's followers with the post inside, is counted by the author, and can be undone", async () => {
@@ -93,6 +96,7 @@ describe('favourites and boosts between two Stoa servers', () => {
     assert.equal(onC.reblog.account.acct, `admin@${new URL(a.url).host}`);
     assert.match(onC.reblog.content, /boost me/);
     await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.reblogs_count, 1));
+    assert.ok((await api(a.url, tokenA, 'GET', '/api/v1/notifications?types[]=reblog')).body.some((n: Json) => n.status.id === post.id));
     assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/statuses/${remote.id}/unreblog`)).body.reblogged, false);
     await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.reblogs_count, 0));
     await eventually(async () => assert.ok(!(await api(c.url, tokenC, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.reblog?.uri === post.uri)));

@@ -74,6 +74,8 @@ describe('statuses between two Stoa servers', () => {
     assert.deepEqual(seen.tags.map((t: Json) => t.name), ['Stoa']);
     assert.deepEqual(seen.mentions.map((m: Json) => m.acct), ['admin']);
     assert.equal(seen.url, posted.body.url);
+    const mention = (await api(b.url, tokenB, 'GET', '/api/v1/notifications?types[]=mention')).body.find((n: Json) => n.status.uri === posted.body.uri);
+    assert.equal(mention.account.acct, `admin@${hostA}`);
     // Public posts from elsewhere show on B's federated timeline, not its local one.
     assert.ok((await api(b.url, undefined, 'GET', '/api/v1/timelines/public?remote=true')).body.some((x: Json) => x.uri === posted.body.uri));
     assert.ok(!(await api(b.url, undefined, 'GET', '/api/v1/timelines/public?local=true')).body.some((x: Json) => x.uri === posted.body.uri));

@@ -1,0 +1,109 @@
+// Notifications: the member's list (types[] / exclude_types[] / account_id filters, Link-header pages), one by id,
+// dismissing one and clearing all.
+import { Errors } from '../errors.js';
+import { pageQuery, timelineLinks } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { Notification, NotificationStore } from '../store/notifications.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import type { StatusViews } from './status-views.js';
+
+const READ: Requirement = { scopes: ['read:notifications'], user: true };
+const WRITE: Requirement = { scopes: ['write:notifications'], user: true };
+
+export interface NotificationApiDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly notifications: NotificationStore;
+  readonly accountViews: AccountViews;
+  readonly statusViews: StatusViews;
+}
+
+function list(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+export function notificationRoutes(d: NotificationApiDeps): Route[] {
+  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
+
+  /** Notifications as entities; those whose account or status is gone are left out. */
+  const render = async (items: readonly Notification[], viewerId: string) => {
+    const accounts = new Map((await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))])).map((a) => [a.id, a]));
+    const senders = [...accounts.values()].filter((a) => !a.deletedAt);
+    const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
+    const rendered = await d.accountViews.many(senders);
+    const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
+    const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
+    return items.flatMap((n) => {
+      const i = accountEntities.get(n.fromAccountId);
+      if (i === undefined) return [];
+      const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
+      if (n.statusId && !status) return [];
+      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}) }];
+    });
+  };
+  const id = (req: Request): string => {
+    const v = req.params['id']!;
+    if (!/^\d{1,19}$/.test(v)) throw Errors.notFound();
+    return v;
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/notifications',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const page = pageQuery(req.query, 40, 80);
+        const from = typeof req.query['account_id'] === 'string' ? req.query['account_id'] : undefined;
+        if (from !== undefined && !/^\d{1,19}$/.test(from)) return json(200, []);
+        const types = list(req.query['types']);
+        const excludeTypes = list(req.query['exclude_types']);
+        const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from });
+        const keep: Record<string, string | undefined> = { account_id: from };
+        const links = timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id), keep);
+        // Repeated parameters (types[]) are carried over as written.
+        const extra = [...(types ?? []).map((t) => `types[]=${encodeURIComponent(t)}`), ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`)].join('&');
+        if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
+        return json(200, await render(items, viewer), links);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/notifications/:id',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const n = await d.notifications.one(viewer, id(req));
+        const [entity] = n ? await render([n], viewer) : [];
+        if (!entity) throw Errors.notFound();
+        return json(200, entity);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/notifications/:id/dismiss',
+      body: true,
+      handler: async (req) => {
+        await d.notifications.dismiss(await me(req, WRITE), id(req));
+        return json(200, {});
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/notifications/clear',
+      body: true,
+      handler: async (req) => {
+        await d.notifications.clear(await me(req, WRITE));
+        return json(200, {});
+      },
+    },
+  ];
+}
+

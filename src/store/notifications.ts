@@ -1,0 +1,87 @@
+// Notifications of local members. Adding one for an account that is not a local member (or for one's own action)
+// does nothing, so callers can notify whoever an event concerns without checking.
+import type { PageQuery } from '../http/pagination.js';
+import type { Database } from './db.js';
+
+export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export interface Notification {
+  readonly id: string;
+  readonly accountId: string;
+  readonly fromAccountId: string;
+  readonly type: NotificationType;
+  readonly statusId: string | null;
+  readonly createdAt: Date;
+}
+
+/** What the services that cause notifications need. */
+export type Notifier = Pick<NotificationStore, 'notify' | 'withdraw'>;
+
+export interface NotificationFilter {
+  readonly types?: readonly string[];
+  readonly excludeTypes?: readonly string[];
+  readonly fromAccountId?: string;
+}
+
+interface Row {
+  [k: string]: unknown;
+  id: string; account_id: string; from_account_id: string; type: NotificationType; status_id: string | null; created_at: Date;
+}
+
+const toNotification = (r: Row): Notification => ({
+  id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, createdAt: r.created_at,
+});
+
+// A notification about a deleted status is gone with it.
+const LIVE = 'AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL))';
+
+export class NotificationStore {
+  constructor(private readonly db: Database) {}
+
+  async notify(recipientId: string, type: NotificationType, fromId: string, statusId: string | null = null): Promise<void> {
+    if (recipientId === fromId) return;
+    await this.db.exec(
+      `INSERT INTO notifications (account_id, from_account_id, type, status_id)
+       SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1)
+       ON CONFLICT DO NOTHING`,
+      [recipientId, fromId, type, statusId],
+    );
+  }
+
+  /** The event was undone (unfavourite, unboost, unfollow): its notification goes too. */
+  async withdraw(recipientId: string, type: NotificationType, fromId: string, statusId: string | null = null): Promise<void> {
+    await this.db.exec(
+      'DELETE FROM notifications WHERE account_id = $1 AND type = $2 AND from_account_id = $3 AND coalesce(status_id, 0) = coalesce($4::bigint, 0)',
+      [recipientId, type, fromId, statusId],
+    );
+  }
+
+  async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<Notification[]> {
+    const values: unknown[] = [accountId];
+    let where = `n.account_id = $1 ${LIVE}`;
+    if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
+    if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
+    if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;
+    if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
+    if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
+    if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
+    const asc = !!page.minId && !page.sinceId;
+    const rows = await this.db.rows<Row>(`SELECT n.* FROM notifications n WHERE ${where} ORDER BY n.id ${asc ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`, values);
+    const list = rows.map(toNotification);
+    return asc ? list.reverse() : list;
+  }
+
+  async one(accountId: string, id: string): Promise<Notification | undefined> {
+    const r = await this.db.one<Row>(`SELECT n.* FROM notifications n WHERE n.account_id = $1 AND n.id = $2 ${LIVE}`, [accountId, id]);
+    return r && toNotification(r);
+  }
+
+  async dismiss(accountId: string, id: string): Promise<void> {
+    await this.db.exec('DELETE FROM notifications WHERE account_id = $1 AND id = $2', [accountId, id]);
+  }
+
+  async clear(accountId: string): Promise<void> {
+    await this.db.exec('DELETE FROM notifications WHERE account_id = $1', [accountId]);
+  }
+}
