@@ -4,7 +4,11 @@ import type { Config } from '../config/schema.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
+import { blockRoutes } from './api/blocks.js';
 import { notificationRoutes } from './api/notifications.js';
+import { preferenceRoutes } from './api/preferences.js';
+import { MarkerStore } from './store/markers.js';
+import { MuteStore } from './store/mutes.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { StatusViews } from './api/status-views.js';
@@ -135,6 +139,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const statuses = new StatusStore(db);
   const interactions = new InteractionStore(db);
   const notifications = new NotificationStore(db);
+  const mutes = new MuteStore(db);
+  const markers = new MarkerStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -229,6 +235,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...actorRoutes({ accounts, follows, actors: localActors, profilePage: profilePage(web, follows) }),
     ...inboxRoutes({ log: fedLog, accounts, remote, jobs: inboxJobs, rsa, maxBodyBytes: config.limits.bodyBytes, queued: () => inboxWorker?.kick() }),
     ...followRoutes(accountApi),
+    ...blockRoutes({ ...accountApi, mutes }),
+    ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),

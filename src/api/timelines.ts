@@ -58,7 +58,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const { scope, keep } = scopeOf(req);
         // No media exists yet: an only_media timeline is empty.
         if (flag(req.query['only_media'])) return json(200, []);
-        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope), viewerId, keep);
+        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId), viewerId, keep);
       },
     },
     {
@@ -70,7 +70,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const tag = req.params['hashtag']!;
         if (!/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) return json(200, []);
         if (flag(req.query['only_media'])) return json(200, []);
-        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope), viewerId, keep);
+        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId), viewerId, keep);
       },
     },
     {

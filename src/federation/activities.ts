@@ -53,3 +53,14 @@ export function updateActorActivity(uris: LocalUris, me: Account, actorDocument:
     object: { ...actorDocument, '@context': undefined },
   };
 }
+
+export function blockActivity(uris: LocalUris, from: Account, to: Account, id: string): Activity {
+  const actor = actorUri(from, uris);
+  return { '@context': AS_CONTEXT, id: `${actor}#blocks/${id}`, type: 'Block', actor, object: actorUri(to, uris) };
+}
+
+export function undoBlockActivity(uris: LocalUris, from: Account, to: Account, blockUri: string): Activity {
+  const actor = actorUri(from, uris);
+  const block = { id: blockUri, type: 'Block', actor, object: actorUri(to, uris) };
+  return { '@context': AS_CONTEXT, id: `${blockUri}/undo`, type: 'Undo', actor, object: block };
+}

@@ -4,7 +4,8 @@ import { Errors } from '../errors.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { Notifier } from '../store/notifications.js';
-import { answerFollowActivity, followActivity, undoFollowActivity, updateActorActivity } from './activities.js';
+import { randomBytes } from 'node:crypto';
+import { answerFollowActivity, blockActivity, followActivity, undoBlockActivity, undoFollowActivity, updateActorActivity } from './activities.js';
 import type { LocalActors } from './local-actors.js';
 import type { Publisher } from './publisher.js';
 
@@ -67,6 +68,23 @@ export class FollowService {
       await this.publisher.sendTo(answerFollowActivity('Reject', this.actors.uris, me, requester, request.uri, request.id), me, requester);
     }
     return true;
+  }
+
+  /** Blocks an account: follows both ways end, and a remote account's server is told (it hides us from them). */
+  async block(me: Account, target: Account): Promise<void> {
+    if (me.id === target.id) throw Errors.forbidden('You cannot block yourself');
+    if (target.instanceActor) throw Errors.notFound();
+    const activity = target.domain !== null ? blockActivity(this.actors.uris, me, target, randomBytes(8).toString('hex')) : null;
+    await this.follows.block(me.id, target.id, activity?.id ?? null);
+    await this.notifier.withdraw(me.id, 'follow', target.id);
+    if (activity) await this.publisher.sendTo(activity, me, target);
+  }
+
+  async unblock(me: Account, target: Account): Promise<void> {
+    const uri = await this.follows.blockUri(me.id, target.id);
+    if ((await this.follows.unblock(me.id, target.id)) && target.domain !== null && uri) {
+      await this.publisher.sendTo(undoBlockActivity(this.actors.uris, me, target, uri), me, target);
+    }
   }
 
   /** Sends the member's current actor document to every connected server (profile edits, identity statements). */

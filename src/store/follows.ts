@@ -18,6 +18,9 @@ export interface Relationship {
   readonly blockedBy: boolean;
   readonly requested: boolean;
   readonly requestedBy: boolean;
+  readonly muting: boolean;
+  readonly mutingNotifications: boolean;
+  readonly mutingExpiresAt: Date | null;
 }
 
 /** A page of accounts keyed by the relationship row's id (Mastodon pages follows by their hidden ids). */
@@ -113,6 +116,11 @@ export class FollowStore {
     });
   }
 
+  /** The id of the Block we sent for this block, if any. */
+  async blockUri(accountId: string, targetId: string): Promise<string | null> {
+    return (await this.db.one<{ uri: string | null }>('SELECT uri FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]))?.uri ?? null;
+  }
+
   async unblock(accountId: string, targetId: string): Promise<boolean> {
     return (await this.db.exec('DELETE FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId])) === 1;
   }
@@ -124,7 +132,7 @@ export class FollowStore {
   async relationships(accountId: string, targetIds: readonly string[]): Promise<Relationship[]> {
     const rows = await this.db.rows<{
       id: string; following: boolean; show_reblogs: boolean | null; notify: boolean | null; followed_by: boolean; blocking: boolean;
-      blocked_by: boolean; requested: boolean; requested_by: boolean;
+      blocked_by: boolean; requested: boolean; requested_by: boolean; muting: boolean; muting_notifications: boolean; muting_expires_at: Date | null;
     }>(
       `SELECT t.id::text AS id,
          f.id IS NOT NULL AS following, f.show_reblogs, f.notify,
@@ -132,15 +140,18 @@ export class FollowStore {
          EXISTS (SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = t.id) AS blocking,
          EXISTS (SELECT 1 FROM blocks WHERE account_id = t.id AND target_account_id = $1) AS blocked_by,
          EXISTS (SELECT 1 FROM follow_requests WHERE account_id = $1 AND target_account_id = t.id) AS requested,
-         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by
+         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by,
+         mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at
        FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
        LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
+       LEFT JOIN mutes mu ON mu.account_id = $1 AND mu.target_account_id = t.id AND (mu.expires_at IS NULL OR mu.expires_at > now())
        ORDER BY t.n`,
       [accountId, targetIds],
     );
     return rows.map((r) => ({
       id: r.id, following: r.following, showingReblogs: r.show_reblogs ?? r.following, notifying: r.notify ?? false,
       followedBy: r.followed_by, blocking: r.blocking, blockedBy: r.blocked_by, requested: r.requested, requestedBy: r.requested_by,
+      muting: r.muting, mutingNotifications: r.muting_notifications, mutingExpiresAt: r.muting_expires_at,
     }));
   }
 

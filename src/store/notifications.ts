@@ -59,7 +59,11 @@ export class NotificationStore {
 
   async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<Notification[]> {
     const values: unknown[] = [accountId];
-    let where = `n.account_id = $1 ${LIVE}`;
+    // Nothing from accounts the member blocks (or is blocked by), nor from muted ones whose notifications are muted.
+    let where = `n.account_id = $1 ${LIVE}
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = n.from_account_id) OR (b.account_id = n.from_account_id AND b.target_account_id = $1))
+      AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = n.from_account_id AND mu.hide_notifications
+        AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
     if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
     if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
     if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;

@@ -3,6 +3,12 @@
 // first, returned newest first), limit.
 import type { PageQuery } from '../http/pagination.js';
 import type { Database, Queryable } from './db.js';
+import { notSilenced } from './mutes.js';
+
+/** Neither the author nor, for a boost, the boosted author is blocked or muted by (or blocking) viewer $n. */
+function quiet(viewer: string): string {
+  return `${notSilenced(viewer)} AND (s.reblog_of_id IS NULL OR ${notSilenced(viewer, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
+}
 
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -166,9 +172,13 @@ export class StatusStore {
   /** Whether the viewer (null: anonymous) may read the status. */
   async canSee(s: Status, viewerId: string | null): Promise<boolean> {
     if (s.deletedAt) return false;
-    if (s.visibility === 'public' || s.visibility === 'unlisted') return true;
-    if (viewerId === null) return false;
-    const r = await this.db.one<{ ok: boolean }>(`SELECT ${visibleTo('$2')} AS ok FROM statuses s WHERE s.id = $1`, [s.id, viewerId]);
+    if (viewerId === null) return s.visibility === 'public' || s.visibility === 'unlisted';
+    // An author who blocked the viewer is invisible to them, whatever the visibility.
+    const r = await this.db.one<{ ok: boolean }>(
+      `SELECT ${visibleTo('$2')} AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = s.account_id AND b.target_account_id = $2) AS ok
+       FROM statuses s WHERE s.id = $1`,
+      [s.id, viewerId],
+    );
     return r?.ok === true;
   }
 
@@ -192,23 +202,26 @@ export class StatusStore {
   async home(viewerId: string, page: PageQuery): Promise<Status[]> {
     const where = `s.deleted_at IS NULL AND (s.account_id = $1
       OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1))
-      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))`;
+      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
+      AND ${quiet('$1')}`;
     return this.page(where, [viewerId], page);
   }
 
   /** Public statuses: all, local only, or remote only. */
-  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
+  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null): Promise<Status[]> {
+    const values: unknown[] = [];
     // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
     const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
-      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}`;
-    return this.page(where, [], page);
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}`;
+    return this.page(where, values, page);
   }
 
   /** Public statuses with a hashtag. */
-  async tagged(tag: string, page: PageQuery, scope: 'all' | 'local' | 'remote'): Promise<Status[]> {
+  async tagged(tag: string, page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null): Promise<Status[]> {
     const values: unknown[] = [tagKey(tag)];
+    const silenced = viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : '';
     const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
-      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = $1)`;
+      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = $1)${silenced}`;
     return this.page(where, values, page);
   }
 

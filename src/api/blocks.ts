@@ -1,0 +1,71 @@
+// Blocking and muting accounts, and the member's lists of blocked and muted accounts. A block ends follows both
+// ways and is sent to the blocked account's server; a mute stays here (optionally with notifications, optionally
+// for a time).
+import { z } from 'zod';
+import { relationshipEntity } from '../entities/relationship.js';
+import { Errors } from '../errors.js';
+import { linkHeader, pageQuery } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Handler, Route } from '../http/types.js';
+import type { Requirement } from '../oauth/bearer.js';
+import type { Account } from '../store/accounts.js';
+import type { MuteStore } from '../store/mutes.js';
+import type { AccountApiDeps } from './deps.js';
+import { railsBool } from './params.js';
+
+const WRITE_BLOCKS: Requirement = { scopes: ['write:blocks', 'follow'], user: true };
+const READ_BLOCKS: Requirement = { scopes: ['read:blocks', 'follow'], user: true };
+const WRITE_MUTES: Requirement = { scopes: ['write:mutes', 'follow'], user: true };
+const READ_MUTES: Requirement = { scopes: ['read:mutes', 'follow'], user: true };
+const MAX_MUTE_SECONDS = 10 * 365 * 86_400;
+
+const MuteBody = z.object({
+  notifications: railsBool.optional(),
+  duration: z.union([z.number(), z.string().regex(/^\d{1,12}$/).transform(Number)]).optional(),
+});
+
+export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): Route[] {
+  const me = async (req: Request, need: Requirement): Promise<Account> => (await d.accounts.byId((await d.bearer.authenticate(req, need)).record.user!.accountId))!;
+  const target = async (req: Request): Promise<Account> => {
+    const id = req.params['id']!;
+    const a = /^\d{1,19}$/.test(id) ? await d.accounts.byId(id) : undefined;
+    if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
+    return a;
+  };
+  const act = (need: Requirement, fn: (viewer: Account, other: Account, req: Request) => Promise<void>): Handler => async (req) => {
+    const viewer = await me(req, need);
+    const other = await target(req);
+    await fn(viewer, other, req);
+    return json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
+  };
+  const list = (kind: 'blocks' | 'mutes', need: Requirement): Handler => async (req) => {
+    const viewer = await me(req, need);
+    const page = pageQuery(req.query, 40, 80);
+    const rows = await d.mutes.page(kind, viewer.id, page);
+    const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
+    const ordered = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a && !a.deletedAt);
+    return json(200, await d.views.many(ordered), linkHeader(`${d.config.baseUrl}/api/v1/${kind}`, page, rows.map((r) => r[0])));
+  };
+
+  return [
+    { method: 'POST', path: '/api/v1/accounts/:id/block', body: true, handler: act(WRITE_BLOCKS, (v, o) => d.followService.block(v, o)) },
+    { method: 'POST', path: '/api/v1/accounts/:id/unblock', body: true, handler: act(WRITE_BLOCKS, (v, o) => d.followService.unblock(v, o)) },
+    {
+      method: 'POST',
+      path: '/api/v1/accounts/:id/mute',
+      body: true,
+      handler: act(WRITE_MUTES, async (v, o, req) => {
+        if (v.id === o.id) throw Errors.forbidden('You cannot mute yourself');
+        const p = MuteBody.safeParse(req.fields);
+        if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+        const seconds = p.data.duration ?? 0;
+        if (seconds < 0 || seconds > MAX_MUTE_SECONDS) throw Errors.validation('duration is out of range');
+        await d.mutes.mute(v.id, o.id, p.data.notifications ?? true, seconds > 0 ? new Date(Date.now() + seconds * 1000) : null);
+      }),
+    },
+    { method: 'POST', path: '/api/v1/accounts/:id/unmute', body: true, handler: act(WRITE_MUTES, (v, o) => d.mutes.unmute(v.id, o.id)) },
+    { method: 'GET', path: '/api/v1/blocks', handler: list('blocks', READ_BLOCKS) },
+    { method: 'GET', path: '/api/v1/mutes', handler: list('mutes', READ_MUTES) },
+  ];
+}

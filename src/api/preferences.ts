@@ -1,0 +1,73 @@
+// Small per-member endpoints clients call at start-up: preferences, reading markers, and the custom emoji list
+// (Stoa has no custom emoji yet: an empty list, as a server without any answers).
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
+
+const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: true };
+const READ_STATUSES: Requirement = { scopes: ['read:statuses'], user: true };
+const WRITE_STATUSES: Requirement = { scopes: ['write:statuses'], user: true };
+
+const Position = z.object({ last_read_id: z.string().regex(/^\d{1,19}$/, 'last_read_id must be an id') });
+const MarkerBody = z.object({ home: Position.optional(), notifications: Position.optional() });
+
+export interface PreferenceDeps {
+  readonly bearer: BearerAuth;
+  readonly markers: MarkerStore;
+}
+
+export function preferenceRoutes(d: PreferenceDeps): Route[] {
+  const markersJson = async (accountId: string, timelines: readonly MarkerTimeline[]) => {
+    const out: Record<string, unknown> = {};
+    for (const m of await d.markers.get(accountId, timelines)) {
+      out[m.timeline] = { last_read_id: m.lastReadId, version: m.version, updated_at: m.updatedAt.toISOString() };
+    }
+    return out;
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/preferences',
+      handler: async (req) => {
+        await d.bearer.authenticate(req, READ_ACCOUNTS);
+        return json(200, {
+          'posting:default:visibility': 'public',
+          'posting:default:sensitive': false,
+          'posting:default:language': null,
+          'posting:default:quote_policy': 'public',
+          'reading:expand:media': 'default',
+          'reading:expand:spoilers': false,
+          'reading:autoplay:gifs': false,
+        });
+      },
+    },
+    { method: 'GET', path: '/api/v1/custom_emojis', handler: () => json(200, []) },
+    {
+      method: 'GET',
+      path: '/api/v1/markers',
+      handler: async (req) => {
+        const me = (await d.bearer.authenticate(req, READ_STATUSES)).record.user!.accountId;
+        const raw = req.query['timeline'];
+        const asked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((t): t is MarkerTimeline => MARKER_TIMELINES.some((m) => m === t));
+        return json(200, await markersJson(me, asked.length ? asked : MARKER_TIMELINES));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/markers',
+      body: true,
+      handler: async (req) => {
+        const me = (await d.bearer.authenticate(req, WRITE_STATUSES)).record.user!.accountId;
+        const parsed = MarkerBody.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const set = MARKER_TIMELINES.filter((t) => parsed.data[t]);
+        if (set.length === 0) throw Errors.validation('home or notifications must be given');
+        for (const t of set) await d.markers.set(me, t, parsed.data[t]!.last_read_id);
+        return json(200, await markersJson(me, set));
+      },
+    },
+  ];
+}

@@ -1,0 +1,44 @@
+// Mutes, the lists of blocked and muted accounts, and the SQL that keeps blocked and muted accounts out of what a
+// member reads (timelines, notifications).
+import type { Database } from './db.js';
+import type { HiddenPage } from './interactions.js';
+
+/** True when status s's author is neither blocked by, blocking, nor (unexpired) muted by viewer V ($n). */
+export function notSilenced(viewer: string, column = 's.account_id'): string {
+  return `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewer} AND b.target_account_id = ${column})
+      OR (b.account_id = ${column} AND b.target_account_id = ${viewer}))
+    AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer} AND mu.target_account_id = ${column}
+      AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+}
+
+export class MuteStore {
+  constructor(private readonly db: Database) {}
+
+  async mute(accountId: string, targetId: string, notifications: boolean, expiresAt: Date | null): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = EXCLUDED.hide_notifications, expires_at = EXCLUDED.expires_at`,
+      [accountId, targetId, notifications, expiresAt],
+    );
+  }
+
+  async unmute(accountId: string, targetId: string): Promise<void> {
+    await this.db.exec('DELETE FROM mutes WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]);
+  }
+
+  /** [row id, account id] of the member's blocks or (unexpired) mutes, newest first. */
+  async page(kind: 'blocks' | 'mutes', accountId: string, page: HiddenPage): Promise<[string, string][]> {
+    const values: unknown[] = [accountId];
+    let where = kind === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > now())' : '';
+    if (page.maxId) where += ` AND id < $${values.push(page.maxId)}`;
+    if (page.sinceId) where += ` AND id > $${values.push(page.sinceId)}`;
+    if (page.minId) where += ` AND id > $${values.push(page.minId)}`;
+    const asc = !!page.minId && !page.sinceId;
+    const rows = await this.db.rows<{ id: string; target: string }>(
+      `SELECT id, target_account_id AS target FROM ${kind} WHERE account_id = $1${where} ORDER BY id ${asc ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`,
+      values,
+    );
+    const list = rows.map((r): [string, string] => [r.id, r.target]);
+    return asc ? list.reverse() : list;
+  }
+}
