@@ -29,6 +29,25 @@ const PostBody = z.object({
   poll: z.unknown().optional(),
 });
 
+const EditBody = z.object({
+  status: z.string().max(100_000).optional(),
+  spoiler_text: z.string().max(MAX_CHARS, `Spoiler text is too long (maximum is ${MAX_CHARS} characters)`).optional(),
+  sensitive: railsBool.optional(),
+  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code').optional().or(z.literal('')),
+  media_ids: z.array(z.string()).max(4).optional(),
+  poll: z.unknown().optional(),
+});
+
+/** JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options). */
+function given(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
+}
+
+function checkText(text: string): void {
+  if (text.trim() === '') throw Errors.validation("Text can't be blank");
+  if ([...text].length > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
+}
+
 export interface StatusApiDeps {
   readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
@@ -63,15 +82,13 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const me = await member(req);
-        // JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options).
-        const parsed = PostBody.safeParse(Object.fromEntries(Object.entries(req.fields).filter(([, v]) => v !== null)));
+        const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
         if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');
         if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
         const text = p.status ?? '';
-        if (text.trim() === '') throw Errors.validation("Text can't be blank");
-        if ([...text].length > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
+        checkText(text);
         const inReplyTo = p.in_reply_to_id ? await visible(p.in_reply_to_id, me.id) : null;
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
@@ -104,6 +121,55 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         if (s.accountId !== me.id) throw Errors.notFound();
         await d.service.remove(me, s);
         return json(200, await d.views.one(s, me.id, { withText: true }));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/statuses/:id',
+      body: true,
+      handler: async (req) => {
+        const me = await member(req);
+        const s = await visible(req.params['id'], me.id);
+        if (s.accountId !== me.id || s.reblogOfId) throw Errors.notFound();
+        const parsed = EditBody.safeParse(given(req.fields));
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const p = parsed.data;
+        if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');
+        if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
+        const text = p.status ?? s.text;
+        checkText(text);
+        const edited = await d.service.edit(me, s, {
+          text,
+          spoilerText: p.spoiler_text ?? s.spoilerText,
+          sensitive: p.sensitive ?? s.sensitive,
+          language: p.language === undefined ? s.language : p.language || null,
+        });
+        return json(200, await d.views.one(edited, me.id));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/statuses/:id/source',
+      handler: async (req) => {
+        const me = await member(req);
+        const s = await visible(req.params['id'], me.id);
+        if (s.accountId !== me.id || !s.local) throw Errors.notFound();
+        return json(200, { id: s.id, text: s.text, spoiler_text: s.spoilerText });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/statuses/:id/history',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const s = await visible(req.params['id'], viewerId);
+        const [entity] = await d.views.many([s], viewerId);
+        const versions = await d.statuses.history(s.id);
+        const list = versions.length ? versions : [{ content: s.content, spoilerText: s.spoilerText, sensitive: s.sensitive, createdAt: s.createdAt }];
+        return json(200, list.map((v) => ({
+          content: v.content, spoiler_text: v.spoilerText, sensitive: v.sensitive, created_at: v.createdAt.toISOString(),
+          account: entity?.account, poll: null, media_attachments: [], emojis: [],
+        })));
       },
     },
     {

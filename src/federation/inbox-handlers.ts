@@ -10,6 +10,7 @@ import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalActors } from './local-actors.js';
 import type { NoteHandlers } from './note-handlers.js';
+import { NOTE_TYPES } from './note-schema.js';
 import type { Publisher } from './publisher.js';
 import type { RemoteActors } from './remote-actors.js';
 
@@ -155,7 +156,10 @@ export class InboxHandlers {
   }
 
   private async onUpdated(a: ActivityDoc, actor: Account): Promise<void> {
-    if (a.objectId !== actor.uri) return; // updates of posts arrive with statuses
+    if (a.objectId !== actor.uri) {
+      if (a.objectType && NOTE_TYPES.some((t) => t === a.objectType)) await this.d.notes.onUpdated(a, actor);
+      return;
+    }
     const doc = typeof a.object === 'object' && a.object ? actorSchema.safeParse(a.object) : undefined;
     if (doc?.success) await this.d.remote.storeReceived(doc.data, actor);
     else await this.d.remote.byUri(actor.uri!, { refresh: true });

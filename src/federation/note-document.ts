@@ -82,6 +82,19 @@ export function deleteNoteActivity(note: Record<string, unknown>, uris: LocalUri
   };
 }
 
+/** An edited status, sent to the same audience as its Create. */
+export function updateNoteActivity(note: Record<string, unknown>, uris: LocalUris, author: Account): Activity {
+  return {
+    '@context': NOTE_CONTEXT,
+    id: `${note['id'] as string}#updates/${Date.now()}`,
+    type: 'Update',
+    actor: uris.actor(author.username),
+    to: note['to'],
+    cc: note['cc'],
+    object: note,
+  };
+}
+
 /** A favourite of a status, sent to its author's server. `id` is kept on the favourite row for the Undo. */
 export function likeActivity(id: string, actor: string, object: string): Activity {
   return { '@context': AS_CONTEXT, id, type: 'Like', actor, object };

@@ -124,6 +124,28 @@ export class NoteHandlers {
     return this.store(note, author, parent);
   }
 
+  /** An Update of one of the signer's posts we hold: its new text replaces the old, the old kept as history. */
+  async onUpdated(a: ActivityDoc, author: Account): Promise<void> {
+    if (typeof a.object !== 'object' || a.object === null) return;
+    const parsed = noteSchema.safeParse(a.object);
+    if (!parsed.success) return;
+    const note = parsed.data;
+    if (note.attributedTo !== author.uri || !sameOrigin(note.id, author.uri!)) throw new FetchError('unsupported', 'note_not_authors', note.id);
+    const s = await this.d.statuses.byUri(note.id);
+    if (!s || s.accountId !== author.id || s.deletedAt) return;
+    const recipients = await this.localRecipients(note);
+    const remoteMentions = await this.knownRemote(note.mentions);
+    const before = new Set(s.mentionIds);
+    const edited = await this.d.statuses.edit(s.id, {
+      text: '', content: note.content, spoilerText: note.summary, sensitive: note.sensitive || note.summary !== '', language: note.language,
+      mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])], tags: note.hashtags.slice(0, 20),
+      editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
+    });
+    if (!edited) return;
+    for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
+    for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
+  }
+
   /** A Delete whose object is one of the signer's posts. */
   async onDeleted(objectId: string, author: Account): Promise<void> {
     const s = await this.d.statuses.byUri(objectId);

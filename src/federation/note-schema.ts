@@ -19,6 +19,7 @@ export interface NoteDoc {
   sensitive: boolean;
   inReplyTo: string | null;
   published: Date | null;
+  updated: Date | null;
   url: string | null;
   to: string[];
   cc: string[];
@@ -42,6 +43,7 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
   const language = contentMap ? (Object.keys(contentMap).find((k) => /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(k)) ?? null) : null;
   const content = text(raw['content'], MAX_CONTENT) ?? (contentMap ? text(Object.values(contentMap).find((v) => typeof v === 'string'), MAX_CONTENT) : null) ?? '';
   const published = typeof raw['published'] === 'string' ? new Date(raw['published']) : null;
+  const updated = typeof raw['updated'] === 'string' ? new Date(raw['updated']) : null;
   const mentions: string[] = [];
   const hashtags: string[] = [];
   for (const t of asArray(raw['tag']).slice(0, MAX_TAGS)) {
@@ -62,6 +64,7 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     sensitive: raw['sensitive'] === true,
     inReplyTo: refUrl(raw['inReplyTo']),
     published: published && !Number.isNaN(published.getTime()) ? published : null,
+    updated: updated && !Number.isNaN(updated.getTime()) ? updated : null,
     url: firstHref(raw['url']),
     to: audience(raw['to']),
     cc: audience(raw['cc']),

@@ -9,7 +9,7 @@ import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalUris } from './local-uris.js';
-import { createNoteActivity, deleteNoteActivity, noteDocument } from './note-document.js';
+import { createNoteActivity, deleteNoteActivity, noteDocument, updateNoteActivity } from './note-document.js';
 import type { Publisher } from './publisher.js';
 import type { RemoteActors } from './remote-actors.js';
 
@@ -68,6 +68,28 @@ export class StatusService {
     return status;
   }
 
+  /** Edits a member's status (text, content warning, sensitivity, language); visibility and thread stay. */
+  async edit(me: Account, s: Status, p: Pick<NewPost, 'text' | 'spoilerText' | 'sensitive' | 'language'>): Promise<Status> {
+    const mentioned = await this.resolveMentions(p.text);
+    const links = new Map<string, ResolvedMention>();
+    for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
+    const before = new Set(s.mentionIds);
+    const edited = await this.d.statuses.edit(s.id, {
+      text: p.text,
+      content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
+      spoilerText: p.spoilerText,
+      sensitive: p.sensitive || p.spoilerText !== '',
+      language: p.language,
+      mentionIds: [...new Set([...mentioned.values()].map((a) => a.id))].filter((id) => id !== me.id),
+      tags: extractHashtags(p.text),
+    });
+    if (!edited) throw Errors.notFound();
+    for (const id of edited.mentionIds) if (!before.has(id)) await this.d.notifier.notify(id, 'mention', me.id, edited.id);
+    for (const id of await this.d.statuses.localBoosters(edited.id)) await this.d.notifier.notify(id, 'update', me.id, edited.id);
+    await this.federate(edited, me, 'update');
+    return edited;
+  }
+
   async remove(me: Account, s: Status): Promise<void> {
     if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
   }
@@ -85,9 +107,10 @@ export class StatusService {
     return { note: noteDocument({ status: s, author, mentions, inReplyTo }, this.d.uris, this.d.config), mentions, parentAuthor };
   }
 
-  private async federate(s: Status, author: Account, kind: 'create' | 'delete'): Promise<void> {
+  private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete'): Promise<void> {
     const { note, mentions, parentAuthor } = await this.note(s, author);
-    const activity = kind === 'create' ? createNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
+    const activity =
+      kind === 'create' ? createNoteActivity(note, this.d.uris, author) : kind === 'update' ? updateNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : mentions;
     await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', audience);

@@ -39,6 +39,17 @@ export interface Status {
   readonly tags: readonly string[];
 }
 
+export interface StatusEdit {
+  readonly text: string;
+  readonly content: string;
+  readonly spoilerText: string;
+  readonly sensitive: boolean;
+  readonly language: string | null;
+  readonly mentionIds: readonly string[];
+  readonly tags: readonly string[];
+  readonly editedAt?: Date;
+}
+
 export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId'> & {
   readonly createdAt?: Date;
   readonly reblogOfId?: string | null;
@@ -180,6 +191,52 @@ export class StatusStore {
       [s.id, viewerId],
     );
     return r?.ok === true;
+  }
+
+  /**
+   * Replaces a status's text, keeping every version for its history (the first edit also records the original).
+   * Mentions and hashtags are replaced with the new text's.
+   */
+  async edit(id: string, e: StatusEdit): Promise<Status | undefined> {
+    await this.db.tx(async (q) => {
+      const cur = await q.query<{ content: string; spoiler_text: string; sensitive: boolean; created_at: Date; edited_at: Date | null }>(
+        'SELECT content, spoiler_text, sensitive, created_at, edited_at FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+        [id],
+      );
+      const c = cur.rows[0];
+      if (!c) return;
+      if (c.edited_at === null) {
+        await q.query('INSERT INTO status_edits (status_id, content, spoiler_text, sensitive, created_at) VALUES ($1, $2, $3, $4, $5)', [id, c.content, c.spoiler_text, c.sensitive, c.created_at]);
+      }
+      const at = e.editedAt ?? new Date();
+      await q.query(
+        `UPDATE statuses SET text = $2, content = $3, spoiler_text = $4, sensitive = $5, language = $6, edited_at = $7 WHERE id = $1`,
+        [id, e.text, e.content, e.spoilerText, e.sensitive, e.language, at],
+      );
+      await q.query('INSERT INTO status_edits (status_id, content, spoiler_text, sensitive, created_at) VALUES ($1, $2, $3, $4, $5)', [id, e.content, e.spoilerText, e.sensitive, at]);
+      await q.query('DELETE FROM status_mentions WHERE status_id = $1', [id]);
+      await q.query('DELETE FROM status_tags WHERE status_id = $1', [id]);
+      await this.link(q, id, e.mentionIds, e.tags);
+    });
+    return this.byId(id);
+  }
+
+  /** The versions of an edited status, oldest first (empty for one never edited). */
+  async history(id: string): Promise<{ content: string; spoilerText: string; sensitive: boolean; createdAt: Date }[]> {
+    const rows = await this.db.rows<{ content: string; spoiler_text: string; sensitive: boolean; created_at: Date }>(
+      'SELECT content, spoiler_text, sensitive, created_at FROM status_edits WHERE status_id = $1 ORDER BY id',
+      [id],
+    );
+    return rows.map((r) => ({ content: r.content, spoilerText: r.spoiler_text, sensitive: r.sensitive, createdAt: r.created_at }));
+  }
+
+  /** Local accounts that boosted the status (told when it is edited). */
+  async localBoosters(id: string): Promise<string[]> {
+    const rows = await this.db.rows<{ account_id: string }>(
+      'SELECT DISTINCT r.account_id FROM statuses r JOIN users u ON u.account_id = r.account_id WHERE r.reblog_of_id = $1 AND r.deleted_at IS NULL',
+      [id],
+    );
+    return rows.map((r) => r.account_id);
   }
 
   /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */

@@ -135,6 +135,26 @@ describe('statuses between two Stoa servers', () => {
     }
   });
 
+  it('an edit reaches the other server, which keeps the history and tells whoever boosted it there', async () => {
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'first version' });
+    const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/statuses/${onB.id}/reblog`)).status, 200);
+    const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, { status: 'second version', spoiler_text: 'cw' });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.match(edited.body.content, /second version/);
+    assert.ok(edited.body.edited_at);
+    await eventually(async () => {
+      const now = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body;
+      assert.match(now.content, /second version/);
+      assert.equal(now.spoiler_text, 'cw');
+      assert.ok(now.edited_at);
+    });
+    const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
+    assert.deepEqual(history.map((v: Json) => /first/.test(v.content) ? 'first' : 'second'), ['first', 'second']);
+    const update = (await api(b.url, tokenB, 'GET', '/api/v1/notifications?types[]=update')).body;
+    assert.ok(update.some((n: Json) => n.status.uri === posted.body.uri));
+  });
+
   it('a deleted post disappears from the other server', async () => {
     const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'soon gone' });
     const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
