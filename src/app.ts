@@ -5,6 +5,8 @@ import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { blockRoutes } from './api/blocks.js';
+import { listRoutes } from './api/lists.js';
+import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { MarkerStore } from './store/markers.js';
@@ -141,6 +143,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const notifications = new NotificationStore(db);
   const mutes = new MuteStore(db);
   const markers = new MarkerStore(db);
+  const lists = new ListStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -237,6 +240,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...followRoutes(accountApi),
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
+    ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),

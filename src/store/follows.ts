@@ -38,6 +38,9 @@ export interface PagedIds {
 
 type Table = 'follows' | 'follow_requests';
 
+/** $2 leaves every list of $1 (lists hold followed accounts only). */
+const LEAVE_LISTS = 'DELETE FROM list_accounts WHERE account_id = $2 AND list_id IN (SELECT id FROM lists WHERE account_id = $1)';
+
 function toFollow(r: { id: string; account_id: string; target_account_id: string; uri: string | null }): FollowRow {
   return { id: r.id, accountId: r.account_id, targetAccountId: r.target_account_id, uri: r.uri };
 }
@@ -90,12 +93,13 @@ export class FollowStore {
     return r && toFollow(r);
   }
 
-  /** Removes a follow or a request; returns what was removed. */
+  /** Removes a follow or a request; returns what was removed. An account no longer followed leaves the lists. */
   async remove(table: Table, accountId: string, targetId: string): Promise<FollowRow | undefined> {
     const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
       `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
       [accountId, targetId],
     );
+    if (r && table === 'follows') await this.db.exec(LEAVE_LISTS, [accountId, targetId]);
     return r && toFollow(r);
   }
 
@@ -113,6 +117,8 @@ export class FollowStore {
           [accountId, targetId],
         );
       }
+      await q.query(LEAVE_LISTS, [accountId, targetId]);
+      await q.query(LEAVE_LISTS, [targetId, accountId]);
     });
   }
 

@@ -260,8 +260,25 @@ export class StatusStore {
     const where = `s.deleted_at IS NULL AND (s.account_id = $1
       OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1))
       OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
-      AND ${quiet('$1')}`;
+      AND ${quiet('$1')}
+      AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+        WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
     return this.page(where, [viewerId], page);
+  }
+
+  /**
+   * A list's timeline: its members' statuses the owner may see (not direct ones), with replies as the list's policy
+   * says: none, replies to list members, or replies to anyone the owner follows (self-threads always).
+   */
+  async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
+    const replies =
+      list.repliesPolicy === 'none' ? ''
+        : list.repliesPolicy === 'list' ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
+          : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2) OR s.in_reply_to_account_id = $2';
+    const where = `s.deleted_at IS NULL AND s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
+      AND ${visibleTo('$2')} AND ${quiet('$2')}
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id${replies})`;
+    return this.page(where, [list.id, list.accountId], page);
   }
 
   /** Public statuses: all, local only, or remote only. */

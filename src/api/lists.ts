@@ -1,0 +1,148 @@
+// Lists: create, rename, delete, their members (accounts the owner follows), the lists an account is in, and a
+// list's timeline. Another member's list does not exist for you (404).
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { pageQuery, timelineLinks } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import { railsBool } from './params.js';
+import type { StatusViews } from './status-views.js';
+
+const READ: Requirement = { scopes: ['read:lists'], user: true };
+const WRITE: Requirement = { scopes: ['write:lists'], user: true };
+
+const ListBody = z.object({
+  title: z.string().trim().min(1, "Title can't be blank").max(100, 'Title is too long (maximum is 100 characters)'),
+  replies_policy: z.enum(REPLIES_POLICIES).optional(),
+  exclusive: railsBool.optional(),
+});
+const id = z.string().regex(/^\d{1,19}$/);
+const AccountIds = z.object({ account_ids: z.union([id, z.array(id).min(1).max(100)]).transform((v) => (Array.isArray(v) ? v : [v])) });
+
+export interface ListApiDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly lists: ListStore;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly accountViews: AccountViews;
+  readonly statusViews: StatusViews;
+}
+
+const entity = (l: List) => ({ id: l.id, title: l.title, replies_policy: l.repliesPolicy, exclusive: l.exclusive });
+
+export function listRoutes(d: ListApiDeps): Route[] {
+  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
+  const own = async (req: Request, need: Requirement): Promise<List> => {
+    const owner = await me(req, need);
+    const listId = req.params['id']!;
+    const l = /^\d{1,19}$/.test(listId) ? await d.lists.one(owner, listId) : undefined;
+    if (!l) throw Errors.notFound();
+    return l;
+  };
+  const validation = (e: z.ZodError) => Errors.validation(e.issues[0]!.message);
+
+  return [
+    { method: 'GET', path: '/api/v1/lists', handler: async (req) => json(200, (await d.lists.of(await me(req, READ))).map(entity)) },
+    { method: 'GET', path: '/api/v1/lists/:id', handler: async (req) => json(200, entity(await own(req, READ))) },
+    {
+      method: 'POST',
+      path: '/api/v1/lists',
+      body: true,
+      handler: async (req) => {
+        const owner = await me(req, WRITE);
+        const p = ListBody.safeParse(req.fields);
+        if (!p.success) throw validation(p.error);
+        const l = await d.lists.create(owner, p.data.title, p.data.replies_policy ?? 'list', p.data.exclusive ?? false);
+        if (!l) throw Errors.validation('You have reached the maximum number of lists');
+        return json(200, entity(l));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/lists/:id',
+      body: true,
+      handler: async (req) => {
+        const l = await own(req, WRITE);
+        const p = ListBody.partial().safeParse(req.fields);
+        if (!p.success) throw validation(p.error);
+        return json(200, entity((await d.lists.update(l.accountId, l.id, { title: p.data.title, repliesPolicy: p.data.replies_policy, exclusive: p.data.exclusive }))!));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/lists/:id',
+      handler: async (req) => {
+        const l = await own(req, WRITE);
+        await d.lists.remove(l.accountId, l.id);
+        return json(200, {});
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/lists/:id/accounts',
+      handler: async (req) => {
+        const l = await own(req, READ);
+        const limit = pageQuery(req.query, 40, 80).limit;
+        const maxId = typeof req.query['max_id'] === 'string' && /^\d{1,19}$/.test(req.query['max_id']) ? req.query['max_id'] : undefined;
+        const ids = await d.lists.members(l.id, limit, maxId);
+        const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
+        const ordered = ids.map((i) => byId.get(i)).filter((a): a is NonNullable<typeof a> => !!a);
+        const links = ids.length === limit ? { Link: `<${d.baseUrl}${req.path}?limit=${limit}&max_id=${ids[ids.length - 1]}>; rel="next"` } : undefined;
+        return json(200, await d.accountViews.many(ordered), links);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/lists/:id/accounts',
+      body: true,
+      handler: async (req) => {
+        const l = await own(req, WRITE);
+        const p = AccountIds.safeParse(req.fields);
+        if (!p.success) throw validation(p.error);
+        const r = await d.lists.add(l, p.data.account_ids);
+        if (r.notFollowed.length) throw Errors.unprocessable('Validation failed: you can only add accounts you follow', `Not followed: ${r.notFollowed.join(', ')}`);
+        if (r.full) throw Errors.validation('The list has reached the maximum number of accounts');
+        return json(200, {});
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/lists/:id/accounts',
+      body: true,
+      handler: async (req) => {
+        const l = await own(req, WRITE);
+        const p = AccountIds.safeParse({ ...req.query, ...(req.fields as object) });
+        if (!p.success) throw validation(p.error);
+        await d.lists.removeAccounts(l.id, p.data.account_ids);
+        return json(200, {});
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id/lists',
+      handler: async (req) => {
+        const owner = await me(req, READ);
+        const other = req.params['id']!;
+        if (!/^\d{1,19}$/.test(other)) throw Errors.notFound();
+        return json(200, (await d.lists.containing(owner, other)).map(entity));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/timelines/list/:id',
+      handler: async (req) => {
+        const l = await own(req, READ);
+        const page = pageQuery(req.query, 20, 40);
+        const list = await d.statuses.listTimeline(l, page);
+        return json(200, await d.statusViews.many(list, l.accountId), timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id)));
+      },
+    },
+  ];
+}

@@ -1,0 +1,96 @@
+// Lists over real HTTP: create, rename, delete; members must be followed; a list's timeline shows its members'
+// posts with the replies its policy allows; exclusive lists keep their members out of home; lists are private to
+// their owner; unfollowing takes an account off the owner's lists.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/auth/password.js';
+import { TokenStore } from '../../src/store/oauth-tokens.js';
+import { UserStore } from '../../src/store/users.js';
+import { registerApp } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
+type Json = any;
+
+describe('lists', () => {
+  let s: TestServer;
+  const id: Record<string, string> = {};
+  const token: Record<string, string> = {};
+
+  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; link: string | null }> {
+    const headers: Record<string, string> = who ? { Authorization: `Bearer ${token[who]}` } : {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
+  }
+  const post = async (who: string, fields: Record<string, unknown>) => (await call(who, 'POST', '/api/v1/statuses', fields)).body.id as string;
+  const timeline = async (who: string, path: string) => (await call(who, 'GET', path)).body.map((x: Json) => x.id);
+
+  before(async () => {
+    s = await startTestServer();
+    const users = new UserStore(s.app.db);
+    const tokens = new TokenStore(s.app.db);
+    const hash = await hashPassword('member-password-1');
+    const app = await registerApp(s.url, { scopes: 'read write follow' });
+    for (const name of ['ola', 'pia', 'quy', 'ray']) {
+      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
+      id[name] = user.accountId;
+      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
+    }
+    token['ola-read'] = (await tokens.issue(app.id, (await users.byAccountId(id['ola']!))!.userId, ['read:lists'])).token;
+    for (const other of ['pia', 'quy']) await call('ola', 'POST', `/api/v1/accounts/${id[other]}/follow`);
+  });
+  after(() => s.stop());
+
+  it('creates, lists, renames and deletes lists, private to their owner', async () => {
+    const made = await call('ola', 'POST', '/api/v1/lists', { title: 'Friends' });
+    assert.equal(made.status, 200);
+    assert.deepEqual(Object.keys(made.body).sort(), ['exclusive', 'id', 'replies_policy', 'title']);
+    assert.equal(made.body.replies_policy, 'list');
+    const renamed = await call('ola', 'PUT', `/api/v1/lists/${made.body.id}`, { title: 'Close friends', replies_policy: 'none' });
+    assert.deepEqual([renamed.body.title, renamed.body.replies_policy], ['Close friends', 'none']);
+    assert.deepEqual((await call('ola', 'GET', '/api/v1/lists')).body.map((l: Json) => l.title), ['Close friends']);
+    assert.equal((await call('pia', 'GET', `/api/v1/lists/${made.body.id}`)).status, 404);
+    assert.equal((await call('pia', 'DELETE', `/api/v1/lists/${made.body.id}`)).status, 404);
+    assert.equal((await call('ola', 'POST', '/api/v1/lists', { title: '  ' })).status, 422);
+    assert.equal((await call('ola', 'POST', '/api/v1/lists', { title: 'x', replies_policy: 'all' })).status, 422);
+    assert.equal((await call('ola-read', 'POST', '/api/v1/lists', { title: 'no scope' })).status, 403);
+    const removed = await call('ola', 'DELETE', `/api/v1/lists/${made.body.id}`);
+    assert.deepEqual([removed.status, removed.body], [200, {}]);
+    assert.deepEqual((await call('ola', 'GET', '/api/v1/lists')).body, []);
+  });
+
+  it('holds only followed accounts, shows their posts, and follows the replies policy', async () => {
+    const list = (await call('ola', 'POST', '/api/v1/lists', { title: 'Pia and Quy' })).body;
+    const refused = await call('ola', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['pia'], id['ray']] });
+    assert.equal(refused.status, 422, 'ray is not followed');
+    assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body, []);
+    assert.equal((await call('ola', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['pia'], id['quy']] })).status, 200);
+    assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body.map((a: Json) => a.username).sort(), ['pia', 'quy']);
+    assert.deepEqual((await call('ola', 'GET', `/api/v1/accounts/${id['pia']}/lists`)).body.map((l: Json) => l.id), [list.id]);
+
+    const rayPost = await post('ray', { status: 'ray is not in the list' });
+    const piaPost = await post('pia', { status: 'pia posts' });
+    const piaPrivate = await post('pia', { status: 'pia to followers', visibility: 'private' });
+    const replyToQuy = await post('pia', { status: '@quy reply to a member', in_reply_to_id: await post('quy', { status: 'quy asks' }) });
+    const replyToRay = await post('quy', { status: '@ray reply to an outsider', in_reply_to_id: rayPost });
+    const listed = await timeline('ola', `/api/v1/timelines/list/${list.id}`);
+    for (const x of [piaPost, piaPrivate, replyToQuy]) assert.ok(listed.includes(x));
+    assert.ok(!listed.includes(rayPost));
+    assert.ok(!listed.includes(replyToRay), "policy 'list': replies to non-members are left out");
+    await call('ola', 'PUT', `/api/v1/lists/${list.id}`, { replies_policy: 'none' });
+    assert.ok(!(await timeline('ola', `/api/v1/timelines/list/${list.id}`)).includes(replyToQuy));
+    assert.equal((await call('pia', 'GET', `/api/v1/timelines/list/${list.id}`)).status, 404);
+
+    // Exclusive: the members' posts leave home.
+    assert.ok((await timeline('ola', '/api/v1/timelines/home')).includes(piaPost));
+    await call('ola', 'PUT', `/api/v1/lists/${list.id}`, { exclusive: true });
+    assert.ok(!(await timeline('ola', '/api/v1/timelines/home')).includes(piaPost));
+
+    // Removing a member, and unfollowing one, take them off the list.
+    await call('ola', 'DELETE', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['quy']] });
+    await call('ola', 'POST', `/api/v1/accounts/${id['pia']}/unfollow`);
+    assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body, []);
+  });
+});
