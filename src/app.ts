@@ -6,6 +6,8 @@ import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { blockRoutes } from './api/blocks.js';
 import { listRoutes } from './api/lists.js';
+import { reportRoutes } from './api/reports.js';
+import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
 import { preferenceRoutes } from './api/preferences.js';
@@ -144,6 +146,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const mutes = new MuteStore(db);
   const markers = new MarkerStore(db);
   const lists = new ListStore(db);
+  const reports = new ReportStore(db);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -158,7 +161,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher, notifications);
   const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, uris, http: httpClient, signer: localActors.instanceSigner });
-  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications });
+  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
   const startInbox = () =>
@@ -240,6 +243,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...followRoutes(accountApi),
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
+    ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),

@@ -64,3 +64,15 @@ export function undoBlockActivity(uris: LocalUris, from: Account, to: Account, b
   const block = { id: blockUri, type: 'Block', actor, object: actorUri(to, uris) };
   return { '@context': AS_CONTEXT, id: `${blockUri}/undo`, type: 'Undo', actor, object: block };
 }
+
+/** A report forwarded to the reported account's server, sent by the instance actor (the reporter stays private). */
+export function flagActivity(uris: LocalUris, target: Account, statusUris: readonly string[], comment: string, id: string): Activity {
+  return {
+    '@context': AS_CONTEXT,
+    id: `${uris.instanceActor}#reports/${id}`,
+    type: 'Flag',
+    actor: uris.instanceActor,
+    content: comment,
+    object: [actorUri(target, uris), ...statusUris],
+  };
+}

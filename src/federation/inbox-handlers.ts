@@ -5,8 +5,10 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InboxJob } from '../store/inbox-jobs.js';
 import type { Notifier } from '../store/notifications.js';
+import type { ReportStore } from '../store/reports.js';
+import type { StatusStore } from '../store/statuses.js';
 import { answerFollowActivity } from './activities.js';
-import { activitySchema, actorSchema, type ActivityDoc } from './as2.js';
+import { activitySchema, actorSchema, asArray, idOf, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalActors } from './local-actors.js';
 import type { NoteHandlers } from './note-handlers.js';
@@ -23,6 +25,8 @@ export interface InboxHandlerDeps {
   readonly publisher: Publisher;
   readonly notes: NoteHandlers;
   readonly notifier: Notifier;
+  readonly reports: ReportStore;
+  readonly statuses: StatusStore;
 }
 
 export class InboxHandlers {
@@ -34,7 +38,7 @@ export class InboxHandlers {
     const signer = await this.d.accounts.byId(job.signerId);
     if (!signer || signer.deletedAt) return;
     try {
-      await this.dispatch(parsed.data, signer);
+      await this.dispatch(parsed.data, signer, job.body);
     } catch (e) {
       // A refusal (a forged or invalid document) will not change on retry; network trouble may.
       if (e instanceof FetchError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
@@ -45,7 +49,7 @@ export class InboxHandlers {
     }
   }
 
-  private async dispatch(a: ActivityDoc, signer: Account): Promise<void> {
+  private async dispatch(a: ActivityDoc, signer: Account, raw: unknown): Promise<void> {
     switch (a.type) {
       case 'Follow':
         return this.onFollowed(a, signer);
@@ -67,6 +71,8 @@ export class InboxHandlers {
         return this.d.notes.onLiked(a, signer);
       case 'Announce':
         return this.d.notes.onAnnounced(a, signer);
+      case 'Flag':
+        return this.onFlagged(a, signer, raw);
       default:
         // Accepted and ignored: posts, likes and the rest arrive with later features.
         return;
@@ -172,6 +178,21 @@ export class InboxHandlers {
     }
     await this.d.accounts.markDeleted(actor.id);
     this.d.log.info({ actor: actor.uri }, 'remote actor deleted');
+  }
+
+  /** A report from another server about one of our members (and some of their statuses), for our moderators. */
+  private async onFlagged(a: ActivityDoc, reporter: Account, raw: unknown): Promise<void> {
+    const objects = asArray((raw as { object?: unknown }).object).slice(0, 100).map(idOf).filter((x): x is string => typeof x === 'string');
+    let target: Account | undefined;
+    for (const uri of objects) if (!target) target = await this.localMember(uri);
+    if (!target) return;
+    const statusIds = objects.map((uri) => this.d.actors.uris.statusIdOf(uri)).filter((x): x is string => !!x);
+    const own = (await this.d.statuses.byIds(statusIds)).filter((s) => s.accountId === target.id).map((s) => s.id);
+    const content = (raw as { content?: unknown }).content;
+    await this.d.reports.create({
+      accountId: reporter.id, targetAccountId: target.id, statusIds: own, comment: typeof content === 'string' ? content.slice(0, 5000) : '',
+      category: 'other', forwarded: false, uri: a.id,
+    });
   }
 
   private async onBlocked(a: ActivityDoc, actor: Account): Promise<void> {

@@ -1,0 +1,83 @@
+// Reports: a member reports an account (and some of its statuses they can see) to the moderators; for a remote
+// account the report can be forwarded to its server as a Flag from our instance actor.
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { flagActivity } from '../federation/activities.js';
+import type { LocalActors } from '../federation/local-actors.js';
+import type { LocalUris } from '../federation/local-uris.js';
+import type { Publisher } from '../federation/publisher.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import { railsBool } from './params.js';
+
+const WRITE: Requirement = { scopes: ['write:reports'], user: true };
+const id = z.string().regex(/^\d{1,19}$/, 'must be an id');
+
+const ReportBody = z.object({
+  account_id: id,
+  status_ids: z.union([id, z.array(id).max(100)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+  comment: z.string().max(1000, 'Comment is too long (maximum is 1000 characters)').optional(),
+  forward: railsBool.optional(),
+  category: z.enum(REPORT_CATEGORIES).optional(),
+  rule_ids: z.unknown().optional(),
+});
+
+export interface ReportApiDeps {
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly reports: ReportStore;
+  readonly accountViews: AccountViews;
+  readonly publisher: Publisher;
+  readonly actors: LocalActors;
+  readonly uris: LocalUris;
+}
+
+export function reportRoutes(d: ReportApiDeps): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/reports',
+      body: true,
+      handler: async (req) => {
+        const me = (await d.bearer.authenticate(req, WRITE)).record.user!.accountId;
+        const p = ReportBody.safeParse(Object.fromEntries(Object.entries(req.fields).filter(([, v]) => v !== null)));
+        if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+        const target = await d.accounts.byId(p.data.account_id);
+        if (!target || target.deletedAt || target.instanceActor || (target.domain === null && !target.hasUser)) throw Errors.notFound();
+        if (target.id === me) throw Errors.validation('You cannot report yourself');
+        const statuses = await d.statuses.byIds([...new Set(p.data.status_ids ?? [])]);
+        for (const s of statuses) {
+          if (s.accountId !== target.id || !(await d.statuses.canSee(s, me))) throw Errors.validation('Statuses must be the reported account\'s and visible to you');
+        }
+        if (statuses.length !== new Set(p.data.status_ids ?? []).size) throw Errors.validation('Statuses must be the reported account\'s and visible to you');
+        const forward = (p.data.forward ?? false) && target.domain !== null;
+        const report = (await d.reports.create({
+          accountId: me, targetAccountId: target.id, statusIds: statuses.map((s) => s.id), comment: p.data.comment ?? '',
+          category: p.data.category ?? (p.data.rule_ids ? 'violation' : 'other'), forwarded: forward,
+        }))!;
+        if (forward) {
+          const uris = statuses.map((s) => s.uri ?? d.uris.status(target.username, s.id));
+          await d.publisher.sendTo(flagActivity(d.uris, target, uris, report.comment, report.id), d.actors.instanceActor, target);
+        }
+        return json(200, {
+          id: report.id,
+          action_taken: false,
+          action_taken_at: null,
+          category: report.category,
+          comment: report.comment,
+          forwarded: report.forwarded,
+          created_at: report.createdAt.toISOString(),
+          status_ids: report.statusIds,
+          rule_ids: null,
+          target_account: await d.accountViews.one(target),
+        });
+      },
+    },
+  ];
+}
