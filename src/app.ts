@@ -6,6 +6,7 @@ import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { blockRoutes } from './api/blocks.js';
 import { listRoutes } from './api/lists.js';
+import { searchRoutes } from './api/search.js';
 import { reportRoutes } from './api/reports.js';
 import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
@@ -244,6 +245,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
+    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),

@@ -113,7 +113,7 @@ export class NoteHandlers {
   }
 
   /** A public or unlisted post fetched by id, stored under its author (resolved; same origin as the post). */
-  private async fetchPublic(uri: string): Promise<Status | undefined> {
+  async fetchPublic(uri: string): Promise<Status | undefined> {
     if (this.d.uris.isLocal(uri)) return undefined;
     const { value: note, url } = await this.d.http.getJson(uri, noteSchema, { sign: this.d.signer });
     if (!sameOrigin(note.id, url) || !sameOrigin(note.id, note.attributedTo)) return undefined;

@@ -146,6 +146,24 @@ export class AccountStore {
     return r && toAccount(r);
   }
 
+  /**
+   * Accounts whose username starts with `prefix` or whose display name contains it (case-insensitive), optionally only
+   * those `followerId` follows; local members and remote accounts alike, never hidden or instance actors.
+   */
+  async search(prefix: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
+    const like = prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    const values: unknown[] = [`${like}%`, `%${like}%`];
+    let where = `(lower(a.username) LIKE $1 OR lower(a.display_name) LIKE $2) AND a.deleted_at IS NULL AND NOT a.instance_actor
+      AND (a.domain IS NOT NULL OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id))`;
+    if (opts.followerId) where += ` AND a.id IN (SELECT target_account_id FROM follows WHERE account_id = $${values.push(opts.followerId)})`;
+    const rows = await this.db.rows<AccountDbRow>(
+      `${SELECT} WHERE ${where} ORDER BY (lower(a.username) = $${values.push(prefix.toLowerCase())}) DESC, a.domain IS NOT NULL, a.username
+       LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
+      values,
+    );
+    return rows.map(toAccount);
+  }
+
   async byPublicKeyId(keyId: string): Promise<Account | undefined> {
     const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.public_key_id = $1 AND a.domain IS NOT NULL`, [keyId]);
     return r && toAccount(r);

@@ -281,6 +281,34 @@ export class StatusStore {
     return this.page(where, [list.id, list.accountId], page);
   }
 
+  /**
+   * Full-text search over statuses the viewer may read (the GIN index of 012_search.sql), newest first; optionally only
+   * one account's. Words are matched whole, all of them.
+   */
+  async search(q: string, viewerId: string, opts: { limit: number; offset: number; accountId?: string }): Promise<Status[]> {
+    const values: unknown[] = [q, viewerId];
+    let where = `s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+      AND to_tsvector('simple', regexp_replace(s.content || ' ' || s.spoiler_text, '<[^>]*>', ' ', 'g')) @@ plainto_tsquery('simple', $1)
+      AND ${visibleTo('$2')} AND ${quiet('$2')}`;
+    if (opts.accountId) where += ` AND s.account_id = $${values.push(opts.accountId)}`;
+    const rows = await this.db.rows<Row>(
+      `SELECT ${COLUMNS} FROM statuses s WHERE ${where} ORDER BY s.id DESC LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
+      values,
+    );
+    return rows.map(toStatus);
+  }
+
+  /** Hashtags whose name starts with `prefix` (case-folded), most used first. */
+  async searchTags(prefix: string, limit: number, offset: number): Promise<string[]> {
+    const like = tagKey(prefix).replace(/[\\%_]/g, (c) => `\\${c}`);
+    const rows = await this.db.rows<{ name: string }>(
+      `SELECT t.name FROM tags t WHERE t.key LIKE $1 ORDER BY (SELECT count(*) FROM status_tags st WHERE st.tag_id = t.id) DESC, t.key
+       LIMIT $2 OFFSET $3`,
+      [`${like}%`, limit, offset],
+    );
+    return rows.map((r) => r.name);
+  }
+
   /** Public statuses: all, local only, or remote only. */
   async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null): Promise<Status[]> {
     const values: unknown[] = [];

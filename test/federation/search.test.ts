@@ -1,0 +1,81 @@
+// Search over real HTTP: accounts by name and handle, statuses by words (only what the member may read), hashtags
+// by prefix; resolve=true fetches a remote handle or a remote post's URL through federation, for members only.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
+type Json = any;
+
+async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function adminToken(s: TestServer): Promise<string> {
+  const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
+  return userToken(s.url, jar, await registerApp(s.url, { scopes: 'read write follow' }), 'read write follow');
+}
+
+describe('search', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let tokenA: string;
+  let tokenB: string;
+  const q = (params: Record<string, string>) => `/api/v2/search?${new URLSearchParams(params).toString()}`;
+
+  before(async () => {
+    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    [tokenA, tokenB] = await Promise.all([adminToken(a), adminToken(b)]);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('finds statuses by their words, only those the member may read', async () => {
+    const pub = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'Zebras crossing the <b>savanna</b> #Wildlife' })).body;
+    const priv = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'zebras in private', visibility: 'private' })).body;
+    const mine = await api(a.url, tokenA, 'GET', q({ q: 'zebras', type: 'statuses' }));
+    assert.deepEqual(mine.body.statuses.map((x: Json) => x.id), [priv.id, pub.id]);
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'savanna zebras' }))).body.statuses.map((x: Json) => x.id), [pub.id]);
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'giraffes' }))).body.statuses, []);
+    // Anonymous searches never list statuses.
+    assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: 'zebras' }))).body.statuses, []);
+    assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: '#wild', type: 'hashtags' }))).body.hashtags.map((h: Json) => h.name), ['Wildlife']);
+  });
+
+  it('finds accounts by name, and resolves a remote handle and a remote post URL for members', async () => {
+    const local = await api(a.url, undefined, 'GET', q({ q: 'adm', type: 'accounts' }));
+    assert.deepEqual(local.body.accounts.map((x: Json) => x.acct), ['admin']);
+    const handle = `admin@${new URL(b.url).host}`;
+    // Anonymous: no fetch from elsewhere, even with resolve.
+    assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: handle, resolve: 'true' }))).body.accounts, []);
+    const resolved = await api(a.url, tokenA, 'GET', q({ q: handle, resolve: 'true', type: 'accounts' }));
+    assert.deepEqual(resolved.body.accounts.map((x: Json) => x.acct), [handle]);
+    const post = (await api(b.url, tokenB, 'POST', '/api/v1/statuses', { status: 'a post elsewhere' })).body;
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: post.uri }))).body.statuses, [], 'not known without resolve');
+    const byUrl = await api(a.url, tokenA, 'GET', q({ q: post.uri, resolve: 'true' }));
+    assert.deepEqual(byUrl.body.statuses.map((x: Json) => x.uri), [post.uri]);
+    assert.equal(byUrl.body.statuses[0].account.acct, handle);
+    const actor = await api(a.url, tokenA, 'GET', q({ q: `${b.url}/users/admin`, resolve: 'true' }));
+    assert.deepEqual(actor.body.accounts.map((x: Json) => x.acct), [handle]);
+  });
+
+  it('refuses a missing query and negative pages with 400, and answers JSON for odd queries', async () => {
+    assert.equal((await api(a.url, tokenA, 'GET', '/api/v2/search')).status, 400);
+    assert.equal((await api(a.url, tokenA, 'GET', q({ q: 'x', limit: '-1' }))).status, 400);
+    for (const odd of ['%', '_', '\\', "'", '((', '@', '#', 'a:b', '&&', '"']) {
+      const r = await api(a.url, tokenA, 'GET', q({ q: odd }));
+      assert.equal(r.status, 200, odd);
+      assert.deepEqual(Object.keys(r.body).sort(), ['accounts', 'hashtags', 'statuses']);
+    }
+  });
+});
