@@ -13,6 +13,7 @@ import type { Account } from '../store/accounts.js';
 import type { MuteStore } from '../store/mutes.js';
 import type { AccountApiDeps } from './deps.js';
 import { railsBool } from './params.js';
+import { isId } from '../store/ids.js';
 
 const WRITE_BLOCKS: Requirement = { scopes: ['write:blocks', 'follow'], user: true };
 const READ_BLOCKS: Requirement = { scopes: ['read:blocks', 'follow'], user: true };
@@ -29,7 +30,7 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
   const me = async (req: Request, need: Requirement): Promise<Account> => (await d.accounts.byId((await d.bearer.authenticate(req, need)).record.user!.accountId))!;
   const target = async (req: Request): Promise<Account> => {
     const id = req.params['id']!;
-    const a = /^\d{1,19}$/.test(id) ? await d.accounts.byId(id) : undefined;
+    const a = isId(id) ? await d.accounts.byId(id) : undefined;
     if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
     return a;
   };

@@ -9,6 +9,7 @@ import type { Reply, Route } from '../http/types.js';
 import type { Requirement } from '../oauth/bearer.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
+import { isId } from '../store/ids.js';
 
 const WRITE_FOLLOWS: Requirement = { scopes: ['write:follows', 'follow'], user: true };
 const READ_FOLLOWS: Requirement = { scopes: ['read:follows', 'follow'], user: true };
@@ -81,7 +82,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
         const viewer = await me(req, READ_FOLLOWS);
         const raw = req.query['id'] ?? req.query['id[]'];
         const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((x): x is string => typeof x === 'string');
-        const valid = [...new Set(ids.filter((x) => /^\d{1,19}$/.test(x)))].slice(0, MAX_RELATIONSHIP_IDS);
+        const valid = [...new Set(ids.filter((x) => isId(x)))].slice(0, MAX_RELATIONSHIP_IDS);
         const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
         const rels = await d.follows.relationships(viewer.id, valid.filter((id) => known.has(id)));
         return json(200, rels.map(relationshipEntity));

@@ -13,6 +13,7 @@ import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import { railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const READ: Requirement = { scopes: ['read:lists'], user: true };
 const WRITE: Requirement = { scopes: ['write:lists'], user: true };
@@ -22,7 +23,7 @@ const ListBody = z.object({
   replies_policy: z.enum(REPLIES_POLICIES).optional(),
   exclusive: railsBool.optional(),
 });
-const id = z.string().regex(/^\d{1,19}$/);
+const id = z.string().refine(isId, 'must be an id');
 const AccountIds = z.object({ account_ids: z.union([id, z.array(id).min(1).max(100)]).transform((v) => (Array.isArray(v) ? v : [v])) });
 
 export interface ListApiDeps {
@@ -42,7 +43,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
   const own = async (req: Request, need: Requirement): Promise<List> => {
     const owner = await me(req, need);
     const listId = req.params['id']!;
-    const l = /^\d{1,19}$/.test(listId) ? await d.lists.one(owner, listId) : undefined;
+    const l = isId(listId) ? await d.lists.one(owner, listId) : undefined;
     if (!l) throw Errors.notFound();
     return l;
   };
@@ -90,7 +91,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
       handler: async (req) => {
         const l = await own(req, READ);
         const limit = pageQuery(req.query, 40, 80).limit;
-        const maxId = typeof req.query['max_id'] === 'string' && /^\d{1,19}$/.test(req.query['max_id']) ? req.query['max_id'] : undefined;
+        const maxId = typeof req.query['max_id'] === 'string' && isId(req.query['max_id']) ? req.query['max_id'] : undefined;
         const ids = await d.lists.members(l.id, limit, maxId);
         const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
         const ordered = ids.map((i) => byId.get(i)).filter((a): a is NonNullable<typeof a> => !!a);
@@ -130,7 +131,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
       handler: async (req) => {
         const owner = await me(req, READ);
         const other = req.params['id']!;
-        if (!/^\d{1,19}$/.test(other)) throw Errors.notFound();
+        if (!isId(other)) throw Errors.notFound();
         return json(200, (await d.lists.containing(owner, other)).map(entity));
       },
     },

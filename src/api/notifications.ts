@@ -11,6 +11,7 @@ import type { Notification, NotificationStore } from '../store/notifications.js'
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const READ: Requirement = { scopes: ['read:notifications'], user: true };
 const WRITE: Requirement = { scopes: ['write:notifications'], user: true };
@@ -39,7 +40,10 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
     const senders = [...accounts.values()].filter((a) => !a.deletedAt);
     const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
     const rendered = await d.accountViews.many(senders);
-    const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
+    const candidates = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
+    // A status the member can no longer read (a mention edited out, a block) takes its notification with it.
+    const statuses = [];
+    for (const s of candidates) if (await d.statuses.canSee(s, viewerId)) statuses.push(s);
     const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
     return items.flatMap((n) => {
       const i = accountEntities.get(n.fromAccountId);
@@ -51,7 +55,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
   };
   const id = (req: Request): string => {
     const v = req.params['id']!;
-    if (!/^\d{1,19}$/.test(v)) throw Errors.notFound();
+    if (!isId(v)) throw Errors.notFound();
     return v;
   };
 
@@ -63,7 +67,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
         const viewer = await me(req, READ);
         const page = pageQuery(req.query, 40, 80);
         const from = typeof req.query['account_id'] === 'string' ? req.query['account_id'] : undefined;
-        if (from !== undefined && !/^\d{1,19}$/.test(from)) return json(200, []);
+        if (from !== undefined && !isId(from)) return json(200, []);
         const types = list(req.query['types']);
         const excludeTypes = list(req.query['exclude_types']);
         const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from });

@@ -1,5 +1,6 @@
 // Parameter shapes the API routes share (Rails-style booleans as clients send them in forms, JSON and queries).
 import { z } from 'zod';
+import { isId } from '../store/ids.js';
 
 export const railsBool = z.union([
   z.boolean(),
@@ -11,4 +12,4 @@ export function flag(v: unknown): boolean {
   return v === true || v === 'true' || v === '1' || v === 'on';
 }
 
-export const idParam = z.string().regex(/^\d{1,19}$/, 'must be an id');
+export const idParam = z.string().refine(isId, 'must be an id');

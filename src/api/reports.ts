@@ -14,9 +14,10 @@ import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import { railsBool } from './params.js';
+import { isId } from '../store/ids.js';
 
 const WRITE: Requirement = { scopes: ['write:reports'], user: true };
-const id = z.string().regex(/^\d{1,19}$/, 'must be an id');
+const id = z.string().refine(isId, 'must be an id');
 
 const ReportBody = z.object({
   account_id: id,

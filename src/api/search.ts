@@ -16,6 +16,7 @@ import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const READ: Requirement = { scopes: ['read:search'], user: false };
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)$/;
@@ -92,7 +93,7 @@ export function searchRoutes(d: SearchDeps): Route[] {
     // Only members make the server fetch from elsewhere (anonymous requests must not make us send requests anywhere).
     const resolve = flag(req.query['resolve']) && viewer !== null;
     const following = flag(req.query['following']) && viewer !== null;
-    const accountId = typeof req.query['account_id'] === 'string' && /^\d{1,19}$/.test(req.query['account_id']) ? req.query['account_id'] : undefined;
+    const accountId = typeof req.query['account_id'] === 'string' && isId(req.query['account_id']) ? req.query['account_id'] : undefined;
 
     const found = offset === 0 ? await exact(q, resolve) : {};
     let accounts: Account[] = [];

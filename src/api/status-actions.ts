@@ -13,6 +13,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const need = (scope: string, user = true): Requirement => ({ scopes: [scope], user });
 const ReblogBody = z.object({ visibility: z.enum(VISIBILITIES).optional() });
@@ -36,7 +37,7 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
   };
   const visible = async (req: Request, viewerId: string | null): Promise<Status> => {
     const id = req.params['id']!;
-    let s = /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
+    let s = isId(id) ? await d.statuses.byId(id) : undefined;
     // A boost's id stands for the boosted status, as clients show the boost in its place.
     if (s?.reblogOfId && !s.deletedAt) s = await d.statuses.byId(s.reblogOfId);
     if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();

@@ -2,6 +2,7 @@
 // for delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
+import type { InteractionService } from '../federation/interaction-service.js';
 import type { StatusService } from '../federation/status-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
@@ -11,6 +12,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { idParam, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
@@ -54,6 +56,7 @@ export interface StatusApiDeps {
   readonly statuses: StatusStore;
   readonly service: StatusService;
   readonly views: StatusViews;
+  readonly interactions: InteractionService;
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
@@ -70,9 +73,14 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
     return t.record.user?.accountId ?? null;
   };
   const visible = async (id: string | undefined, viewerId: string | null): Promise<Status> => {
-    const s = id && /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
+    const s = id && isId(id) ? await d.statuses.byId(id) : undefined;
     if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
     return s;
+  };
+  /** A status to reply to or thread from: a boost's id stands for the boosted status. */
+  const original = async (id: string | undefined, viewerId: string | null): Promise<Status> => {
+    const s = await visible(id, viewerId);
+    return s.reblogOfId ? visible(s.reblogOfId, viewerId) : s;
   };
 
   return [
@@ -89,7 +97,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
         const text = p.status ?? '';
         checkText(text);
-        const inReplyTo = p.in_reply_to_id ? await visible(p.in_reply_to_id, me.id) : null;
+        const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
         const status = await d.service.post(me, {
@@ -119,6 +127,12 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const me = await member(req);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id) throw Errors.notFound();
+        if (s.reblogOfId) {
+          // Deleting one's boost is unboosting: the Undo reaches the servers that got the Announce.
+          const boosted = (await d.statuses.byId(s.reblogOfId))!;
+          await d.interactions.unreblog(me, boosted);
+          return json(200, await d.views.one(boosted, me.id));
+        }
         await d.service.remove(me, s);
         return json(200, await d.views.one(s, me.id, { withText: true }));
       },
@@ -151,7 +165,8 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       method: 'GET',
       path: '/api/v1/statuses/:id/source',
       handler: async (req) => {
-        const me = await member(req);
+        const me = await d.accounts.byId((await d.bearer.authenticate(req, { scopes: ['read:statuses'], user: true })).record.user!.accountId);
+        if (!me) throw Errors.notFound();
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || !s.local) throw Errors.notFound();
         return json(200, { id: s.id, text: s.text, spoiler_text: s.spoilerText });
@@ -177,7 +192,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id/context',
       handler: async (req) => {
         const viewerId = await viewer(req);
-        const s = await visible(req.params['id'], viewerId);
+        const s = await original(req.params['id'], viewerId);
         const ancestors: Status[] = [];
         for (let p = s.inReplyToId; p && ancestors.length < MAX_ANCESTORS; ) {
           const parent = await d.statuses.byId(p);

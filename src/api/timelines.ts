@@ -7,9 +7,11 @@ import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { AccountStore } from '../store/accounts.js';
+import type { InteractionStore } from '../store/interactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
+import { isId } from '../store/ids.js';
 
 const HOME: Requirement = { scopes: ['read:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
@@ -20,6 +22,7 @@ export interface TimelineDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly views: StatusViews;
+  readonly interactions: InteractionStore;
 }
 
 type Scope = 'all' | 'local' | 'remote';
@@ -79,14 +82,26 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       handler: async (req) => {
         const viewerId = await viewer(req);
         const id = req.params['id']!;
-        const a = /^\d{1,19}$/.test(id) ? await d.accounts.byId(id) : undefined;
+        const a = isId(id) ? await d.accounts.byId(id) : undefined;
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
-        // Nothing can be pinned and no media exists yet: those filters give empty pages.
-        if (flag(req.query['pinned']) || flag(req.query['only_media'])) return json(200, []);
+        // No media exists yet: an only_media page is empty.
+        if (flag(req.query['only_media'])) return json(200, []);
+        if (flag(req.query['pinned'])) {
+          // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).
+          const order = await d.interactions.pinned(a.id);
+          const byId = new Map((await d.statuses.byIds(order)).map((s) => [s.id, s]));
+          const shown: Status[] = [];
+          for (const id of order) {
+            const s = byId.get(id);
+            if (s && (await d.statuses.canSee(s, viewerId))) shown.push(s);
+          }
+          return json(200, await d.views.many(shown, viewerId));
+        }
         const excludeReplies = flag(req.query['exclude_replies']);
+        const excludeReblogs = flag(req.query['exclude_reblogs']);
         const tagged = str(req.query['tagged']);
-        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, tagged });
-        return reply(req, list, viewerId, { exclude_replies: excludeReplies ? 'true' : undefined, tagged });
+        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged });
+        return reply(req, list, viewerId, { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged });
       },
     },
   ];

@@ -177,6 +177,7 @@ export class InboxHandlers {
       return;
     }
     await this.d.accounts.markDeleted(actor.id);
+    await this.d.statuses.softDeleteAllOf(actor.id);
     this.d.log.info({ actor: actor.uri }, 'remote actor deleted');
   }
 

@@ -111,7 +111,7 @@ export function announceActivity(uris: LocalUris, booster: Account, boost: Statu
     actor,
     published: boost.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     to: boost.visibility === 'public' ? [PUBLIC] : [followers],
-    cc: boost.visibility === 'public' ? [objectAuthor, followers] : [objectAuthor, PUBLIC],
+    cc: boost.visibility === 'public' ? [objectAuthor, followers] : boost.visibility === 'unlisted' ? [objectAuthor, PUBLIC] : [objectAuthor],
     object,
   };
 }

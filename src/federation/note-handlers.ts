@@ -74,7 +74,8 @@ export class NoteHandlers {
   /** A Like of one of our statuses (or a remote one we hold) becomes a favourite. */
   async onLiked(a: ActivityDoc, actor: Account): Promise<void> {
     const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
-    if (s && !s.deletedAt && !s.reblogOfId && (await this.d.interactions.favourite(actor.id, s.id, a.id))) {
+    if (!s || s.reblogOfId || !(await this.d.statuses.canSee(s, actor.id))) return;
+    if (await this.d.interactions.favourite(actor.id, s.id, a.id)) {
       await this.d.notifier.notify(s.accountId, 'favourite', actor.id, s.id);
     }
   }

@@ -16,6 +16,7 @@ import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
 
 const OUTBOX_PAGE = 20;
 import type { StatusService } from './status-service.js';
+import { isId } from '../store/ids.js';
 
 export interface NoteRouteDeps {
   readonly accounts: AccountStore;
@@ -56,7 +57,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
       path: '/users/:name/statuses/:id',
       handler: async (req) => {
         const id = req.params['id']!;
-        const s = /^\d{1,19}$/.test(id) ? await d.statuses.byId(id) : undefined;
+        const s = isId(id) ? await d.statuses.byId(id) : undefined;
         const author = s && (await d.accounts.byId(s.accountId));
         if (!s || !author || !s.local || s.deletedAt || s.reblogOfId || author.username !== req.params['name'] || (s.visibility !== 'public' && s.visibility !== 'unlisted')) {
           throw Errors.notFound();

@@ -2,6 +2,7 @@
 // (absolute URLs; none on an empty page, so clients following rel="next" stop).
 import { Errors } from '../errors.js';
 import type { Params } from './params.js';
+import { isId } from '../store/ids.js';
 
 export interface PageQuery {
   readonly maxId?: string;
@@ -10,10 +11,9 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-const ID = /^\d{1,19}$/;
 
 function cursor(v: unknown): string | undefined {
-  return typeof v === 'string' && ID.test(v) ? v : undefined;
+  return typeof v === 'string' && isId(v) ? v : undefined;
 }
 
 export function pageQuery(q: Params, defaultLimit: number, maxLimit: number): PageQuery {

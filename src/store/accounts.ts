@@ -2,6 +2,7 @@
 // actor (a Service that signs server-to-server fetches). Local users' sign-in side lives in users.ts.
 import { AUTH_CHANNEL } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
+import { isId } from './ids.js';
 
 export interface ProfileField {
   readonly name: string;
@@ -121,13 +122,13 @@ export class AccountStore {
   constructor(private readonly db: Database) {}
 
   async byId(id: string): Promise<Account | undefined> {
-    if (!/^\d{1,19}$/.test(id)) return undefined;
+    if (!isId(id)) return undefined;
     const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE a.id = $1`, [id]);
     return r && toAccount(r);
   }
 
   async byIds(ids: readonly string[]): Promise<Account[]> {
-    const valid = ids.filter((id) => /^\d{1,19}$/.test(id));
+    const valid = ids.filter((id) => isId(id));
     if (valid.length === 0) return [];
     return (await this.db.rows<AccountDbRow>(`${SELECT} WHERE a.id = ANY($1::bigint[])`, [valid])).map(toAccount);
   }

@@ -1,5 +1,6 @@
 // Relationships between accounts: follows, follow requests (waiting for approval, in either direction) and blocks.
 import type { Database } from './db.js';
+import { isId } from './ids.js';
 
 export interface FollowRow {
   readonly id: string;
@@ -168,7 +169,7 @@ export class FollowStore {
     const where = [`r.${mine} = $1`];
     const values: unknown[] = [accountId];
     const cursor = (op: string, v: string | undefined) => {
-      if (v === undefined || !/^\d{1,19}$/.test(v)) return;
+      if (v === undefined || !isId(v)) return;
       values.push(v);
       where.push(`r.id ${op} $${values.length}`);
     };
@@ -216,8 +217,8 @@ export class FollowStore {
       `SELECT t.id::text AS id,
          (SELECT count(*) FROM follows WHERE target_account_id = t.id) AS followers,
          (SELECT count(*) FROM follows WHERE account_id = t.id) AS following,
-         (SELECT count(*) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL) AS statuses,
-         (SELECT max(created_at) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL) AS last_status_at
+         (SELECT count(*) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL AND visibility <> 3) AS statuses,
+         (SELECT max(created_at) FROM statuses WHERE account_id = t.id AND deleted_at IS NULL AND visibility <> 3) AS last_status_at
        FROM unnest($1::bigint[]) AS t(id)`,
       [ids],
     );

@@ -103,7 +103,7 @@ export class InteractionStore {
 
   /** Who boosted a status: [boost row id, account id], newest first. */
   async rebloggedBy(statusId: string, page: HiddenPage): Promise<[string, string][]> {
-    return this.paged('SELECT id, account_id AS other FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL', statusId, page);
+    return this.paged('SELECT id, account_id AS other FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL AND visibility <= 1', statusId, page);
   }
 
   /** The member's favourites: [favourite row id, status id], newest first. */

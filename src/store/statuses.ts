@@ -3,6 +3,7 @@
 // first, returned newest first), limit.
 import type { PageQuery } from '../http/pagination.js';
 import type { Database, Queryable } from './db.js';
+import { isId } from './ids.js';
 import { notSilenced } from './mutes.js';
 
 /** Neither the author nor, for a boost, the boosted author is blocked or muted by (or blocking) viewer $n. */
@@ -160,13 +161,15 @@ export class StatusStore {
   }
 
   async byId(id: string): Promise<Status | undefined> {
+    if (!isId(id)) return undefined;
     const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = $1`, [id]);
     return r && toStatus(r);
   }
 
   async byIds(ids: readonly string[]): Promise<Status[]> {
-    if (ids.length === 0) return [];
-    return (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = ANY($1::bigint[])`, [ids])).map(toStatus);
+    const valid = ids.filter(isId);
+    if (valid.length === 0) return [];
+    return (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = ANY($1::bigint[])`, [valid])).map(toStatus);
   }
 
   /** The member's live boost of a status, if any. */
@@ -183,6 +186,11 @@ export class StatusStore {
   /** Whether the viewer (null: anonymous) may read the status. */
   async canSee(s: Status, viewerId: string | null): Promise<boolean> {
     if (s.deletedAt) return false;
+    if (s.reblogOfId) {
+      // A boost is readable only with what it boosts.
+      const original = await this.byId(s.reblogOfId);
+      if (!original || !(await this.canSee(original, viewerId))) return false;
+    }
     if (viewerId === null) return s.visibility === 'public' || s.visibility === 'unlisted';
     // An author who blocked the viewer is invisible to them, whatever the visibility.
     const r = await this.db.one<{ ok: boolean }>(
@@ -239,6 +247,11 @@ export class StatusStore {
     return rows.map((r) => r.account_id);
   }
 
+  /** Every status of an account that no longer exists (a remote actor's Delete). */
+  async softDeleteAllOf(accountId: string): Promise<void> {
+    await this.db.exec('UPDATE statuses SET deleted_at = now() WHERE account_id = $1 AND deleted_at IS NULL', [accountId]);
+  }
+
   /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */
   async softDelete(id: string): Promise<boolean> {
     return (await this.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL', [id])) > 0;
@@ -248,7 +261,13 @@ export class StatusStore {
   async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string } = {}): Promise<Status[]> {
     const values: unknown[] = [accountId];
     let where = 's.account_id = $1 AND s.deleted_at IS NULL';
-    where += viewerId === null ? ' AND s.visibility <= 1' : ` AND ${visibleTo(`$${values.push(viewerId)}`)}`;
+    if (viewerId === null) where += ' AND s.visibility <= 1';
+    else {
+      const v = `$${values.push(viewerId)}`;
+      // An author who blocks the viewer shows them nothing; boosts of blocked or muted authors' posts are left out.
+      where += ` AND ${visibleTo(v)} AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = s.account_id AND b.target_account_id = ${v})
+        AND (s.reblog_of_id IS NULL OR ${notSilenced(v, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
+    }
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
@@ -298,12 +317,13 @@ export class StatusStore {
     return rows.map(toStatus);
   }
 
-  /** Hashtags whose name starts with `prefix` (case-folded), most used first. */
+  /** Hashtags whose name starts with `prefix` (case-folded) and that some public or unlisted status carries. */
   async searchTags(prefix: string, limit: number, offset: number): Promise<string[]> {
     const like = tagKey(prefix).replace(/[\\%_]/g, (c) => `\\${c}`);
     const rows = await this.db.rows<{ name: string }>(
-      `SELECT t.name FROM tags t WHERE t.key LIKE $1 ORDER BY (SELECT count(*) FROM status_tags st WHERE st.tag_id = t.id) DESC, t.key
-       LIMIT $2 OFFSET $3`,
+      `SELECT t.name FROM tags t WHERE t.key LIKE $1
+         AND EXISTS (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = t.id AND s.deleted_at IS NULL AND s.visibility <= 1)
+       ORDER BY t.key LIMIT $2 OFFSET $3`,
       [`${like}%`, limit, offset],
     );
     return rows.map((r) => r.name);
@@ -353,7 +373,11 @@ export class StatusStore {
   /** Replies to a status (direct children), oldest first. */
   async repliesTo(id: string, viewerId: string | null, limit: number): Promise<Status[]> {
     const values: unknown[] = [id];
-    const vis = viewerId === null ? 's.visibility <= 1' : visibleTo(`$${values.push(viewerId)}`);
+    let vis = 's.visibility <= 1';
+    if (viewerId !== null) {
+      const v = `$${values.push(viewerId)}`;
+      vis = `${visibleTo(v)} AND ${quiet(v)}`;
+    }
     const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND s.deleted_at IS NULL AND ${vis} ORDER BY s.id LIMIT ${limit}`, values);
     return rows.map(toStatus);
   }

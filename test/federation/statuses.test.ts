@@ -227,4 +227,16 @@ describe('notes from another server', () => {
     const count = await s.app.db.pool.query('SELECT count(*)::int AS n FROM statuses WHERE uri = ANY($1)', [[unrelated.id, forged.id]]);
     assert.equal(count.rows[0].n, 0);
   });
+
+  it("hides every post of an actor whose server deletes it", async () => {
+    const mallory = peer.actor('mallory');
+    const before = (await api(s.url, token, 'GET', '/api/v1/timelines/public?remote=true')).body.filter((x: Json) => x.account.acct.startsWith('mallory@'));
+    assert.ok(before.length > 0);
+    await send({ '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: mallory.id, object: mallory.id });
+    await eventually(async () => {
+      const after = (await api(s.url, token, 'GET', '/api/v1/timelines/public?remote=true')).body;
+      assert.ok(!after.some((x: Json) => x.account.acct.startsWith('mallory@')));
+    });
+    assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${before[0].id}`)).status, 404);
+  });
 });
