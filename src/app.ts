@@ -6,6 +6,9 @@ import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { blockRoutes } from './api/blocks.js';
 import { listRoutes } from './api/lists.js';
+import { mediaRoutes } from './api/media.js';
+import { MediaFiles } from './media/media-files.js';
+import { MediaStore } from './store/media.js';
 import { searchRoutes } from './api/search.js';
 import { reportRoutes } from './api/reports.js';
 import { ReportStore } from './store/reports.js';
@@ -148,6 +151,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const markers = new MarkerStore(db);
   const lists = new ListStore(db);
   const reports = new ReportStore(db);
+  const media = new MediaStore(db);
+  const mediaFiles = new MediaFiles(config.dataDir);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
   const httpClient = new HttpClient({
@@ -161,7 +166,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher, notifications);
-  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, uris, http: httpClient, signer: localActors.instanceSigner });
+  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, media, uris, http: httpClient, signer: localActors.instanceSigner });
   const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
@@ -232,8 +237,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
   const views = new AccountViews(follows, config);
-  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris);
-  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications });
+  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl);
+  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media });
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
@@ -246,6 +251,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
+    ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),

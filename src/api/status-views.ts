@@ -3,7 +3,9 @@
 import type { LocalUris } from '../federation/local-uris.js';
 import { statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import { mediaEntity } from '../entities/media.js';
 import type { InteractionStore } from '../store/interactions.js';
+import type { MediaStore } from '../store/media.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 
@@ -14,6 +16,8 @@ export class StatusViews {
     private readonly statuses: StatusStore,
     private readonly interactions: InteractionStore,
     private readonly uris: LocalUris,
+    private readonly media: MediaStore,
+    private readonly baseUrl: string,
   ) {}
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
@@ -33,10 +37,11 @@ export class StatusViews {
     const entities = await this.accountViews.many(authors);
     const entityOf = new Map(authors.map((a, i) => [a.id, entities[i]]));
     const ids = all.map((s) => s.id);
-    const [replies, counts, flags] = await Promise.all([
+    const [replies, counts, flags, media] = await Promise.all([
       this.statuses.replyCounts(ids),
       this.interactions.counts(ids),
       viewerId ? this.interactions.flags(viewerId, ids) : null,
+      this.media.ofStatuses(ids),
     ]);
     const render = (s: Status, reblog?: unknown) => {
       const author = byId.get(s.accountId);
@@ -56,6 +61,7 @@ export class StatusViews {
         own: viewerId === s.accountId,
         withText: opts.withText,
         reblog,
+        media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.baseUrl)),
       });
     };
     return list.flatMap((s) => {

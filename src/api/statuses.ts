@@ -93,10 +93,12 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
-        if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');
         if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
+        const mediaIds = p.media_ids ?? [];
+        if (!mediaIds.every(isId)) throw Errors.validation('media_ids must be ids');
         const text = p.status ?? '';
-        checkText(text);
+        // A post with media may have no text, as on Mastodon.
+        if (mediaIds.length === 0 || text.trim() !== '') checkText(text);
         const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
@@ -108,6 +110,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           language: p.language || null,
           inReplyTo,
           idempotencyKey: key,
+          mediaIds,
         });
         return json(200, await d.views.one(status, me.id));
       },

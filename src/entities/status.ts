@@ -23,6 +23,8 @@ export interface StatusContext {
   readonly own: boolean;
   /** For a boost: the boosted status as an entity. */
   readonly reblog?: unknown;
+  /** MediaAttachment entities, in order. */
+  readonly media?: readonly unknown[];
   /** Set on delete: the source text, for delete-and-redraft. */
   readonly withText?: boolean;
 }
@@ -65,7 +67,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     filtered: [],
     reblog: c.reblog ?? null,
     account: c.account,
-    media_attachments: [],
+    media_attachments: c.media ?? [],
     mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),
     tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
     emojis: [],

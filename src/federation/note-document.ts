@@ -2,6 +2,8 @@
 // visibility the way Mastodon does, so other servers file the post under the same visibility.
 import type { Config } from '../../config/schema.js';
 import type { Account } from '../store/accounts.js';
+import { mediaUrl } from '../entities/media.js';
+import type { Media } from '../store/media.js';
 import type { Status, Visibility } from '../store/statuses.js';
 import { AS_CONTEXT, PUBLIC, actorUri, type Activity } from './activities.js';
 import type { LocalUris } from './local-uris.js';
@@ -17,6 +19,7 @@ export interface NoteParts {
   readonly mentions: readonly Account[];
   /** The replied-to status's ActivityPub id. */
   readonly inReplyTo: string | null;
+  readonly media?: readonly Media[];
 }
 
 export function addressing(visibility: Visibility, followers: string, mentioned: readonly string[]): { to: string[]; cc: string[] } {
@@ -49,7 +52,14 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
     sensitive: s.sensitive,
     content: s.content,
     ...(s.language ? { contentMap: { [s.language]: s.content } } : {}),
-    attachment: [],
+    attachment: (p.media ?? []).map((m) => ({
+      type: 'Document',
+      mediaType: m.contentType,
+      url: mediaUrl(m, config.baseUrl),
+      name: m.description,
+      ...(m.width && m.height ? { width: m.width, height: m.height } : {}),
+      focalPoint: [m.focusX, m.focusY],
+    })),
     tag: [
       ...p.mentions.map((m) => ({ type: 'Mention', href: actorUri(m, uris), name: `@${m.username}@${m.domain ?? config.localDomain}` })),
       ...s.tags.map((name) => ({ type: 'Hashtag', href: uris.tag(name), name: `#${name}` })),

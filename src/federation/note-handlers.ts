@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
+import type { MediaStore, MediaType } from '../store/media.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
@@ -25,6 +26,7 @@ export interface NoteHandlerDeps {
   readonly interactions: InteractionStore;
   readonly remote: RemoteActors;
   readonly notifier: Notifier;
+  readonly media: MediaStore;
   readonly uris: LocalUris;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -67,7 +69,17 @@ export class NoteHandlers {
       mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
       tags: note.hashtags.slice(0, 20),
     });
-    if (created) for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
+    if (created) {
+      for (const [i, m] of note.attachments.entries()) {
+        await this.d.media.create(
+          { accountId: author.id, type: mediaTypeOf(m.mediaType), contentType: m.mediaType ?? 'application/octet-stream', fileName: null, fileSize: null,
+            width: m.width, height: m.height, description: m.description, focusX: 0, focusY: 0, remoteUrl: m.url },
+          status.id,
+          i,
+        );
+      }
+      for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
+    }
     return status;
   }
 
@@ -193,4 +205,9 @@ export class NoteHandlers {
     const localId = this.d.uris.statusIdOf(uri);
     return localId ? this.d.statuses.byId(localId) : this.d.statuses.byUri(uri);
   }
+}
+
+function mediaTypeOf(mediaType: string | null): MediaType {
+  const top = mediaType?.split('/', 1)[0];
+  return top === 'image' ? 'image' : top === 'video' ? 'video' : top === 'audio' ? 'audio' : 'unknown';
 }

@@ -28,6 +28,31 @@ export interface NoteDoc {
   mentions: string[];
   /** Hashtag names without '#'. */
   hashtags: string[];
+  /** Media (images, video, audio) by URL; fetched only when someone views them. */
+  attachments: NoteAttachment[];
+}
+
+export interface NoteAttachment {
+  url: string;
+  mediaType: string | null;
+  description: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+const MAX_ATTACHMENTS = 16;
+
+function attachmentsOf(x: unknown): NoteAttachment[] {
+  const out: NoteAttachment[] = [];
+  for (const a of asArray(x).slice(0, MAX_ATTACHMENTS)) {
+    if (!isRecord(a)) continue;
+    const url = firstHref(a['url']);
+    if (!url) continue;
+    const mediaType = typeof a['mediaType'] === 'string' && /^[a-z]+\/[a-z0-9.+-]+$/i.test(a['mediaType']) ? a['mediaType'].toLowerCase() : null;
+    const dim = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 100_000 ? v : null);
+    out.push({ url, mediaType, description: text(a['name'], 1500), width: dim(a['width']), height: dim(a['height']) });
+  }
+  return out;
 }
 
 const rawNoteSchema = z
@@ -71,6 +96,7 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     language,
     mentions,
     hashtags,
+    attachments: attachmentsOf(raw['attachment']),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { Media, MediaStore } from '../store/media.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
@@ -25,6 +26,8 @@ export interface NewPost {
   readonly language: string | null;
   readonly inReplyTo: Status | null;
   readonly idempotencyKey?: string;
+  /** The member's unattached uploads, in order. */
+  readonly mediaIds?: readonly string[];
 }
 
 export interface StatusServiceDeps {
@@ -36,6 +39,7 @@ export interface StatusServiceDeps {
   readonly publisher: Publisher;
   readonly uris: LocalUris;
   readonly notifier: Notifier;
+  readonly media: MediaStore;
 }
 
 export class StatusService {
@@ -46,6 +50,8 @@ export class StatusService {
   }
 
   async post(me: Account, p: NewPost): Promise<Status> {
+    const mediaIds = [...new Set(p.mediaIds ?? [])];
+    if (mediaIds.length && !(await this.d.media.usable(me.id, mediaIds))) throw Errors.validation('media_ids must name your own uploads not attached to another status');
     const mentioned = await this.resolveMentions(p.text);
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
@@ -60,6 +66,11 @@ export class StatusService {
       p.idempotencyKey,
     );
     if (created) {
+      if (mediaIds.length && !(await this.d.media.attach(me.id, status.id, mediaIds))) {
+        // Raced with another post taking the same upload: this post must not go out half-made.
+        await this.d.statuses.softDelete(status.id);
+        throw Errors.validation('media_ids must name your own uploads not attached to another status');
+      }
       for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
       await this.federate(status, me, 'create');
     }
@@ -104,7 +115,8 @@ export class StatusService {
       parentAuthor = parent && (await this.d.accounts.byId(parent.accountId));
       if (parent && parentAuthor) inReplyTo = parent.uri ?? this.d.uris.status(parentAuthor.username, parent.id);
     }
-    return { note: noteDocument({ status: s, author, mentions, inReplyTo }, this.d.uris, this.d.config), mentions, parentAuthor };
+    const media: Media[] = (await this.d.media.ofStatuses([s.id])).get(s.id) ?? [];
+    return { note: noteDocument({ status: s, author, mentions, inReplyTo, media }, this.d.uris, this.d.config), mentions, parentAuthor };
   }
 
   private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete'): Promise<void> {

@@ -1,0 +1,39 @@
+// Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
+// server chose), written once and served as they are.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif',
+  'video/mp4': 'mp4', 'video/webm': 'webm', 'audio/mpeg': 'mp3', 'audio/ogg': 'ogg', 'audio/mp4': 'm4a',
+};
+const NAME = /^[a-f0-9]{32}\.[a-z0-9]{2,4}$/;
+
+export class MediaFiles {
+  readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = path.join(dataDir, 'media');
+  }
+
+  /** Stores the bytes under a fresh name; the file appears whole or not at all (written aside, then renamed). */
+  async save(data: Buffer, contentType: string): Promise<string> {
+    await mkdir(this.dir, { recursive: true });
+    const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
+    const tmp = path.join(this.dir, `.${name}.tmp`);
+    await writeFile(tmp, data);
+    await rename(tmp, path.join(this.dir, name));
+    return name;
+  }
+
+  /** The file's bytes, or undefined for a name that is not one of ours. */
+  async read(name: string): Promise<Buffer | undefined> {
+    if (!NAME.test(name)) return undefined;
+    try {
+      return await readFile(path.join(this.dir, name));
+    } catch {
+      return undefined;
+    }
+  }
+}

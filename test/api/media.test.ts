@@ -1,0 +1,152 @@
+// Media over real HTTP: upload (type from the bytes, size limits), describe, attach to a status (once), serve the
+// file; and between two servers, a post's image reaches the other side, which serves it through its proxy after
+// fetching it once from the origin.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/auth/password.js';
+import { TokenStore } from '../../src/store/oauth-tokens.js';
+import { UserStore } from '../../src/store/users.js';
+import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
+type Json = any;
+
+/** The first bytes of a PNG of the given size (enough for type and size detection). */
+function png(width: number, height: number, extra = 64): Buffer {
+  const b = Buffer.alloc(33 + extra);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(b);
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  return b;
+}
+
+async function upload(base: string, token: string | undefined, data: Buffer, fields: Record<string, string> = {}, type = 'image/png') {
+  const form = new FormData();
+  form.set('file', new Blob([data], { type }), 'picture.png');
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  const res = await fetch(`${base}/api/v2/media`, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+}
+
+async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+describe('media', () => {
+  let s: TestServer;
+  const token: Record<string, string> = {};
+
+  before(async () => {
+    s = await startTestServer();
+    const users = new UserStore(s.app.db);
+    const tokens = new TokenStore(s.app.db);
+    const hash = await hashPassword('member-password-1');
+    const app = await registerApp(s.url, { scopes: 'read write follow' });
+    for (const name of ['kai', 'lea']) {
+      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
+      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
+      token[`${name}-read`] = (await tokens.issue(app.id, user.userId, ['read'])).token;
+    }
+  });
+  after(() => s.stop());
+
+  it('uploads an image, detects its type and size from the bytes, and serves it', async () => {
+    const data = png(640, 480);
+    const r = await upload(s.url, token['kai'], data, { description: 'a test picture', focus: '0.5,-0.25' }, 'application/octet-stream');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.type, 'image');
+    assert.equal(r.body.description, 'a test picture');
+    assert.deepEqual(r.body.meta.original, { width: 640, height: 480, size: '640x480', aspect: 640 / 480 });
+    assert.deepEqual(r.body.meta.focus, { x: 0.5, y: -0.25 });
+    assert.equal(r.body.remote_url, null);
+    const served = await fetch(r.body.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get('content-type'), 'image/png');
+    assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), data);
+    const fetched = await api(s.url, token['kai'], 'GET', `/api/v1/media/${r.body.id}`);
+    assert.equal(fetched.body.id, r.body.id);
+    const described = await api(s.url, token['kai'], 'PUT', `/api/v1/media/${r.body.id}`, { description: 'changed', focus: '0,0' });
+    assert.equal(described.body.description, 'changed');
+    assert.equal((await api(s.url, token['lea'], 'GET', `/api/v1/media/${r.body.id}`)).status, 404, "another member's upload");
+  });
+
+  it('refuses what is not media, bad descriptions, missing files and missing scopes', async () => {
+    assert.equal((await upload(s.url, token['kai'], Buffer.from('<html><script>alert(1)</script></html>'), {}, 'image/png')).status, 422);
+    assert.equal((await upload(s.url, token['kai'], png(1, 1), { focus: '2,0' })).status, 422);
+    assert.equal((await upload(s.url, token['kai'], png(1, 1), { description: 'x'.repeat(1501) })).status, 422);
+    assert.equal((await upload(s.url, token['kai-read'], png(1, 1))).status, 403);
+    assert.equal((await upload(s.url, undefined, png(1, 1))).status, 401);
+    assert.equal((await api(s.url, token['kai'], 'POST', '/api/v2/media', { description: 'no file' })).status, 422);
+    const big = await upload(s.url, token['kai'], png(10, 10, 16 * 1024 * 1024));
+    assert.equal(big.status, 413);
+    assert.equal((await fetch(`${s.url}/system/media/../../etc/passwd`)).status, 404);
+    assert.equal((await fetch(`${s.url}/system/media/00000000000000000000000000000000.png`)).status, 404);
+  });
+
+  it('attaches uploads to a status once, in order, and a post may be media alone', async () => {
+    const a = (await upload(s.url, token['kai'], png(10, 20))).body;
+    const b = (await upload(s.url, token['kai'], png(30, 40))).body;
+    const posted = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: '', media_ids: [b.id, a.id] });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    assert.deepEqual(posted.body.media_attachments.map((m: Json) => m.id), [b.id, a.id]);
+    const again = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'reuse', media_ids: [a.id] });
+    assert.equal(again.status, 422);
+    const theirs = (await upload(s.url, token['lea'], png(5, 5))).body;
+    assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'not mine', media_ids: [theirs.id] })).status, 422);
+    assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: '', media_ids: [] })).status, 422, 'no text and no media');
+  });
+});
+
+describe('media between two servers', () => {
+  const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
+  let a: TestServer;
+  let b: TestServer;
+  let tokenA: string;
+  let tokenB: string;
+
+  const adminToken = async (srv: TestServer) =>
+    userToken(srv.url, await signIn(srv.url, 'admin', srv.app.firstAdmin!.password), await registerApp(srv.url, { scopes: 'read write follow' }), 'read write follow');
+
+  before(async () => {
+    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    [tokenA, tokenB] = await Promise.all([adminToken(a), adminToken(b)]);
+    const aOnB = (await api(b.url, tokenB, 'GET', `/api/v1/accounts/lookup?acct=admin@${new URL(a.url).host}`)).body.id;
+    await api(b.url, tokenB, 'POST', `/api/v1/accounts/${aOnB}/follow`);
+    await eventually(async () => assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${aOnB}`)).body[0].following, true));
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("serves a remote post's image through the proxy, fetched from its origin", async () => {
+    const data = png(800, 600, 500);
+    const m = (await upload(a.url, tokenA, data, { description: 'sunset' })).body;
+    const posted = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'look', media_ids: [m.id] })).body;
+    let seen: Json;
+    await eventually(async () => {
+      seen = (await api(b.url, tokenB, 'GET', '/api/v1/timelines/home')).body.find((x: Json) => x.uri === posted.uri);
+      assert.ok(seen);
+    });
+    const [att] = seen.media_attachments;
+    assert.equal(att.type, 'image');
+    assert.equal(att.description, 'sunset');
+    assert.equal(att.remote_url, m.url);
+    assert.ok(att.url.startsWith(`${b.url}/media_proxy/`));
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(att.url);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), data);
+    }
+  });
+});
