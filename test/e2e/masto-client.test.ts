@@ -1,0 +1,117 @@
+// A real Mastodon client library, masto 7.12 (what many bots and apps use), driving Stoa unchanged: register an
+// app and authorize through our consent page, then post with media, reply, favourite, boost, bookmark, read the
+// home, public, hashtag and list timelines, notifications and search, and page through timelines by Link headers.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createOAuthAPIClient, createRestAPIClient, type mastodon } from 'masto';
+import { hashPassword } from '../../src/auth/password.js';
+import { UserStore } from '../../src/store/users.js';
+import { authorize, signIn } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** The first bytes of a PNG (enough for the server to know it is one, and its size). */
+function png(width: number, height: number): Uint8Array {
+  const b = Buffer.alloc(128);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(b);
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  return new Uint8Array(b);
+}
+
+describe('masto (a real Mastodon client library) against Stoa', () => {
+  let s: TestServer;
+  let alice: mastodon.rest.Client;
+  let bob: mastodon.rest.Client;
+  let aliceId: string;
+  let bobId: string;
+
+  /** Registers an app with masto, approves it on our consent page as `login`, exchanges the code with masto. */
+  async function connect(login: string, password: string): Promise<mastodon.rest.Client> {
+    const anonymous = createRestAPIClient({ url: s.url });
+    const app = await anonymous.v1.apps.create({ clientName: 'masto e2e', redirectUris: REDIRECT, scopes: 'read write follow' });
+    const jar = await signIn(s.url, login, password);
+    const { location } = await authorize(s.url, jar, { client_id: app.clientId!, redirect_uri: REDIRECT, scope: 'read write follow', state: 'e2e' });
+    const code = new URL(location!).searchParams.get('code')!;
+    const oauth = createOAuthAPIClient({ url: s.url });
+    const token = await oauth.token.create({ grantType: 'authorization_code', code, clientId: app.clientId!, clientSecret: app.clientSecret!, redirectUri: REDIRECT, scope: 'read write follow' });
+    return createRestAPIClient({ url: s.url, accessToken: token.accessToken });
+  }
+
+  before(async () => {
+    s = await startTestServer();
+    const users = new UserStore(s.app.db);
+    await users.create({ username: 'bob', email: 'bob@example.test', passwordHash: await hashPassword('bob-password-1'), roleId: 0, approved: true });
+    alice = await connect('admin', s.app.firstAdmin!.password);
+    bob = await connect('bob', 'bob-password-1');
+    aliceId = (await alice.v1.accounts.verifyCredentials()).id;
+    bobId = (await bob.v1.accounts.verifyCredentials()).id;
+  });
+  after(() => s.stop());
+
+  it('posts with media, and the other member replies, favourites, boosts and bookmarks', async () => {
+    await bob.v1.accounts.$select(aliceId).follow();
+    const media = await alice.v2.media.create({ file: new Blob([png(320, 200)], { type: 'image/png' }), description: 'a square' });
+    assert.equal(media.type, 'image');
+    const post = await alice.v1.statuses.create({ status: 'Hello from masto #e2e', mediaIds: [media.id], visibility: 'public' });
+    assert.equal(post.mediaAttachments[0]?.description, 'a square');
+    assert.deepEqual(post.tags.map((t) => t.name), ['e2e']);
+
+    const reply = await bob.v1.statuses.create({ status: '@admin nice picture', inReplyToId: post.id });
+    assert.equal(reply.inReplyToId, post.id);
+    assert.equal((await bob.v1.statuses.$select(post.id).favourite()).favourited, true);
+    assert.equal((await bob.v1.statuses.$select(post.id).reblog()).reblog?.id, post.id);
+    assert.equal((await bob.v1.statuses.$select(post.id).bookmark()).bookmarked, true);
+
+    const now = await alice.v1.statuses.$select(post.id).fetch();
+    assert.equal(now.favouritesCount, 1);
+    assert.equal(now.reblogsCount, 1);
+    assert.equal(now.repliesCount, 1);
+    const context = await alice.v1.statuses.$select(post.id).context.fetch();
+    assert.deepEqual(context.descendants.map((x) => x.id), [reply.id]);
+    const bookmarks = await bob.v1.bookmarks.list();
+    assert.deepEqual(bookmarks.map((x) => x.id), [post.id]);
+  });
+
+  it('reads the home, public, hashtag and list timelines, notifications and search', async () => {
+    const home = await bob.v1.timelines.home.list();
+    assert.ok(home.some((x) => x.content.includes('Hello from masto')));
+    const local = await alice.v1.timelines.public.list({ local: true });
+    assert.ok(local.some((x) => x.account.id === aliceId));
+    const tagged = await alice.v1.timelines.tag.$select('e2e').list();
+    assert.equal(tagged.length, 1);
+    const list = await bob.v1.lists.create({ title: 'Alice' });
+    await bob.v1.lists.$select(list.id).accounts.create({ accountIds: [aliceId] });
+    const listed = await bob.v1.timelines.list.$select(list.id).list();
+    assert.ok(listed.every((x) => x.account.id === aliceId) && listed.length > 0);
+
+    const notifications = await alice.v1.notifications.list();
+    assert.deepEqual(new Set(notifications.map((n) => n.type)), new Set(['follow', 'mention', 'favourite', 'reblog']));
+    assert.ok(notifications.every((n) => n.account.id === bobId));
+    const mentions = await alice.v1.notifications.list({ types: ['mention'] });
+    assert.equal(mentions.length, 1);
+
+    const found = await alice.v2.search.list({ q: 'picture' });
+    assert.ok(found.statuses.some((x) => x.inReplyToId));
+    const people = await alice.v2.search.list({ q: 'bob', type: 'accounts' });
+    assert.deepEqual(people.accounts.map((a) => a.acct), ['bob']);
+  });
+
+  it('pages through a timeline by its Link headers until an empty page stops it', async () => {
+    for (let i = 0; i < 7; i++) await alice.v1.statuses.create({ status: `page item ${i}` });
+    const seen: string[] = [];
+    for await (const page of alice.v1.accounts.$select(aliceId).statuses.list({ limit: 3 })) seen.push(...page.map((x) => x.id));
+    const all = await alice.v1.accounts.$select(aliceId).statuses.list({ limit: 40 });
+    assert.deepEqual(seen, all.map((x) => x.id));
+    assert.equal(new Set(seen).size, seen.length);
+    assert.ok(seen.length >= 8);
+  });
+
+  it('deletes and gets the source back for redrafting', async () => {
+    const post = await alice.v1.statuses.create({ status: 'to redraft' });
+    const deleted = await alice.v1.statuses.$select(post.id).remove();
+    assert.equal(deleted.text, 'to redraft');
+    await assert.rejects(alice.v1.statuses.$select(post.id).fetch(), (e: { statusCode?: number }) => e.statusCode === 404);
+  });
+});
