@@ -6,6 +6,8 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
+import { pollEntity } from '../entities/poll.js';
+import type { PollStore } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 
@@ -18,6 +20,7 @@ export class StatusViews {
     private readonly uris: LocalUris,
     private readonly media: MediaStore,
     private readonly baseUrl: string,
+    private readonly polls: PollStore,
   ) {}
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
@@ -43,6 +46,9 @@ export class StatusViews {
       viewerId ? this.interactions.flags(viewerId, ids) : null,
       this.media.ofStatuses(ids),
     ]);
+    const polls = await this.polls.ofStatuses(ids);
+    const ownVotes = viewerId ? await this.polls.ownVotes(viewerId, [...polls.values()].map((p) => p.id)) : null;
+    const now = Date.now();
     const render = (s: Status, reblog?: unknown) => {
       const author = byId.get(s.accountId);
       if (!author) return null;
@@ -62,6 +68,7 @@ export class StatusViews {
         withText: opts.withText,
         reblog,
         media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.baseUrl)),
+        poll: ((p) => (p ? pollEntity(p, now, ownVotes ? (ownVotes.get(p.id) ?? []) : null, viewerId === s.accountId) : null))(polls.get(s.id)),
       });
     };
     return list.flatMap((s) => {

@@ -20,6 +20,15 @@ const MAX_CHARS = 500;
 const MAX_ANCESTORS = 40;
 const MAX_DESCENDANTS = 60;
 
+const MIN_POLL_SECONDS = 300;
+const MAX_POLL_SECONDS = 2_629_746;
+const PollBody = z.object({
+  options: z.array(z.string().trim().min(1, 'Poll options must not be blank').max(50, 'Poll options are limited to 50 characters')).min(2, 'A poll needs at least 2 options').max(4, 'A poll has at most 4 options'),
+  expires_in: z.union([z.number(), z.string().regex(/^\d{1,9}$/).transform(Number)]).refine((n) => n >= MIN_POLL_SECONDS && n <= MAX_POLL_SECONDS, `Poll duration must be between ${MIN_POLL_SECONDS} seconds and a month`),
+  multiple: railsBool.optional(),
+  hide_totals: railsBool.optional(),
+});
+
 const PostBody = z.object({
   status: z.string().max(100_000).optional(),
   visibility: z.enum(VISIBILITIES).optional(),
@@ -93,8 +102,11 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
-        if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
+        const poll = p.poll === undefined ? undefined : PollBody.safeParse(p.poll);
+        if (poll && !poll.success) throw Errors.validation(poll.error.issues[0]!.message);
         const mediaIds = p.media_ids ?? [];
+        if (poll && mediaIds.length) throw Errors.validation('A status cannot have both media and a poll');
+        if (poll && new Set(poll.data!.options).size !== poll.data!.options.length) throw Errors.validation('Poll options must be different');
         if (!mediaIds.every(isId)) throw Errors.validation('media_ids must be ids');
         const text = p.status ?? '';
         // A post with media may have no text, as on Mastodon.
@@ -111,6 +123,9 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           inReplyTo,
           idempotencyKey: key,
           mediaIds,
+          poll: poll?.data && {
+            options: poll.data.options, expiresInSeconds: poll.data.expires_in, multiple: poll.data.multiple ?? false, hideTotals: poll.data.hide_totals ?? false,
+          },
         });
         return json(200, await d.views.one(status, me.id));
       },

@@ -25,6 +25,7 @@ export interface StatusContext {
   readonly reblog?: unknown;
   /** MediaAttachment entities, in order. */
   readonly media?: readonly unknown[];
+  readonly poll?: unknown;
   /** Set on delete: the source text, for delete-and-redraft. */
   readonly withText?: boolean;
 }
@@ -72,7 +73,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
     emojis: [],
     card: null,
-    poll: null,
+    poll: c.poll ?? null,
     quote: null,
     quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
     text: c.withText ? s.text : null,

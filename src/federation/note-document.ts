@@ -4,6 +4,7 @@ import type { Config } from '../../config/schema.js';
 import type { Account } from '../store/accounts.js';
 import { mediaUrl } from '../entities/media.js';
 import type { Media } from '../store/media.js';
+import type { Poll } from '../store/polls.js';
 import type { Status, Visibility } from '../store/statuses.js';
 import { AS_CONTEXT, PUBLIC, actorUri, type Activity } from './activities.js';
 import type { LocalUris } from './local-uris.js';
@@ -20,6 +21,7 @@ export interface NoteParts {
   /** The replied-to status's ActivityPub id. */
   readonly inReplyTo: string | null;
   readonly media?: readonly Media[];
+  readonly poll?: Poll;
 }
 
 export function addressing(visibility: Visibility, followers: string, mentioned: readonly string[]): { to: string[]; cc: string[] } {
@@ -39,9 +41,17 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
   const { status: s, author } = p;
   const id = uris.status(author.username, s.id);
   const mentioned = p.mentions.map((m) => actorUri(m, uris));
+  const poll = p.poll
+    ? {
+        [p.poll.multiple ? 'anyOf' : 'oneOf']: p.poll.options.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: p.poll!.counts[i] ?? 0 } })),
+        ...(p.poll.expiresAt ? { endTime: p.poll.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+        votersCount: p.poll.votersCount,
+      }
+    : {};
   return {
     id,
-    type: 'Note',
+    type: p.poll ? 'Question' : 'Note',
+    ...poll,
     summary: s.spoilerText || null,
     inReplyTo: p.inReplyTo,
     published: s.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
@@ -130,4 +140,18 @@ export function announceActivity(uris: LocalUris, booster: Account, boost: Statu
 export function undoActivity(inner: Activity): Activity {
   const { '@context': _, ...object } = inner;
   return { '@context': AS_CONTEXT, id: `${inner.id}/undo`, type: 'Undo', actor: inner.actor, to: inner['to'], cc: inner['cc'], object };
+}
+
+/** A member's vote in a remote poll: one Note per choice, named like the option, sent to the poll's author. */
+export function voteActivity(uris: LocalUris, voter: Account, pollAuthor: Account, questionUri: string, choice: string, id: string): Activity {
+  const actor = uris.actor(voter.username);
+  const to = [actorUri(pollAuthor, uris)];
+  return {
+    '@context': AS_CONTEXT,
+    id: `${actor}#votes/${id}/activity`,
+    type: 'Create',
+    actor,
+    to,
+    object: { id: `${actor}#votes/${id}`, type: 'Note', name: choice, attributedTo: actor, inReplyTo: questionUri, to },
+  };
 }

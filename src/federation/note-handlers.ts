@@ -6,6 +6,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore, MediaType } from '../store/media.js';
+import type { PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
@@ -27,6 +28,7 @@ export interface NoteHandlerDeps {
   readonly remote: RemoteActors;
   readonly notifier: Notifier;
   readonly media: MediaStore;
+  readonly polls: PollStore;
   readonly uris: LocalUris;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -40,8 +42,9 @@ export class NoteHandlers {
     if (!note) return;
     if (note.attributedTo !== author.uri || !sameOrigin(note.id, author.uri!)) throw new FetchError('unsupported', 'note_not_authors', note.id);
     if (await this.d.statuses.byUri(note.id)) return; // delivered twice (shared inbox and personal inbox)
-    const recipients = await this.localRecipients(note);
     const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
+    if (parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
+    const recipients = await this.localRecipients(note);
     const relevant = recipients.length > 0 || (parent?.local ?? false) || (await this.d.follows.hasLocalFollowers(author.id));
     if (!relevant) return;
     await this.store(note, author, parent, recipients);
@@ -77,6 +80,12 @@ export class NoteHandlers {
           status.id,
           i,
         );
+      }
+      if (note.poll) {
+        await this.d.polls.create({
+          statusId: status.id, accountId: author.id, options: note.poll.options, multiple: note.poll.multiple, hideTotals: false,
+          expiresAt: note.poll.endTime, remoteCounts: note.poll.counts, remoteVoters: note.poll.voters,
+        });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
     }
@@ -155,8 +164,20 @@ export class NoteHandlers {
       editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
     });
     if (!edited) return;
+    if (note.poll) await this.d.polls.setRemoteCounts(s.id, note.poll.counts, note.poll.voters);
     for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
     for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
+  }
+
+  /** A vote in one of our members' polls (a Note named like an option); true when it was one. */
+  private async voted(note: NoteDoc, voter: Account, statusId: string): Promise<boolean> {
+    const poll = (await this.d.polls.ofStatuses([statusId])).get(statusId);
+    if (!poll || poll.remote) return false;
+    const choice = poll.options.indexOf(note.name!);
+    if (choice < 0) return true; // a vote for no option: nothing to count, and not a post either
+    const refused = await this.d.polls.vote(poll.id, voter.id, [choice], new Date(), [note.id]);
+    if (refused) this.d.log.info({ poll: poll.id, voter: voter.uri, refused }, 'remote vote not counted');
+    return true;
   }
 
   /** A Delete whose object is one of the signer's posts. */

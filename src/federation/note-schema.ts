@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { asArray, audience, AS_PUBLIC, firstHref, httpUrl, isRecord, refUrl, text, typeName } from './as2.js';
 import { sanitizeHtml } from './sanitize-html.js';
 
-export const NOTE_TYPES = ['Note', 'Article', 'Page'] as const;
+export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'] as const;
 const MAX_CONTENT = 100_000;
 const MAX_SUMMARY = 5_000;
 const MAX_TAGS = 64;
@@ -30,6 +30,10 @@ export interface NoteDoc {
   hashtags: string[];
   /** Media (images, video, audio) by URL; fetched only when someone views them. */
   attachments: NoteAttachment[];
+  /** A Question's options with the vote counts its server publishes. */
+  poll: { options: string[]; counts: number[]; multiple: boolean; endTime: Date | null; voters: number | null } | null;
+  /** A poll vote is a Note whose name is the chosen option. */
+  name: string | null;
 }
 
 export interface NoteAttachment {
@@ -41,6 +45,30 @@ export interface NoteAttachment {
 }
 
 const MAX_ATTACHMENTS = 16;
+const MAX_POLL_OPTIONS = 10;
+
+function pollOf(raw: Record<string, unknown>): NoteDoc['poll'] {
+  const multiple = Array.isArray(raw['anyOf']);
+  const items = asArray(multiple ? raw['anyOf'] : raw['oneOf']).slice(0, MAX_POLL_OPTIONS);
+  const options: string[] = [];
+  const counts: number[] = [];
+  for (const o of items) {
+    if (!isRecord(o)) continue;
+    const name = text(o['name'], 200);
+    if (name === null || name.trim() === '') continue;
+    const total = isRecord(o['replies']) ? o['replies']['totalItems'] : undefined;
+    options.push(name);
+    counts.push(typeof total === 'number' && Number.isInteger(total) && total >= 0 ? total : 0);
+  }
+  if (options.length < 1) return null;
+  const end = typeof raw['endTime'] === 'string' ? new Date(raw['endTime']) : typeof raw['closed'] === 'string' ? new Date(raw['closed']) : null;
+  const voters = raw['votersCount'];
+  return {
+    options, counts, multiple,
+    endTime: end && !Number.isNaN(end.getTime()) ? end : null,
+    voters: typeof voters === 'number' && Number.isInteger(voters) && voters >= 0 ? voters : null,
+  };
+}
 
 function attachmentsOf(x: unknown): NoteAttachment[] {
   const out: NoteAttachment[] = [];
@@ -97,6 +125,8 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     mentions,
     hashtags,
     attachments: attachmentsOf(raw['attachment']),
+    poll: typeName(raw.type) === 'Question' ? pollOf(raw) : null,
+    name: text(raw['name'], 200),
   };
 }
 

@@ -5,6 +5,7 @@ import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Media, MediaStore } from '../store/media.js';
+import type { Poll, PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
@@ -28,6 +29,7 @@ export interface NewPost {
   readonly idempotencyKey?: string;
   /** The member's unattached uploads, in order. */
   readonly mediaIds?: readonly string[];
+  readonly poll?: { readonly options: readonly string[]; readonly expiresInSeconds: number; readonly multiple: boolean; readonly hideTotals: boolean };
 }
 
 export interface StatusServiceDeps {
@@ -40,6 +42,7 @@ export interface StatusServiceDeps {
   readonly uris: LocalUris;
   readonly notifier: Notifier;
   readonly media: MediaStore;
+  readonly polls: PollStore;
 }
 
 export class StatusService {
@@ -70,6 +73,12 @@ export class StatusService {
         // Raced with another post taking the same upload: this post must not go out half-made.
         await this.d.statuses.softDelete(status.id);
         throw Errors.validation('media_ids must name your own uploads not attached to another status');
+      }
+      if (p.poll) {
+        await this.d.polls.create({
+          statusId: status.id, accountId: me.id, options: p.poll.options, multiple: p.poll.multiple, hideTotals: p.poll.hideTotals,
+          expiresAt: new Date(status.createdAt.getTime() + p.poll.expiresInSeconds * 1000),
+        });
       }
       for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
       await this.federate(status, me, 'create');
@@ -116,7 +125,8 @@ export class StatusService {
       if (parent && parentAuthor) inReplyTo = parent.uri ?? this.d.uris.status(parentAuthor.username, parent.id);
     }
     const media: Media[] = (await this.d.media.ofStatuses([s.id])).get(s.id) ?? [];
-    return { note: noteDocument({ status: s, author, mentions, inReplyTo, media }, this.d.uris, this.d.config), mentions, parentAuthor };
+    const poll: Poll | undefined = (await this.d.polls.ofStatuses([s.id])).get(s.id);
+    return { note: noteDocument({ status: s, author, mentions, inReplyTo, media, poll }, this.d.uris, this.d.config), mentions, parentAuthor };
   }
 
   private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete'): Promise<void> {

@@ -1,0 +1,67 @@
+// Polls: read one (as its status's visibility allows) and vote (choices[] by index).
+import { z } from 'zod';
+import { pollEntity } from '../entities/poll.js';
+import { Errors } from '../errors.js';
+import type { PollService } from '../federation/poll-service.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import { isId } from '../store/ids.js';
+import type { Poll, PollStore } from '../store/polls.js';
+import type { Status, StatusStore } from '../store/statuses.js';
+
+const READ: Requirement = { scopes: ['read:statuses'], user: false };
+const VOTE: Requirement = { scopes: ['write:statuses'], user: true };
+const Choices = z.object({
+  choices: z.union([z.array(z.union([z.number().int(), z.string().regex(/^\d{1,3}$/).transform(Number)])).min(1).max(10), z.string().regex(/^\d{1,3}$/).transform((v) => [Number(v)])]),
+});
+
+export interface PollApiDeps {
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly polls: PollStore;
+  readonly service: PollService;
+}
+
+export function pollRoutes(d: PollApiDeps): Route[] {
+  const find = async (req: Request, viewerId: string | null): Promise<{ poll: Poll; status: Status }> => {
+    const id = req.params['id']!;
+    const poll = isId(id) ? await d.polls.byId(id) : undefined;
+    const status = poll && (await d.statuses.byId(poll.statusId));
+    if (!poll || !status || !(await d.statuses.canSee(status, viewerId))) throw Errors.notFound();
+    return { poll, status };
+  };
+  const render = async (pollId: string, viewerId: string | null) => {
+    const poll = (await d.polls.byId(pollId))!;
+    const own = viewerId ? ((await d.polls.ownVotes(viewerId, [poll.id])).get(poll.id) ?? []) : null;
+    return pollEntity(poll, Date.now(), own, viewerId === poll.accountId);
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/polls/:id',
+      handler: async (req) => {
+        const viewerId = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
+        const { poll } = await find(req, viewerId);
+        return json(200, await render(poll.id, viewerId));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/polls/:id/votes',
+      body: true,
+      handler: async (req) => {
+        const me = await d.accounts.byId((await d.bearer.authenticate(req, VOTE)).record.user!.accountId);
+        if (!me) throw Errors.notFound();
+        const { poll, status } = await find(req, me.id);
+        const p = Choices.safeParse(req.fields);
+        if (!p.success) throw Errors.validation('choices must be a list of option indexes');
+        await d.service.vote(me, poll, status, p.data.choices);
+        return json(200, await render(poll.id, me.id));
+      },
+    },
+  ];
+}

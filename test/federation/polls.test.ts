@@ -1,0 +1,110 @@
+// Polls: a member posts a poll (options, duration, single or multiple choice); others vote once by option index;
+// the author cannot vote; an ended poll takes no votes; counts and own votes show in the Poll entity. Between two
+// servers the poll arrives as a Question, a remote member's vote reaches the author's server and is counted there.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/auth/password.js';
+import { TokenStore } from '../../src/store/oauth-tokens.js';
+import { UserStore } from '../../src/store/users.js';
+import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
+
+const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
+type Json = any;
+
+async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown, form = false): Promise<{ status: number; body: Json }> {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  let payload: string | undefined;
+  if (body !== undefined) {
+    headers['Content-Type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
+    payload = form ? (body as string) : JSON.stringify(body);
+  }
+  const res = await fetch(base + path, { method, headers, body: payload });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+describe('polls', () => {
+  let a: TestServer;
+  let b: TestServer;
+  const token: Record<string, string> = {};
+
+  before(async () => {
+    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    const users = new UserStore(a.app.db);
+    const tokens = new TokenStore(a.app.db);
+    const app = await registerApp(a.url, { scopes: 'read write follow' });
+    const hash = await hashPassword('member-password-1');
+    for (const name of ['vic', 'wen']) {
+      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
+      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
+    }
+    token['admin'] = await userToken(a.url, await signIn(a.url, 'admin', a.app.firstAdmin!.password), app, 'read write follow');
+    token['remote'] = await userToken(b.url, await signIn(b.url, 'admin', b.app.firstAdmin!.password), await registerApp(b.url, { scopes: 'read write follow' }), 'read write follow');
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('takes one vote per member, never the author\'s, and shows counts and own votes', async () => {
+    const form = 'status=Which%3F&poll[options][]=Tea&poll[options][]=Coffee&poll[options][]=Water&poll[expires_in]=3600';
+    const posted = await api(a.url, token['vic'], 'POST', '/api/v1/statuses', form, true);
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    const poll = posted.body.poll;
+    assert.deepEqual(poll.options.map((o: Json) => o.title), ['Tea', 'Coffee', 'Water']);
+    assert.equal(poll.multiple, false);
+    assert.equal(poll.expired, false);
+    assert.ok(Math.abs(Date.parse(poll.expires_at) - Date.parse(posted.body.created_at) - 3_600_000) < 1000);
+    const voted = await api(a.url, token['wen'], 'POST', `/api/v1/polls/${poll.id}/votes`, { choices: [1] });
+    assert.equal(voted.status, 200, JSON.stringify(voted.body));
+    assert.deepEqual(voted.body.own_votes, [1]);
+    assert.equal(voted.body.voted, true);
+    assert.deepEqual(voted.body.options.map((o: Json) => o.votes_count), [0, 1, 0]);
+    assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${poll.id}/votes`, { choices: [0] })).status, 422, 'twice');
+    assert.equal((await api(a.url, token['vic'], 'POST', `/api/v1/polls/${poll.id}/votes`, { choices: [0] })).status, 422, 'own poll');
+    assert.equal((await api(a.url, token['admin'], 'POST', `/api/v1/polls/${poll.id}/votes`, { choices: [0, 1] })).status, 422, 'two choices in a single-choice poll');
+    assert.equal((await api(a.url, token['admin'], 'POST', `/api/v1/polls/${poll.id}/votes`, { choices: [3] })).status, 422, 'no such option');
+    const seen = await api(a.url, undefined, 'GET', `/api/v1/polls/${poll.id}`);
+    assert.equal(seen.body.votes_count, 1);
+    assert.equal('own_votes' in seen.body, false);
+    assert.equal((await api(a.url, undefined, 'GET', `/api/v1/statuses/${posted.body.id}`)).body.poll.id, poll.id);
+  });
+
+  it('allows several choices in a multiple-choice poll and no votes once it has ended', async () => {
+    const multi = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Pick any', poll: { options: ['A', 'B', 'C'], expires_in: 300, multiple: true } })).body.poll;
+    const v = await api(a.url, token['wen'], 'POST', `/api/v1/polls/${multi.id}/votes`, { choices: ['0', '2'] });
+    assert.deepEqual(v.body.options.map((o: Json) => o.votes_count), [1, 0, 1]);
+    assert.equal(v.body.voters_count, 1);
+    await a.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", [multi.id]);
+    const ended = await api(a.url, token['admin'], 'POST', `/api/v1/polls/${multi.id}/votes`, { choices: [1] });
+    assert.equal(ended.status, 422);
+    assert.equal((await api(a.url, undefined, 'GET', `/api/v1/polls/${multi.id}`)).body.expired, true);
+  });
+
+  it('refuses malformed polls', async () => {
+    for (const poll of [{ options: ['only one'], expires_in: 3600 }, { options: ['a', 'b'], expires_in: 10 }, { options: ['a', 'a'], expires_in: 3600 }, { options: ['a', 'b', 'c', 'd', 'e'], expires_in: 3600 }, { options: ['a', 'x'.repeat(51)], expires_in: 3600 }]) {
+      assert.equal((await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'bad poll', poll })).status, 422, JSON.stringify(poll));
+    }
+  });
+
+  it("counts a remote member's vote on the author's server", async () => {
+    const posted = (await api(a.url, token['admin'], 'POST', '/api/v1/statuses', { status: 'Remote vote?', poll: { options: ['Yes', 'No'], expires_in: 3600 } })).body;
+    const found = await api(b.url, token['remote'], 'GET', `/api/v2/search?${new URLSearchParams({ q: posted.uri, resolve: 'true' })}`);
+    const onB = found.body.statuses[0];
+    assert.ok(onB, JSON.stringify(found.body));
+    assert.deepEqual(onB.poll.options.map((o: Json) => o.title), ['Yes', 'No']);
+    const voted = await api(b.url, token['remote'], 'POST', `/api/v1/polls/${onB.poll.id}/votes`, { choices: [1] });
+    assert.equal(voted.status, 200, JSON.stringify(voted.body));
+    assert.deepEqual(voted.body.own_votes, [1]);
+    await eventually(async () => {
+      const there = (await api(a.url, undefined, 'GET', `/api/v1/polls/${posted.poll.id}`)).body;
+      assert.deepEqual(there.options.map((o: Json) => o.votes_count), [0, 1]);
+    });
+    // The vote is not a post on the author's server.
+    const ctx = await api(a.url, token['admin'], 'GET', `/api/v1/statuses/${posted.id}/context`);
+    assert.deepEqual(ctx.body.descendants, []);
+  });
+});
