@@ -1,6 +1,6 @@
 // The benchmark scenarios, one entry each. A scenario names the request wrk sends to Stoa (preparing whatever it
 // needs first: users, tokens, signed documents) and the request sent to the bare uWS server as its floor.
-import { seedUserToken } from './seed.js';
+import { seedHomeTimeline, seedUserToken } from './seed.js';
 import type { Target } from './wrk.js';
 
 export interface ScenarioContext {
@@ -30,5 +30,11 @@ export const scenarios: readonly Scenario[] = [
     bare: BARE,
     stoa: async (ctx) => ({ path: '/api/v1/accounts/verify_credentials', headers: { Authorization: `Bearer ${await seedUserToken(ctx.databaseUrl)}` } }),
   },
-  // Next: identity-statement verification through the verify pool (POST with a signed body; wrk.ts sends it via Lua).
+  // The home timeline of a member following 5,000 accounts (100,000 of their statuses among 100,000 others): the
+  // query, visibility and block/mute filters, and rendering 20 statuses with their authors.
+  {
+    name: 'home_timeline',
+    bare: BARE,
+    stoa: async (ctx) => ({ path: '/api/v1/timelines/home', headers: { Authorization: `Bearer ${await seedHomeTimeline(ctx.databaseUrl)}` } }),
+  },
 ];
