@@ -12,6 +12,7 @@ import { measure, WARMUP_SEC } from './measure.js';
 import { startBare, startStoa, type ServerProcess } from './processes.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
+import { homeTable, measureHomeTimeline } from './home-timeline.js';
 import { identityTable, measureIdentity } from './identity.js';
 import { measureSignatures, signatureTable } from './signatures.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
@@ -89,6 +90,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${signatureTable(await measureSignatures())}\n`);
     process.stderr.write('bench: identity-statement verification\n');
     process.stdout.write(`\n${identityTable(await measureIdentity())}\n`);
+    process.stderr.write('bench: home timeline query\n');
+    process.stdout.write(`\n${homeTable(await measureHomeTimeline())}\n`);
     process.stderr.write(`bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
       `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`);
     return 0;
@@ -99,7 +102,8 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => {
-    if (!interrupted) process.exit(code);
+    // stdout to a pipe is asynchronous: exit only once the tables are written out.
+    if (!interrupted) process.stdout.write('', () => process.exit(code));
   },
   (e: unknown) => {
     if (interrupted) return; // the signal handler reports and exits once everything is stopped

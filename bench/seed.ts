@@ -45,9 +45,9 @@ export async function seedHomeTimeline(databaseUrl: string, following = 5_000, p
         // Statuses spread over the last 30 days, followed and unfollowed accounts interleaved.
         await q.query(
           `INSERT INTO statuses (id, account_id, uri, content, visibility, local, created_at)
-           SELECT timestamp_id(t), a.id, a.uri || '/statuses/' || k, '<p>bench status ' || k || '</p>', 0, false, t
-           FROM accounts a, generate_series(1, $1) AS k, LATERAL (SELECT now() - (random() * interval '30 days') AS t) AS r
-           WHERE a.domain IN ('bench-followed.example', 'bench-other.example')`,
+           SELECT timestamp_id(t), id, uri || '/statuses/' || k, '<p>bench status ' || k || '</p>', 0, false, t
+           FROM (SELECT a.id, a.uri, k, now() - random() * interval '30 days' AS t
+                 FROM accounts a, generate_series(1, $1) AS k WHERE a.domain IN ('bench-followed.example', 'bench-other.example')) AS x`,
           [perAccount],
         );
       });
