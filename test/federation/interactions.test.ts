@@ -3,29 +3,9 @@
 // with the boosted post inside) and the author's server (where it is counted); unboosting removes it on both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
-
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function adminToken(s: TestServer): Promise<string> {
-  const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
-  return userToken(s.url, jar, await registerApp(s.url, { scopes: 'read write follow' }), 'read write follow');
-}
 
 describe('favourites and boosts between two Stoa servers', () => {
   let a: TestServer; // the author
