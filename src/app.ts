@@ -6,6 +6,8 @@ import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { blockRoutes } from './api/blocks.js';
 import { listRoutes } from './api/lists.js';
+import { reactionRoutes } from './api/reactions.js';
+import { ReactionStore } from './store/reactions.js';
 import { pollRoutes } from './api/polls.js';
 import { PollService } from './federation/poll-service.js';
 import { PollStore } from './store/polls.js';
@@ -156,6 +158,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const reports = new ReportStore(db);
   const media = new MediaStore(db);
   const polls = new PollStore(db);
+  const reactions = new ReactionStore(db);
   const mediaFiles = new MediaFiles(config.dataDir);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
   await localActors.start();
@@ -170,7 +173,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
   const followService = new FollowService(follows, localActors, publisher, notifications);
-  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, media, polls, uris, http: httpClient, signer: localActors.instanceSigner });
+  const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, media, polls, reactions, uris, http: httpClient, signer: localActors.instanceSigner });
   const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
@@ -241,9 +244,9 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
   const views = new AccountViews(follows, config);
-  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl, polls);
+  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl, polls, reactions);
   const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls });
-  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications });
+  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
@@ -257,6 +260,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: new PollService({ polls, accounts, publisher, uris }) }),
+    ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),

@@ -8,6 +8,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
 import { pollEntity } from '../entities/poll.js';
 import type { PollStore } from '../store/polls.js';
+import type { ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 
@@ -21,6 +22,7 @@ export class StatusViews {
     private readonly media: MediaStore,
     private readonly baseUrl: string,
     private readonly polls: PollStore,
+    private readonly reactions: ReactionStore,
   ) {}
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
@@ -47,6 +49,7 @@ export class StatusViews {
       this.media.ofStatuses(ids),
     ]);
     const polls = await this.polls.ofStatuses(ids);
+    const reactions = await this.reactions.summaries(ids, viewerId);
     const ownVotes = viewerId ? await this.polls.ownVotes(viewerId, [...polls.values()].map((p) => p.id)) : null;
     const now = Date.now();
     const render = (s: Status, reblog?: unknown) => {
@@ -68,6 +71,7 @@ export class StatusViews {
         withText: opts.withText,
         reblog,
         media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.baseUrl)),
+        reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me })),
         poll: ((p) => (p ? pollEntity(p, now, ownVotes ? (ownVotes.get(p.id) ?? []) : null, viewerId === s.accountId) : null))(polls.get(s.id)),
       });
     };

@@ -26,6 +26,8 @@ export interface StatusContext {
   /** MediaAttachment entities, in order. */
   readonly media?: readonly unknown[];
   readonly poll?: unknown;
+  /** Emoji reactions, as Pleroma and Akkoma clients read them. */
+  readonly reactions?: readonly { name: string; count: number; me: boolean }[];
   /** Set on delete: the source text, for delete-and-redraft. */
   readonly withText?: boolean;
 }
@@ -77,5 +79,6 @@ export function statusEntity(s: Status, c: StatusContext) {
     quote: null,
     quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
     text: c.withText ? s.text : null,
+    pleroma: { emoji_reactions: c.reactions ?? [] },
   };
 }

@@ -68,7 +68,8 @@ export class InboxHandlers {
       case 'Create':
         return this.d.notes.onCreated(a, signer);
       case 'Like':
-        return this.d.notes.onLiked(a, signer);
+      case 'EmojiReact':
+        return this.d.notes.onLiked(a, signer, raw);
       case 'Announce':
         return this.d.notes.onAnnounced(a, signer);
       case 'Flag':
@@ -132,7 +133,7 @@ export class InboxHandlers {
       }
       return;
     }
-    if ((type === 'Like' || type === 'Announce') && (inner?.success ? inner.data.id : a.objectId)) {
+    if ((type === 'Like' || type === 'Announce' || type === 'EmojiReact') && (inner?.success ? inner.data.id : a.objectId)) {
       return this.d.notes.onUndone(type, inner?.success ? inner.data.id : a.objectId!, actor);
     }
     if (type === 'Block' && inner?.success) {

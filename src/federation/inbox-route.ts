@@ -27,7 +27,7 @@ export interface InboxDeps {
 }
 
 /** Activity types the inbox acts on; others are verified, acknowledged and not stored. */
-const HANDLED = new Set(['Follow', 'Undo', 'Accept', 'Reject', 'Update', 'Delete', 'Block', 'Create', 'Like', 'Announce', 'Flag']);
+const HANDLED = new Set(['Follow', 'Undo', 'Accept', 'Reject', 'Update', 'Delete', 'Block', 'Create', 'Like', 'Announce', 'Flag', 'EmojiReact']);
 /** A signature that fails with a stored key refetches that key at most this often (key rotation is rare). */
 const REFETCH_EVERY_MS = 5 * 60_000;
 const REFETCH_MEMORY = 10_000;

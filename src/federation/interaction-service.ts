@@ -9,7 +9,8 @@ import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { actorUri } from './activities.js';
 import type { LocalUris } from './local-uris.js';
-import { announceActivity, likeActivity, undoActivity } from './note-document.js';
+import { announceActivity, emojiReactActivity, likeActivity, undoActivity } from './note-document.js';
+import type { ReactionStore } from '../store/reactions.js';
 import type { Publisher } from './publisher.js';
 
 export interface InteractionServiceDeps {
@@ -19,6 +20,7 @@ export interface InteractionServiceDeps {
   readonly publisher: Publisher;
   readonly uris: LocalUris;
   readonly notifier: Notifier;
+  readonly reactions: ReactionStore;
 }
 
 export class InteractionService {
@@ -39,6 +41,24 @@ export class InteractionService {
     if (removed) await this.d.notifier.withdraw(author.id, 'favourite', me.id, s.id);
     if (removed?.uri && author.domain) {
       await this.d.publisher.sendTo(undoActivity(likeActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author))), me, author);
+    }
+  }
+
+  /** Reacts with an emoji; false when the member already has too many different reactions on the status. */
+  async react(me: Account, s: Status, emoji: string): Promise<boolean> {
+    const author = await this.author(s);
+    const actor = this.d.uris.actor(me.username);
+    const activity = emojiReactActivity(`${actor}#reactions/${s.id}-${randomBytes(4).toString('hex')}`, actor, this.uriOf(s, author), emoji);
+    if (!(await this.d.reactions.add(me.id, s.id, emoji, activity.id))) return false;
+    if (author.domain) await this.d.publisher.sendTo(activity, me, author);
+    return true;
+  }
+
+  async unreact(me: Account, s: Status, emoji: string): Promise<void> {
+    const removed = await this.d.reactions.remove(me.id, s.id, emoji);
+    const author = await this.author(s);
+    if (removed?.uri && author.domain) {
+      await this.d.publisher.sendTo(undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), emoji)), me, author);
     }
   }
 

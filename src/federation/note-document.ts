@@ -115,6 +115,11 @@ export function updateNoteActivity(note: Record<string, unknown>, uris: LocalUri
   };
 }
 
+/** An emoji reaction (Misskey, Akkoma and Pleroma understand EmojiReact), sent to the status's author. */
+export function emojiReactActivity(id: string, actor: string, object: string, emoji: string): Activity {
+  return { '@context': AS_CONTEXT, id, type: 'EmojiReact', actor, object, content: emoji };
+}
+
 /** A favourite of a status, sent to its author's server. `id` is kept on the favourite row for the Undo. */
 export function likeActivity(id: string, actor: string, object: string): Activity {
   return { '@context': AS_CONTEXT, id, type: 'Like', actor, object };

@@ -7,6 +7,7 @@ import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore, MediaType } from '../store/media.js';
 import type { PollStore } from '../store/polls.js';
+import { isEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
@@ -29,6 +30,7 @@ export interface NoteHandlerDeps {
   readonly notifier: Notifier;
   readonly media: MediaStore;
   readonly polls: PollStore;
+  readonly reactions: ReactionStore;
   readonly uris: LocalUris;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -92,10 +94,20 @@ export class NoteHandlers {
     return status;
   }
 
-  /** A Like of one of our statuses (or a remote one we hold) becomes a favourite. */
-  async onLiked(a: ActivityDoc, actor: Account): Promise<void> {
+  /**
+   * A Like of one of our statuses (or a remote one we hold) becomes a favourite; a Like carrying an emoji (Misskey)
+   * and an EmojiReact become a reaction with that emoji.
+   */
+  async onLiked(a: ActivityDoc, actor: Account, raw: unknown): Promise<void> {
     const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
     if (!s || s.reblogOfId || !(await this.d.statuses.canSee(s, actor.id))) return;
+    const r = raw as { content?: unknown; _misskey_reaction?: unknown };
+    const emoji = [r.content, r._misskey_reaction].find((x): x is string => typeof x === 'string' && isEmoji(x.normalize('NFC')))?.normalize('NFC');
+    if (emoji) {
+      await this.d.reactions.add(actor.id, s.id, emoji, a.id);
+      return;
+    }
+    if (a.type !== 'Like') return; // an EmojiReact of a custom emoji: not shown
     if (await this.d.interactions.favourite(actor.id, s.id, a.id)) {
       await this.d.notifier.notify(s.accountId, 'favourite', actor.id, s.id);
     }
@@ -120,7 +132,10 @@ export class NoteHandlers {
   }
 
   /** Undo of a Like or an Announce the actor sent earlier (by its id). */
-  async onUndone(type: 'Like' | 'Announce', objectId: string, actor: Account): Promise<void> {
+  async onUndone(type: 'Like' | 'Announce' | 'EmojiReact', objectId: string, actor: Account): Promise<void> {
+    // A Like may have been a reaction (Misskey): whichever it created goes.
+    if (type !== 'Announce' && (await this.d.reactions.removeByUri(actor.id, objectId))) return;
+    if (type === 'EmojiReact') return;
     if (type === 'Like') {
       const statusId = await this.d.interactions.unfavouriteByUri(actor.id, objectId);
       const s = statusId && (await this.d.statuses.byId(statusId));

@@ -1,0 +1,90 @@
+// Emoji reactions through Pleroma's API (what Akkoma/Pleroma clients such as Pleroma-FE, Husky and Fedilab use):
+// react, take a reaction back, and list a status's reactions with who reacted.
+import { Errors } from '../errors.js';
+import type { InteractionService } from '../federation/interaction-service.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import { isId } from '../store/ids.js';
+import { isEmoji, type ReactionStore } from '../store/reactions.js';
+import type { Status, StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import type { StatusViews } from './status-views.js';
+
+const WRITE: Requirement = { scopes: ['write:favourites'], user: true };
+const READ: Requirement = { scopes: ['read:statuses'], user: false };
+
+export interface ReactionApiDeps {
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly reactions: ReactionStore;
+  readonly service: InteractionService;
+  readonly views: StatusViews;
+  readonly accountViews: AccountViews;
+}
+
+export function reactionRoutes(d: ReactionApiDeps): Route[] {
+  const visible = async (req: Request, viewerId: string | null): Promise<Status> => {
+    const id = req.params['id']!;
+    let s = isId(id) ? await d.statuses.byId(id) : undefined;
+    if (s?.reblogOfId) s = await d.statuses.byId(s.reblogOfId);
+    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+    return s;
+  };
+  const emojiOf = (req: Request): string => {
+    // The router has already percent-decoded the segment.
+    const emoji = req.params['emoji']!.normalize('NFC');
+    if (!isEmoji(emoji)) throw Errors.validation('The reaction must be one Unicode emoji (custom emoji are not supported)');
+    return emoji;
+  };
+  const me = async (req: Request): Promise<Account> => {
+    const a = await d.accounts.byId((await d.bearer.authenticate(req, WRITE)).record.user!.accountId);
+    if (!a) throw Errors.notFound();
+    return a;
+  };
+  const list = async (req: Request) => {
+    const viewerId = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
+    const s = await visible(req, viewerId);
+    const only = req.params['emoji'] === undefined ? null : emojiOf(req);
+    const summaries = ((await d.reactions.summaries([s.id], viewerId)).get(s.id) ?? []).filter((r) => only === null || r.name === only);
+    const accounts = new Map((await d.accounts.byIds(summaries.flatMap((r) => r.accountIds))).map((a) => [a.id, a]));
+    const out = [];
+    for (const r of summaries) {
+      const people = r.accountIds.map((id) => accounts.get(id)).filter((a): a is Account => !!a && !a.deletedAt);
+      out.push({ name: r.name, count: r.count, me: r.me, accounts: await d.accountViews.many(people) });
+    }
+    return json(200, out);
+  };
+
+  return [
+    {
+      method: 'PUT',
+      path: '/api/v1/pleroma/statuses/:id/reactions/:emoji',
+      body: true,
+      handler: async (req) => {
+        const member = await me(req);
+        const s = await visible(req, member.id);
+        const emoji = emojiOf(req);
+        if (!(await d.service.react(member, s, emoji)) && !(await d.reactions.summaries([s.id], member.id)).get(s.id)?.some((r) => r.name === emoji && r.me)) {
+          throw Errors.validation('Too many different reactions on this status');
+        }
+        return json(200, await d.views.one(s, member.id));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/pleroma/statuses/:id/reactions/:emoji',
+      handler: async (req) => {
+        const member = await me(req);
+        const s = await visible(req, member.id);
+        await d.service.unreact(member, s, emojiOf(req));
+        return json(200, await d.views.one(s, member.id));
+      },
+    },
+    { method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions', handler: list },
+    { method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions/:emoji', handler: list },
+  ];
+}
