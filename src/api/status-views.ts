@@ -29,7 +29,31 @@ export class StatusViews {
     return (await this.many([s], viewerId, opts))[0]!;
   }
 
-  async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}) {
+  async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}): Promise<ReturnType<typeof statusEntity>[]> {
+    // Quoted statuses are rendered one level deep (a quote inside a quote shows as its state only).
+    const quotedIds = [...new Set(list.flatMap((s) => (s.quoteOfId ? [s.quoteOfId] : [])))];
+    const quoted = new Map<string, unknown>();
+    const deleted = new Set<string>();
+    if (quotedIds.length) {
+      const readable: Status[] = [];
+      for (const q of await this.statuses.byIds(quotedIds)) {
+        if (q.deletedAt) deleted.add(q.id);
+        else if (await this.statuses.canSee(q, viewerId)) readable.push(q);
+      }
+      for (const e of await this.plain(readable, viewerId, {})) quoted.set(e.id, e);
+    }
+    const byId = new Map(list.map((s) => [s.id, s]));
+    return (await this.plain(list, viewerId, opts)).map((e) => {
+      // A quote of a post we do not hold shows as none (its text usually links to it).
+      const s = byId.get(e.id);
+      if (!s?.quoteOfId) return e;
+      const q = quoted.get(s.quoteOfId);
+      if (q) return { ...e, quote: { state: 'accepted' as const, quoted_status: q } };
+      return { ...e, quote: { state: deleted.has(s.quoteOfId) ? ('deleted' as const) : ('unauthorized' as const), quoted_status: null } };
+    });
+  }
+
+  private async plain(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean }) {
     const originals = new Map((await this.statuses.byIds(list.flatMap((s) => (s.reblogOfId ? [s.reblogOfId] : [])))).map((s) => [s.id, s]));
     const all = [...list, ...originals.values()];
     const accountIds = new Set<string>();

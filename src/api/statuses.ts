@@ -59,6 +59,8 @@ function checkText(text: string): void {
   if ([...text].length > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
 }
 
+const QuoteId = z.object({ quoted_status_id: idParam.optional() });
+
 export interface StatusApiDeps {
   readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
@@ -112,6 +114,11 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         // A post with media may have no text, as on Mastodon.
         if (mediaIds.length === 0 || text.trim() !== '') checkText(text);
         const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
+        const q = QuoteId.safeParse(given(req.fields));
+        if (!q.success) throw Errors.validation(q.error.issues[0]!.message);
+        const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
+        // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
+        if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
         const status = await d.service.post(me, {
@@ -123,6 +130,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           inReplyTo,
           idempotencyKey: key,
           mediaIds,
+          quote,
           poll: poll?.data && {
             options: poll.data.options, expiresInSeconds: poll.data.expires_in, multiple: poll.data.multiple ?? false, hideTotals: poll.data.hide_totals ?? false,
           },

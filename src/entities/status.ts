@@ -26,6 +26,8 @@ export interface StatusContext {
   /** MediaAttachment entities, in order. */
   readonly media?: readonly unknown[];
   readonly poll?: unknown;
+  /** Mastodon 4.5's quote: the quoted status when the viewer may see it, or why not. */
+  readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized'; quoted_status: unknown } | null;
   /** Emoji reactions, as Pleroma and Akkoma clients read them. */
   readonly reactions?: readonly { name: string; count: number; me: boolean }[];
   /** Set on delete: the source text, for delete-and-redraft. */
@@ -76,7 +78,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     emojis: [],
     card: null,
     poll: c.poll ?? null,
-    quote: null,
+    quote: c.quote ?? null,
     quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
     text: c.withText ? s.text : null,
     pleroma: { emoji_reactions: c.reactions ?? [] },

@@ -11,7 +11,11 @@ import type { LocalUris } from './local-uris.js';
 
 export const NOTE_CONTEXT = [
   AS_CONTEXT,
-  { sensitive: 'as:sensitive', Hashtag: 'as:Hashtag', toot: 'http://joinmastodon.org/ns#' },
+  {
+    sensitive: 'as:sensitive', Hashtag: 'as:Hashtag', toot: 'http://joinmastodon.org/ns#', quoteUrl: 'as:quoteUrl',
+    quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' }, quoteUri: 'http://fedibird.com/ns#quoteUri',
+    _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
+  },
 ];
 
 export interface NoteParts {
@@ -60,6 +64,8 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
     attributedTo: uris.actor(author.username),
     ...addressing(s.visibility, uris.followers(author.username), mentioned),
     sensitive: s.sensitive,
+    // The quoted post under every name servers read it by (FEP-044f, Misskey, Fedibird, Akkoma).
+    ...(s.quoteUri ? { quote: s.quoteUri, _misskey_quote: s.quoteUri, quoteUri: s.quoteUri, quoteUrl: s.quoteUri } : {}),
     content: s.content,
     ...(s.language ? { contentMap: { [s.language]: s.content } } : {}),
     attachment: (p.media ?? []).map((m) => ({

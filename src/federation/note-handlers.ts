@@ -69,6 +69,8 @@ export class NoteHandlers {
       inReplyToAccountId: parent?.accountId ?? null,
       inReplyToUri: note.inReplyTo,
       reblogOfId: null,
+      quoteOfId: note.quote ? ((await this.statusByUri(note.quote))?.id ?? null) : null,
+      quoteUri: note.quote,
       local: false,
       createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
       mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],

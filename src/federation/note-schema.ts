@@ -34,6 +34,8 @@ export interface NoteDoc {
   poll: { options: string[]; counts: number[]; multiple: boolean; endTime: Date | null; voters: number | null } | null;
   /** A poll vote is a Note whose name is the chosen option. */
   name: string | null;
+  /** The quoted post's id (FEP-044f quote, Misskey _misskey_quote, quoteUri, quoteUrl). */
+  quote: string | null;
 }
 
 export interface NoteAttachment {
@@ -127,6 +129,7 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     attachments: attachmentsOf(raw['attachment']),
     poll: typeName(raw.type) === 'Question' ? pollOf(raw) : null,
     name: text(raw['name'], 200),
+    quote: refUrl(raw['quote']) ?? refUrl(raw['_misskey_quote']) ?? refUrl(raw['quoteUri']) ?? refUrl(raw['quoteUrl']),
   };
 }
 

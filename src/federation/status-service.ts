@@ -29,6 +29,8 @@ export interface NewPost {
   readonly idempotencyKey?: string;
   /** The member's unattached uploads, in order. */
   readonly mediaIds?: readonly string[];
+  /** The status this one quotes. */
+  readonly quote?: Status | null;
   readonly poll?: { readonly options: readonly string[]; readonly expiresInSeconds: number; readonly multiple: boolean; readonly hideTotals: boolean };
 }
 
@@ -64,6 +66,7 @@ export class StatusService {
         accountId: me.id, uri: null, url: null, text: p.text, content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
         spoilerText: p.spoilerText, visibility: p.visibility, sensitive: p.sensitive || p.spoilerText !== '', language: p.language,
         inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, reblogOfId: null, local: true,
+        quoteOfId: p.quote?.id ?? null, quoteUri: p.quote ? await this.uriOf(p.quote) : null,
         mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text),
       },
       p.idempotencyKey,
@@ -112,6 +115,12 @@ export class StatusService {
 
   async remove(me: Account, s: Status): Promise<void> {
     if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
+  }
+
+  private async uriOf(s: Status): Promise<string | null> {
+    if (s.uri) return s.uri;
+    const author = await this.d.accounts.byId(s.accountId);
+    return author ? this.d.uris.status(author.username, s.id) : null;
   }
 
   /** A local status as its Note document. */
