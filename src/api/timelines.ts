@@ -13,6 +13,7 @@ import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
+const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 const HOME: Requirement = { scopes: ['read:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
 
@@ -71,9 +72,14 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const viewerId = await viewer(req);
         const { scope, keep } = scopeOf(req);
         const tag = req.params['hashtag']!;
-        if (!/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) return json(200, []);
+        if (!TAG.test(tag)) return json(200, []);
         if (flag(req.query['only_media'])) return json(200, []);
-        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId), viewerId, keep);
+        const tags = (k: string) => {
+          const v = req.query[k];
+          return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string' && TAG.test(x)).slice(0, 4);
+        };
+        const more = { any: tags('any'), all: tags('all'), none: tags('none') };
+        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more), viewerId, keep);
       },
     },
     {

@@ -345,11 +345,24 @@ export class StatusStore {
   }
 
   /** Public statuses with a hashtag. */
-  async tagged(tag: string, page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null): Promise<Status[]> {
-    const values: unknown[] = [tagKey(tag)];
-    const silenced = viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : '';
-    const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
-      AND s.id IN (SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = $1)${silenced}`;
+  /**
+   * Public statuses with a hashtag, or with any of `any` besides it, which also carry every tag of `all` and none
+   * of `none` (Mastodon's any[]/all[]/none[]).
+   */
+  async tagged(
+    tag: string,
+    page: PageQuery,
+    scope: 'all' | 'local' | 'remote',
+    viewerId: string | null = null,
+    more: { any?: readonly string[]; all?: readonly string[]; none?: readonly string[] } = {},
+  ): Promise<Status[]> {
+    const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
+    const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
+    let where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
+      AND s.id IN (${has('$1')})`;
+    for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
+    if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
+    if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
     return this.page(where, values, page);
   }
 
