@@ -12,4 +12,9 @@ export function flag(v: unknown): boolean {
   return v === true || v === 'true' || v === '1' || v === 'on';
 }
 
+/** JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options). */
+export function given(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
+}
+
 export const idParam = z.string().refine(isId, 'must be an id');

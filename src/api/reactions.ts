@@ -7,7 +7,6 @@ import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import { isId } from '../store/ids.js';
 import { isEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
@@ -28,10 +27,8 @@ export interface ReactionApiDeps {
 
 export function reactionRoutes(d: ReactionApiDeps): Route[] {
   const visible = async (req: Request, viewerId: string | null): Promise<Status> => {
-    const id = req.params['id']!;
-    let s = isId(id) ? await d.statuses.byId(id) : undefined;
-    if (s?.reblogOfId) s = await d.statuses.byId(s.reblogOfId);
-    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+    const s = await d.statuses.readable(req.params['id']!, viewerId, true);
+    if (!s) throw Errors.notFound();
     return s;
   };
   const emojiOf = (req: Request): string => {

@@ -13,7 +13,7 @@ import type { AccountStore } from '../store/accounts.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
-import { railsBool } from './params.js';
+import { given, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
 
 const WRITE: Requirement = { scopes: ['write:reports'], user: true };
@@ -47,7 +47,7 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const me = (await d.bearer.authenticate(req, WRITE)).record.user!.accountId;
-        const p = ReportBody.safeParse(Object.fromEntries(Object.entries(req.fields).filter(([, v]) => v !== null)));
+        const p = ReportBody.safeParse(given(req.fields));
         if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
         const target = await d.accounts.byId(p.data.account_id);
         if (!target || target.deletedAt || target.instanceActor || (target.domain === null && !target.hasUser)) throw Errors.notFound();

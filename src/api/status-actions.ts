@@ -13,7 +13,6 @@ import type { InteractionStore } from '../store/interactions.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
-import { isId } from '../store/ids.js';
 
 const need = (scope: string, user = true): Requirement => ({ scopes: [scope], user });
 const ReblogBody = z.object({ visibility: z.enum(VISIBILITIES).optional() });
@@ -36,11 +35,8 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
     return me;
   };
   const visible = async (req: Request, viewerId: string | null): Promise<Status> => {
-    const id = req.params['id']!;
-    let s = isId(id) ? await d.statuses.byId(id) : undefined;
-    // A boost's id stands for the boosted status, as clients show the boost in its place.
-    if (s?.reblogOfId && !s.deletedAt) s = await d.statuses.byId(s.reblogOfId);
-    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+    const s = await d.statuses.readable(req.params['id']!, viewerId, true);
+    if (!s) throw Errors.notFound();
     return s;
   };
   /** An action on a status the member can see, answered with the status as it now is. */

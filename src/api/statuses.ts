@@ -10,7 +10,7 @@ import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
-import { idParam, railsBool } from './params.js';
+import { given, idParam, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -49,10 +49,6 @@ const EditBody = z.object({
   poll: z.unknown().optional(),
 });
 
-/** JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options). */
-function given(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
-}
 
 function checkText(text: string): void {
   if (text.trim() === '') throw Errors.validation("Text can't be blank");
@@ -83,16 +79,13 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
     const t = await d.bearer.authenticate(req, READ);
     return t.record.user?.accountId ?? null;
   };
-  const visible = async (id: string | undefined, viewerId: string | null): Promise<Status> => {
-    const s = id && isId(id) ? await d.statuses.byId(id) : undefined;
-    if (!s || !(await d.statuses.canSee(s, viewerId))) throw Errors.notFound();
+  const found = (s: Status | undefined): Status => {
+    if (!s) throw Errors.notFound();
     return s;
   };
-  /** A status to reply to or thread from: a boost's id stands for the boosted status. */
-  const original = async (id: string | undefined, viewerId: string | null): Promise<Status> => {
-    const s = await visible(id, viewerId);
-    return s.reblogOfId ? visible(s.reblogOfId, viewerId) : s;
-  };
+  const visible = async (id: string | undefined, viewerId: string | null) => found(id === undefined ? undefined : await d.statuses.readable(id, viewerId));
+  /** A status to reply to, quote or thread from: a boost's id stands for the boosted status. */
+  const original = async (id: string | undefined, viewerId: string | null) => found(id === undefined ? undefined : await d.statuses.readable(id, viewerId, true));
 
   return [
     {

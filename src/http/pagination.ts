@@ -2,14 +2,10 @@
 // (absolute URLs; none on an empty page, so clients following rel="next" stop).
 import { Errors } from '../errors.js';
 import type { Params } from './params.js';
+import type { PageQuery } from '../store/paging.js';
 import { isId } from '../store/ids.js';
 
-export interface PageQuery {
-  readonly maxId?: string;
-  readonly sinceId?: string;
-  readonly minId?: string;
-  readonly limit: number;
-}
+export type { PageQuery } from '../store/paging.js';
 
 
 function cursor(v: unknown): string | undefined {

@@ -1,6 +1,6 @@
 // Relationships between accounts: follows, follow requests (waiting for approval, in either direction) and blocks.
 import type { Database } from './db.js';
-import { isId } from './ids.js';
+import { pageSql, type PageQuery } from './paging.js';
 
 export interface FollowRow {
   readonly id: string;
@@ -24,13 +24,6 @@ export interface Relationship {
   readonly mutingExpiresAt: Date | null;
 }
 
-/** A page of accounts keyed by the relationship row's id (Mastodon pages follows by their hidden ids). */
-export interface Page {
-  readonly maxId?: string;
-  readonly sinceId?: string;
-  readonly minId?: string;
-  readonly limit: number;
-}
 
 export interface PagedIds {
   /** [relationship row id, account id], newest first. */
@@ -163,29 +156,17 @@ export class FollowStore {
   }
 
   /** Accounts following `accountId` (direction 'followers') or followed by it ('following'), or requesting to follow it. */
-  async page(kind: 'followers' | 'following' | 'requests', accountId: string, p: Page): Promise<PagedIds> {
+  async page(kind: 'followers' | 'following' | 'requests', accountId: string, p: PageQuery): Promise<PagedIds> {
     const table = kind === 'requests' ? 'follow_requests' : 'follows';
     const [mine, other] = kind === 'following' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
-    const where = [`r.${mine} = $1`];
     const values: unknown[] = [accountId];
-    const cursor = (op: string, v: string | undefined) => {
-      if (v === undefined || !isId(v)) return;
-      values.push(v);
-      where.push(`r.id ${op} $${values.length}`);
-    };
-    cursor('<', p.maxId);
-    cursor('>', p.sinceId);
-    cursor('>', p.minId);
-    values.push(p.limit);
-    // min_id pages forward from the cursor: the rows just above it, returned newest first like every page.
-    const order = p.minId !== undefined && p.sinceId === undefined ? 'ASC' : 'DESC';
+    const page = pageSql(p, 'r.id', values);
     const rows = await this.db.rows<{ id: string; other: string }>(
       `SELECT r.id, r.${other} AS other FROM ${table} r JOIN accounts a ON a.id = r.${other}
-       WHERE ${where.join(' AND ')} AND a.deleted_at IS NULL ORDER BY r.id ${order} LIMIT $${values.length}`,
+       WHERE r.${mine} = $1 AND a.deleted_at IS NULL${page.where}${page.orderLimit}`,
       values,
     );
-    if (order === 'ASC') rows.reverse();
-    return { items: rows.map((r) => [r.id, r.other] as const) };
+    return { items: page.newestFirst(rows).map((r) => [r.id, r.other] as const) };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Favourites, bookmarks and pins of statuses, and what a page of statuses needs to show them: counts per status and
 // the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
 import type { Database } from './db.js';
+import { pageSql, type PageQuery } from './paging.js';
 
 export interface ViewerFlags {
   readonly favourited: ReadonlySet<string>;
@@ -14,13 +15,6 @@ export interface Counts {
   readonly reblogs: ReadonlyMap<string, number>;
 }
 
-/** Lists keyed by the hidden row id (Mastodon pages favourites and bookmarks that way). */
-export interface HiddenPage {
-  readonly maxId?: string;
-  readonly sinceId?: string;
-  readonly minId?: string;
-  readonly limit: number;
-}
 
 export const MAX_PINS = 5;
 
@@ -97,36 +91,29 @@ export class InteractionStore {
   }
 
   /** Who favourited a status: [favourite row id, account id], newest first. */
-  async favouritedBy(statusId: string, page: HiddenPage): Promise<[string, string][]> {
+  async favouritedBy(statusId: string, page: PageQuery): Promise<[string, string][]> {
     return this.paged('SELECT id, account_id AS other FROM favourites WHERE status_id = $1', statusId, page);
   }
 
   /** Who boosted a status: [boost row id, account id], newest first. */
-  async rebloggedBy(statusId: string, page: HiddenPage): Promise<[string, string][]> {
+  async rebloggedBy(statusId: string, page: PageQuery): Promise<[string, string][]> {
     return this.paged('SELECT id, account_id AS other FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL AND visibility <= 1', statusId, page);
   }
 
   /** The member's favourites: [favourite row id, status id], newest first. */
-  async favouritesOf(accountId: string, page: HiddenPage): Promise<[string, string][]> {
+  async favouritesOf(accountId: string, page: PageQuery): Promise<[string, string][]> {
     return this.paged('SELECT id, status_id AS other FROM favourites WHERE account_id = $1', accountId, page);
   }
 
-  async bookmarksOf(accountId: string, page: HiddenPage): Promise<[string, string][]> {
+  async bookmarksOf(accountId: string, page: PageQuery): Promise<[string, string][]> {
     return this.paged('SELECT id, status_id AS other FROM bookmarks WHERE account_id = $1', accountId, page);
   }
 
-  private async paged(select: string, key: string, page: HiddenPage): Promise<[string, string][]> {
+  /** Lists keyed by the hidden row id (Mastodon pages favourites, bookmarks, boosts by that id). */
+  private async paged(select: string, key: string, page: PageQuery): Promise<[string, string][]> {
     const values: unknown[] = [key];
-    let where = '';
-    if (page.maxId) where += ` AND id < $${values.push(page.maxId)}`;
-    if (page.sinceId) where += ` AND id > $${values.push(page.sinceId)}`;
-    if (page.minId) where += ` AND id > $${values.push(page.minId)}`;
-    const asc = !!page.minId && !page.sinceId;
-    const rows = await this.db.rows<{ id: string; other: string }>(
-      `SELECT * FROM (${select}${where}) x ORDER BY id ${asc ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`,
-      values,
-    );
-    const list = rows.map((r): [string, string] => [r.id, r.other]);
-    return asc ? list.reverse() : list;
+    const p = pageSql(page, 'id', values);
+    const rows = await this.db.rows<{ id: string; other: string }>(`${select}${p.where}${p.orderLimit}`, values);
+    return p.newestFirst(rows.map((r): [string, string] => [r.id, r.other]));
   }
 }

@@ -1,7 +1,7 @@
 // Mutes, the lists of blocked and muted accounts, and the SQL that keeps blocked and muted accounts out of what a
 // member reads (timelines, notifications).
 import type { Database } from './db.js';
-import type { HiddenPage } from './interactions.js';
+import { pageSql, type PageQuery } from './paging.js';
 
 /** True when status s's author is neither blocked by, blocking, nor (unexpired) muted by viewer V ($n). */
 export function notSilenced(viewer: string, column = 's.account_id'): string {
@@ -27,18 +27,11 @@ export class MuteStore {
   }
 
   /** [row id, account id] of the member's blocks or (unexpired) mutes, newest first. */
-  async page(kind: 'blocks' | 'mutes', accountId: string, page: HiddenPage): Promise<[string, string][]> {
+  async page(kind: 'blocks' | 'mutes', accountId: string, page: PageQuery): Promise<[string, string][]> {
     const values: unknown[] = [accountId];
-    let where = kind === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > now())' : '';
-    if (page.maxId) where += ` AND id < $${values.push(page.maxId)}`;
-    if (page.sinceId) where += ` AND id > $${values.push(page.sinceId)}`;
-    if (page.minId) where += ` AND id > $${values.push(page.minId)}`;
-    const asc = !!page.minId && !page.sinceId;
-    const rows = await this.db.rows<{ id: string; target: string }>(
-      `SELECT id, target_account_id AS target FROM ${kind} WHERE account_id = $1${where} ORDER BY id ${asc ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`,
-      values,
-    );
-    const list = rows.map((r): [string, string] => [r.id, r.target]);
-    return asc ? list.reverse() : list;
+    const where = kind === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > now())' : '';
+    const p = pageSql(page, 'id', values);
+    const rows = await this.db.rows<{ id: string; target: string }>(`SELECT id, target_account_id AS target FROM ${kind} WHERE account_id = $1${where}${p.where}${p.orderLimit}`, values);
+    return p.newestFirst(rows.map((r): [string, string] => [r.id, r.target]));
   }
 }

@@ -1,6 +1,6 @@
 // Notifications of local members. Adding one for an account that is not a local member (or for one's own action)
 // does nothing, so callers can notify whoever an event concerns without checking.
-import type { PageQuery } from '../http/pagination.js';
+import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
 
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update'] as const;
@@ -67,13 +67,8 @@ export class NotificationStore {
     if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
     if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
     if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;
-    if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
-    if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
-    if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
-    const asc = !!page.minId && !page.sinceId;
-    const rows = await this.db.rows<Row>(`SELECT n.* FROM notifications n WHERE ${where} ORDER BY n.id ${asc ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`, values);
-    const list = rows.map(toNotification);
-    return asc ? list.reverse() : list;
+    const p = pageSql(page, 'n.id', values);
+    return p.newestFirst((await this.db.rows<Row>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification));
   }
 
   async one(accountId: string, id: string): Promise<Notification | undefined> {

@@ -1,7 +1,7 @@
 // Statuses with their mentions and hashtags; who may read them (visibility) and the timelines that list them.
 // Pages follow Mastodon: max_id (older than), since_id (newer than, newest first), min_id (just newer, oldest
 // first, returned newest first), limit.
-import type { PageQuery } from '../http/pagination.js';
+import { pageSql, type PageQuery } from './paging.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { notSilenced } from './mutes.js';
@@ -95,16 +95,6 @@ export function visibleTo(param: string): string {
     OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = s.id AND vm.account_id = ${param}))`;
 }
 
-/** Cursor conditions and order for a page; params are appended to `values`. */
-function paged(page: PageQuery, values: unknown[]): { where: string; order: string; reverse: boolean } {
-  const parts: string[] = [];
-  if (page.maxId) parts.push(`s.id < $${values.push(page.maxId)}`);
-  if (page.sinceId) parts.push(`s.id > $${values.push(page.sinceId)}`);
-  if (page.minId) parts.push(`s.id > $${values.push(page.minId)}`);
-  const reverse = !!page.minId && !page.sinceId;
-  return { where: parts.length ? ` AND ${parts.join(' AND ')}` : '', order: reverse ? 'ASC' : 'DESC', reverse };
-}
-
 export class StatusStore {
   constructor(private readonly db: Database) {}
 
@@ -187,6 +177,16 @@ export class StatusStore {
   async byUri(uri: string): Promise<Status | undefined> {
     const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.uri = $1`, [uri]);
     return r && toStatus(r);
+  }
+
+  /**
+   * The status with this id if the viewer may read it. throughBoost: a (live) boost's id stands for the boosted
+   * status, as clients show the boost in its place when they act on it or reply to it.
+   */
+  async readable(id: string, viewerId: string | null, throughBoost = false): Promise<Status | undefined> {
+    let s = await this.byId(id);
+    if (throughBoost && s?.reblogOfId && !s.deletedAt) s = await this.byId(s.reblogOfId);
+    return s && (await this.canSee(s, viewerId)) ? s : undefined;
   }
 
   /** Whether the viewer (null: anonymous) may read the status. */
@@ -367,10 +367,8 @@ export class StatusStore {
   }
 
   private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
-    const p = paged(page, values);
-    const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE ${where}${p.where} ORDER BY s.id ${p.order} LIMIT $${values.push(page.limit)}`, values);
-    const list = rows.map(toStatus);
-    return p.reverse ? list.reverse() : list;
+    const p = pageSql(page, 's.id', values);
+    return p.newestFirst((await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toStatus));
   }
 
   /** An account's public and unlisted statuses (what its outbox lists). */

@@ -3,10 +3,7 @@
 // their owner; unfollowing takes an account off the owner's lists.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../../src/auth/password.js';
-import { TokenStore } from '../../src/store/oauth-tokens.js';
-import { UserStore } from '../../src/store/users.js';
-import { registerApp } from '../support/oauth.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
@@ -29,16 +26,10 @@ describe('lists', () => {
 
   before(async () => {
     s = await startTestServer();
-    const users = new UserStore(s.app.db);
-    const tokens = new TokenStore(s.app.db);
-    const hash = await hashPassword('member-password-1');
-    const app = await registerApp(s.url, { scopes: 'read write follow' });
-    for (const name of ['ola', 'pia', 'quy', 'ray']) {
-      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
-      id[name] = user.accountId;
-      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
-    }
-    token['ola-read'] = (await tokens.issue(app.id, (await users.byAccountId(id['ola']!))!.userId, ['read:lists'])).token;
+    const members = await createMembers(s, ['ola', 'pia', 'quy', 'ray']);
+    Object.assign(id, members.id);
+    Object.assign(token, members.token);
+    token['ola-read'] = await members.tokenFor('ola', ['read:lists']);
     for (const other of ['pia', 'quy']) await call('ola', 'POST', `/api/v1/accounts/${id[other]}/follow`);
   });
   after(() => s.stop());

@@ -3,10 +3,8 @@
 // fetching it once from the origin.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../../src/auth/password.js';
-import { TokenStore } from '../../src/store/oauth-tokens.js';
-import { UserStore } from '../../src/store/users.js';
-import { registerApp, signIn, userToken } from '../support/oauth.js';
+import { adminToken } from '../support/api.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -47,15 +45,9 @@ describe('media', () => {
 
   before(async () => {
     s = await startTestServer();
-    const users = new UserStore(s.app.db);
-    const tokens = new TokenStore(s.app.db);
-    const hash = await hashPassword('member-password-1');
-    const app = await registerApp(s.url, { scopes: 'read write follow' });
-    for (const name of ['kai', 'lea']) {
-      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
-      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
-      token[`${name}-read`] = (await tokens.issue(app.id, user.userId, ['read'])).token;
-    }
+    const members = await createMembers(s, ['kai', 'lea']);
+    Object.assign(token, members.token);
+    for (const name of ['kai', 'lea']) token[`${name}-read`] = await members.tokenFor(name, ['read']);
   });
   after(() => s.stop());
 
@@ -114,8 +106,6 @@ describe('media between two servers', () => {
   let tokenA: string;
   let tokenB: string;
 
-  const adminToken = async (srv: TestServer) =>
-    userToken(srv.url, await signIn(srv.url, 'admin', srv.app.firstAdmin!.password), await registerApp(srv.url, { scopes: 'read write follow' }), 'read write follow');
 
   before(async () => {
     [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);

@@ -3,11 +3,8 @@
 // notification back; types[] / exclude_types[] / account_id filter; one by id, dismiss, clear; scopes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../../src/auth/password.js';
 import { newNonce } from '../../src/store/auth-events.js';
-import { TokenStore } from '../../src/store/oauth-tokens.js';
-import { UserStore } from '../../src/store/users.js';
-import { registerApp } from '../support/oauth.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
@@ -34,16 +31,10 @@ describe('notifications API', () => {
 
   before(async () => {
     s = await startTestServer();
-    const users = new UserStore(s.app.db);
-    const tokens = new TokenStore(s.app.db);
-    const hash = await hashPassword('member-password-1');
-    const app = await registerApp(s.url, { scopes: 'read write follow' });
-    for (const name of ['nia', 'oto', 'pim', 'lok']) {
-      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
-      id[name] = user.accountId;
-      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
-    }
-    token['nia-read-only'] = (await tokens.issue(app.id, (await users.byAccountId(id['nia']!))!.userId, ['read:statuses'])).token;
+    const members = await createMembers(s, ['nia', 'oto', 'pim', 'lok']);
+    Object.assign(id, members.id);
+    Object.assign(token, members.token);
+    token['nia-read-only'] = await members.tokenFor('nia', ['read:statuses']);
     await s.app.federation.accounts.updateLocalProfile(id['lok']!, { locked: true }, newNonce());
   });
   after(() => s.stop());

@@ -4,10 +4,7 @@
 // replies to the boosted status; ids beyond the bigint range are 404.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../../src/auth/password.js';
-import { TokenStore } from '../../src/store/oauth-tokens.js';
-import { UserStore } from '../../src/store/users.js';
-import { registerApp } from '../support/oauth.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
@@ -29,15 +26,9 @@ describe('status API edges', () => {
 
   before(async () => {
     s = await startTestServer();
-    const users = new UserStore(s.app.db);
-    const tokens = new TokenStore(s.app.db);
-    const hash = await hashPassword('member-password-1');
-    const app = await registerApp(s.url, { scopes: 'read write follow' });
-    for (const name of ['gus', 'hal', 'ivy']) {
-      const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: 0, approved: true });
-      id[name] = user.accountId;
-      token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;
-    }
+    const members = await createMembers(s, ['gus', 'hal', 'ivy']);
+    Object.assign(id, members.id);
+    Object.assign(token, members.token);
   });
   after(() => s.stop());
 
