@@ -1,20 +1,20 @@
 // The Piscina verifier pool, for real: Ed25519 verification in a worker thread, bad input as results, and an
 // explicit PoolBusyError (HTTP 503 + Retry-After) when its queue is full.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { ed25519PublicKey, signEd25519 } from '../../src/identity/ed25519.js';
 import { after, before, describe, it } from 'node:test';
 import { PoolBusyError, VerifyPool } from '../../actors/verify-pool.js';
 import { toHttpError } from '../../src/errors.js';
 import { exitOf } from './helpers.js';
 
 function ed25519Fixture(): { publicKey: Uint8Array; message: Uint8Array; signature: Uint8Array } {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  assert.ok(jwk.x, 'ed25519 JWK has an x');
-  const raw = new Uint8Array(Buffer.from(jwk.x, 'base64url'));
+  // From a seed, not generateKeyPairSync + export, which can deadlock on Node 20 when a GC lands mid-export.
+  const seed = randomBytes(32);
+  const raw = ed25519PublicKey(seed);
   assert.equal(raw.length, 32);
   const message = new TextEncoder().encode('stoa verify-pool test message');
-  const signature = new Uint8Array(sign(null, message, privateKey));
+  const signature = signEd25519(seed, message);
   assert.equal(signature.length, 64);
   return { publicKey: raw, message, signature };
 }

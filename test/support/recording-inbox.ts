@@ -59,8 +59,9 @@ const AS_CONTEXT = ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/s
 const MAX_BODY = 1 << 20;
 
 export async function startRecordingInbox(opts: RecordingInboxOptions = {}): Promise<RecordingInbox> {
-  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  // PEM straight from the generator: Node 20 can deadlock exporting a KeyObject made by generateKeyPairSync when a
+  // garbage collection runs mid-export (KeyGenJob's destructor takes the key's mutex, which the export holds).
+  const { publicKey: publicKeyPem } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
   const shared = opts.sharedInbox ?? true;
   const actors = new Set<string>(opts.actors ?? []);
   const posts: RecordedPost[] = [];
