@@ -3,7 +3,7 @@
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { pageQuery, timelineLinks } from '../http/pagination.js';
+import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -33,7 +33,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
     if (req.headers['authorization'] === undefined) return null;
     return (await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null;
   };
-  const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Record<string, string | undefined> = {}) => {
+  const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
     const links = timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id), keep);
     return json(200, await d.views.many(list, viewerId), links);
@@ -60,9 +60,8 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       handler: async (req) => {
         const viewerId = await viewer(req);
         const { scope, keep } = scopeOf(req);
-        // No media exists yet: an only_media timeline is empty.
-        if (flag(req.query['only_media'])) return json(200, []);
-        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId), viewerId, keep);
+        const onlyMedia = flag(req.query['only_media']);
+        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined });
       },
     },
     {
@@ -73,13 +72,14 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const { scope, keep } = scopeOf(req);
         const tag = req.params['hashtag']!;
         if (!TAG.test(tag)) return json(200, []);
-        if (flag(req.query['only_media'])) return json(200, []);
+        const onlyMedia = flag(req.query['only_media']);
         const tags = (k: string) => {
           const v = req.query[k];
           return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string' && TAG.test(x)).slice(0, 4);
         };
-        const more = { any: tags('any'), all: tags('all'), none: tags('none') };
-        return reply(req, await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more), viewerId, keep);
+        const more = { any: tags('any'), all: tags('all'), none: tags('none'), onlyMedia };
+        const list = await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more);
+        return reply(req, list, viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined, any: more.any, all: more.all, none: more.none });
       },
     },
     {
@@ -90,8 +90,6 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const id = req.params['id']!;
         const a = isId(id) ? await d.accounts.byId(id) : undefined;
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
-        // No media exists yet: an only_media page is empty.
-        if (flag(req.query['only_media'])) return json(200, []);
         if (flag(req.query['pinned'])) {
           // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).
           const order = await d.interactions.pinned(a.id);
@@ -106,8 +104,10 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const excludeReplies = flag(req.query['exclude_replies']);
         const excludeReblogs = flag(req.query['exclude_reblogs']);
         const tagged = str(req.query['tagged']);
-        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged });
-        return reply(req, list, viewerId, { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged });
+        const onlyMedia = flag(req.query['only_media']);
+        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged, onlyMedia });
+        const keep = { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged, only_media: onlyMedia ? 'true' : undefined };
+        return reply(req, list, viewerId, keep);
       },
     },
   ];

@@ -36,13 +36,19 @@ export function linkHeader(url: string, page: PageQuery, cursors: readonly strin
   return { Link: `${next}, ${prev}` };
 }
 
+/** Request parameters a Link header carries over: arrays as Rails writes them, `name[]=a&name[]=b`. */
+export type Keep = Readonly<Record<string, string | readonly string[] | undefined>>;
+
 /**
  * Link header for timelines (statuses keyed by their own ids): next → max_id = last, prev → min_id = first, with
  * the request's other parameters (local, only_media …) carried over.
  */
-export function timelineLinks(url: string, page: PageQuery, ids: readonly string[], keep: Readonly<Record<string, string | undefined>> = {}): Record<string, string> | undefined {
+export function timelineLinks(url: string, page: PageQuery, ids: readonly string[], keep: Keep = {}): Record<string, string> | undefined {
   if (ids.length === 0) return undefined;
   let base = `${url}?limit=${page.limit}`;
-  for (const [k, v] of Object.entries(keep)) if (v !== undefined) base += `&${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+  for (const [k, v] of Object.entries(keep)) {
+    if (typeof v === 'string') base += `&${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+    else if (v) for (const one of v) base += `&${encodeURIComponent(k)}[]=${encodeURIComponent(one)}`;
+  }
   return { Link: `<${base}&max_id=${ids[ids.length - 1]}>; rel="next", <${base}&min_id=${ids[0]}>; rel="prev"` };
 }

@@ -11,6 +11,9 @@ function quiet(viewer: string): string {
   return `${notSilenced(viewer)} AND (s.reblog_of_id IS NULL OR ${notSilenced(viewer, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
 }
 
+
+/** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
+const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id)';
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
@@ -264,7 +267,7 @@ export class StatusStore {
   }
 
   /** An account's statuses as the viewer may see them. */
-  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string } = {}): Promise<Status[]> {
+  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {}): Promise<Status[]> {
     const values: unknown[] = [accountId];
     let where = 's.account_id = $1 AND s.deleted_at IS NULL';
     if (viewerId === null) where += ' AND s.visibility <= 1';
@@ -276,6 +279,7 @@ export class StatusStore {
     }
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
+    if (opts.onlyMedia) where += HAS_MEDIA;
     if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
     return this.page(where, values, page);
   }
@@ -336,15 +340,14 @@ export class StatusStore {
   }
 
   /** Public statuses: all, local only, or remote only. */
-  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null): Promise<Status[]> {
+  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<Status[]> {
     const values: unknown[] = [];
     // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
     const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
-      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}`;
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
     return this.page(where, values, page);
   }
 
-  /** Public statuses with a hashtag. */
   /**
    * Public statuses with a hashtag, or with any of `any` besides it, which also carry every tag of `all` and none
    * of `none` (Mastodon's any[]/all[]/none[]).
@@ -354,7 +357,7 @@ export class StatusStore {
     page: PageQuery,
     scope: 'all' | 'local' | 'remote',
     viewerId: string | null = null,
-    more: { any?: readonly string[]; all?: readonly string[]; none?: readonly string[] } = {},
+    more: { any?: readonly string[]; all?: readonly string[]; none?: readonly string[]; onlyMedia?: boolean } = {},
   ): Promise<Status[]> {
     const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
     const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
@@ -363,6 +366,7 @@ export class StatusStore {
     for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
+    if (more.onlyMedia) where += HAS_MEDIA;
     return this.page(where, values, page);
   }
 

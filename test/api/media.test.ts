@@ -4,30 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminToken } from '../support/api.js';
+import { png, upload } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
 type Json = any;
-
-/** The first bytes of a PNG of the given size (enough for type and size detection). */
-function png(width: number, height: number, extra = 64): Buffer {
-  const b = Buffer.alloc(33 + extra);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(b);
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b;
-}
-
-async function upload(base: string, token: string | undefined, data: Buffer, fields: Record<string, string> = {}, type = 'image/png') {
-  const form = new FormData();
-  form.set('file', new Blob([data], { type }), 'picture.png');
-  for (const [k, v] of Object.entries(fields)) form.set(k, v);
-  const res = await fetch(`${base}/api/v2/media`, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-}
 
 async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const res = await fetch(base + path, {

@@ -1,7 +1,7 @@
 // Timelines over real HTTP: Link-header pagination as Mastodon clients follow it (absolute URLs, next by max_id, prev
 // by min_id, no Link on an empty page, limit clamped and validated, since_id and min_id semantics, parameters carried
 // over), public local/remote scopes with a remote status, hashtag timelines (case-insensitive), and the account
-// timeline's filters (exclude_replies, tagged, pinned, only_media).
+// timeline's filters (exclude_replies, tagged, pinned, only_media; only-media.test.ts has statuses with media).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
@@ -205,7 +205,7 @@ describe('timelines API', () => {
       assert.deepEqual(st.tags, [{ name: 'cats', url: `${s.url}/tags/cats` }]);
     });
 
-    it('answers only_media with an empty page and no Link (no media exists yet)', async () => {
+    it('answers only_media with an empty page and no Link when no public status has media', async () => {
       const r = await get(undefined, '/api/v1/timelines/public?only_media=true');
       assert.deepEqual(r.body, []);
       assert.equal(r.link, null);
@@ -286,7 +286,7 @@ describe('timelines API', () => {
       assert.deepEqual((await get(undefined, `/api/v1/accounts/${sol.id}/statuses?tagged=fish`)).body, []);
     });
 
-    it('answers pinned and only_media with empty pages (nothing can be pinned and no media exists yet)', async () => {
+    it('answers pinned and only_media with empty pages when the account pinned nothing and posted no media', async () => {
       for (const q of ['pinned=true', 'only_media=true']) {
         const r = await get(undefined, `/api/v1/accounts/${sol.id}/statuses?${q}`);
         assert.deepEqual(r.body, [], q);

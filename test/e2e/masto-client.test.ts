@@ -8,17 +8,9 @@ import { hashPassword } from '../../src/auth/password.js';
 import { UserStore } from '../../src/store/users.js';
 import { authorize, signIn } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { png } from '../support/media.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** The first bytes of a PNG (enough for the server to know it is one, and its size). */
-function png(width: number, height: number): Uint8Array {
-  const b = Buffer.alloc(128);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(b);
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return new Uint8Array(b);
-}
 
 describe('masto (a real Mastodon client library) against Stoa', () => {
   let s: TestServer;
@@ -52,7 +44,7 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
 
   it('posts with media, and the other member replies, favourites, boosts and bookmarks', async () => {
     await bob.v1.accounts.$select(aliceId).follow();
-    const media = await alice.v2.media.create({ file: new Blob([png(320, 200)], { type: 'image/png' }), description: 'a square' });
+    const media = await alice.v2.media.create({ file: new Blob([new Uint8Array(png(320, 200))], { type: 'image/png' }), description: 'a square' });
     assert.equal(media.type, 'image');
     const post = await alice.v1.statuses.create({ status: 'Hello from masto #e2e', mediaIds: [media.id], visibility: 'public' });
     assert.equal(post.mediaAttachments[0]?.description, 'a square');
