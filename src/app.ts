@@ -40,6 +40,7 @@ import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { AccountViews } from './api/account-views.js';
 import { accountRoutes } from './api/accounts.js';
+import { profileRoutes } from './api/profile.js';
 import { followRoutes } from './api/follows.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { deliverer } from './federation/deliver.js';
@@ -271,6 +272,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
+    ...profileRoutes({ ...accountApi, files: mediaFiles }),
     ...authPageRoutes(web),
     ...authorizePageRoutes(web, oauth),
     ...authorizedAppsPageRoutes(web, oauth),

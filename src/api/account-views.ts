@@ -1,15 +1,22 @@
 // Accounts as API entities, with the follower/following counts we keep (remote accounts show what their server
 // declares when it declared anything).
 import type { Config } from '../../config/schema.js';
-import { accountEntity } from '../entities/account.js';
+import { accountEntity, credentialAccountEntity } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
+import type { LocalUser } from '../store/users.js';
 
 export class AccountViews {
   constructor(private readonly follows: FollowStore, private readonly config: Config) {}
 
   async one(a: Account) {
     return (await this.many([a]))[0]!;
+  }
+
+  /** The member's own account (verify_credentials), with the follow requests waiting for them. */
+  async credential(u: LocalUser) {
+    const [counts, own] = await Promise.all([this.follows.countsFor([u.accountId]), this.follows.counts(u.accountId)]);
+    return credentialAccountEntity(u, this.config, { ...counts.get(u.accountId)!, requests: own.requests });
   }
 
   async many(list: readonly Account[]) {

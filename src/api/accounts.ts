@@ -1,8 +1,6 @@
-// Accounts: the member's own (verify_credentials, update_credentials), any account by id, and lookup by handle
+// Accounts: the member's own (verify_credentials; profile.ts edits it), any account by id, and lookup by handle
 // (a member's lookup of an unknown remote handle resolves it over WebFinger).
 // Hot: verify_credentials keeps its serialised entity on the cached token, dropped with it when the member changes.
-import { z } from 'zod';
-import { credentialAccountEntity } from '../entities/account.js';
 import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { Request } from '../http/request.js';
@@ -12,25 +10,19 @@ import type { Requirement } from '../oauth/bearer.js';
 import type { CachedToken } from '../oauth/token-cache.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
-import { railsBool } from './params.js';
 
 const VERIFY: Requirement = { scopes: ['read:accounts', 'profile'], user: true };
-const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
 const READ: Requirement = { scopes: ['read:accounts'], user: false };
-
-const UpdateCredentials = z.object({
-  display_name: z.string().max(30, 'Display name is too long (maximum is 30 characters)').optional(),
-  note: z.string().max(500, 'Note is too long (maximum is 500 characters)').optional(),
-  locked: railsBool.optional(),
-  bot: railsBool.optional(),
-  discoverable: railsBool.optional(),
-});
 
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})(?:@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?))?$/;
 
 export function accountRoutes(d: AccountApiDeps): Route[] {
   const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
-  const reply = (t: CachedToken) => jsonText(200, (t.credentialAccountJson ??= JSON.stringify(credentialAccountEntity(t.record.user!, d.config))));
+  // The cached entity is dropped with the token whenever the member's profile, follows or posts change.
+  const reply = (t: CachedToken) => {
+    if (t.credentialAccountJson !== undefined) return jsonText(200, t.credentialAccountJson);
+    return d.views.credential(t.record.user!).then((entity) => jsonText(200, (t.credentialAccountJson = JSON.stringify(entity))));
+  };
 
   /** Public routes accept no token; a token that is sent must be valid. Returns the member, if any. */
   const viewer = async (req: Request): Promise<CachedToken | undefined> =>
@@ -48,26 +40,6 @@ export function accountRoutes(d: AccountApiDeps): Route[] {
       handler: (req) => {
         const t = d.bearer.authenticate(req, VERIFY);
         return t instanceof Promise ? t.then(reply) : reply(t);
-      },
-    },
-    {
-      method: 'PATCH',
-      path: '/api/v1/accounts/update_credentials',
-      body: true,
-      handler: async (req) => {
-        const t = await d.bearer.authenticate(req, UPDATE);
-        const parsed = UpdateCredentials.safeParse(req.fields);
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
-        const p = parsed.data;
-        const accountId = t.record.user!.accountId;
-        await d.authEvents.publish(
-          (nonce) => d.accounts.updateLocalProfile(accountId, { displayName: p.display_name, note: p.note, locked: p.locked, bot: p.bot, discoverable: p.discoverable }, nonce),
-          (changed) => changed,
-        );
-        const user = (await d.users.byAccountId(accountId))!;
-        const account = (await d.accounts.byId(accountId))!;
-        await d.followService.announceProfile(account);
-        return json(200, credentialAccountEntity(user, d.config));
       },
     },
     {

@@ -32,11 +32,11 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
       method: 'GET',
       path: '/api/v1/preferences',
       handler: async (req) => {
-        await d.bearer.authenticate(req, READ_ACCOUNTS);
+        const u = (await d.bearer.authenticate(req, READ_ACCOUNTS)).record.user!;
         return json(200, {
-          'posting:default:visibility': 'public',
-          'posting:default:sensitive': false,
-          'posting:default:language': null,
+          'posting:default:visibility': u.defaultPrivacy,
+          'posting:default:sensitive': u.defaultSensitive,
+          'posting:default:language': u.defaultLanguage,
           'posting:default:quote_policy': 'public',
           'reading:expand:media': 'default',
           'reading:expand:spoilers': false,

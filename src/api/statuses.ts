@@ -7,6 +7,7 @@ import type { StatusService } from '../federation/status-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
+import type { CachedToken } from '../oauth/token-cache.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
@@ -67,12 +68,12 @@ export interface StatusApiDeps {
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
-  const member = async (req: Request): Promise<Account> => {
-    const t = await d.bearer.authenticate(req, WRITE);
+  const accountOf = async (t: CachedToken): Promise<Account> => {
     const me = await d.accounts.byId(t.record.user!.accountId);
     if (!me) throw Errors.notFound();
     return me;
   };
+  const member = async (req: Request): Promise<Account> => accountOf(await d.bearer.authenticate(req, WRITE));
   /** Public reads take no token; a token that is sent must be valid. Returns the viewer's account id. */
   const viewer = async (req: Request): Promise<string | null> => {
     if (req.headers['authorization'] === undefined) return null;
@@ -93,7 +94,9 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses',
       body: true,
       handler: async (req) => {
-        const me = await member(req);
+        const t = await d.bearer.authenticate(req, WRITE);
+        const me = await accountOf(t);
+        const defaults = t.record.user!;
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
@@ -116,10 +119,11 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
         const status = await d.service.post(me, {
           text,
-          visibility: p.visibility ?? 'public',
+          // The member's posting defaults (update_credentials source[…]) fill what the request leaves out.
+          visibility: p.visibility ?? defaults.defaultPrivacy,
           spoilerText: p.spoiler_text ?? '',
-          sensitive: p.sensitive ?? false,
-          language: p.language || null,
+          sensitive: p.sensitive ?? defaults.defaultSensitive,
+          language: p.language === undefined || p.language === null ? defaults.defaultLanguage : p.language || null,
           inReplyTo,
           idempotencyKey: key,
           mediaIds,

@@ -1,6 +1,7 @@
 // Mastodon Account entity, for local and remote accounts.
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
+import { inlineHtml } from '../text/status-text.js';
 import { plainTextToHtml } from './plain-text.js';
 
 export interface AccountRow {
@@ -19,6 +20,8 @@ export interface AccountRow {
   readonly actorType?: string;
   readonly avatarRemoteUrl?: string | null;
   readonly headerRemoteUrl?: string | null;
+  readonly avatarFile?: string | null;
+  readonly headerFile?: string | null;
   readonly fields?: readonly { readonly name: string; readonly value: string }[];
   readonly remoteFollowersCount?: number | null;
   readonly remoteFollowingCount?: number | null;
@@ -35,15 +38,20 @@ export interface AccountCounts {
   readonly lastStatusAt?: Date | null;
 }
 
+/** Where a member's avatar or header file is served. */
+export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
+  return `${config.baseUrl}/system/accounts/${kind}/${file}`;
+}
+
 export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
   return `${config.baseUrl}/${kind}/original/missing.png`;
 }
 
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
   const remote = !!a.domain;
-  // Remote media is linked where its server published it (no media proxy yet).
-  const avatar = (remote && a.avatarRemoteUrl) || missingImage(config, 'avatars');
-  const header = (remote && a.headerRemoteUrl) || missingImage(config, 'headers');
+  // Remote images are linked where their server published them; local ones are served from the data directory.
+  const avatar = (remote ? a.avatarRemoteUrl : a.avatarFile && profileImageUrl(config, 'avatars', a.avatarFile)) || missingImage(config, 'avatars');
+  const header = (remote ? a.headerRemoteUrl : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
   const created = new Date(remote && a.publishedAt ? a.publishedAt : a.createdAt);
   created.setUTCHours(0, 0, 0, 0); // Mastodon reports the sign-up day, not the instant
   return {
@@ -75,27 +83,31 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     noindex: false,
     emojis: [],
     roles: [],
-    fields: (a.fields ?? []).map((f) => ({ name: f.name, value: f.value, verified_at: null })),
+    // Remote values were reduced to safe HTML when stored; local ones are the member's plain text.
+    fields: (a.fields ?? []).map((f) => ({ name: f.name, value: remote ? f.value : inlineHtml(f.value), verified_at: null })),
   };
 }
 
 function accountRowOf(u: LocalUser): AccountRow {
-  return { id: u.accountId, username: u.username, displayName: u.displayName, note: u.note, locked: u.locked, bot: u.bot, discoverable: u.discoverable, createdAt: u.accountCreatedAt };
+  return {
+    id: u.accountId, username: u.username, displayName: u.displayName, note: u.note, locked: u.locked, bot: u.bot, discoverable: u.discoverable,
+    createdAt: u.accountCreatedAt, avatarFile: u.avatarFile, headerFile: u.headerFile, fields: u.fields,
+  };
 }
 
-/** CredentialAccount: the member's own Account with `source` (editing defaults) and `role`. */
-export function credentialAccountEntity(u: LocalUser, config: Config) {
+/** CredentialAccount: the member's own Account with counts, `source` (editing defaults) and `role`. */
+export function credentialAccountEntity(u: LocalUser, config: Config, counts: AccountCounts & { readonly requests: number }) {
   const role = { id: String(u.roleId), name: u.roleName === 'everyone' ? '' : u.roleName, permissions: String(u.permissions), color: u.roleColor, highlighted: u.roleHighlighted };
   return {
-    ...accountEntity(accountRowOf(u), config),
+    ...accountEntity(accountRowOf(u), config, counts),
     roles: u.roleHighlighted ? [{ id: role.id, name: role.name, color: role.color }] : [],
     source: {
-      privacy: 'public',
-      sensitive: false,
-      language: '',
+      privacy: u.defaultPrivacy,
+      sensitive: u.defaultSensitive,
+      language: u.defaultLanguage ?? '',
       note: u.note,
-      fields: [],
-      follow_requests_count: 0,
+      fields: u.fields.map((f) => ({ name: f.name, value: f.value, verified_at: null })),
+      follow_requests_count: counts.requests,
       hide_collections: null,
       discoverable: u.discoverable,
       indexable: false,

@@ -1,7 +1,10 @@
 // Our actors as ActivityPub documents: members are Persons, the instance actor is a Service. The attachment array
 // carries the profile fields and the member's identity statements (FEP-c390), the latter in their original form.
 import type { Config } from '../../config/schema.js';
+import { missingImage, profileImageUrl } from '../entities/account.js';
 import { plainTextToHtml } from '../entities/plain-text.js';
+import { MediaFiles } from '../media/media-files.js';
+import { inlineHtml } from '../text/status-text.js';
 import type { Account } from '../store/accounts.js';
 import { AS_CONTEXT } from './activities.js';
 import type { LocalUris } from './local-uris.js';
@@ -51,9 +54,12 @@ export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris
     published: dayOf(a.createdAt),
     publicKey: { id: uris.keyId(a.username), owner: id, publicKeyPem },
     tag: [],
-    attachment: [...a.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: f.value })), ...statements.map((t) => new RawJson(t))],
+    attachment: [...a.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: inlineHtml(f.value) })), ...statements.map((t) => new RawJson(t))],
     endpoints: { sharedInbox: uris.sharedInbox },
-    icon: { type: 'Image', mediaType: 'image/png', url: `${config.baseUrl}/avatars/original/missing.png` },
+    icon: a.avatarFile
+      ? { type: 'Image', mediaType: MediaFiles.contentTypeOf(a.avatarFile), url: profileImageUrl(config, 'avatars', a.avatarFile) }
+      : { type: 'Image', mediaType: 'image/png', url: missingImage(config, 'avatars') },
+    ...(a.headerFile ? { image: { type: 'Image', mediaType: MediaFiles.contentTypeOf(a.headerFile), url: profileImageUrl(config, 'headers', a.headerFile) } } : {}),
   };
 }
 

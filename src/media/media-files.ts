@@ -1,7 +1,7 @@
 // Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
 // server chose), written once and served as they are.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const EXTENSIONS: Record<string, string> = {
@@ -25,6 +25,17 @@ export class MediaFiles {
     await writeFile(tmp, data);
     await rename(tmp, path.join(this.dir, name));
     return name;
+  }
+
+  /** The content type a stored file was saved as, by its extension. */
+  static contentTypeOf(name: string): string {
+    const ext = name.slice(name.lastIndexOf('.') + 1);
+    return Object.keys(EXTENSIONS).find((t) => EXTENSIONS[t] === ext) ?? 'application/octet-stream';
+  }
+
+  /** Deletes a file no longer referenced (a replaced avatar); a name that is not one of ours is ignored. */
+  async remove(name: string): Promise<void> {
+    if (NAME.test(name)) await rm(path.join(this.dir, name), { force: true });
   }
 
   /** The file's bytes, or undefined for a name that is not one of ours. */

@@ -3,6 +3,7 @@
 import { AUTH_CHANNEL } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
+import { VISIBILITIES, type Visibility } from './statuses.js';
 
 export interface ProfileField {
   readonly name: string;
@@ -32,6 +33,9 @@ export interface Account {
   readonly featuredUrl: string | null;
   readonly avatarRemoteUrl: string | null;
   readonly headerRemoteUrl: string | null;
+  /** Local accounts: their avatar and header files under the data directory. */
+  readonly avatarFile: string | null;
+  readonly headerFile: string | null;
   readonly fields: readonly ProfileField[];
   readonly attachment: readonly unknown[];
   readonly alsoKnownAs: readonly string[];
@@ -47,6 +51,21 @@ export interface Account {
   readonly instanceActor: boolean;
   /** Local accounts that can sign in have a user; the instance actor has none. */
   readonly hasUser: boolean;
+}
+
+/** A member's profile edit (update_credentials): undefined leaves a value alone, null removes an image or language. */
+export interface ProfileChange {
+  readonly displayName?: string;
+  readonly note?: string;
+  readonly locked?: boolean;
+  readonly bot?: boolean;
+  readonly discoverable?: boolean;
+  readonly fields?: readonly ProfileField[];
+  readonly avatarFile?: string | null;
+  readonly headerFile?: string | null;
+  readonly defaultPrivacy?: Visibility;
+  readonly defaultSensitive?: boolean;
+  readonly defaultLanguage?: string | null;
 }
 
 /** What a remote server published about an actor, already validated and normalised. */
@@ -83,7 +102,7 @@ export interface RemoteAccountData {
 
 const COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at, a.updated_at,
   a.uri, a.url, a.actor_type, a.inbox_url, a.shared_inbox_url, a.outbox_url, a.followers_url, a.following_url, a.featured_url,
-  a.avatar_remote_url, a.header_remote_url, a.fields, a.attachment, a.also_known_as, a.moved_to_uri, a.public_key_id,
+  a.avatar_remote_url, a.header_remote_url, a.avatar_file, a.header_file, a.fields, a.attachment, a.also_known_as, a.moved_to_uri, a.public_key_id,
   a.public_key_pem, a.remote_followers_count, a.remote_following_count, a.remote_statuses_count, a.published_at,
   a.fetched_at, a.deleted_at, a.instance_actor, EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id) AS has_user`;
 const SELECT = `SELECT ${COLUMNS} FROM accounts a`;
@@ -93,7 +112,7 @@ interface AccountDbRow extends Record<string, unknown> {
   discoverable: boolean | null; created_at: Date; updated_at: Date; uri: string | null; url: string | null; actor_type: string;
   inbox_url: string | null; shared_inbox_url: string | null; outbox_url: string | null; followers_url: string | null;
   following_url: string | null; featured_url: string | null; avatar_remote_url: string | null; header_remote_url: string | null;
-  fields: ProfileField[]; attachment: unknown[]; also_known_as: string[]; moved_to_uri: string | null;
+  avatar_file: string | null; header_file: string | null; fields: ProfileField[]; attachment: unknown[]; also_known_as: string[]; moved_to_uri: string | null;
   public_key_id: string | null; public_key_pem: string | null; remote_followers_count: number | null;
   remote_following_count: number | null; remote_statuses_count: number | null; published_at: Date | null;
   fetched_at: Date | null; deleted_at: Date | null; instance_actor: boolean; has_user: boolean;
@@ -105,7 +124,7 @@ function toAccount(r: AccountDbRow): Account {
     discoverable: r.discoverable, createdAt: r.created_at, updatedAt: r.updated_at, uri: r.uri, url: r.url, actorType: r.actor_type,
     inboxUrl: r.inbox_url, sharedInboxUrl: r.shared_inbox_url, outboxUrl: r.outbox_url, followersUrl: r.followers_url,
     followingUrl: r.following_url, featuredUrl: r.featured_url, avatarRemoteUrl: r.avatar_remote_url,
-    headerRemoteUrl: r.header_remote_url, fields: r.fields, attachment: r.attachment, alsoKnownAs: r.also_known_as,
+    headerRemoteUrl: r.header_remote_url, avatarFile: r.avatar_file, headerFile: r.header_file, fields: r.fields, attachment: r.attachment, alsoKnownAs: r.also_known_as,
     movedToUri: r.moved_to_uri, publicKeyId: r.public_key_id, publicKeyPem: r.public_key_pem,
     remoteFollowersCount: r.remote_followers_count, remoteFollowingCount: r.remote_following_count,
     remoteStatusesCount: r.remote_statuses_count, publishedAt: r.published_at, fetchedAt: r.fetched_at, deletedAt: r.deleted_at,
@@ -288,18 +307,39 @@ export class AccountStore {
    * Profile edits of a member's account (update_credentials). Notifies AUTH_CHANNEL `user:<id>` in the same
    * statement so cached credential entities are dropped everywhere; run it through AuthEventListener.publish.
    */
-  async updateLocalProfile(
-    id: string,
-    p: { displayName?: string; note?: string; locked?: boolean; bot?: boolean; discoverable?: boolean },
-    nonce: string,
-  ): Promise<boolean> {
-    return (await this.db.exec(
-      `WITH a AS (
-         UPDATE accounts SET display_name = coalesce($2, display_name), note = coalesce($3, note), locked = coalesce($4, locked),
-           bot = coalesce($5, bot), discoverable = coalesce($6, discoverable), updated_at = now()
-         WHERE id = $1 AND domain IS NULL RETURNING id)
-       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $7) FROM users u JOIN a ON u.account_id = a.id`,
-      [id, p.displayName ?? null, p.note ?? null, p.locked ?? null, p.bot ?? null, p.discoverable ?? null, nonce],
-    )) === 1;
+  /**
+   * Changes a member's profile and posting defaults (undefined: unchanged; null avatar/header: removed) and tells
+   * every node's token cache in the same transaction. Returns the image files the change replaced, for deletion.
+   */
+  async updateLocalProfile(id: string, p: ProfileChange, nonce: string): Promise<{ changed: boolean; replacedFiles: string[] }> {
+    return this.db.tx(async (q) => {
+      const old = (await q.query<{ avatar_file: string | null; header_file: string | null }>(
+        'SELECT avatar_file, header_file FROM accounts WHERE id = $1 AND domain IS NULL FOR UPDATE', [id])).rows[0];
+      if (!old) return { changed: false, replacedFiles: [] };
+      await q.query(
+        `UPDATE accounts SET display_name = coalesce($2, display_name), note = coalesce($3, note), locked = coalesce($4, locked),
+           bot = coalesce($5, bot), discoverable = coalesce($6, discoverable), fields = coalesce($7::jsonb, fields),
+           avatar_file = CASE WHEN $8 THEN $9 ELSE avatar_file END, header_file = CASE WHEN $10 THEN $11 ELSE header_file END,
+           updated_at = now()
+         WHERE id = $1`,
+        [id, p.displayName ?? null, p.note ?? null, p.locked ?? null, p.bot ?? null, p.discoverable ?? null,
+          p.fields ? JSON.stringify(p.fields) : null, p.avatarFile !== undefined, p.avatarFile ?? null, p.headerFile !== undefined, p.headerFile ?? null],
+      );
+      await q.query(
+        `UPDATE users SET default_privacy = coalesce($2, default_privacy), default_sensitive = coalesce($3, default_sensitive),
+           default_language = CASE WHEN $4 THEN $5 ELSE default_language END WHERE account_id = $1`,
+        [id, p.defaultPrivacy === undefined ? null : VISIBILITIES.indexOf(p.defaultPrivacy), p.defaultSensitive ?? null, p.defaultLanguage !== undefined, p.defaultLanguage ?? null],
+      );
+      await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = $1`, [id, nonce]);
+      const replacedFiles = [p.avatarFile !== undefined ? old.avatar_file : null, p.headerFile !== undefined ? old.header_file : null];
+      return { changed: true, replacedFiles: replacedFiles.filter((f): f is string => f !== null) };
+    });
   }
+
+  /** Whether a local account's avatar or header is this file (what /system/accounts serves). */
+  async profileImage(kind: 'avatar' | 'header', fileName: string): Promise<boolean> {
+    const column = kind === 'avatar' ? 'avatar_file' : 'header_file';
+    return (await this.db.one(`SELECT 1 FROM accounts WHERE ${column} = $1 AND domain IS NULL AND deleted_at IS NULL`, [fileName])) !== undefined;
+  }
+
 }

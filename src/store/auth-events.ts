@@ -28,6 +28,15 @@ export function newNonce(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/**
+ * Tells every node that what it caches about these accounts' members is stale (a follow or a post changes the
+ * counts a cached verify_credentials shows). Run it inside the changing transaction where there is one, so it is
+ * delivered when the change commits; accounts without a member are skipped by the join.
+ */
+export async function notifyMembersChanged(q: { query(text: string, values?: unknown[]): Promise<unknown> }, accountIds: readonly string[]): Promise<void> {
+  await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = ANY($1::bigint[])`, [accountIds, newNonce()]);
+}
+
 const PAYLOAD = /^(token|user):(\d{1,20})\|([\w-]{1,32})$|^grant:(\d{1,20}):(\d{1,20})\|([\w-]{1,32})$|^ack:([\w-]{1,32}):([\w.:-]{1,80})$/;
 
 type Message = { readonly kind: 'event'; readonly event: AuthEvent; readonly nonce: string } | { readonly kind: 'ack'; readonly nonce: string; readonly node: string };

@@ -1,4 +1,5 @@
 // Relationships between accounts: follows, follow requests (waiting for approval, in either direction) and blocks.
+import { notifyMembersChanged } from './auth-events.js';
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 
@@ -52,18 +53,22 @@ export class FollowStore {
          RETURNING id, account_id, target_account_id, uri`,
         [accountId, targetId, uri],
       );
+      await notifyMembersChanged(q, [accountId, targetId]);
       return toFollow(r.rows[0]!);
     });
   }
 
   async request(accountId: string, targetId: string, uri: string | null): Promise<FollowRow> {
-    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
-      `INSERT INTO follow_requests (account_id, target_account_id, uri) VALUES ($1, $2, $3)
-       ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follow_requests.uri)
-       RETURNING id, account_id, target_account_id, uri`,
-      [accountId, targetId, uri],
-    );
-    return toFollow(r!);
+    return this.db.tx(async (q) => {
+      const r = await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+        `INSERT INTO follow_requests (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follow_requests.uri)
+         RETURNING id, account_id, target_account_id, uri`,
+        [accountId, targetId, uri],
+      );
+      await notifyMembersChanged(q, [targetId]); // its follow_requests_count
+      return toFollow(r.rows[0]!);
+    });
   }
 
   /** Sets the uri of an outgoing request once its id is known (the activity id derives from the row id). */
@@ -89,12 +94,16 @@ export class FollowStore {
 
   /** Removes a follow or a request; returns what was removed. An account no longer followed leaves the lists. */
   async remove(table: Table, accountId: string, targetId: string): Promise<FollowRow | undefined> {
-    const r = await this.db.one<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
-      `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
-      [accountId, targetId],
-    );
-    if (r && table === 'follows') await this.db.exec(LEAVE_LISTS, [accountId, targetId]);
-    return r && toFollow(r);
+    return this.db.tx(async (q) => {
+      const r = (await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+        `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
+        [accountId, targetId],
+      )).rows[0];
+      if (!r) return undefined;
+      if (table === 'follows') await q.query(LEAVE_LISTS, [accountId, targetId]);
+      await notifyMembersChanged(q, [accountId, targetId]);
+      return toFollow(r);
+    });
   }
 
   /** A block ends every follow and request between the two accounts. */
@@ -113,6 +122,7 @@ export class FollowStore {
       }
       await q.query(LEAVE_LISTS, [accountId, targetId]);
       await q.query(LEAVE_LISTS, [targetId, accountId]);
+      await notifyMembersChanged(q, [accountId, targetId]);
     });
   }
 

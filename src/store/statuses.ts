@@ -2,6 +2,7 @@
 // Pages follow Mastodon: max_id (older than), since_id (newer than, newest first), min_id (just newer, oldest
 // first, returned newest first), limit.
 import { pageSql, type PageQuery } from './paging.js';
+import { notifyMembersChanged } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { notSilenced } from './mutes.js';
@@ -134,6 +135,7 @@ export class StatusStore {
       }
       const id = r.rows[0].id;
       await this.link(q, id, s.mentionIds, s.tags);
+      if (s.local) await notifyMembersChanged(q, [s.accountId]); // statuses_count
       if (idempotencyKey !== undefined) {
         await q.query(
           `INSERT INTO status_idempotency (account_id, key, status_id) VALUES ($1, $2, $3)
@@ -263,7 +265,11 @@ export class StatusStore {
 
   /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */
   async softDelete(id: string): Promise<boolean> {
-    return (await this.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL', [id])) > 0;
+    return this.db.tx(async (q) => {
+      const r = await q.query<{ account_id: string; local: boolean }>('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local', [id]);
+      if (r.rows[0]?.local) await notifyMembersChanged(q, [r.rows[0].account_id]);
+      return r.rows.length > 0;
+    });
   }
 
   /** An account's statuses as the viewer may see them. */

@@ -1,6 +1,8 @@
 // Local people: an account (the actor) plus a user (the sign-in), created together.
 import { AUTH_CHANNEL, newNonce } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
+import type { ProfileField } from './accounts.js';
+import { VISIBILITIES, type Visibility } from './statuses.js';
 
 export interface LocalUser {
   readonly userId: string;
@@ -24,12 +26,20 @@ export interface LocalUser {
   readonly accountCreatedAt: Date;
   readonly roleColor: string;
   readonly roleHighlighted: boolean;
+  readonly avatarFile: string | null;
+  readonly headerFile: string | null;
+  readonly fields: readonly ProfileField[];
+  /** Posting defaults (CredentialAccount source): visibility, sensitive media, language. */
+  readonly defaultPrivacy: Visibility;
+  readonly defaultSensitive: boolean;
+  readonly defaultLanguage: string | null;
 }
 
 /** The columns of a LocalUser, for any query joining users u, accounts a and roles r. */
 export const USER_COLUMNS = `u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id,
   r.name AS role_name, r.permissions, u.approved, u.disabled, u.sign_up_reason, u.created_at, a.display_name, a.note,
-  a.locked, a.bot, a.discoverable, a.created_at AS account_created_at, r.color AS role_color, r.highlighted AS role_highlighted`;
+  a.locked, a.bot, a.discoverable, a.created_at AS account_created_at, r.color AS role_color, r.highlighted AS role_highlighted,
+  a.avatar_file, a.header_file, a.fields, u.default_privacy, u.default_sensitive, u.default_language`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
 
@@ -37,7 +47,8 @@ export interface UserRow extends Record<string, unknown> {
   user_id: string; account_id: string; username: string; email: string; password_hash: string; role_id: string;
   role_name: string; permissions: string; approved: boolean; disabled: boolean; sign_up_reason: string | null; created_at: Date;
   display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; account_created_at: Date;
-  role_color: string; role_highlighted: boolean;
+  role_color: string; role_highlighted: boolean; avatar_file: string | null; header_file: string | null;
+  fields: ProfileField[]; default_privacy: number; default_sensitive: boolean; default_language: string | null;
 }
 
 export function toUser(r: UserRow): LocalUser {
@@ -46,7 +57,9 @@ export function toUser(r: UserRow): LocalUser {
     roleId: Number(r.role_id), roleName: r.role_name, permissions: BigInt(r.permissions), approved: r.approved,
     disabled: r.disabled, signUpReason: r.sign_up_reason, createdAt: r.created_at, displayName: r.display_name,
     note: r.note, locked: r.locked, bot: r.bot, discoverable: r.discoverable, accountCreatedAt: r.account_created_at,
-    roleColor: r.role_color, roleHighlighted: r.role_highlighted,
+    roleColor: r.role_color, roleHighlighted: r.role_highlighted, avatarFile: r.avatar_file, headerFile: r.header_file,
+    fields: r.fields, defaultPrivacy: VISIBILITIES[r.default_privacy] ?? 'public', defaultSensitive: r.default_sensitive,
+    defaultLanguage: r.default_language,
   };
 }
 

@@ -250,3 +250,15 @@ export function statusHtml(text: string, mentions: ReadonlyMap<string, ResolvedM
   }
   return html;
 }
+
+/**
+ * One line of a member's plain text as HTML (a profile field's value): escaped, http(s) URLs linked, newlines as
+ * spaces; mentions and hashtags stay text, as there is nothing to resolve them against.
+ */
+export function inlineHtml(text: string): string {
+  return tokenize(text.replace(/\s+/g, ' ').trim())
+    .map((t) => (t.kind === 'url' ? renderToken(t, NO_MENTIONS, () => '') : escapeHtml(t.kind === 'text' ? t.text : t.kind === 'tag' ? `#${t.name}` : `@${t.mention.acct}`)))
+    .join('');
+}
+
+const NO_MENTIONS: ReadonlyMap<string, ResolvedMention> = new Map();

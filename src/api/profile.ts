@@ -1,0 +1,131 @@
+// The member's own profile: update_credentials (names, bio, flags, profile fields, avatar and header images, posting
+// defaults), removing the avatar or header (DELETE /api/v1/profile/avatar|header), and serving those images.
+// Every change drops the member's cached tokens on every node and sends an actor Update to connected servers.
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { isUploadedFile, type UploadedFile } from '../http/params.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import { MediaFiles } from '../media/media-files.js';
+import { sniff } from '../media/sniff.js';
+import type { Requirement } from '../oauth/bearer.js';
+import type { ProfileChange, ProfileField } from '../store/accounts.js';
+import type { AccountApiDeps } from './deps.js';
+import { railsBool } from './params.js';
+
+const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
+/** Mastodon's limits (with libvips): 8 MB per image, 4 profile fields of 255 characters a side. */
+export const MAX_PROFILE_IMAGE_BYTES = 8 * 1024 * 1024;
+export const MAX_PROFILE_FIELDS = 4;
+const MAX_FIELD_CHARS = 255;
+
+const Field = z.object({
+  name: z.string().max(MAX_FIELD_CHARS, `Field name is too long (maximum is ${MAX_FIELD_CHARS} characters)`).default(''),
+  value: z.string().max(MAX_FIELD_CHARS, `Field value is too long (maximum is ${MAX_FIELD_CHARS} characters)`).default(''),
+});
+
+const UpdateCredentials = z.object({
+  display_name: z.string().max(30, 'Display name is too long (maximum is 30 characters)').optional(),
+  note: z.string().max(500, 'Note is too long (maximum is 500 characters)').optional(),
+  locked: railsBool.optional(),
+  bot: railsBool.optional(),
+  discoverable: railsBool.optional(),
+  // Rails forms send fields_attributes[0][name]; JSON clients send an array or the same index-keyed object.
+  fields_attributes: z.union([z.array(Field), z.record(z.string().regex(/^\d{1,2}$/, 'fields_attributes must be indexed by number'), Field)])
+    .transform((v) => (Array.isArray(v) ? v : Object.keys(v).sort((a, b) => Number(a) - Number(b)).map((k) => v[k]!)))
+    .refine((v) => v.length <= MAX_PROFILE_FIELDS, `Fields are too many (maximum is ${MAX_PROFILE_FIELDS})`)
+    .optional(),
+  source: z.object({
+    privacy: z.enum(['public', 'unlisted', 'private'], { message: 'Privacy must be public, unlisted or private' }).optional(),
+    sensitive: railsBool.optional(),
+    language: z.string().regex(/^([a-z]{2,3})?$/, 'Language is not a valid ISO 639 code').nullable().optional(),
+  }).optional(),
+});
+
+type ImageKind = 'avatar' | 'header';
+
+export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }): Route[] {
+  /** An uploaded image, checked by its bytes; '' (a cleared form field) means remove. */
+  const image = async (v: unknown, kind: ImageKind): Promise<string | null | undefined> => {
+    if (v === undefined) return undefined;
+    if (v === '') return null;
+    if (!isUploadedFile(v)) throw Errors.validation(`${kind} must be an image file (multipart/form-data)`);
+    const f: UploadedFile = v;
+    const sniffed = sniff(f.data);
+    if (!sniffed || sniffed.type !== 'image') throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
+    if (f.data.length > MAX_PROFILE_IMAGE_BYTES) throw Errors.bodyTooLarge(MAX_PROFILE_IMAGE_BYTES);
+    return d.files.save(f.data, sniffed.contentType);
+  };
+
+  const apply = async (req: Request, change: ProfileChange) => {
+    const t = await d.bearer.authenticate(req, UPDATE);
+    const accountId = t.record.user!.accountId;
+    let replaced: string[] = [];
+    await d.authEvents.publish(
+      async (nonce) => {
+        const r = await d.accounts.updateLocalProfile(accountId, change, nonce);
+        replaced = r.replacedFiles;
+        return r.changed;
+      },
+      (changed) => changed,
+    );
+    await Promise.all(replaced.map((f) => d.files.remove(f)));
+    const account = (await d.accounts.byId(accountId))!;
+    await d.followService.announceProfile(account);
+    return json(200, await d.views.credential((await d.users.byAccountId(accountId))!));
+  };
+
+  const removeImage = (kind: ImageKind) => async (req: Request) => apply(req, kind === 'avatar' ? { avatarFile: null } : { headerFile: null });
+
+  const serveImage = (kind: ImageKind) => async (req: Request) => {
+    const name = req.params['name']!;
+    const data = (await d.accounts.profileImage(kind, name)) ? await d.files.read(name) : undefined;
+    if (!data) throw Errors.routeNotFound();
+    return {
+      status: 200,
+      headers: {
+        'Content-Type': MediaFiles.contentTypeOf(name),
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+      },
+      body: data,
+    };
+  };
+
+  return [
+    {
+      method: 'PATCH',
+      path: '/api/v1/accounts/update_credentials',
+      body: true,
+      handler: async (req) => {
+        // Scope first: a token that may not write learns nothing about its input.
+        await d.bearer.authenticate(req, UPDATE);
+        const parsed = UpdateCredentials.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const p = parsed.data;
+        const fields: ProfileField[] | undefined = p.fields_attributes
+          ?.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
+          .filter((f) => f.name !== '' || f.value !== '');
+        const avatarFile = await image(req.fields['avatar'], 'avatar');
+        let headerFile: string | null | undefined;
+        try {
+          headerFile = await image(req.fields['header'], 'header');
+        } catch (e) {
+          if (avatarFile) await d.files.remove(avatarFile); // nothing changes on a refused request
+          throw e;
+        }
+        return apply(req, {
+          displayName: p.display_name, note: p.note, locked: p.locked, bot: p.bot, discoverable: p.discoverable, fields,
+          avatarFile, headerFile, defaultPrivacy: p.source?.privacy, defaultSensitive: p.source?.sensitive,
+          defaultLanguage: p.source?.language === undefined ? undefined : p.source.language || null,
+        });
+      },
+    },
+    { method: 'DELETE', path: '/api/v1/profile/avatar', handler: removeImage('avatar') },
+    { method: 'DELETE', path: '/api/v1/profile/header', handler: removeImage('header') },
+    { method: 'GET', path: '/system/accounts/avatars/:name', handler: serveImage('avatar') },
+    { method: 'GET', path: '/system/accounts/headers/:name', handler: serveImage('header') },
+  ];
+}
