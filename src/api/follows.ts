@@ -1,5 +1,6 @@
 // Relationships in the client API: follow / unfollow, relationships, followers and following lists, and the
 // member's incoming follow requests with authorize / reject. Lists page by the relationship's hidden id.
+import { z } from 'zod';
 import { relationshipEntity } from '../entities/relationship.js';
 import { Errors } from '../errors.js';
 import { linkHeader, pageQuery } from '../http/pagination.js';
@@ -10,11 +11,19 @@ import type { Requirement } from '../oauth/bearer.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { isId } from '../store/ids.js';
+import { railsBool } from './params.js';
 
 const WRITE_FOLLOWS: Requirement = { scopes: ['write:follows', 'follow'], user: true };
 const READ_FOLLOWS: Requirement = { scopes: ['read:follows', 'follow'], user: true };
 const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: false };
 const MAX_RELATIONSHIP_IDS = 80;
+
+const FollowBody = z.object({
+  reblogs: railsBool.nullish().transform((v) => v ?? undefined),
+  notify: railsBool.nullish().transform((v) => v ?? undefined),
+  // An empty list (or null) means every language.
+  languages: z.array(z.string().regex(/^[a-z]{2,3}$/, 'languages must be ISO 639 codes')).max(100).nullable().optional().transform((v) => (v === null ? [] : v)),
+});
 
 export function followRoutes(d: AccountApiDeps): Route[] {
   const me = async (req: Request, need: Requirement): Promise<Account> => {
@@ -59,8 +68,11 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const viewer = await me(req, WRITE_FOLLOWS);
+        const parsed = FollowBody.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const other = await target(req.params['id']!);
-        await d.followService.follow(viewer, other);
+        const p = parsed.data;
+        await d.followService.follow(viewer, other, { showReblogs: p.reblogs, notify: p.notify, languages: p.languages === undefined ? undefined : p.languages.length ? p.languages : null });
         return relationship(viewer, other);
       },
     },

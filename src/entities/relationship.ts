@@ -7,7 +7,7 @@ export function relationshipEntity(r: Relationship) {
     following: r.following,
     showing_reblogs: r.showingReblogs,
     notifying: r.notifying,
-    languages: null,
+    languages: r.languages,
     followed_by: r.followedBy,
     blocking: r.blocking,
     blocked_by: r.blockedBy,

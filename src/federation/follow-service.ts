@@ -2,7 +2,7 @@
 // and announcing profile changes. Local targets change at once; remote ones also get the matching activity.
 import { Errors } from '../errors.js';
 import type { Account } from '../store/accounts.js';
-import type { FollowStore } from '../store/follows.js';
+import type { FollowOptions, FollowStore } from '../store/follows.js';
 import type { Notifier } from '../store/notifications.js';
 import { randomBytes } from 'node:crypto';
 import { answerFollowActivity, blockActivity, followActivity, undoBlockActivity, undoFollowActivity, updateActorActivity } from './activities.js';
@@ -17,25 +17,28 @@ export class FollowService {
     private readonly notifier: Notifier,
   ) {}
 
-  async follow(me: Account, target: Account): Promise<void> {
+  /** Follows (or asks to); following again changes the options (boosts in home, post notifications, languages). */
+  async follow(me: Account, target: Account, options: FollowOptions = {}): Promise<void> {
     if (me.id === target.id) throw Errors.forbidden('You cannot follow yourself');
     if (target.instanceActor || target.deletedAt || (target.domain === null && !target.hasUser)) throw Errors.notFound();
     if (await this.follows.isBlocked(me.id, target.id)) throw Errors.forbidden('You are blocked by this account');
     if (await this.follows.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
-    if (await this.follows.find('follows', me.id, target.id)) return;
+    if (await this.follows.find('follows', me.id, target.id)) return this.follows.setOptions(me.id, target.id, options);
     if (target.domain === null) {
       if (target.locked) {
-        await this.follows.request(me.id, target.id, null);
+        await this.follows.request(me.id, target.id, null, options);
         await this.notifier.notify(target.id, 'follow_request', me.id);
       } else {
-        await this.follows.follow(me.id, target.id, null);
+        await this.follows.follow(me.id, target.id, null, options);
         await this.notifier.notify(target.id, 'follow', me.id);
       }
       return;
     }
     // Remote: pending until their Accept arrives. Asking again re-sends the same Follow (same id), which a server
     // that lost it treats as new and one that has it ignores.
-    const request = (await this.follows.find('follow_requests', me.id, target.id)) ?? (await this.follows.request(me.id, target.id, null));
+    const pending = await this.follows.find('follow_requests', me.id, target.id);
+    if (pending) await this.follows.setOptions(me.id, target.id, options);
+    const request = pending ?? (await this.follows.request(me.id, target.id, null, options));
     const activity = followActivity(this.actors.uris, me, target, request.id);
     if (request.uri !== activity.id) await this.follows.setRequestUri(request.id, activity.id);
     await this.publisher.sendTo(activity, me, target);

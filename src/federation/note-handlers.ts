@@ -92,6 +92,7 @@ export class NoteHandlers {
         });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
+      await this.d.notifier.newPost(status);
     }
     return status;
   }

@@ -84,6 +84,7 @@ export class StatusService {
         });
       }
       for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
+      await this.d.notifier.newPost(status);
       await this.federate(status, me, 'create');
     }
     // A retry whose first status has since been deleted: that status is gone, as for any other read.

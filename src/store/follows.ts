@@ -10,11 +10,20 @@ export interface FollowRow {
   readonly uri: string | null;
 }
 
+/** What a follower chose for a follow; undefined keeps what it was (or the default for a new follow). */
+export interface FollowOptions {
+  readonly showReblogs?: boolean;
+  readonly notify?: boolean;
+  /** ISO 639 codes, or null for every language. */
+  readonly languages?: readonly string[] | null;
+}
+
 export interface Relationship {
   readonly id: string;
   readonly following: boolean;
   readonly showingReblogs: boolean;
   readonly notifying: boolean;
+  readonly languages: readonly string[] | null;
   readonly followedBy: boolean;
   readonly blocking: boolean;
   readonly blockedBy: boolean;
@@ -43,32 +52,52 @@ function toFollow(r: { id: string; account_id: string; target_account_id: string
 export class FollowStore {
   constructor(private readonly db: Database) {}
 
-  /** Establishes a follow (from a request or directly); any request for the same pair is settled. */
-  async follow(accountId: string, targetId: string, uri: string | null): Promise<FollowRow> {
+  /**
+   * Establishes a follow (from a request or directly); any request for the same pair is settled, and its options
+   * carry over unless new ones are given.
+   */
+  async follow(accountId: string, targetId: string, uri: string | null, o: FollowOptions = {}): Promise<FollowRow> {
     return this.db.tx(async (q) => {
-      await q.query('DELETE FROM follow_requests WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]);
+      const asked = (await q.query<{ show_reblogs: boolean; notify: boolean; languages: string[] | null }>(
+        'DELETE FROM follow_requests WHERE account_id = $1 AND target_account_id = $2 RETURNING show_reblogs, notify, languages', [accountId, targetId])).rows[0];
       const r = await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
-        `INSERT INTO follows (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+        `INSERT INTO follows (account_id, target_account_id, uri, show_reblogs, notify, languages) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri)
          RETURNING id, account_id, target_account_id, uri`,
-        [accountId, targetId, uri],
+        [accountId, targetId, uri, o.showReblogs ?? asked?.show_reblogs ?? true, o.notify ?? asked?.notify ?? false,
+          o.languages !== undefined ? o.languages : (asked?.languages ?? null)],
       );
       await notifyMembersChanged(q, [accountId, targetId]);
       return toFollow(r.rows[0]!);
     });
   }
 
-  async request(accountId: string, targetId: string, uri: string | null): Promise<FollowRow> {
+  async request(accountId: string, targetId: string, uri: string | null, o: FollowOptions = {}): Promise<FollowRow> {
     return this.db.tx(async (q) => {
       const r = await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
-        `INSERT INTO follow_requests (account_id, target_account_id, uri) VALUES ($1, $2, $3)
-         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follow_requests.uri)
+        `INSERT INTO follow_requests (account_id, target_account_id, uri, show_reblogs, notify, languages)
+         VALUES ($1, $2, $3, coalesce($4, true), coalesce($5, false), $7::text[])
+         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follow_requests.uri),
+           show_reblogs = coalesce($4, follow_requests.show_reblogs), notify = coalesce($5, follow_requests.notify),
+           languages = CASE WHEN $6 THEN $7::text[] ELSE follow_requests.languages END
          RETURNING id, account_id, target_account_id, uri`,
-        [accountId, targetId, uri],
+        [accountId, targetId, uri, o.showReblogs ?? null, o.notify ?? null, o.languages !== undefined, o.languages ?? null],
       );
       await notifyMembersChanged(q, [targetId]); // its follow_requests_count
       return toFollow(r.rows[0]!);
     });
+  }
+
+  /** Changes the options of an existing follow or pending request (following again with other options). */
+  async setOptions(accountId: string, targetId: string, o: FollowOptions): Promise<void> {
+    for (const table of ['follows', 'follow_requests'] as const) {
+      await this.db.exec(
+        `UPDATE ${table} SET show_reblogs = coalesce($3, show_reblogs), notify = coalesce($4, notify),
+           languages = CASE WHEN $5 THEN $6::text[] ELSE languages END
+         WHERE account_id = $1 AND target_account_id = $2`,
+        [accountId, targetId, o.showReblogs ?? null, o.notify ?? null, o.languages !== undefined, o.languages ?? null],
+      );
+    }
   }
 
   /** Sets the uri of an outgoing request once its id is known (the activity id derives from the row id). */
@@ -141,25 +170,27 @@ export class FollowStore {
 
   async relationships(accountId: string, targetIds: readonly string[]): Promise<Relationship[]> {
     const rows = await this.db.rows<{
-      id: string; following: boolean; show_reblogs: boolean | null; notify: boolean | null; followed_by: boolean; blocking: boolean;
+      id: string; following: boolean; show_reblogs: boolean | null; notify: boolean | null; languages: string[] | null; followed_by: boolean; blocking: boolean;
       blocked_by: boolean; requested: boolean; requested_by: boolean; muting: boolean; muting_notifications: boolean; muting_expires_at: Date | null;
     }>(
       `SELECT t.id::text AS id,
-         f.id IS NOT NULL AS following, f.show_reblogs, f.notify,
+         f.id IS NOT NULL AS following, coalesce(f.show_reblogs, fr.show_reblogs) AS show_reblogs, coalesce(f.notify, fr.notify) AS notify,
+         coalesce(f.languages, fr.languages) AS languages,
          EXISTS (SELECT 1 FROM follows WHERE account_id = t.id AND target_account_id = $1) AS followed_by,
          EXISTS (SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = t.id) AS blocking,
          EXISTS (SELECT 1 FROM blocks WHERE account_id = t.id AND target_account_id = $1) AS blocked_by,
-         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = $1 AND target_account_id = t.id) AS requested,
+         fr.id IS NOT NULL AS requested,
          EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by,
          mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at
        FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
        LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
+       LEFT JOIN follow_requests fr ON fr.account_id = $1 AND fr.target_account_id = t.id
        LEFT JOIN mutes mu ON mu.account_id = $1 AND mu.target_account_id = t.id AND (mu.expires_at IS NULL OR mu.expires_at > now())
        ORDER BY t.n`,
       [accountId, targetIds],
     );
     return rows.map((r) => ({
-      id: r.id, following: r.following, showingReblogs: r.show_reblogs ?? r.following, notifying: r.notify ?? false,
+      id: r.id, following: r.following, showingReblogs: r.show_reblogs ?? false, notifying: r.notify ?? false, languages: r.languages,
       followedBy: r.followed_by, blocking: r.blocking, blockedBy: r.blocked_by, requested: r.requested, requestedBy: r.requested_by,
       muting: r.muting, mutingNotifications: r.muting_notifications, mutingExpiresAt: r.muting_expires_at,
     }));

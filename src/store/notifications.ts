@@ -16,7 +16,7 @@ export interface Notification {
 }
 
 /** What the services that cause notifications need. */
-export type Notifier = Pick<NotificationStore, 'notify' | 'withdraw'>;
+export type Notifier = Pick<NotificationStore, 'notify' | 'withdraw' | 'newPost'>;
 
 export interface NotificationFilter {
   readonly types?: readonly string[];
@@ -46,6 +46,24 @@ export class NotificationStore {
        SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1)
        ON CONFLICT DO NOTHING`,
       [recipientId, fromId, type, statusId],
+    );
+  }
+
+  /**
+   * A new post: local followers who follow its author with notify get a `status` notification, as Mastodon sends
+   * them: not for boosts, direct posts or replies to others, and not to those it mentions (they are told anyway).
+   */
+  async newPost(s: { readonly id: string; readonly accountId: string; readonly visibility: string; readonly reblogOfId: string | null;
+    readonly inReplyToId: string | null; readonly inReplyToUri: string | null; readonly inReplyToAccountId: string | null; readonly mentionIds: readonly string[] }): Promise<void> {
+    if (s.reblogOfId || s.visibility === 'direct') return;
+    if ((s.inReplyToId || s.inReplyToUri) && s.inReplyToAccountId !== s.accountId) return;
+    await this.db.exec(
+      `INSERT INTO notifications (account_id, from_account_id, type, status_id)
+       SELECT f.account_id, $1, 'status', $2 FROM follows f
+       WHERE f.target_account_id = $1 AND f.notify AND NOT (f.account_id = ANY($3::bigint[]))
+         AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = f.account_id)
+       ON CONFLICT DO NOTHING`,
+      [s.accountId, s.id, s.mentionIds],
     );
   }
 
