@@ -1,6 +1,8 @@
 // Builds the running application from a Config: database, migrations, pools, the root supervisor and the HTTP
 // front end; stop() closes them in reverse. main.ts and the tests both start the server through here.
 import type { Config } from '../config/schema.js';
+import { startPollCloser } from '../actors/poll-closer.js';
+import type { Poller } from '../actors/poller.js';
 import { Supervisor } from '../actors/supervisor.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
@@ -105,6 +107,8 @@ export interface App {
     readonly remote: RemoteActors;
     readonly statements: IdentityStatementStore;
   };
+  /** Announces ended polls; tests kick it after moving a poll's end into the past. */
+  readonly pollCloser: () => Poller | undefined;
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
@@ -209,6 +213,16 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     publisher.kick = (hosts) => scheduler.kick(hosts);
     return deliverySup;
   };
+  let pollCloser: Poller | undefined;
+  const startPolls = () => {
+    pollCloser = startPollCloser({
+      polls,
+      onClosed: (count) => fedLog.info({ count }, 'polls ended'),
+      onError: (err) => fedLog.error({ err }, 'poll closer round failed'),
+    });
+    polls.onCreated = () => pollCloser?.kick();
+    return pollCloser;
+  };
   const supLog = log.child({ component: 'supervisor' });
   const supervisor = await Supervisor.start(
     'root',
@@ -219,6 +233,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       { id: 'token-usage', start: () => tokenUsage, restart: 'temporary', shutdownMs: 5_000 },
       { id: 'inbox-worker', start: () => { nodeName = authEvents.node; return startInbox(); }, restart: 'permanent', shutdownMs: 5_000 },
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
+      { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
   );
@@ -300,5 +315,5 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     opts.onFatal?.(reason.error);
   });
 
-  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, authEvents, firstAdmin, stop, federation: { accounts, follows, deliveries, remote, statements } };
+  return { config, port, url: config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl, db, verifyPool, supervisor, pollCloser: () => pollCloser, authEvents, firstAdmin, stop, federation: { accounts, follows, deliveries, remote, statements } };
 }

@@ -42,6 +42,9 @@ function toPoll(r: Row): Poll {
 }
 
 export class PollStore {
+  /** Told of each new poll (the poll closer sleeps until the next end it knows of). */
+  onCreated: () => void = () => {};
+
   constructor(private readonly db: Database) {}
 
   async create(p: { statusId: string; accountId: string; options: readonly string[]; multiple: boolean; hideTotals: boolean; expiresAt: Date | null; remoteCounts?: number[]; remoteVoters?: number | null }): Promise<void> {
@@ -50,6 +53,7 @@ export class PollStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (status_id) DO NOTHING`,
       [p.statusId, p.accountId, p.options, p.multiple, p.hideTotals, p.expiresAt, p.remoteCounts ?? null, p.remoteVoters ?? null],
     );
+    this.onCreated();
   }
 
   async byId(id: string): Promise<Poll | undefined> {
@@ -100,5 +104,31 @@ export class PollStore {
   /** Counts a remote poll's server publishes (an Update of its Question). */
   async setRemoteCounts(statusId: string, counts: number[], voters: number | null): Promise<void> {
     await this.db.exec('UPDATE polls SET remote_counts = $2, remote_voters = $3 WHERE status_id = $1 AND remote_counts IS NOT NULL', [statusId, counts, voters]);
+  }
+
+  /**
+   * Announces the end of up to `limit` polls past their end: a `poll` notification for their author (if a member)
+   * and for each member who voted, once (SKIP LOCKED lets several nodes share the work). Returns how many closed,
+   * and the milliseconds until the next open poll ends (null: none).
+   */
+  async closeDue(limit: number): Promise<{ closed: number; nextInMs: number | null }> {
+    const r = await this.db.one<{ closed: string; next_in_ms: string | null }>(
+      `WITH due AS (
+         SELECT id FROM polls WHERE closed_at IS NULL AND expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), closed AS (
+         UPDATE polls p SET closed_at = now() FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.account_id
+       ), told AS (
+         INSERT INTO notifications (account_id, from_account_id, type, status_id)
+         SELECT who.account_id, c.account_id, 'poll', c.status_id
+         FROM closed c CROSS JOIN LATERAL (SELECT v.account_id FROM poll_votes v WHERE v.poll_id = c.id UNION SELECT c.account_id) who
+         WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = who.account_id)
+         ON CONFLICT DO NOTHING RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM closed) AS closed, (SELECT count(*) FROM told) AS told,
+         (SELECT greatest(0, ceil(extract(epoch FROM min(expires_at) - now()) * 1000)) FROM polls
+          WHERE closed_at IS NULL AND expires_at IS NOT NULL AND id NOT IN (SELECT id FROM closed)) AS next_in_ms`,
+      [limit],
+    );
+    return { closed: Number(r!.closed), nextInMs: r!.next_in_ms === null ? null : Number(r!.next_in_ms) };
   }
 }

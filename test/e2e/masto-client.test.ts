@@ -1,6 +1,7 @@
 // A real Mastodon client library, masto 7.12 (what many bots and apps use), driving Stoa unchanged: register an
 // app and authorize through our consent page, then post with media, reply, favourite, boost, bookmark, read the
-// home, public, hashtag and list timelines, notifications and search, and page through timelines by Link headers.
+// home, public, hashtag and list timelines, notifications and search, page through timelines by Link headers, vote
+// in a poll and edit a profile with an avatar.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createOAuthAPIClient, createRestAPIClient, type mastodon } from 'masto';
@@ -98,6 +99,25 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.deepEqual(seen, all.map((x) => x.id));
     assert.equal(new Set(seen).size, seen.length);
     assert.ok(seen.length >= 8);
+  });
+
+  it('posts a poll that the other member votes in, and edits a profile with an avatar', async () => {
+    const post = await alice.v1.statuses.create({ status: 'Tea or coffee?', poll: { options: ['Tea', 'Coffee'], expiresIn: 3600 } });
+    assert.deepEqual(post.poll?.options.map((o) => o.title), ['Tea', 'Coffee']);
+    const voted = await bob.v1.polls.$select(post.poll!.id).votes.create({ choices: [1] });
+    assert.deepEqual([voted.voted, voted.ownVotes, voted.votesCount], [true, [1], 1]);
+    const seen = await alice.v1.polls.$select(post.poll!.id).fetch();
+    assert.deepEqual(seen.options.map((o) => o.votesCount), [0, 1]);
+
+    const me = await alice.v1.accounts.updateCredentials({
+      displayName: 'Alice Admin',
+      avatar: new Blob([new Uint8Array(png(64, 64))], { type: 'image/png' }),
+      fieldsAttributes: [{ name: 'Site', value: 'https://alice.example' }],
+    });
+    assert.equal(me.displayName, 'Alice Admin');
+    assert.match(me.avatar, /\/system\/accounts\/avatars\//);
+    assert.equal(me.source?.fields[0]?.value, 'https://alice.example');
+    assert.equal((await bob.v1.accounts.$select(aliceId).fetch()).avatar, me.avatar);
   });
 
   it('deletes and gets the source back for redrafting', async () => {

@@ -1,6 +1,7 @@
 // Polls: a member posts a poll (options, duration, single or multiple choice); others vote once by option index;
 // the author cannot vote; an ended poll takes no votes; counts and own votes show in the Poll entity. Between two
 // servers the poll arrives as a Question, a remote member's vote reaches the author's server and is counted there.
+// When a poll ends, its author and the members who voted get a `poll` notification, once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
@@ -106,5 +107,37 @@ describe('polls', () => {
     // The vote is not a post on the author's server.
     const ctx = await api(a.url, token['admin'], 'GET', `/api/v1/statuses/${posted.id}/context`);
     assert.deepEqual(ctx.body.descendants, []);
+
+    // When the poll ends, the remote voter's server tells its voter (from its own copy of the poll).
+    await b.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", [onB.poll.id]);
+    b.app.pollCloser()!.kick();
+    await eventually(async () => {
+      const notes = (await api(b.url, token['remote'], 'GET', '/api/v1/notifications?types[]=poll')).body;
+      assert.deepEqual(notes.map((n: Json) => [n.type, n.status.id, n.status.poll.expired]), [['poll', onB.id, true]]);
+    });
+  });
+
+  it('tells the author and every member who voted, once, when a poll ends', async () => {
+    const posted = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Ending soon', poll: { options: ['Now', 'Later'], expires_in: 3600 } })).body;
+    assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${posted.poll.id}/votes`, { choices: [0] })).status, 200);
+    const pollNotes = async (who: string) => ((await api(a.url, token[who], 'GET', '/api/v1/notifications?types[]=poll')).body as Json[]).filter((n) => n.status.id === posted.id);
+    a.app.pollCloser()!.kick();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await pollNotes('wen'), [], 'not before it ends');
+
+    await a.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", [posted.poll.id]);
+    a.app.pollCloser()!.kick();
+    await eventually(async () => {
+      for (const who of ['vic', 'wen']) {
+        const notes = await pollNotes(who);
+        assert.equal(notes.length, 1, who);
+        assert.equal(notes[0].account.username, 'vic', 'from the author');
+        assert.equal(notes[0].status.poll.expired, true);
+      }
+    });
+    assert.deepEqual(await pollNotes('admin'), [], 'a member who did not vote is not told');
+    a.app.pollCloser()!.kick();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await pollNotes('wen')).length, 1, 'told once');
   });
 });
