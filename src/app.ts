@@ -43,6 +43,8 @@ import { exponentialBackoff } from '../actors/policy.js';
 import { AccountViews } from './api/account-views.js';
 import { accountRoutes } from './api/accounts.js';
 import { profileRoutes } from './api/profile.js';
+import { remoteImageRoutes } from './api/remote-images.js';
+import { RemoteImageStore } from './store/remote-images.js';
 import { followRoutes } from './api/follows.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { deliverer } from './federation/deliver.js';
@@ -288,6 +290,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
+    ...remoteImageRoutes({ config, log: log.child({ component: 'media' }), accounts, images: new RemoteImageStore(db), files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
     ...authPageRoutes(web),
     ...authorizePageRoutes(web, oauth),
     ...authorizedAppsPageRoutes(web, oauth),

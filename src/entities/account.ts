@@ -1,4 +1,5 @@
 // Mastodon Account entity, for local and remote accounts.
+import { createHash } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
 import { inlineHtml } from '../text/status-text.js';
@@ -43,15 +44,23 @@ export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', fil
   return `${config.baseUrl}/system/accounts/${kind}/${file}`;
 }
 
+/**
+ * Where clients load a remote account's image: our proxy (api/remote-images.ts), versioned by the remote URL so a
+ * new image is a new address and a cached copy can be kept long.
+ */
+export function remoteImageUrl(config: Config, accountId: string, kind: 'avatar' | 'header', remoteUrl: string): string {
+  return `${config.baseUrl}/media_proxy/accounts/${accountId}/${kind}?v=${createHash('sha256').update(remoteUrl).digest('base64url').slice(0, 12)}`;
+}
+
 export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
   return `${config.baseUrl}/${kind}/original/missing.png`;
 }
 
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
   const remote = !!a.domain;
-  // Remote images are linked where their server published them; local ones are served from the data directory.
-  const avatar = (remote ? a.avatarRemoteUrl : a.avatarFile && profileImageUrl(config, 'avatars', a.avatarFile)) || missingImage(config, 'avatars');
-  const header = (remote ? a.headerRemoteUrl : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
+  // Remote images go through our proxy; local ones are served from the data directory.
+  const avatar = (remote ? a.avatarRemoteUrl && remoteImageUrl(config, a.id, 'avatar', a.avatarRemoteUrl) : a.avatarFile && profileImageUrl(config, 'avatars', a.avatarFile)) || missingImage(config, 'avatars');
+  const header = (remote ? a.headerRemoteUrl && remoteImageUrl(config, a.id, 'header', a.headerRemoteUrl) : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
   const created = new Date(remote && a.publishedAt ? a.publishedAt : a.createdAt);
   created.setUTCHours(0, 0, 0, 0); // Mastodon reports the sign-up day, not the instant
   return {

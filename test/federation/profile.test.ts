@@ -1,5 +1,6 @@
 // A profile edit crosses over: a member on one Stoa changes their name, fields and avatar, and a follower's server
-// (another Stoa on loopback) shows the new profile once the actor Update arrives, the avatar linked where it lives.
+// (another Stoa on loopback) shows the new profile once the actor Update arrives, serving the avatar through its
+// own proxy (fetched once from the origin, the bytes checked to be an image; the default image when it cannot be).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
@@ -37,14 +38,34 @@ describe('profile edits between two servers', () => {
     assert.equal(res.status, 200);
     const updated = (await res.json()) as Json;
 
+    let proxied = '';
     await eventually(async () => {
       const there = (await api(b.url, tokenB, 'GET', `/api/v1/accounts/${found.body.id}`)).body;
       assert.equal(there.display_name, 'Ada of A');
-      assert.equal(there.avatar, updated.avatar);
+      assert.match(there.avatar, new RegExp(`^${b.url}/media_proxy/accounts/${found.body.id}/avatar\\?v=[\\w-]{12}$`));
+      proxied = there.avatar;
       // B keeps the link through its sanitizer, with its own rel and target.
       assert.equal(there.fields.length, 1);
       assert.equal(there.fields[0].name, 'Home');
       assert.match(there.fields[0].value, /^<a href="https:\/\/a\.example\/ada" [^>]*>https:\/\/a\.example\/ada<\/a>$/);
     });
+    const original = Buffer.from(await (await fetch(updated.avatar)).arrayBuffer());
+    const viaB = await fetch(proxied);
+    assert.equal(viaB.status, 200);
+    assert.equal(viaB.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await viaB.arrayBuffer()), original);
+    const files = await b.app.db.pool.query('SELECT url FROM remote_images');
+    assert.deepEqual(files.rows.map((r) => r.url), [updated.avatar], 'kept once, by its URL');
+    assert.equal((await fetch(proxied)).status, 200, 'served from the kept copy');
+
+    // A header that is not an image, and an avatar that cannot be fetched, are answered with the default images.
+    await b.app.db.pool.query('UPDATE accounts SET header_remote_url = $2, avatar_remote_url = $3 WHERE id = $1', [found.body.id, `${a.url}/about`, 'http://127.0.0.1:9/gone.png']);
+    const there = (await api(b.url, tokenB, 'GET', `/api/v1/accounts/${found.body.id}`)).body;
+    for (const [url, missing] of [[there.header, `${b.url}/headers/original/missing.png`], [there.avatar, `${b.url}/avatars/original/missing.png`]]) {
+      const r = await fetch(url, { redirect: 'manual' });
+      assert.equal(r.status, 302, url);
+      assert.equal(r.headers.get('location'), missing);
+    }
+    assert.equal((await fetch(`${b.url}/media_proxy/accounts/${found.body.id}/passwd`)).status, 404);
   });
 });

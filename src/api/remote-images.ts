@@ -1,0 +1,103 @@
+// Remote avatars and headers through our own server: fetched on first view (through the SSRF-guarded, size-capped
+// client; the bytes must be an image), kept under the data directory, and served from then on. Clients never load
+// images from other servers, which would tell those servers who looks at whom (entities/account.ts remoteImageUrl). An image that cannot be fetched is
+// answered with the default one for a while rather than fetched again on every view.
+import type { Config } from '../../config/schema.js';
+import { missingImage } from '../entities/account.js';
+import { Errors } from '../errors.js';
+import { FetchError } from '../federation/fetch-errors.js';
+import type { HttpClient, Signer } from '../federation/http-client.js';
+import type { Reply, Route } from '../http/types.js';
+import type { Logger } from '../log.js';
+import type { MediaFiles } from '../media/media-files.js';
+import { sniff } from '../media/sniff.js';
+import type { AccountStore } from '../store/accounts.js';
+import { isId } from '../store/ids.js';
+import type { RemoteImage, RemoteImageStore } from '../store/remote-images.js';
+import { MAX_PROFILE_IMAGE_BYTES } from './profile.js';
+
+const FAILED_FOR_MS = 10 * 60_000;
+const MAX_FAILED = 10_000;
+const KINDS = { avatar: 'avatars', header: 'headers' } as const;
+
+export interface RemoteImageDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly accounts: AccountStore;
+  readonly images: RemoteImageStore;
+  readonly files: MediaFiles;
+  readonly http: HttpClient;
+  readonly signer: Signer;
+}
+
+export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
+  // One fetch per URL at a time on this node, and a bounded memory of recent failures.
+  const inFlight = new Map<string, Promise<RemoteImage | null>>();
+  const failedUntil = new Map<string, number>();
+
+  const fetchImage = async (url: string): Promise<RemoteImage | null> => {
+    try {
+      const res = await d.http.request({ method: 'GET', url, sign: d.signer, maxBytes: MAX_PROFILE_IMAGE_BYTES });
+      if (res.status !== 200) throw new FetchError('transient', `status_${res.status}`, url);
+      const kind = sniff(res.body);
+      if (!kind || kind.type !== 'image') throw new FetchError('unsupported', 'not_an_image', url);
+      const fileName = await d.files.save(res.body, kind.contentType);
+      await d.images.put(url, fileName, kind.contentType, res.body.length);
+      return { url, fileName, contentType: kind.contentType };
+    } catch (e) {
+      if (!(e instanceof FetchError)) throw e;
+      d.log.info({ url, reason: e.reason }, 'remote image not fetched');
+      if (failedUntil.size >= MAX_FAILED) failedUntil.delete(failedUntil.keys().next().value!);
+      failedUntil.set(url, Date.now() + FAILED_FOR_MS);
+      return null;
+    }
+  };
+
+  const image = async (url: string): Promise<RemoteImage | null> => {
+    const kept = await d.images.byUrl(url);
+    if (kept) return kept;
+    if ((failedUntil.get(url) ?? 0) > Date.now()) return null;
+    let pending = inFlight.get(url);
+    if (!pending) {
+      pending = fetchImage(url).finally(() => inFlight.delete(url));
+      inFlight.set(url, pending);
+    }
+    return pending;
+  };
+
+  const fallback = (kind: keyof typeof KINDS): Reply => ({
+    status: 302,
+    headers: { Location: missingImage(d.config, KINDS[kind]), 'Cache-Control': 'no-store' },
+    body: '',
+  });
+
+  return [
+    {
+      method: 'GET',
+      path: '/media_proxy/accounts/:id/:kind',
+      handler: async (req) => {
+        const id = req.params['id']!;
+        const kind = req.params['kind'];
+        if (kind !== 'avatar' && kind !== 'header') throw Errors.routeNotFound();
+        const a = isId(id) ? await d.accounts.byId(id) : undefined;
+        if (!a || a.domain === null) throw Errors.routeNotFound();
+        const url = kind === 'avatar' ? a.avatarRemoteUrl : a.headerRemoteUrl;
+        if (!url) return fallback(kind);
+        const got = await image(url);
+        const data = got && (await d.files.read(got.fileName));
+        if (!got || !data) return fallback(kind);
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': got.contentType,
+            // The address changes with the image (?v=), so a copy may be kept long.
+            'Cache-Control': 'public, max-age=604800',
+            'X-Content-Type-Options': 'nosniff',
+            'Content-Security-Policy': "default-src 'none'; sandbox",
+          },
+          body: data,
+        };
+      },
+    },
+  ];
+}
