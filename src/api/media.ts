@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
+import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
@@ -68,16 +69,17 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     });
     return json(200, mediaEntity(m, d.baseUrl));
   };
-  const serve = (m: Media, data: Buffer): Reply => ({
-    status: 200,
-    headers: {
-      'Content-Type': m.contentType,
-      'Cache-Control': 'public, max-age=31536000, immutable',
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-    },
-    body: data,
+  const headersFor = (contentType: string) => ({
+    'Content-Type': contentType,
+    'Cache-Control': 'public, max-age=31536000, immutable',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox",
   });
+  /** A stored file, streamed from disk (with byte ranges, for players that seek); undefined when it is gone. */
+  const serveFile = async (req: Request, fileName: string, contentType: string): Promise<Reply | undefined> => {
+    const f = await d.files.locate(fileName);
+    return f && fileReply(f.path, f.size, req.headers['range'], headersFor(contentType));
+  };
 
   return [
     { method: 'POST', path: '/api/v2/media', body: true, handler: upload },
@@ -100,9 +102,9 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       path: '/system/media/:name',
       handler: async (req) => {
         const m = await d.media.byFileName(req.params['name']!);
-        const data = m && (await d.files.read(m.fileName!));
-        if (!m || !data) throw Errors.routeNotFound();
-        return serve(m, data);
+        const reply = m && (await serveFile(req, m.fileName!, m.contentType));
+        if (!reply) throw Errors.routeNotFound();
+        return reply;
       },
     },
     {
@@ -112,8 +114,8 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         const id = req.params['id']!;
         const m = isId(id) ? await d.media.byId(id) : undefined;
         if (!m || !m.remoteUrl) throw Errors.routeNotFound();
-        const kept = m.fileName ? await d.files.read(m.fileName) : undefined;
-        if (kept) return serve(m, kept);
+        const kept = m.fileName ? await serveFile(req, m.fileName, m.contentType) : undefined;
+        if (kept) return kept;
         try {
           const res = await d.http.request({ method: 'GET', url: m.remoteUrl, sign: d.signer, maxBytes: m.type === 'image' ? MAX_IMAGE_BYTES : MAX_VIDEO_BYTES });
           if (res.status !== 200) throw new FetchError('transient', `status_${res.status}`, m.remoteUrl);
@@ -122,7 +124,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
           if (!kind || (kind.type !== m.type && !(m.type === 'gifv' && kind.type === 'video'))) throw new FetchError('unsupported', 'media_type_mismatch', m.remoteUrl);
           const fileName = await d.files.save(res.body, kind.contentType);
           await d.media.cached(m.id, fileName, res.body.length, kind.contentType);
-          return serve({ ...m, contentType: kind.contentType }, res.body);
+          return (await serveFile(req, fileName, kind.contentType)) ?? { status: 200, headers: headersFor(kind.contentType), body: res.body };
         } catch (e) {
           if (!(e instanceof FetchError)) throw e;
           d.log.info({ media: m.id, url: m.remoteUrl, reason: e.reason }, 'remote media not fetched');

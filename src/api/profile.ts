@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { isUploadedFile, type UploadedFile } from '../http/params.js';
+import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
@@ -80,18 +81,14 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
 
   const serveImage = (kind: ImageKind) => async (req: Request) => {
     const name = req.params['name']!;
-    const data = (await d.accounts.profileImage(kind, name)) ? await d.files.read(name) : undefined;
-    if (!data) throw Errors.routeNotFound();
-    return {
-      status: 200,
-      headers: {
-        'Content-Type': MediaFiles.contentTypeOf(name),
-        'Cache-Control': 'public, max-age=31536000, immutable',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Security-Policy': "default-src 'none'; sandbox",
-      },
-      body: data,
-    };
+    const f = (await d.accounts.profileImage(kind, name)) ? await d.files.locate(name) : undefined;
+    if (!f) throw Errors.routeNotFound();
+    return fileReply(f.path, f.size, req.headers['range'], {
+      'Content-Type': MediaFiles.contentTypeOf(name),
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+    });
   };
 
   return [

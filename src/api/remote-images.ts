@@ -7,6 +7,7 @@ import { missingImage } from '../entities/account.js';
 import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
+import { fileReply } from '../http/file-body.js';
 import type { Reply, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { MediaFiles } from '../media/media-files.js';
@@ -84,19 +85,15 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
         const url = kind === 'avatar' ? a.avatarRemoteUrl : a.headerRemoteUrl;
         if (!url) return fallback(kind);
         const got = await image(url);
-        const data = got && (await d.files.read(got.fileName));
-        if (!got || !data) return fallback(kind);
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': got.contentType,
-            // The address changes with the image (?v=), so a copy may be kept long.
-            'Cache-Control': 'public, max-age=604800',
-            'X-Content-Type-Options': 'nosniff',
-            'Content-Security-Policy': "default-src 'none'; sandbox",
-          },
-          body: data,
-        };
+        const f = got && (await d.files.locate(got.fileName));
+        if (!got || !f) return fallback(kind);
+        return fileReply(f.path, f.size, req.headers['range'], {
+          'Content-Type': got.contentType,
+          // The address changes with the image (?v=), so a copy may be kept long.
+          'Cache-Control': 'public, max-age=604800',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        });
       },
     },
   ];

@@ -7,9 +7,11 @@ import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
+import { isFileBody, type FileBody } from './file-body.js';
 import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
+import { streamFile } from './stream-file.js';
 import type { Reply, Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
 
@@ -31,6 +33,8 @@ interface Exchange {
   readingBody: boolean;
   /** The request carried a body we did not read: the connection cannot be reused. */
   closeAfter: boolean;
+  /** Set while a file is streamed: aborted when the client goes away. */
+  streaming?: AbortController;
   readonly start: number;
 }
 
@@ -133,6 +137,7 @@ export class HttpServer {
     if (method !== 'GET' && method !== 'HEAD') void req.ip;
     res.onAborted(() => {
       ex.aborted = true;
+      ex.streaming?.abort();
       if (ex.readingBody) this.finish(ex, req, 0);
     });
     const lengthHeader = headers['content-length'];
@@ -218,7 +223,7 @@ export class HttpServer {
     if (ex.aborted) return this.finish(ex, req, 0);
     let status = reply?.status;
     let headers = reply?.headers;
-    let body = reply?.body ?? '';
+    let body: string | Buffer | FileBody = reply?.body ?? '';
     // A reply we cannot write safely (a handler bug, or a header value with CR/LF that would split the response)
     // becomes a 500 rather than a crash or an injected header.
     if (!Number.isInteger(status) || !headersAreSafe(headers)) {
@@ -228,7 +233,7 @@ export class HttpServer {
       body = INTERNAL_ERROR_BODY;
     }
     const cors = corsApplies(req.path);
-    res.cork(() => {
+    const head = () => {
       res.writeStatus(statusLine(status));
       res.writeHeader('X-Request-Id', req.id);
       if (cors) for (const k of CORS_KEYS) res.writeHeader(k, CORS_HEADERS[k]!);
@@ -239,10 +244,37 @@ export class HttpServer {
           else for (const item of v) res.writeHeader(k, item);
         }
       }
+    };
+    if (isFileBody(body)) return this.writeFile(res, ex, req, status, body, head);
+    res.cork(() => {
+      head();
       if (req.method === 'HEAD') res.endWithoutBody(Buffer.byteLength(body), ex.closeAfter);
       else res.end(body, ex.closeAfter);
     });
     this.finish(ex, req, status);
+  }
+
+  /** A file body: streamed from disk (HEAD: its length only); a file gone since the handler looked is a 404. */
+  private writeFile(res: HttpResponse, ex: Exchange, req: Request, status: number, body: FileBody, head: () => void): void {
+    if (req.method === 'HEAD') {
+      res.cork(() => {
+        head();
+        res.endWithoutBody(body.end - body.start + 1, ex.closeAfter);
+      });
+      return this.finish(ex, req, status);
+    }
+    ex.streaming = new AbortController();
+    streamFile(res, body, ex.streaming.signal, head).then(
+      (outcome) => {
+        if (outcome === 'not_found') return this.send(res, ex, req, Errors.routeNotFound());
+        this.finish(ex, req, status);
+      },
+      (e: unknown) => {
+        this.deps.log.error({ req: req.id, err: e }, 'file streaming failed');
+        if (!ex.aborted) res.close();
+        this.finish(ex, req, 0);
+      },
+    );
   }
 
   private finish(ex: Exchange, req: Request, status: number): void {

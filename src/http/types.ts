@@ -1,4 +1,5 @@
 // The shapes shared by the front end and every route module.
+import type { FileBody } from './file-body.js';
 import type { Request } from './request.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -9,7 +10,7 @@ export type HeaderValue = string | readonly string[];
 export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, HeaderValue>>;
-  readonly body?: string | Buffer;
+  readonly body?: string | Buffer | FileBody;
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;

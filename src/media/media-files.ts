@@ -1,7 +1,7 @@
 // Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
 // server chose), written once and served as they are.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const EXTENSIONS: Record<string, string> = {
@@ -38,11 +38,13 @@ export class MediaFiles {
     if (NAME.test(name)) await rm(path.join(this.dir, name), { force: true });
   }
 
-  /** The file's bytes, or undefined for a name that is not one of ours. */
-  async read(name: string): Promise<Buffer | undefined> {
+  /** Where a stored file is and how long, to be streamed; undefined for a name that is not one of ours. */
+  async locate(name: string): Promise<{ path: string; size: number } | undefined> {
     if (!NAME.test(name)) return undefined;
+    const p = path.join(this.dir, name);
     try {
-      return await readFile(path.join(this.dir, name));
+      const st = await stat(p);
+      return st.isFile() ? { path: p, size: st.size } : undefined;
     } catch {
       return undefined;
     }
