@@ -54,6 +54,8 @@ function ed25519(task: Ed25519VerifyTask): VerifyResult {
 }
 
 function statement(item: StatementItem): StatementVerdict {
+  // Expiry is decided against nowMs: without a real clock reading, fail closed rather than let NaN compare false.
+  if (typeof item?.nowMs !== 'number' || !Number.isFinite(item.nowMs)) return { ok: false, reason: 'verification_error' };
   try {
     return verifyIdentityStatement(item.input, item.actorId, item.nowMs);
   } catch {

@@ -1,4 +1,4 @@
-// Ed25519 (RFC 8032, pure) with node:crypto: OpenSSL verifies ~12x faster than @noble/ed25519 here (bench/identity.ts).
+// Ed25519 (RFC 8032, pure) with node:crypto: OpenSSL verifies ~10x faster than @noble/ed25519 here (bench/identity.ts).
 // OpenSSL does not refuse small-order keys; callers must check them first (weak-keys.ts).
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 

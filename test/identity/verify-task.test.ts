@@ -64,13 +64,13 @@ describe('verify task: identity-statements', () => {
     assert.deepEqual(result.verdicts[6], { ok: false, reason: 'too_large' });
     assert.deepEqual(result.verdicts[7], { ok: false, reason: 'malformed_json' });
     assert.deepEqual(result.verdicts[8], { ok: false, reason: 'actor_mismatch' });
-    for (const i of [1, 2, 3, 4, 10, 11]) {
+    for (const i of [1, 2, 3, 4, 9, 10, 11]) {
       const verdict = result.verdicts[i]!;
       assert.equal(verdict.ok, false, `item ${i}`);
       assert.ok(['malformed_json', 'verification_error'].includes(verdict.reason!), `item ${i}: ${verdict.reason}`);
     }
-    // A nowMs that is not a number compares false with every expiry: the unexpiring statement still verifies.
-    assert.deepEqual(result.verdicts[9], { ok: true, subject: key.did, expiresAtMs: null });
+    // Without a clock reading expiry cannot be decided: a valid statement is refused rather than let through.
+    assert.deepEqual(result.verdicts[9], { ok: false, reason: 'verification_error' });
   });
 
   it('answers a task without an item list with a refusal instead of throwing', () => {
