@@ -110,8 +110,11 @@ export class HttpClient {
     }
   }
 
-  /** GET a JSON document, map non-2xx statuses to FetchError, check the media type, parse and validate it. */
-  async getJson<T>(url: string, schema: z.ZodType<T>, opts: GetJsonOptions = {}): Promise<{ value: T; url: string }> {
+  /**
+   * GET a JSON document, map non-2xx statuses to FetchError, check the media type, parse and validate it. `text` is
+   * the document as received (for signed parts that must be kept in their original form).
+   */
+  async getJson<T>(url: string, schema: z.ZodType<T>, opts: GetJsonOptions = {}): Promise<{ value: T; url: string; text: string }> {
     const accept = opts.accept ?? (opts.jrd ? JRD_ACCEPT : ACTIVITY_ACCEPT);
     const res = await this.request({
       method: 'GET',
@@ -126,9 +129,10 @@ export class HttpClient {
     if (!JSON_TYPES.has(type) && !(opts.jrd && type === 'application/jrd+json')) {
       throw fetchError('bad_content_type', res.url, type || 'no content-type');
     }
+    const text = res.body.toString('utf8').replace(/^\uFEFF/, '');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(res.body.toString('utf8').replace(/^\uFEFF/, ''));
+      parsed = JSON.parse(text);
     } catch {
       throw fetchError('invalid_json', res.url);
     }
@@ -138,7 +142,7 @@ export class HttpClient {
       const path = issue?.path.map(String).join('.') || '(root)';
       throw fetchError('invalid_document', res.url, `${path}: ${issue?.message ?? 'invalid'}`);
     }
-    return { value: result.data, url: res.url };
+    return { value: result.data, url: res.url, text };
   }
 
   private async headersFor(req: RequestInput, url: URL): Promise<Record<string, string>> {

@@ -38,7 +38,7 @@ export class InboxHandlers {
     const signer = await this.d.accounts.byId(job.signerId);
     if (!signer || signer.deletedAt) return;
     try {
-      await this.dispatch(parsed.data, signer, job.body);
+      await this.dispatch(parsed.data, signer, job.body, job.raw);
     } catch (e) {
       // A refusal (a forged or invalid document) will not change on retry; network trouble may.
       if (e instanceof FetchError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
@@ -49,7 +49,7 @@ export class InboxHandlers {
     }
   }
 
-  private async dispatch(a: ActivityDoc, signer: Account, raw: unknown): Promise<void> {
+  private async dispatch(a: ActivityDoc, signer: Account, raw: unknown, text: string | null): Promise<void> {
     switch (a.type) {
       case 'Follow':
         return this.onFollowed(a, signer);
@@ -60,7 +60,7 @@ export class InboxHandlers {
       case 'Reject':
         return this.onFollowAnswered(a, signer, false);
       case 'Update':
-        return this.onUpdated(a, signer);
+        return this.onUpdated(a, signer, text);
       case 'Delete':
         return this.onDeleted(a, signer);
       case 'Block':
@@ -162,13 +162,13 @@ export class InboxHandlers {
     await this.d.follows.remove('follows', follower.id, actor.id);
   }
 
-  private async onUpdated(a: ActivityDoc, actor: Account): Promise<void> {
+  private async onUpdated(a: ActivityDoc, actor: Account, text: string | null): Promise<void> {
     if (a.objectId !== actor.uri) {
       if (a.objectType && NOTE_TYPES.some((t) => t === a.objectType)) await this.d.notes.onUpdated(a, actor);
       return;
     }
     const doc = typeof a.object === 'object' && a.object ? actorSchema.safeParse(a.object) : undefined;
-    if (doc?.success) await this.d.remote.storeReceived(doc.data, actor);
+    if (doc?.success) await this.d.remote.storeReceived(doc.data, actor, text === null ? undefined : { text, path: ['object', 'attachment'] });
     else await this.d.remote.byUri(actor.uri!, { refresh: true });
   }
 

@@ -99,7 +99,8 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     // Ids are the idempotency key: a server may only name activities on its own origin.
     if (!sameOrigin(activity.id, signer.uri!)) throw Errors.badRequest("Invalid activity: its id is not on the actor's origin");
 
-    if (HANDLED.has(activity.type) && (await d.jobs.enqueue(activity.id, signer.id, req.body))) d.queued();
+    const raw = activity.type === 'Update' ? body.toString('utf8') : null;
+    if (HANDLED.has(activity.type) && (await d.jobs.enqueue(activity.id, signer.id, req.body, raw))) d.queued();
     return ACCEPTED;
   };
 

@@ -7,6 +7,7 @@ import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webF
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
+import type { JsonSource } from './json-source.js';
 import { sanitizeHtml } from './sanitize-html.js';
 
 /** A stored actor older than this is refetched when it is looked up (best effort: the stored copy serves on failure). */
@@ -21,7 +22,7 @@ export interface RemoteActorsDeps {
   /** Signs GETs as the instance actor (servers in authorized-fetch mode refuse unsigned ones). */
   readonly signer: Signer;
   /** Verifies and stores the identity statements of every actor document stored. */
-  readonly statements: { sync(account: Account, attachment: readonly unknown[]): Promise<void> };
+  readonly statements: { sync(account: Account, attachment: readonly unknown[], source?: JsonSource): Promise<void> };
 }
 
 export class RemoteActors {
@@ -68,10 +69,10 @@ export class RemoteActors {
       const stored = await this.d.accounts.byPublicKeyId(keyId);
       if (stored?.publicKeyPem && !stored.deletedAt) return stored;
     }
-    const { value, url } = await this.d.http.getJson(keyId, keyOrActorSchema, { sign: this.d.signer });
+    const { value, url, text } = await this.d.http.getJson(keyId, keyOrActorSchema, { sign: this.d.signer });
     let account: Account;
     if (value.kind === 'actor') {
-      account = await this.store(value.actor, url, undefined);
+      account = await this.store(value.actor, url, undefined, text);
     } else {
       if (!sameOrigin(value.key.id, value.key.owner) || !sameOrigin(value.key.id, url)) throw new FetchError('unsupported', 'origin_mismatch', keyId);
       account = await this.byUri(value.key.owner, { refresh: true });
@@ -81,14 +82,14 @@ export class RemoteActors {
   }
 
   /** Stores an actor document received inside a signed activity (Update) from its own origin. */
-  async storeReceived(doc: ActorDoc, existing: Account): Promise<Account> {
+  async storeReceived(doc: ActorDoc, existing: Account, source?: JsonSource): Promise<Account> {
     if (doc.id !== existing.uri) throw new FetchError('unsupported', 'origin_mismatch', doc.id);
     this.checkOrigins(doc, doc.id);
-    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host)));
+    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, existing.domain ?? new URL(doc.id).host)), source);
   }
 
-  private async stored(doc: ActorDoc, account: Account): Promise<Account> {
-    await this.d.statements.sync(account, doc.attachment);
+  private async stored(doc: ActorDoc, account: Account, source: JsonSource | undefined): Promise<Account> {
+    await this.d.statements.sync(account, doc.attachment, source);
     return account;
   }
 
@@ -104,8 +105,8 @@ export class RemoteActors {
   }
 
   private async fetchAndStore(uri: string, claimedDomain: string | undefined): Promise<Account> {
-    const { value, url } = await this.d.http.getJson(uri, actorSchema, { sign: this.d.signer });
-    const account = await this.store(value, url, claimedDomain);
+    const { value, url, text } = await this.d.http.getJson(uri, actorSchema, { sign: this.d.signer });
+    const account = await this.store(value, url, claimedDomain, text);
     void this.refreshCounts(account);
     return account;
   }
@@ -139,7 +140,7 @@ export class RemoteActors {
     if (doc.publicKey && !sameOrigin(doc.publicKey.id, doc.id)) throw new FetchError('unsupported', 'key_origin_mismatch', doc.id);
   }
 
-  private async store(doc: ActorDoc, fetchedFrom: string, claimedDomain: string | undefined): Promise<Account> {
+  private async store(doc: ActorDoc, fetchedFrom: string, claimedDomain: string | undefined, text: string): Promise<Account> {
     this.checkOrigins(doc, fetchedFrom);
     const existing = await this.d.accounts.byUri(doc.id);
     const host = new URL(doc.id).host.toLowerCase();
@@ -152,7 +153,7 @@ export class RemoteActors {
       domain = await this.handleDomain(doc);
       if (domain !== claimedDomain) throw new FetchError('unsupported', 'handle_mismatch', doc.id);
     }
-    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, domain)));
+    return this.stored(doc, await this.d.accounts.upsertRemote(toRemoteData(doc, domain)), { text, path: ['attachment'] });
   }
 
   private async webfinger(domain: string, resource: string): Promise<WebFingerDoc> {

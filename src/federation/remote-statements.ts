@@ -9,6 +9,7 @@ import { refuse } from '../identity/refusals.js';
 import type { Logger } from '../log.js';
 import type { Account } from '../store/accounts.js';
 import type { IdentityStatementStore, StoredStatement } from '../store/identity-statements.js';
+import { elementTexts, type JsonSource } from './json-source.js';
 
 export interface RemoteStatementsDeps {
   readonly pool: VerifyPool;
@@ -20,12 +21,13 @@ export interface RemoteStatementsDeps {
 export class RemoteStatements {
   constructor(private readonly d: RemoteStatementsDeps) {}
 
-  async sync(account: Account, attachment: readonly unknown[]): Promise<void> {
+  /** source: where the attachment is in the document as received, so statements are kept in their original text. */
+  async sync(account: Account, attachment: readonly unknown[], source?: JsonSource): Promise<void> {
     const actorId = account.uri;
     if (!actorId) return;
     try {
       // Bounded work per actor: only the first few statements are looked at (the same limit members have).
-      const texts = attachment.filter(isStatement).slice(0, MAX_STATEMENTS_PER_ACCOUNT).map(textOf);
+      const texts = statementTexts(attachment, source).slice(0, MAX_STATEMENTS_PER_ACCOUNT);
       const nowMs = this.d.clock.now();
       const verdicts = await Promise.all(
         texts.map((input): Promise<StatementVerdict> => (input === null ? Promise.resolve(refuse('malformed_statement')) : this.d.pool.verifyStatement({ input, actorId, nowMs }))),
@@ -43,6 +45,21 @@ export class RemoteStatements {
       this.d.log.warn({ err, actor: actorId }, 'remote identity statements not updated');
     }
   }
+}
+
+/**
+ * The statements' texts: as the peer wrote them when the source text is at hand (FEP-c390: clients are shown
+ * statements "in their original form"), else re-serialised from the parsed document.
+ */
+function statementTexts(attachment: readonly unknown[], source: JsonSource | undefined): (string | null)[] {
+  if (!attachment.some(isStatement)) return [];
+  const original = source && elementTexts(source.text, source.path);
+  if (original && original.length >= attachment.length) {
+    // The parsed attachment is the first items of the same array, in order. Whatever text is taken here is then
+    // verified against the actor like any other, so a wrong span could only be dropped, never trusted.
+    return original.slice(0, attachment.length).filter((_, i) => isStatement(attachment[i]));
+  }
+  return attachment.filter(isStatement).map(textOf);
 }
 
 /** The statement as JSON text; null for one that cannot be serialised (nested past the stack): only it is dropped. */

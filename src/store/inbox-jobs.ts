@@ -7,6 +7,8 @@ export interface InboxJob {
   readonly activityId: string;
   readonly signerId: string | null;
   readonly body: unknown;
+  /** The body as received, kept only for Updates (see enqueue). */
+  readonly raw: string | null;
   readonly attempts: number;
 }
 
@@ -16,23 +18,26 @@ const KEEP_PROCESSED = '7 days';
 export class InboxJobStore {
   constructor(private readonly db: Database) {}
 
-  /** false when the activity was seen before (nothing is stored). */
-  async enqueue(activityId: string, signerId: string, body: unknown): Promise<boolean> {
+  /**
+   * false when the activity was seen before (nothing is stored). raw: the received text, for activities whose
+   * embedded signed documents must be kept as written (actor Updates carrying identity statements).
+   */
+  async enqueue(activityId: string, signerId: string, body: unknown, raw: string | null = null): Promise<boolean> {
     return (await this.db.exec(
-      'INSERT INTO inbox_jobs (activity_id, signer_id, body) VALUES ($1, $2, $3::jsonb) ON CONFLICT (activity_id) DO NOTHING',
-      [activityId, signerId, JSON.stringify(body)],
+      'INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING',
+      [activityId, signerId, JSON.stringify(body), raw],
     )) === 1;
   }
 
   async claim(owner: string, limit: number, leaseMs: number): Promise<InboxJob[]> {
-    const rows = await this.db.rows<{ id: string; activity_id: string; signer_id: string | null; body: unknown; attempts: number }>(
+    const rows = await this.db.rows<{ id: string; activity_id: string; signer_id: string | null; body: unknown; raw: string | null; attempts: number }>(
       `UPDATE inbox_jobs SET lease_until = now() + $3 * interval '1 millisecond', lease_owner = $1, attempts = attempts + 1
        WHERE id IN (SELECT id FROM inbox_jobs WHERE processed_at IS NULL AND next_attempt_at <= now()
                     AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING id, activity_id, signer_id, body, attempts`,
+       RETURNING id, activity_id, signer_id, body, raw, attempts`,
       [owner, limit, leaseMs],
     );
-    return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => ({ id: r.id, activityId: r.activity_id, signerId: r.signer_id, body: r.body, attempts: r.attempts }));
+    return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => ({ id: r.id, activityId: r.activity_id, signerId: r.signer_id, body: r.body, raw: r.raw, attempts: r.attempts }));
   }
 
   async done(id: string, error?: string): Promise<void> {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyIdentityStatement } from '../../src/identity/identity-statement.js';
-import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { RawText, startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { startFedifyPeer, type FedifyPeer } from '../support/fedify-peer.js';
 import { newIdentityKey, signStatement } from '../support/identity-statements.js';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
@@ -122,9 +122,11 @@ describe('identity statements of remote actors', () => {
   let s: TestServer;
   let peer: FakePeer;
   let token: string;
+  /** The server's clock, moved by the expiry test; null follows real time. */
+  let fixedNow: number | null = null;
 
   before(async () => {
-    [s, peer] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer()]);
+    [s, peer] = await Promise.all([startTestServer(FED_ENV, undefined, { clock: { now: () => fixedNow ?? Date.now() } }), startFakeActorPeer()]);
     token = await adminToken(s);
   });
   after(async () => {
@@ -155,6 +157,48 @@ describe('identity statements of remote actors', () => {
     assert.deepEqual(await statementsOf(carol), [good, legacy, first]);
     const account = await api(s.url, token, 'GET', `/api/v1/accounts/${carol}`);
     assert.deepEqual(account.body.fields.map((f: Json) => f.name), ['Site']);
+  });
+
+  it('shows the statements in the text their server wrote, from a fetched document and from an Update', async () => {
+    const id = `${peer.url}/users/fay`;
+    // Key order, whitespace, escapes and a number form that JSON.stringify would all write differently; the
+    // signature covers the canonical form, so the statement verifies as written.
+    const written = (key = newIdentityKey()): string => {
+      const st = signStatement(key, id, { extra: { weight: 1 } }) as Json;
+      const aka = st.alsoKnownAs.replaceAll('/', '\\/');
+      return `{ "proof": ${JSON.stringify(st.proof, null, 1)},\n  "weight" : 1.0, "subject":"${st.subject}", "alsoKnownAs":"${aka}", "type":"Verifiable\\u0049dentityStatement" }`;
+    };
+    const first = written();
+    await peer.addActor('fay', { attachment: [{ type: 'PropertyValue', name: 'a', value: 'b' }, new RawText(first)] });
+    const fay = await lookup('fay');
+    const text = async (): Promise<string> => (await api(s.url, undefined, 'GET', `/api/v1/accounts/${fay}/identity_statements`)).text;
+    assert.equal(await text(), `[${first}]`);
+
+    const second = written();
+    peer.actor('fay').attachment = [new RawText(second), new RawText(first)];
+    const update = { '@context': AS, id: peer.newId('updates'), type: 'Update', actor: id, object: peer.document('fay') };
+    assert.equal((await peer.signedPost(`${s.url}/users/admin/inbox`, update, { actor: 'fay' })).status, 202);
+    await eventually(async () => assert.equal(await text(), `[${second},${first}]`));
+  });
+
+  it('stops showing a remote statement once its proof expires, without refetching the actor', async () => {
+    const id = `${peer.url}/users/gus`;
+    const expiresMs = Math.floor((Date.now() + 3_600_000) / 1000) * 1000;
+    const lasting = signStatement(newIdentityKey(), id);
+    const fleeting = signStatement(newIdentityKey(), id, { expires: new Date(expiresMs).toISOString().replace(/\.000Z$/, 'Z') });
+    await peer.addActor('gus', { attachment: [fleeting, lasting] });
+    const gus = await lookup('gus');
+    assert.deepEqual(await statementsOf(gus), [fleeting, lasting]);
+    const fetches = peer.requests.length;
+    try {
+      fixedNow = expiresMs - 1;
+      assert.deepEqual(await statementsOf(gus), [fleeting, lasting]);
+      fixedNow = expiresMs;
+      assert.deepEqual(await statementsOf(gus), [lasting]);
+    } finally {
+      fixedNow = null;
+    }
+    assert.equal(peer.requests.length, fetches, 'read from what was stored');
   });
 
   it('looks at no more than ten statements of one actor', async () => {

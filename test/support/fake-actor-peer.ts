@@ -191,8 +191,19 @@ function actorDocument(a: PeerActor): Record<string, unknown> {
   };
 }
 
+/** JSON text the peer writes exactly as given inside a document (for tests of documents kept in original form). */
+export class RawText {
+  constructor(readonly text: string) {}
+}
+
+function stringify(value: unknown): string {
+  const raws: string[] = [];
+  const text = JSON.stringify(value, (_k, v: unknown) => (v instanceof RawText ? `\u0000raw:${raws.push(v.text) - 1}` : v));
+  return text.replace(/"\\u0000raw:(\d+)"/g, (_m, i: string) => raws[Number(i)]!);
+}
+
 function send(res: http.ServerResponse, status: number, body?: unknown, type = AP_JSON): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
+  const text = body === undefined ? '' : stringify(body);
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -268,7 +279,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
   const signedPost = async (target: string, activity: unknown, o: SignedPostOptions): Promise<PostResult> => {
     const a = actor(o.actor);
     const url = new URL(target);
-    const signedBody = typeof activity === 'string' ? activity : JSON.stringify(activity);
+    const signedBody = typeof activity === 'string' ? activity : stringify(activity);
     const names = o.headers ?? ['(request-target)', 'host', 'date', 'digest'];
     const created = o.created ? Math.floor(Date.now() / 1000) : undefined;
     const headers: Record<string, string> = {
