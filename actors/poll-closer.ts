@@ -1,10 +1,15 @@
 // The poll closer: a supervised poller that announces ended polls (a `poll` notification to their author and
-// voters). It sleeps until the next poll ends, at most a minute (polls created on other nodes are seen by then),
-// and is kicked when this node creates a poll.
+// voters) and sends the due Updates of local polls (new counts after votes, the final counts at the end). It sleeps
+// until the next end or Update is due, at most a minute (work queued by other nodes is seen by then), and is kicked
+// when this node creates a poll or counts a vote.
 import { Poller } from './poller.js';
 
+type Round = { nextInMs: number | null };
+
 export interface PollCloserDeps {
-  readonly polls: { closeDue(limit: number): Promise<{ closed: number; nextInMs: number | null }> };
+  readonly polls: { closeDue(limit: number): Promise<Round & { closed: number }> };
+  /** Sends up to `limit` due poll Updates. */
+  readonly sendDueUpdates: (limit: number) => Promise<Round & { sent: number }>;
   readonly onClosed?: (count: number) => void;
   readonly onError?: (e: unknown) => void;
 }
@@ -18,10 +23,14 @@ export function startPollCloser(d: PollCloserDeps): Poller {
     minSleepMs: 50,
     onError: (e) => d.onError?.(e),
     round: async () => {
-      const { closed, nextInMs } = await d.polls.closeDue(BATCH);
-      if (closed > 0) d.onClosed?.(closed);
+      const ended = await d.polls.closeDue(BATCH);
+      if (ended.closed > 0) d.onClosed?.(ended.closed);
+      // The polls just closed have their final Update due now: sent in this round.
+      const updates = await d.sendDueUpdates(BATCH);
       // A full batch may have left more behind: go again at once.
-      return closed === BATCH ? 0 : nextInMs;
+      if (ended.closed === BATCH || updates.sent === BATCH) return 0;
+      const next = [ended.nextInMs, updates.nextInMs].filter((n): n is number => n !== null);
+      return next.length ? Math.min(...next) : null;
     },
   });
 }

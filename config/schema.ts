@@ -60,6 +60,7 @@ const EnvSchema = z.object({
   DELIVERY_RETRY_BASE_MS: positiveInt(10, 3_600_000).default(30_000),
   DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
+  POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
 });
@@ -94,6 +95,8 @@ export interface Config {
     readonly deliveryGiveUpMs: number;
     /** How long a claimed delivery stays claimed before another worker may take it (crash recovery). */
     readonly deliveryLeaseMs: number;
+    /** How long after a vote a local poll's new counts go out (one Update for all votes in that time). */
+    readonly pollUpdateDelayMs: number;
   };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
@@ -150,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
       deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,
+      pollUpdateDelayMs: e.POLL_UPDATE_DELAY_MS,
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,

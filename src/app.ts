@@ -94,6 +94,9 @@ import { registrationPageRoutes } from './web/registration-pages.js';
 import { WebAuth } from './web/session.js';
 import { staticPageRoutes } from './web/static-pages.js';
 
+/** A node queueing a poll's Update holds it this long; if the node dies, another sends it after that. */
+const POLL_UPDATE_LEASE_MS = 60_000;
+
 export interface App {
   readonly config: Config;
   readonly port: number;
@@ -164,7 +167,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const lists = new ListStore(db);
   const reports = new ReportStore(db);
   const media = new MediaStore(db);
-  const polls = new PollStore(db);
+  const polls = new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs });
   const reactions = new ReactionStore(db);
   const mediaFiles = new MediaFiles(config.dataDir);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
@@ -215,14 +218,18 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     publisher.kick = (hosts) => scheduler.kick(hosts);
     return deliverySup;
   };
+  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls });
+  const pollService = new PollService({ log: fedLog, polls, accounts, statuses, publisher, uris, statusService, notes });
   let pollCloser: Poller | undefined;
   const startPolls = () => {
     pollCloser = startPollCloser({
       polls,
+      sendDueUpdates: (limit) =>
+        polls.sendDueUpdates(limit, POLL_UPDATE_LEASE_MS, (p) => pollService.sendUpdate(p), (poll, err) => fedLog.warn({ err, poll }, 'poll update not sent; retried later')),
       onClosed: (count) => fedLog.info({ count }, 'polls ended'),
       onError: (err) => fedLog.error({ err }, 'poll closer round failed'),
     });
-    polls.onCreated = () => pollCloser?.kick();
+    polls.onDue = () => pollCloser?.kick();
     return pollCloser;
   };
   const supLog = log.child({ component: 'supervisor' });
@@ -263,7 +270,6 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   };
   const views = new AccountViews(follows, config);
   const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl, polls, reactions);
-  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls });
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
@@ -277,7 +283,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
-    ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: new PollService({ polls, accounts, publisher, uris }) }),
+    ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: pollService }),
     ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
     ...appRoutes(oauth),

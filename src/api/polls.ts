@@ -1,4 +1,5 @@
-// Polls: read one (as its status's visibility allows) and vote (choices[] by index).
+// Polls: read one (as its status's visibility allows; a remote one may be refreshed from its server in the
+// background) and vote (choices[] by index).
 import { z } from 'zod';
 import { pollEntity } from '../entities/poll.js';
 import { Errors } from '../errors.js';
@@ -45,7 +46,9 @@ export function pollRoutes(d: PollApiDeps): Route[] {
       path: '/api/v1/polls/:id',
       handler: async (req) => {
         const viewerId = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
-        const { poll } = await find(req, viewerId);
+        const { poll, status } = await find(req, viewerId);
+        // A member viewing a remote poll whose copy may be stale: fetched again, this answer not waiting for it.
+        if (viewerId) d.service.refreshIfStale(poll, status);
         return json(200, await render(poll.id, viewerId));
       },
     },

@@ -26,6 +26,8 @@ export interface NoteParts {
   readonly inReplyTo: string | null;
   readonly media?: readonly Media[];
   readonly poll?: Poll;
+  /** The time that decides whether the poll has ended (default now). */
+  readonly now?: number;
 }
 
 export function addressing(visibility: Visibility, followers: string, mentioned: readonly string[]): { to: string[]; cc: string[] } {
@@ -41,17 +43,28 @@ export function addressing(visibility: Visibility, followers: string, mentioned:
   }
 }
 
+const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * A poll as Mastodon publishes it in its Question: the options with their counts (`replies.totalItems`), the voters,
+ * `endTime`, and `closed` (the end) once it has ended. A poll hiding its totals shows them only at its end.
+ */
+export function questionFields(poll: Poll, now: number): Record<string, unknown> {
+  const ended = poll.expiresAt !== null && poll.expiresAt.getTime() <= now;
+  const hidden = poll.hideTotals && !ended;
+  return {
+    [poll.multiple ? 'anyOf' : 'oneOf']: poll.options.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: hidden ? 0 : (poll.counts[i] ?? 0) } })),
+    ...(poll.expiresAt ? { endTime: isoSeconds(poll.expiresAt) } : {}),
+    ...(ended ? { closed: isoSeconds(poll.expiresAt!) } : {}),
+    votersCount: poll.votersCount,
+  };
+}
+
 export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Record<string, unknown> {
   const { status: s, author } = p;
   const id = uris.status(author.username, s.id);
   const mentioned = p.mentions.map((m) => actorUri(m, uris));
-  const poll = p.poll
-    ? {
-        [p.poll.multiple ? 'anyOf' : 'oneOf']: p.poll.options.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: p.poll!.counts[i] ?? 0 } })),
-        ...(p.poll.expiresAt ? { endTime: p.poll.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
-        votersCount: p.poll.votersCount,
-      }
-    : {};
+  const poll = p.poll ? questionFields(p.poll, p.now ?? Date.now()) : {};
   return {
     id,
     type: p.poll ? 'Question' : 'Note',

@@ -164,7 +164,11 @@ export class NoteHandlers {
     return this.store(note, author, parent);
   }
 
-  /** An Update of one of the signer's posts we hold: its new text replaces the old, the old kept as history. */
+  /**
+   * An Update of one of the signer's posts we hold. A poll takes the counts and end it carries. As in Mastodon, only
+   * an Update saying the post was edited after the version we hold (`updated`) is an edit: its new text replaces
+   * the old, the old kept as history; otherwise (a poll's new counts) nothing else changes.
+   */
   async onUpdated(a: ActivityDoc, author: Account): Promise<void> {
     if (typeof a.object !== 'object' || a.object === null) return;
     const parsed = noteSchema.safeParse(a.object);
@@ -173,6 +177,8 @@ export class NoteHandlers {
     if (note.attributedTo !== author.uri || !sameOrigin(note.id, author.uri!)) throw new FetchError('unsupported', 'note_not_authors', note.id);
     const s = await this.d.statuses.byUri(note.id);
     if (!s || s.accountId !== author.id || s.deletedAt) return;
+    if (note.poll) await this.d.polls.setRemote(s.id, note.poll);
+    if (!note.updated || (s.editedAt && note.updated.getTime() <= s.editedAt.getTime())) return;
     const recipients = await this.localRecipients(note);
     const remoteMentions = await this.knownRemote(note.mentions);
     const before = new Set(s.mentionIds);
@@ -182,9 +188,18 @@ export class NoteHandlers {
       editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
     });
     if (!edited) return;
-    if (note.poll) await this.d.polls.setRemoteCounts(s.id, note.poll.counts, note.poll.voters);
     for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
     for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
+  }
+
+  /** A remote poll's Question fetched again from its server (signed): its counts and end, as from an Update. */
+  async refreshPoll(s: Status): Promise<void> {
+    if (!s.uri || this.d.uris.isLocal(s.uri)) return;
+    const author = await this.d.accounts.byId(s.accountId);
+    if (!author?.uri) return;
+    const { value: note, url } = await this.d.http.getJson(s.uri, noteSchema, { sign: this.d.signer });
+    if (note.id !== s.uri || !sameOrigin(note.id, url) || note.attributedTo !== author.uri) return;
+    if (note.poll) await this.d.polls.setRemote(s.id, note.poll);
   }
 
   /** A vote in one of our members' polls (a Note named like an option); true when it was one. */

@@ -63,11 +63,15 @@ function pollOf(raw: Record<string, unknown>): NoteDoc['poll'] {
     counts.push(typeof total === 'number' && Number.isInteger(total) && total >= 0 ? total : 0);
   }
   if (options.length < 1) return null;
-  const end = typeof raw['endTime'] === 'string' ? new Date(raw['endTime']) : typeof raw['closed'] === 'string' ? new Date(raw['closed']) : null;
+  // The end: when it closed (Mastodon reads `closed` first), else when it is to end; `closed: true` without a time
+  // means it has ended by now.
+  const date = (v: unknown) => (typeof v === 'string' && !Number.isNaN(new Date(v).getTime()) ? new Date(v) : null);
+  const endTime = date(raw['endTime']);
+  const closed = date(raw['closed']) ?? (raw['closed'] === true ? new Date(Math.min(endTime?.getTime() ?? Infinity, Date.now())) : null);
   const voters = raw['votersCount'];
   return {
     options, counts, multiple,
-    endTime: end && !Number.isNaN(end.getTime()) ? end : null,
+    endTime: closed ?? endTime,
     voters: typeof voters === 'number' && Number.isInteger(voters) && voters >= 0 ? voters : null,
   };
 }

@@ -139,13 +139,21 @@ export class StatusService {
     return { note: noteDocument({ status: s, author, mentions, inReplyTo, media, poll }, this.d.uris, this.d.config), mentions, parentAuthor };
   }
 
-  private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete'): Promise<void> {
+  /**
+   * An Update of a local poll's Question (its counts now, `closed` once ended) to the audience its Create had, and to
+   * the remote accounts that voted (their servers hold a copy and tell their voters when it ends).
+   */
+  async federatePoll(s: Status, author: Account, voters: readonly Account[]): Promise<void> {
+    await this.federate(s, author, 'update', voters);
+  }
+
+  private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete', extra: readonly Account[] = []): Promise<void> {
     const { note, mentions, parentAuthor } = await this.note(s, author);
     const activity =
       kind === 'create' ? createNoteActivity(note, this.d.uris, author) : kind === 'update' ? updateNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : mentions;
-    await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', audience);
+    await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', [...audience, ...extra]);
   }
 
   /** The accounts a text mentions, keyed by the handle as written (lower-cased); unknown handles are left out. */

@@ -1,5 +1,6 @@
 // Polls and their votes. A vote is refused (with the reason) when the poll has ended, is the voter's own, was
-// already answered by them, or the choices do not fit the poll.
+// already answered by them, or the choices do not fit the poll. A vote counted in a local poll schedules the Update
+// that tells other servers the new counts (once per burst: `update_due_at`), and so does its end.
 import type { Database } from './db.js';
 
 export interface Poll {
@@ -41,19 +42,31 @@ function toPoll(r: Row): Poll {
   };
 }
 
-export class PollStore {
-  /** Told of each new poll (the poll closer sleeps until the next end it knows of). */
-  onCreated: () => void = () => {};
+export interface PollStoreOptions {
+  /** How long after a vote the poll's Update goes out; votes meanwhile ride along (Mastodon waits 3 minutes). */
+  readonly updateDelayMs: number;
+}
 
-  constructor(private readonly db: Database) {}
+/** A remote poll as its server publishes it (a Question delivered, updated or fetched). */
+export interface RemotePollState {
+  readonly counts: readonly number[];
+  readonly voters: number | null;
+  readonly endTime: Date | null;
+}
+
+export class PollStore {
+  /** Told when a poll has new work for the poll closer (created, counted, its end moved), which sleeps until it is due. */
+  onDue: () => void = () => {};
+
+  constructor(private readonly db: Database, private readonly o: PollStoreOptions) {}
 
   async create(p: { statusId: string; accountId: string; options: readonly string[]; multiple: boolean; hideTotals: boolean; expiresAt: Date | null; remoteCounts?: number[]; remoteVoters?: number | null }): Promise<void> {
     await this.db.exec(
-      `INSERT INTO polls (status_id, account_id, options, multiple, hide_totals, expires_at, remote_counts, remote_voters)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (status_id) DO NOTHING`,
+      `INSERT INTO polls (status_id, account_id, options, multiple, hide_totals, expires_at, remote_counts, remote_voters, refreshed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $7::integer[] IS NULL THEN NULL ELSE now() END) ON CONFLICT (status_id) DO NOTHING`,
       [p.statusId, p.accountId, p.options, p.multiple, p.hideTotals, p.expiresAt, p.remoteCounts ?? null, p.remoteVoters ?? null],
     );
-    this.onCreated();
+    this.onDue();
   }
 
   async byId(id: string): Promise<Poll | undefined> {
@@ -79,9 +92,14 @@ export class PollStore {
     return out;
   }
 
-  /** Records a vote (one row per choice, under a lock on the poll); `uris` are the remote vote activities' ids. */
+  /**
+   * Records a vote (one row per choice, under a lock on the poll); `uris` are the remote vote activities' ids. In a
+   * local poll whose totals are shown, a counted vote schedules its Update unless one is already scheduled (as
+   * Mastodon does, a poll hiding its totals tells other servers only at its end).
+   */
   async vote(pollId: string, accountId: string, choices: readonly number[], now: Date, uris?: readonly string[]): Promise<VoteRefusal | null> {
-    return this.db.tx(async (q) => {
+    let scheduled = false;
+    const refused = await this.db.tx(async (q): Promise<VoteRefusal | null> => {
       const p = (await q.query<{ account_id: string; options: string[]; multiple: boolean; expires_at: Date | null }>(
         'SELECT account_id, options, multiple, expires_at FROM polls WHERE id = $1 FOR UPDATE', [pollId])).rows[0];
       if (!p) return 'bad_choices';
@@ -94,29 +112,114 @@ export class PollStore {
       const already = await q.query('SELECT 1 FROM poll_votes WHERE poll_id = $1 AND account_id = $2 LIMIT 1', [pollId, accountId]);
       // A remote server sends one activity per choice of a multiple-choice vote: later choices are accepted.
       if (already.rowCount && !(uris && p.multiple)) return 'already_voted';
+      let counted = 0;
       for (const [i, c] of unique.entries()) {
-        await q.query('INSERT INTO poll_votes (poll_id, account_id, choice, uri) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [pollId, accountId, c, uris?.[i] ?? null]);
+        counted += (await q.query('INSERT INTO poll_votes (poll_id, account_id, choice, uri) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [pollId, accountId, c, uris?.[i] ?? null])).rowCount ?? 0;
+      }
+      if (counted > 0) {
+        scheduled = ((await q.query(
+          `UPDATE polls SET update_due_at = coalesce(update_due_at, now() + $2 * interval '1 millisecond')
+           WHERE id = $1 AND remote_counts IS NULL AND NOT hide_totals`,
+          [pollId, this.o.updateDelayMs],
+        )).rowCount ?? 0) > 0;
       }
       return null;
     });
+    if (scheduled) this.onDue();
+    return refused;
   }
 
-  /** Counts a remote poll's server publishes (an Update of its Question). */
-  async setRemoteCounts(statusId: string, counts: number[], voters: number | null): Promise<void> {
-    await this.db.exec('UPDATE polls SET remote_counts = $2, remote_voters = $3 WHERE status_id = $1 AND remote_counts IS NOT NULL', [statusId, counts, voters]);
+  /**
+   * A remote poll as its server now publishes it (an Update of its Question, or the Question fetched again): its
+   * counts, and its end when given (a poll shown closed ends then, and its voters here are told by the closer).
+   */
+  async setRemote(statusId: string, s: RemotePollState): Promise<void> {
+    const r = await this.db.one<{ moved: boolean }>(
+      `WITH old AS (SELECT id, expires_at FROM polls WHERE status_id = $1 AND remote_counts IS NOT NULL FOR UPDATE)
+       UPDATE polls p SET remote_counts = $2, remote_voters = $3, refreshed_at = now(), expires_at = coalesce($4, old.expires_at)
+       FROM old WHERE p.id = old.id RETURNING p.expires_at IS DISTINCT FROM old.expires_at AS moved`,
+      [statusId, s.counts, s.voters, s.endTime],
+    );
+    if (r?.moved) this.onDue();
+  }
+
+  /**
+   * Claims the refresh of a remote poll whose copy may be stale: read more than `staleMs` ago, and before its end
+   * (once read after the end, the final counts are known). True for the one caller (of any node) that should fetch.
+   */
+  async claimRefresh(pollId: string, staleMs: number): Promise<boolean> {
+    return (await this.db.exec(
+      `UPDATE polls SET refreshed_at = now() WHERE id = $1 AND remote_counts IS NOT NULL
+         AND (refreshed_at IS NULL OR refreshed_at < now() - $2 * interval '1 millisecond')
+         AND (refreshed_at IS NULL OR expires_at IS NULL OR refreshed_at < expires_at)`,
+      [pollId, staleMs],
+    )) > 0;
+  }
+
+  /** Remote accounts that voted in a poll (their servers hold a copy of it). */
+  async remoteVoterIds(pollId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ account_id: string }>(
+      'SELECT DISTINCT v.account_id FROM poll_votes v JOIN accounts a ON a.id = v.account_id WHERE v.poll_id = $1 AND a.domain IS NOT NULL',
+      [pollId],
+    );
+    return rows.map((r) => r.account_id);
+  }
+
+  /**
+   * Sends the due Updates of up to `limit` local polls. Each is claimed first (due time cleared, a lease set; SKIP
+   * LOCKED lets several nodes share the work) and the lease is dropped once `send` has queued the Update, so no row
+   * lock is held while sending: a vote counted meanwhile schedules the next Update, and a node that dies mid-send
+   * leaves the lease to expire, after which any node sends it again (at least once). A poll whose `send` throws is
+   * reported and retried when its lease ends, without holding up the others. Returns how many were sent and the
+   * milliseconds until the next is due (null: none).
+   */
+  async sendDueUpdates(
+    limit: number,
+    leaseMs: number,
+    send: (p: { id: string; statusId: string }) => Promise<void>,
+    onFailed: (pollId: string, e: unknown) => void,
+  ): Promise<{ sent: number; nextInMs: number | null }> {
+    const claimed = await this.db.rows<{ id: string; status_id: string; lease: string }>(
+      `WITH due AS (
+         SELECT id FROM polls WHERE update_due_at <= now() OR update_lease_until <= now()
+         ORDER BY least(update_due_at, update_lease_until) LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE polls p SET update_due_at = NULL, update_lease_until = now() + $2 * interval '1 millisecond'
+       FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.update_lease_until::text AS lease`,
+      [limit, leaseMs],
+    );
+    let sent = 0;
+    for (const c of claimed) {
+      try {
+        await send({ id: c.id, statusId: c.status_id });
+      } catch (e) {
+        onFailed(c.id, e);
+        continue;
+      }
+      // Unless the lease ran out and another node holds the poll now.
+      await this.db.exec('UPDATE polls SET update_lease_until = NULL WHERE id = $1 AND update_lease_until = $2::timestamptz', [c.id, c.lease]);
+      sent++;
+    }
+    const r = await this.db.one<{ next_in_ms: string | null }>(
+      `SELECT greatest(0, ceil(extract(epoch FROM least(
+         (SELECT min(update_due_at) FROM polls WHERE update_due_at IS NOT NULL),
+         (SELECT min(update_lease_until) FROM polls WHERE update_lease_until IS NOT NULL)) - now()) * 1000)) AS next_in_ms`,
+    );
+    return { sent, nextInMs: r?.next_in_ms == null ? null : Number(r.next_in_ms) };
   }
 
   /**
    * Announces the end of up to `limit` polls past their end: a `poll` notification for their author (if a member)
-   * and for each member who voted, once (SKIP LOCKED lets several nodes share the work). Returns how many closed,
-   * and the milliseconds until the next open poll ends (null: none).
+   * and for each member who voted, once (SKIP LOCKED lets several nodes share the work); a local poll's final
+   * Update is due at once. Returns how many closed, and the milliseconds until the next open poll ends (null: none).
    */
   async closeDue(limit: number): Promise<{ closed: number; nextInMs: number | null }> {
     const r = await this.db.one<{ closed: string; next_in_ms: string | null }>(
       `WITH due AS (
          SELECT id FROM polls WHERE closed_at IS NULL AND expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
        ), closed AS (
-         UPDATE polls p SET closed_at = now() FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.account_id
+         UPDATE polls p SET closed_at = now(), update_due_at = CASE WHEN p.remote_counts IS NULL THEN now() ELSE p.update_due_at END
+         FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.account_id
        ), told AS (
          INSERT INTO notifications (account_id, from_account_id, type, status_id)
          SELECT who.account_id, c.account_id, 'poll', c.status_id

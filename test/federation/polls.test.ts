@@ -1,7 +1,9 @@
 // Polls: a member posts a poll (options, duration, single or multiple choice); others vote once by option index;
 // the author cannot vote; an ended poll takes no votes; counts and own votes show in the Poll entity. Between two
 // servers the poll arrives as a Question, a remote member's vote reaches the author's server and is counted there.
-// When a poll ends, its author and the members who voted get a `poll` notification, once.
+// When a poll ends, its author and the members who voted get a `poll` notification, once. A poll delivered to a
+// follower's server follows the author's counts (an Update of the Question after votes, and at the end with
+// `closed`); a stale copy viewed there is fetched again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
@@ -11,7 +13,7 @@ import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
+const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200', POLL_UPDATE_DELAY_MS: '200' };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
 type Json = any;
@@ -139,5 +141,93 @@ describe('polls', () => {
     a.app.pollCloser()!.kick();
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await pollNotes('wen')).length, 1, 'told once');
+  });
+
+  describe('a poll delivered to a follower\'s server', () => {
+    let onB: Json; // the status as B shows it
+    let posted: Json; // the status as A shows it
+    const countsOnB = async () => (await api(b.url, token['remote'], 'GET', `/api/v1/polls/${onB.poll.id}`)).body;
+
+    before(async () => {
+      const vicOnB = await api(b.url, token['remote'], 'GET', `/api/v1/accounts/lookup?acct=vic@${new URL(a.url).host}`);
+      assert.equal(vicOnB.status, 200, JSON.stringify(vicOnB.body));
+      assert.equal((await api(b.url, token['remote'], 'POST', `/api/v1/accounts/${vicOnB.body.id}/follow`)).status, 200);
+      await eventually(async () => {
+        const rel = (await api(b.url, token['remote'], 'GET', `/api/v1/accounts/relationships?id[]=${vicOnB.body.id}`)).body;
+        assert.equal(rel[0].following, true);
+      });
+      posted = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Which colour?', poll: { options: ['Red', 'Blue', 'Green'], expires_in: 3600 } })).body;
+      // It reaches B as a delivered Create of the Question (B's member follows vic): in B's home timeline.
+      await eventually(async () => {
+        const home = (await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[];
+        onB = home.find((st) => st.uri === posted.uri);
+        assert.ok(onB, 'delivered to B');
+      });
+      assert.deepEqual(onB.poll.options.map((o: Json) => [o.title, o.votes_count]), [['Red', 0], ['Blue', 0], ['Green', 0]]);
+    });
+
+    it("takes the author's counts from the Updates A sends after votes there and from B", async () => {
+      assert.equal((await api(b.url, token['remote'], 'POST', `/api/v1/polls/${onB.poll.id}/votes`, { choices: [1] })).status, 200);
+      await eventually(async () => {
+        assert.deepEqual((await api(a.url, undefined, 'GET', `/api/v1/polls/${posted.poll.id}`)).body.options.map((o: Json) => o.votes_count), [0, 1, 0]);
+      });
+      // Votes on A: only A's Update can tell B of them.
+      assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${posted.poll.id}/votes`, { choices: [2] })).status, 200);
+      assert.equal((await api(a.url, token['admin'], 'POST', `/api/v1/polls/${posted.poll.id}/votes`, { choices: [1] })).status, 200);
+      await eventually(async () => {
+        const poll = await countsOnB();
+        assert.deepEqual(poll.options.map((o: Json) => o.votes_count), [0, 2, 1]);
+        assert.equal(poll.votes_count, 3);
+        assert.deepEqual(poll.own_votes, [1]);
+        assert.equal(poll.expired, false);
+      });
+      const status = (await api(b.url, token['remote'], 'GET', `/api/v1/statuses/${onB.id}`)).body;
+      assert.deepEqual(status.poll.options.map((o: Json) => o.votes_count), [0, 2, 1]);
+      assert.equal(status.edited_at, null, 'new counts are not an edit');
+      assert.equal((await api(b.url, token['remote'], 'GET', `/api/v1/statuses/${onB.id}/history`)).body.length, 1, 'the original only');
+    });
+
+    it('shows the final counts and the end after A closes the poll, and tells B\'s voter once', async () => {
+      const moved = await a.app.db.pool.query<{ expires_at: Date }>(
+        "UPDATE polls SET expires_at = now() - interval '2 seconds' WHERE id = $1 RETURNING expires_at", [posted.poll.id]);
+      a.app.pollCloser()!.kick();
+      const endOnA = Math.floor(moved.rows[0]!.expires_at.getTime() / 1000) * 1000;
+      await eventually(async () => {
+        const poll = await countsOnB();
+        assert.equal(poll.expired, true);
+        assert.equal(Date.parse(poll.expires_at), endOnA, 'the end A published');
+        assert.deepEqual(poll.options.map((o: Json) => o.votes_count), [0, 2, 1]);
+      });
+      const pollNotes = async () => ((await api(b.url, token['remote'], 'GET', '/api/v1/notifications?types[]=poll')).body as Json[]).filter((n) => n.status.id === onB.id);
+      await eventually(async () => {
+        const notes = await pollNotes();
+        assert.deepEqual(notes.map((n: Json) => [n.type, n.account.acct, n.status.poll.expired]), [['poll', `vic@${new URL(a.url).host}`, true]]);
+      });
+      b.app.pollCloser()!.kick();
+      a.app.pollCloser()!.kick();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((await pollNotes()).length, 1, 'told once');
+    });
+
+    it('fetches a stale copy again when a member views it, without waiting for it', async () => {
+      const fresh = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Stale?', poll: { options: ['Up', 'Down'], expires_in: 3600 } })).body;
+      let copy: Json;
+      await eventually(async () => {
+        copy = ((await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[]).find((st) => st.uri === fresh.uri);
+        assert.ok(copy);
+      });
+      assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${fresh.poll.id}/votes`, { choices: [0] })).status, 200);
+      const seenOnB = async () => (await api(b.url, token['remote'], 'GET', `/api/v1/polls/${copy.poll.id}`)).body.options.map((o: Json) => o.votes_count);
+      await eventually(async () => assert.deepEqual(await seenOnB(), [1, 0]));
+      // B's copy goes stale (as if an Update had been lost), last read ten minutes ago: viewing it reads A's again.
+      await b.app.db.pool.query("UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = $1", [copy!.poll.id]);
+      await eventually(async () => assert.deepEqual(await seenOnB(), [1, 0]));
+      // An anonymous view does not fetch (as in Mastodon, only a member's does).
+      await b.app.db.pool.query("UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = $1", [copy!.poll.id]);
+      const anonymous = async () => (await api(b.url, undefined, 'GET', `/api/v1/polls/${copy!.poll.id}`)).body.options.map((o: Json) => o.votes_count);
+      assert.deepEqual(await anonymous(), [0, 0]);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await anonymous(), [0, 0]);
+    });
   });
 });
