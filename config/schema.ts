@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MULTIPART_BYTES } from '../src/media/limits.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -45,7 +46,7 @@ const EnvSchema = z.object({
   VERIFY_IDLE_MS: positiveInt(100, 3_600_000).default(30_000),
   MAX_BODY_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   MAX_FORM_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(64 * 1024),
-  MAX_MULTIPART_BYTES: positiveInt(1024, 1024 * 1024 * 1024).default(40 * 1024 * 1024),
+  MAX_MULTIPART_BYTES: positiveInt(1024, 1024 * 1024 * 1024).default(DEFAULT_MULTIPART_BYTES),
   FEDERATION_ALLOW_PRIVATE: z
     .string()
     .default('false')

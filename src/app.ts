@@ -14,6 +14,8 @@ import { pollRoutes } from './api/polls.js';
 import { PollService } from './federation/poll-service.js';
 import { PollStore } from './store/polls.js';
 import { mediaRoutes } from './api/media.js';
+import { mediaProxyRoutes } from './api/media-proxy.js';
+import { MediaUrls } from './entities/media.js';
 import { MediaFiles } from './media/media-files.js';
 import { MediaStore } from './store/media.js';
 import { searchRoutes } from './api/search.js';
@@ -269,7 +271,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
   const views = new AccountViews(follows, config);
-  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl, polls, reactions);
+  const mediaUrls = new MediaUrls(config.baseUrl, await settings.secret('media_proxy_secret'));
+  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, mediaUrls, polls, reactions);
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
@@ -282,7 +285,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
-    ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
+    ...mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, bearer: oauth.bearer, media, files: mediaFiles }),
+    ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: pollService }),
     ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),

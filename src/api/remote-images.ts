@@ -11,6 +11,7 @@ import { fileReply } from '../http/file-body.js';
 import type { Reply, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { MediaFiles } from '../media/media-files.js';
+import { SingleFlight } from '../media/single-flight.js';
 import { sniff } from '../media/sniff.js';
 import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
@@ -33,7 +34,7 @@ export interface RemoteImageDeps {
 
 export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
   // One fetch per URL at a time on this node, and a bounded memory of recent failures.
-  const inFlight = new Map<string, Promise<RemoteImage | null>>();
+  const inFlight = new SingleFlight<RemoteImage | null>();
   const failedUntil = new Map<string, number>();
 
   const fetchImage = async (url: string): Promise<RemoteImage | null> => {
@@ -58,12 +59,7 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
     const kept = await d.images.byUrl(url);
     if (kept) return kept;
     if ((failedUntil.get(url) ?? 0) > Date.now()) return null;
-    let pending = inFlight.get(url);
-    if (!pending) {
-      pending = fetchImage(url).finally(() => inFlight.delete(url));
-      inFlight.set(url, pending);
-    }
-    return pending;
+    return inFlight.run(url, () => fetchImage(url));
   };
 
   const fallback = (kind: keyof typeof KINDS): Reply => ({

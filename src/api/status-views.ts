@@ -3,7 +3,7 @@
 import type { LocalUris } from '../federation/local-uris.js';
 import { statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import { mediaEntity } from '../entities/media.js';
+import { mediaEntity, type MediaUrls } from '../entities/media.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
 import { pollEntity } from '../entities/poll.js';
@@ -20,7 +20,7 @@ export class StatusViews {
     private readonly interactions: InteractionStore,
     private readonly uris: LocalUris,
     private readonly media: MediaStore,
-    private readonly baseUrl: string,
+    private readonly mediaUrls: MediaUrls,
     private readonly polls: PollStore,
     private readonly reactions: ReactionStore,
   ) {}
@@ -94,7 +94,7 @@ export class StatusViews {
         own: viewerId === s.accountId,
         withText: opts.withText,
         reblog,
-        media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.baseUrl)),
+        media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
         reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me })),
         poll: ((p) => (p ? pollEntity(p, now, ownVotes ? (ownVotes.get(p.id) ?? []) : null, viewerId === s.accountId) : null))(polls.get(s.id)),
       });

@@ -1,5 +1,7 @@
 // Mastodon Instance entities (v1 and v2), built from configuration, limits and live counts.
 import type { Config } from '../../config/schema.js';
+import { MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
+import { SUPPORTED_MIME_TYPES } from '../media/sniff.js';
 import { MASTODON_API_LEVEL, VERSION_STRING } from '../version.js';
 import type { accountEntity } from './account.js';
 
@@ -11,7 +13,8 @@ export interface InstanceFacts {
   readonly contactAccount: ReturnType<typeof accountEntity> | null;
 }
 
-// Content limits we enforce; kept here so both entity versions (and later the validators) agree.
+// Content limits we enforce; kept here so both entity versions (and later the validators) agree. Media limits live
+// beside the upload code that enforces them (media/limits.ts).
 export const LIMITS = {
   maxCharacters: 500,
   maxMediaAttachments: 4,
@@ -20,12 +23,6 @@ export const LIMITS = {
   maxCharactersPerOption: 50,
   minPollExpiration: 300,
   maxPollExpiration: 2_629_746,
-  imageSizeLimit: 16 * 1024 * 1024,
-  imageMatrixLimit: 33_177_600,
-  videoSizeLimit: 99 * 1024 * 1024,
-  videoFrameRateLimit: 120,
-  videoMatrixLimit: 8_294_400,
-  descriptionLimit: 1500,
   maxFeaturedTags: 10,
   maxPinnedStatuses: 5,
   maxProfileFields: 4,
@@ -33,16 +30,16 @@ export const LIMITS = {
   maxNoteLength: 500,
 } as const;
 
-const SUPPORTED_MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/webm', 'audio/mpeg', 'audio/ogg'];
-
 function statusLimits() {
   return { max_characters: LIMITS.maxCharacters, max_media_attachments: LIMITS.maxMediaAttachments, characters_reserved_per_url: LIMITS.charactersReservedPerUrl };
 }
-function mediaLimits() {
+/** What the upload route enforces (media/limits.ts, media/sniff.ts), under this server's multipart limit. */
+function mediaLimits(config: Config) {
+  const sizes = uploadLimits(config.limits.multipartBytes);
   return {
-    supported_mime_types: SUPPORTED_MIME_TYPES, description_limit: LIMITS.descriptionLimit, image_size_limit: LIMITS.imageSizeLimit,
-    image_matrix_limit: LIMITS.imageMatrixLimit, video_size_limit: LIMITS.videoSizeLimit,
-    video_frame_rate_limit: LIMITS.videoFrameRateLimit, video_matrix_limit: LIMITS.videoMatrixLimit,
+    supported_mime_types: SUPPORTED_MIME_TYPES, description_limit: MEDIA_LIMITS.descriptionChars, image_size_limit: sizes.image,
+    image_matrix_limit: MEDIA_LIMITS.imageMatrix, video_size_limit: sizes.video,
+    video_frame_rate_limit: MEDIA_LIMITS.videoFrameRate, video_matrix_limit: MEDIA_LIMITS.videoMatrix,
   };
 }
 function pollLimits() {
@@ -67,7 +64,7 @@ export function instanceV1(config: Config, f: InstanceFacts) {
     configuration: {
       accounts: { max_featured_tags: LIMITS.maxFeaturedTags },
       statuses: statusLimits(),
-      media_attachments: mediaLimits(),
+      media_attachments: mediaLimits(config),
       polls: pollLimits(),
     },
     contact_account: f.contactAccount,
@@ -94,7 +91,7 @@ export function instanceV2(config: Config, f: InstanceFacts) {
         max_display_name_length: LIMITS.maxDisplayNameLength, max_note_length: LIMITS.maxNoteLength, max_profile_fields: LIMITS.maxProfileFields,
       },
       statuses: statusLimits(),
-      media_attachments: mediaLimits(),
+      media_attachments: mediaLimits(config),
       polls: pollLimits(),
       translation: { enabled: false },
       limited_federation: false,

@@ -103,9 +103,16 @@ export class MediaStore {
     return out;
   }
 
-  /** A remote file now kept here. */
-  async cached(id: string, fileName: string, size: number, contentType: string): Promise<void> {
-    await this.db.exec('UPDATE media_attachments SET file_name = $2, file_size = $3, content_type = $4 WHERE id = $1', [id, fileName, size, contentType]);
+  /**
+   * A remote file now kept here, unless another fetch (on another node) kept one first: `was` is the file name the
+   * fetch started from. False when the row had changed (the caller's file is then not referenced).
+   */
+  async cached(id: string, was: string | null, fileName: string, size: number, contentType: string): Promise<boolean> {
+    const n = await this.db.exec(
+      'UPDATE media_attachments SET file_name = $3, file_size = $4, content_type = $5 WHERE id = $1 AND file_name IS NOT DISTINCT FROM $2',
+      [id, was, fileName, size, contentType],
+    );
+    return n > 0;
   }
 }
 

@@ -55,15 +55,21 @@ describe('media', () => {
     assert.equal((await api(s.url, token['lea'], 'GET', `/api/v1/media/${r.body.id}`)).status, 404, "another member's upload");
   });
 
-  it('refuses what is not media, bad descriptions, missing files and missing scopes', async () => {
-    assert.equal((await upload(s.url, token['kai'], Buffer.from('<html><script>alert(1)</script></html>'), {}, 'image/png')).status, 422);
-    assert.equal((await upload(s.url, token['kai'], png(1, 1), { focus: '2,0' })).status, 422);
-    assert.equal((await upload(s.url, token['kai'], png(1, 1), { description: 'x'.repeat(1501) })).status, 422);
-    assert.equal((await upload(s.url, token['kai-read'], png(1, 1))).status, 403);
-    assert.equal((await upload(s.url, undefined, png(1, 1))).status, 401);
-    assert.equal((await api(s.url, token['kai'], 'POST', '/api/v2/media', { description: 'no file' })).status, 422);
-    const big = await upload(s.url, token['kai'], png(10, 10, 16 * 1024 * 1024));
-    assert.equal(big.status, 413);
+  it('refuses what is not media, bad descriptions, missing files and missing scopes, saying why', async () => {
+    const html = await upload(s.url, token['kai'], Buffer.from('<html><script>alert(1)</script></html>'), {}, 'image/png');
+    assert.equal(html.status, 422);
+    assert.equal(html.body.error, 'Validation failed: File content type is not supported');
+    assert.match(html.body.error_description, /JPEG, PNG, GIF, WebP, AVIF/);
+    const focus = await upload(s.url, token['kai'], png(1, 1), { focus: '2,0' });
+    assert.deepEqual([focus.status, focus.body.error], [422, 'Validation failed: focus values must be between -1 and 1']);
+    const long = await upload(s.url, token['kai'], png(1, 1), { description: 'x'.repeat(1501) });
+    assert.deepEqual([long.status, long.body.error], [422, 'Validation failed: Description is too long (maximum is 1500 characters)']);
+    const scope = await upload(s.url, token['kai-read'], png(1, 1));
+    assert.deepEqual([scope.status, scope.body.error], [403, 'This action is outside the authorized scopes']);
+    const anonymous = await upload(s.url, undefined, png(1, 1));
+    assert.deepEqual([anonymous.status, anonymous.body.error], [401, 'The access token is invalid']);
+    const noFile = await api(s.url, token['kai'], 'POST', '/api/v2/media', { description: 'no file' });
+    assert.deepEqual([noFile.status, noFile.body.error], [422, 'Validation failed: file is required (multipart/form-data)']);
     assert.equal((await fetch(`${s.url}/system/media/../../etc/passwd`)).status, 404);
     assert.equal((await fetch(`${s.url}/system/media/00000000000000000000000000000000.png`)).status, 404);
   });

@@ -1,0 +1,140 @@
+// The remote media proxy (GET /media_proxy/:id): a remote post's attachment is fetched from its origin on first
+// view (through the SSRF-guarded, size-capped client, signed as the instance actor), its bytes must be the kind the
+// post announced, and it is kept under the data directory and served from then on.
+// Only to whoever may read the post (store/statuses.ts canSee), as Mastodon's MediaProxyController authorises the
+// status: a public or unlisted post's media to anyone; a followers-only or direct post's to a request carrying the
+// address's `sig` (what its readers are given, entities/media.ts) or the bearer token of a reader; a deleted post's
+// to no one. Otherwise 404, and nothing is fetched. Ids are time-ordered, so guessing one must never be enough.
+import { ApiError, Errors } from '../errors.js';
+import { FetchError } from '../federation/fetch-errors.js';
+import type { HttpClient, Signer } from '../federation/http-client.js';
+import type { MediaUrls } from '../entities/media.js';
+import { fileReply } from '../http/file-body.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Reply, Route } from '../http/types.js';
+import type { Logger } from '../log.js';
+import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
+import type { MediaFiles } from '../media/media-files.js';
+import { SingleFlight } from '../media/single-flight.js';
+import { sniff } from '../media/sniff.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import { isId } from '../store/ids.js';
+import type { Media, MediaStore, MediaType } from '../store/media.js';
+import type { StatusStore } from '../store/statuses.js';
+import { mediaHeaders } from './media.js';
+
+const READ: Requirement = { scopes: ['read:statuses'], user: false };
+const FETCH_FAILED = 'The remote media could not be fetched';
+// A followers-only or direct post's file may be kept by the reader's browser, never by a shared cache.
+const PRIVATE_CACHE = 'private, max-age=31536000, immutable';
+
+export interface MediaProxyDeps {
+  readonly log: Logger;
+  readonly bearer: BearerAuth;
+  readonly media: MediaStore;
+  readonly statuses: StatusStore;
+  readonly files: MediaFiles;
+  readonly urls: MediaUrls;
+  readonly http: HttpClient;
+  readonly signer: Signer;
+}
+
+type Fetched = { readonly fileName: string; readonly contentType: string } | { readonly refused: string };
+
+/** Whether a file of this kind may stand for an attachment announced as that type (a GIF video is a video). */
+const fits = (announced: MediaType, actual: 'image' | 'video' | 'audio') => announced === actual || (announced === 'gifv' && actual === 'video');
+
+export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
+  const fetching = new SingleFlight<Fetched>();
+
+  /** The viewer named by a bearer token; null without one, or with one that is not valid (never an error here). */
+  const viewerOf = async (req: Request): Promise<string | null> => {
+    if (req.headers['authorization'] === undefined) return null;
+    try {
+      return (await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null;
+    } catch (e) {
+      if (e instanceof ApiError) return null;
+      throw e;
+    }
+  };
+
+  /** The attachment if this request may see it, and whether its post is public (which shared caches may keep). */
+  const permitted = async (req: Request): Promise<{ m: Media; open: boolean } | undefined> => {
+    const id = req.params['id']!;
+    const m = isId(id) ? await d.media.byId(id) : undefined;
+    if (!m?.remoteUrl || m.statusId === null || m.type === 'unknown') return undefined;
+    const s = await d.statuses.byId(m.statusId);
+    if (!s || s.deletedAt) return undefined;
+    if (await d.statuses.canSee(s, null)) return { m, open: true };
+    if (d.urls.check(m.id, req.query['sig'])) return { m, open: false };
+    const viewer = await viewerOf(req);
+    return viewer !== null && (await d.statuses.canSee(s, viewer)) ? { m, open: false } : undefined;
+  };
+
+  const fetchFile = async (m: Media, url: string): Promise<Fetched> => {
+    const cap = m.type === 'image' ? MEDIA_LIMITS.imageBytes : MEDIA_LIMITS.videoBytes;
+    try {
+      const res = await d.http.request({ method: 'GET', url, sign: d.signer, maxBytes: cap });
+      if (res.status !== 200) throw new FetchError('transient', 'http_status', url, res.status);
+      const kind = sniff(res.body);
+      // The bytes decide what is served: a remote "image" that is really HTML (or anything else) is not passed on.
+      if (!kind || !fits(m.type, kind.type)) throw new FetchError('unsupported', 'media_type_mismatch', url);
+      const fileName = await d.files.save(res.body, kind.contentType);
+      if (await d.media.cached(m.id, m.fileName, fileName, res.body.length, kind.contentType)) return { fileName, contentType: kind.contentType };
+      // Kept meanwhile by a fetch on another node: serve that one, drop ours.
+      await d.files.remove(fileName);
+      const kept = await d.media.byId(m.id);
+      return kept?.fileName ? { fileName: kept.fileName, contentType: kept.contentType } : { refused: 'The attachment is gone' };
+    } catch (e) {
+      if (!(e instanceof FetchError)) throw e;
+      d.log.info({ media: m.id, url, reason: e.reason, status: e.status }, 'remote media not fetched');
+      return { refused: refusal(e, m.type, cap) };
+    }
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/media_proxy/:id',
+      handler: async (req): Promise<Reply> => {
+        const p = await permitted(req);
+        if (!p) throw Errors.routeNotFound();
+        const { m, open } = p;
+        const serve = async (fileName: string, contentType: string) => {
+          const f = await d.files.locate(fileName);
+          return f && fileReply(f.path, f.size, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
+        };
+        const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
+        if (kept) return kept;
+        // Not kept yet (or its file was removed from disk): fetched now, once however many ask at the same time.
+        const got = await fetching.run(m.id, () => fetchFile(m, m.remoteUrl!));
+        if ('refused' in got) return json(502, { error: FETCH_FAILED, error_description: got.refused }, { 'Cache-Control': 'no-store' });
+        const reply = await serve(got.fileName, got.contentType);
+        if (!reply) throw Errors.routeNotFound();
+        return reply;
+      },
+    },
+  ];
+}
+
+/** Why a fetch failed, for the client: the remote address is public (remote_url), so nothing is given away. */
+function refusal(e: FetchError, type: MediaType, cap: number): string {
+  switch (e.reason) {
+    case 'http_status':
+      return `The origin answered ${e.status}`;
+    case 'too_large':
+      return `The remote file is larger than ${humanBytes(cap)}`;
+    case 'media_type_mismatch':
+      return `The remote file is not the ${type} it was announced as`;
+    case 'forbidden_address':
+    case 'bad_url':
+      return 'The remote address is not allowed';
+    case 'timeout':
+    case 'network':
+    case 'dns_failure':
+      return 'The origin could not be reached';
+    default:
+      return 'The origin did not send the file';
+  }
+}
