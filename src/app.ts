@@ -18,6 +18,8 @@ import { MediaFiles } from './media/media-files.js';
 import { MediaStore } from './store/media.js';
 import { searchRoutes } from './api/search.js';
 import { reportRoutes } from './api/reports.js';
+import { adminReportRoutes } from './api/admin-reports.js';
+import { ReportViews } from './api/report-views.js';
 import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
@@ -263,6 +265,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   };
   const views = new AccountViews(follows, config);
   const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, config.baseUrl, polls, reactions);
+  const reportViews = new ReportViews(accounts, users, statuses, views, statusViews);
   const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls });
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
@@ -274,7 +277,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...followRoutes(accountApi),
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
-    ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
+    ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris, notifier: notifications }),
+    ...adminReportRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'api' }), bearer: oauth.bearer, reports, views: reportViews }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: new PollService({ polls, accounts, publisher, uris }) }),
@@ -286,7 +290,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...noteRoutes({ accounts, statuses, service: statusService, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
-    ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
+    ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
