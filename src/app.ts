@@ -93,6 +93,7 @@ import { authorizePageRoutes } from './web/authorize-page.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
 import { registrationPageRoutes } from './web/registration-pages.js';
+import { reportPageRoutes } from './web/report-pages.js';
 import { WebAuth } from './web/session.js';
 import { staticPageRoutes } from './web/static-pages.js';
 
@@ -299,6 +300,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...authorizePageRoutes(web, oauth),
     ...authorizedAppsPageRoutes(web, oauth),
     ...registrationPageRoutes(web, () => instanceDocs.invalidate()),
+    ...reportPageRoutes(web, { reports, accounts, statuses }),
     ...staticPageRoutes(web),
   ];
   const http = new HttpServer({ config, log: log.child({ component: 'http' }), routes, errorPage: errorPage(config.instance.title) });
