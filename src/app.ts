@@ -20,6 +20,8 @@ import { MediaFiles } from './media/media-files.js';
 import { MediaStore } from './store/media.js';
 import { searchRoutes } from './api/search.js';
 import { reportRoutes } from './api/reports.js';
+import { adminReportRoutes } from './api/admin-reports.js';
+import { ReportViews } from './api/report-views.js';
 import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
@@ -93,6 +95,7 @@ import { authorizePageRoutes } from './web/authorize-page.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
 import { registrationPageRoutes } from './web/registration-pages.js';
+import { reportPageRoutes } from './web/report-pages.js';
 import { WebAuth } from './web/session.js';
 import { staticPageRoutes } from './web/static-pages.js';
 
@@ -273,6 +276,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const views = new AccountViews(follows, config);
   const mediaUrls = new MediaUrls(config.baseUrl, await settings.secret('media_proxy_secret'));
   const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, mediaUrls, polls, reactions);
+  const reportViews = new ReportViews(accounts, users, statuses, views, statusViews);
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
@@ -283,7 +287,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...followRoutes(accountApi),
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
-    ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
+    ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris, notifier: notifications }),
+    ...adminReportRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'api' }), bearer: oauth.bearer, reports, views: reportViews }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, bearer: oauth.bearer, media, files: mediaFiles }),
     ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner }),
@@ -296,7 +301,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...noteRoutes({ accounts, statuses, service: statusService, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
-    ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
+    ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
@@ -305,6 +310,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...authorizePageRoutes(web, oauth),
     ...authorizedAppsPageRoutes(web, oauth),
     ...registrationPageRoutes(web, () => instanceDocs.invalidate()),
+    ...reportPageRoutes(web, { reports, accounts, statuses }),
     ...staticPageRoutes(web),
   ];
   const http = new HttpServer({ config, log: log.child({ component: 'http' }), routes, errorPage: errorPage(config.instance.title) });

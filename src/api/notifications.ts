@@ -1,5 +1,5 @@
 // Notifications: the member's list (types[] / exclude_types[] / account_id filters, Link-header pages), one by id,
-// dismissing one and clearing all.
+// dismissing one and clearing all. An admin.report notification carries the Report entity.
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
@@ -11,6 +11,8 @@ import type { Notification, NotificationStore } from '../store/notifications.js'
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
+import type { ReportStore } from '../store/reports.js';
+import type { ReportViews } from './report-views.js';
 import { isId } from '../store/ids.js';
 
 const READ: Requirement = { scopes: ['read:notifications'], user: true };
@@ -24,6 +26,8 @@ export interface NotificationApiDeps {
   readonly notifications: NotificationStore;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
+  readonly reports: ReportStore;
+  readonly reportViews: ReportViews;
 }
 
 function list(v: unknown): string[] | undefined {
@@ -45,12 +49,16 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
     const statuses = [];
     for (const s of candidates) if (await d.statuses.canSee(s, viewerId)) statuses.push(s);
     const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
+    const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
+    const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();
     return items.flatMap((n) => {
       const i = accountEntities.get(n.fromAccountId);
       if (i === undefined) return [];
       const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
       if (n.statusId && !status) return [];
-      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}) }];
+      const report = n.reportId ? reports.get(n.reportId) : undefined;
+      if (n.reportId && !report) return [];
+      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}), ...(report ? { report } : {}) }];
     });
   };
   const id = (req: Request): string => {

@@ -1,5 +1,5 @@
 // Reports: a member reports an account (and some of its statuses they can see) to the moderators; for a remote
-// account the report can be forwarded to its server as a Flag from our instance actor.
+// account the report can be forwarded to its server as a Flag from our instance actor. Moderators are notified.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { flagActivity } from '../federation/activities.js';
@@ -10,6 +10,8 @@ import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { AccountStore } from '../store/accounts.js';
+import type { Notifier } from '../store/notifications.js';
+import { reportEntity } from '../entities/report.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
@@ -37,6 +39,7 @@ export interface ReportApiDeps {
   readonly publisher: Publisher;
   readonly actors: LocalActors;
   readonly uris: LocalUris;
+  readonly notifier: Notifier;
 }
 
 export function reportRoutes(d: ReportApiDeps): Route[] {
@@ -62,22 +65,12 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
           accountId: me, targetAccountId: target.id, statusIds: statuses.map((s) => s.id), comment: p.data.comment ?? '',
           category: p.data.category ?? (p.data.rule_ids ? 'violation' : 'other'), forwarded: forward,
         }))!;
+        await d.notifier.reportFiled(report);
         if (forward) {
           const uris = statuses.map((s) => s.uri ?? d.uris.status(target.username, s.id));
           await d.publisher.sendTo(flagActivity(d.uris, target, uris, report.comment, report.id), d.actors.instanceActor, target);
         }
-        return json(200, {
-          id: report.id,
-          action_taken: false,
-          action_taken_at: null,
-          category: report.category,
-          comment: report.comment,
-          forwarded: report.forwarded,
-          created_at: report.createdAt.toISOString(),
-          status_ids: report.statusIds,
-          rule_ids: null,
-          target_account: await d.accountViews.one(target),
-        });
+        return json(200, reportEntity(report, await d.accountViews.one(target)));
       },
     },
   ];

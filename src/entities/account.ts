@@ -104,9 +104,14 @@ function accountRowOf(u: LocalUser): AccountRow {
   };
 }
 
+/** Mastodon's Role entity (the base role, everyone, has no name). */
+export function roleEntity(u: Pick<LocalUser, 'roleId' | 'roleName' | 'permissions' | 'roleColor' | 'roleHighlighted'>) {
+  return { id: String(u.roleId), name: u.roleName === 'everyone' ? '' : u.roleName, permissions: String(u.permissions), color: u.roleColor, highlighted: u.roleHighlighted };
+}
+
 /** CredentialAccount: the member's own Account with counts, `source` (editing defaults) and `role`. */
 export function credentialAccountEntity(u: LocalUser, config: Config, counts: AccountCounts & { readonly requests: number }) {
-  const role = { id: String(u.roleId), name: u.roleName === 'everyone' ? '' : u.roleName, permissions: String(u.permissions), color: u.roleColor, highlighted: u.roleHighlighted };
+  const role = roleEntity(u);
   return {
     ...accountEntity(accountRowOf(u), config, counts),
     roles: u.roleHighlighted ? [{ id: role.id, name: role.name, color: role.color }] : [],

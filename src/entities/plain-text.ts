@@ -1,5 +1,5 @@
 // Members write their bio as plain text; Mastodon's Account `note` and an actor's `summary` are HTML. This is the
-// one conversion: everything escaped, blank lines make paragraphs, single newlines line breaks.
+// one conversion (and htmlToPlainText the way back, for text that must not carry markup): everything escaped, blank lines make paragraphs, single newlines line breaks.
 export function escapeText(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -7,4 +7,9 @@ export function escapeText(s: string): string {
 export function plainTextToHtml(note: string): string {
   if (!note.trim()) return '';
   return note.trim().split(/\n{2,}/).map((p) => `<p>${escapeText(p).replace(/\n/g, '<br>')}</p>`).join('');
+}
+
+/** Tags dropped and the usual entities decoded (content warnings received as HTML, posts shown as text). */
+export function htmlToPlainText(html: string): string {
+  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').trim();
 }

@@ -191,10 +191,12 @@ export class InboxHandlers {
     const statusIds = objects.map((uri) => this.d.actors.uris.statusIdOf(uri)).filter((x): x is string => !!x);
     const own = (await this.d.statuses.byIds(statusIds)).filter((s) => s.accountId === target.id).map((s) => s.id);
     const content = (raw as { content?: unknown }).content;
-    await this.d.reports.create({
+    const report = await this.d.reports.create({
       accountId: reporter.id, targetAccountId: target.id, statusIds: own, comment: typeof content === 'string' ? content.slice(0, 5000) : '',
       category: 'other', forwarded: false, uri: a.id,
     });
+    // A repeated Flag (same id) files nothing and notifies no one again.
+    if (report) await this.d.notifier.reportFiled(report);
   }
 
   private async onBlocked(a: ActivityDoc, actor: Account): Promise<void> {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { asArray, audience, AS_PUBLIC, firstHref, httpUrl, isRecord, refUrl, text, typeName } from './as2.js';
 import { sanitizeHtml } from './sanitize-html.js';
+import { htmlToPlainText } from '../entities/plain-text.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'] as const;
 const MAX_CONTENT = 100_000;
@@ -119,7 +120,8 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     id: raw.id,
     attributedTo: refUrl(raw.attributedTo)!,
     content: sanitizeHtml(content),
-    summary: plainText(text(raw['summary'], MAX_SUMMARY) ?? ''),
+    // A content warning as text: some servers send HTML there.
+    summary: htmlToPlainText(text(raw['summary'], MAX_SUMMARY) ?? ''),
     sensitive: raw['sensitive'] === true,
     inReplyTo: refUrl(raw['inReplyTo']),
     published: published && !Number.isNaN(published.getTime()) ? published : null,
@@ -147,7 +149,3 @@ export function visibilityOf(n: NoteDoc, followersUrl: string | null): 'public' 
   return 'direct';
 }
 
-/** A content warning as text: some servers send HTML there. */
-function plainText(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').trim();
-}

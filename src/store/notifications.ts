@@ -1,9 +1,10 @@
 // Notifications of local members. Adding one for an account that is not a local member (or for one's own action)
 // does nothing, so callers can notify whoever an event concerns without checking.
+import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
 
-export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update'] as const;
+export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.report'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export interface Notification {
@@ -12,11 +13,13 @@ export interface Notification {
   readonly fromAccountId: string;
   readonly type: NotificationType;
   readonly statusId: string | null;
+  /** admin.report: the report filed. */
+  readonly reportId: string | null;
   readonly createdAt: Date;
 }
 
 /** What the services that cause notifications need. */
-export type Notifier = Pick<NotificationStore, 'notify' | 'withdraw' | 'newPost'>;
+export type Notifier = Pick<NotificationStore, 'notify' | 'withdraw' | 'newPost' | 'reportFiled'>;
 
 export interface NotificationFilter {
   readonly types?: readonly string[];
@@ -26,11 +29,13 @@ export interface NotificationFilter {
 
 interface Row {
   [k: string]: unknown;
-  id: string; account_id: string; from_account_id: string; type: NotificationType; status_id: string | null; created_at: Date;
+  id: string; account_id: string; from_account_id: string; type: NotificationType; status_id: string | null; report_id: string | null;
+  created_at: Date;
 }
 
 const toNotification = (r: Row): Notification => ({
-  id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, createdAt: r.created_at,
+  id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, reportId: r.report_id,
+  createdAt: r.created_at,
 });
 
 // A notification about a deleted status is gone with it.
@@ -64,6 +69,22 @@ export class NotificationStore {
          AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = f.account_id)
        ON CONFLICT DO NOTHING`,
       [s.accountId, s.id, s.mentionIds],
+    );
+  }
+
+  /**
+   * A report was filed: every member who may manage reports hears of it (admin.report, from the reporter), as
+   * Mastodon's ReportService does: but only when no other report on the same account is still open, so a pile-on
+   * does not notify once per report.
+   */
+  async reportFiled(r: { readonly id: string; readonly accountId: string; readonly targetAccountId: string }): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO notifications (account_id, from_account_id, type, report_id)
+       SELECT u.account_id, $2, 'admin.report', $1 FROM users u JOIN roles ro ON ro.id = u.role_id
+       WHERE ro.permissions & $4::bigint <> 0 AND u.account_id <> $2
+         AND NOT EXISTS (SELECT 1 FROM reports o WHERE o.target_account_id = $3 AND o.id <> $1 AND o.action_taken_at IS NULL)
+       ON CONFLICT DO NOTHING`,
+      [r.id, r.accountId, r.targetAccountId, String(Permission.administrator | Permission.manageReports)],
     );
   }
 

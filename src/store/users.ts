@@ -63,6 +63,12 @@ export function toUser(r: UserRow): LocalUser {
   };
 }
 
+/** A member as moderators see them: with the last sign-in (Admin::Account's ip and ips). */
+export interface ModeratedUser extends LocalUser {
+  readonly lastSignInIp: string | null;
+  readonly lastSignInAt: Date | null;
+}
+
 export class DuplicateError extends Error {
   constructor(readonly field: 'username' | 'email') {
     super(`${field} is already taken`);
@@ -114,6 +120,16 @@ export class UserStore {
   async byAccountId(id: string): Promise<LocalUser | undefined> {
     const r = await this.db.one<UserRow>(`${SELECT_USER} WHERE a.id = $1`, [id]);
     return r && toUser(r);
+  }
+
+  async forModeration(accountIds: readonly string[]): Promise<ModeratedUser[]> {
+    if (accountIds.length === 0) return [];
+    const rows = await this.db.rows<UserRow & { last_sign_in_ip: string | null; last_sign_in_at: Date | null }>(
+      `SELECT ${USER_COLUMNS}, u.last_sign_in_ip, u.last_sign_in_at FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id
+       WHERE u.account_id = ANY($1::bigint[])`,
+      [accountIds],
+    );
+    return rows.map((r) => ({ ...toUser(r), lastSignInIp: r.last_sign_in_ip, lastSignInAt: r.last_sign_in_at }));
   }
 
   async count(): Promise<number> {

@@ -1,7 +1,7 @@
 // Sign-up (when registrations are not closed) and the admins' approval list for sign-ups awaiting review.
 import { z } from 'zod';
 import { hashPassword } from '../auth/password.js';
-import { hasPermission, RoleId } from '../auth/permissions.js';
+import { RoleId } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { isId } from '../store/ids.js';
 import type { Request } from '../http/request.js';
@@ -11,7 +11,7 @@ import { DuplicateError } from '../store/users.js';
 import { USERNAME_PATTERN, RESERVED_USERNAMES } from '../auth/usernames.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, formPost, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply, staffContext } from './layout.js';
 import type { PageContext } from './session.js';
 
 const SignUpForm = z.object({
@@ -43,12 +43,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         <button type="submit">Sign up</button>
       </form>`, title, ctx);
 
-  const requireModerator = async (req: Request) => {
-    const ctx = await d.auth.context(req);
-    if (!ctx.user) return { ctx, denied: redirect(`/auth/sign_in?return_to=${encodeURIComponent(req.path)}`) };
-    if (!hasPermission(ctx.user.permissions, 'manageUsers')) throw Errors.forbidden();
-    return { ctx, denied: undefined };
-  };
+  const requireModerator = (req: Request) => staffContext(d.auth, req, 'manageUsers');
 
   return [
     {

@@ -19,8 +19,8 @@ export async function api(base: string, token: string | undefined, method: strin
   return { status: res.status, body: text ? JSON.parse(text) : null, text };
 }
 
-/** A token (read write follow) for the server's first admin, through the authorization-code flow. */
-export async function adminToken(s: TestServer): Promise<string> {
+/** A token (read write follow, unless other scopes are named) for the server's first admin, through the authorization-code flow. */
+export async function adminToken(s: TestServer, scopes = 'read write follow'): Promise<string> {
   const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
-  return userToken(s.url, jar, await registerApp(s.url, { scopes: 'read write follow' }), 'read write follow');
+  return userToken(s.url, jar, await registerApp(s.url, { scopes }), scopes);
 }
