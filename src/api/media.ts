@@ -15,19 +15,14 @@ import type { MediaFiles } from '../media/media-files.js';
 import { sniff } from '../media/sniff.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import { isId } from '../store/ids.js';
+import { description, focus } from './params.js';
 import type { Media, MediaStore } from '../store/media.js';
 
 const WRITE: Requirement = { scopes: ['write:media'], user: true };
 export const MAX_IMAGE_BYTES = 16 * 1024 * 1024;
 export const MAX_VIDEO_BYTES = 40 * 1024 * 1024;
-const MAX_DESCRIPTION = 1500;
 
-const Focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
-  .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');
-const Describe = z.object({
-  description: z.string().max(MAX_DESCRIPTION, `Description is too long (maximum is ${MAX_DESCRIPTION} characters)`).optional(),
-  focus: Focus.optional(),
-});
+const Describe = z.object({ description: description.optional(), focus: focus.optional() });
 
 export interface MediaApiDeps {
   readonly baseUrl: string;
