@@ -12,16 +12,12 @@ import type { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import { isId } from '../store/ids.js';
+import { description, focus } from './params.js';
 import type { Media, MediaStore } from '../store/media.js';
 
 const WRITE: Requirement = { scopes: ['write:media'], user: true };
 
-const Focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
-  .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');
-const Describe = z.object({
-  description: z.string().max(MEDIA_LIMITS.descriptionChars, `Description is too long (maximum is ${MEDIA_LIMITS.descriptionChars} characters)`).optional(),
-  focus: Focus.optional(),
-});
+const Describe = z.object({ description: description.optional(), focus: focus.optional() });
 
 /** Headers for a media file: never sniffed or run as a page, whatever a file turns out to contain. */
 export function mediaHeaders(contentType: string, cacheControl = 'public, max-age=31536000, immutable'): Record<string, string> {

@@ -1,5 +1,6 @@
 // Parameter shapes the API routes share (Rails-style booleans as clients send them in forms, JSON and queries).
 import { z } from 'zod';
+import { MEDIA_LIMITS } from '../media/limits.js';
 import { isId } from '../store/ids.js';
 
 export const railsBool = z.union([
@@ -18,3 +19,10 @@ export function given(fields: Record<string, unknown>): Record<string, unknown> 
 }
 
 export const idParam = z.string().refine(isId, 'must be an id');
+
+/** A media description (uploads, and media_attributes[] of an edit). */
+export const description = z.string().max(MEDIA_LIMITS.descriptionChars, `Description is too long (maximum is ${MEDIA_LIMITS.descriptionChars} characters)`);
+
+/** A media focal point, "x,y" with each between -1 and 1. */
+export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
+  .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');

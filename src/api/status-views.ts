@@ -1,7 +1,7 @@
 // Statuses as API entities: authors, mentioned accounts, boosted statuses, counts and the viewer's flags loaded
 // once per page (a handful of queries whatever the page size).
 import type { LocalUris } from '../federation/local-uris.js';
-import { statusEntity } from '../entities/status.js';
+import { statusEditEntity, statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { mediaEntity, type MediaUrls } from '../entities/media.js';
 import type { InteractionStore } from '../store/interactions.js';
@@ -10,6 +10,7 @@ import { pollEntity } from '../entities/poll.js';
 import type { PollStore } from '../store/polls.js';
 import type { ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
+import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountViews } from './account-views.js';
 
 export class StatusViews {
@@ -27,6 +28,25 @@ export class StatusViews {
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
     return (await this.many([s], viewerId, opts))[0]!;
+  }
+
+  /**
+   * A status's versions as Mastodon's StatusEdit entities, oldest first, each with the attachments (and their
+   * descriptions) and poll options it had; a status never edited has one version, itself.
+   */
+  async history(s: Status, viewerId: string | null): Promise<ReturnType<typeof statusEditEntity>[]> {
+    const [entity] = await this.many([s], viewerId);
+    let versions: readonly StatusVersion[] = await this.statuses.history(s.id);
+    if (versions.length === 0) {
+      const media = (await this.media.ofStatuses([s.id])).get(s.id) ?? [];
+      const poll = (await this.polls.ofStatuses([s.id])).get(s.id);
+      versions = [{
+        content: s.content, spoilerText: s.spoilerText, sensitive: s.sensitive, createdAt: s.createdAt,
+        mediaIds: media.map((m) => m.id), mediaDescriptions: media.map((m) => m.description), pollOptions: poll?.options ?? null,
+      }];
+    }
+    const media = await this.media.byIds([...new Set(versions.flatMap((v) => v.mediaIds))]);
+    return versions.map((v) => statusEditEntity(v, entity?.account, media, (m) => this.mediaUrls.url(m, s.visibility)));
   }
 
   async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}): Promise<ReturnType<typeof statusEntity>[]> {

@@ -1,9 +1,10 @@
-// Statuses: post (Idempotency-Key honoured), read (visibility enforced on every read), delete (returns the source
-// for delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
+// Statuses: post (Idempotency-Key honoured), read (visibility enforced on every read), edit (the whole post, media
+// and poll included, as Mastodon's clients send it) and its history, delete (returns the source for
+// delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { InteractionService } from '../federation/interaction-service.js';
-import type { StatusService } from '../federation/status-service.js';
+import type { NewPost, StatusService } from '../federation/status-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
@@ -11,51 +12,79 @@ import type { CachedToken } from '../oauth/token-cache.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
-import { given, idParam, railsBool } from './params.js';
+import { LIMITS } from '../entities/instance.js';
+import { statusLength } from '../text/status-text.js';
+import { description, focus, given, idParam, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
 const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
-const MAX_CHARS = 500;
+const MAX_CHARS = LIMITS.maxCharacters;
+const MAX_MEDIA = LIMITS.maxMediaAttachments;
 const MAX_ANCESTORS = 40;
 const MAX_DESCENDANTS = 60;
 
-const MIN_POLL_SECONDS = 300;
-const MAX_POLL_SECONDS = 2_629_746;
 const PollBody = z.object({
-  options: z.array(z.string().trim().min(1, 'Poll options must not be blank').max(50, 'Poll options are limited to 50 characters')).min(2, 'A poll needs at least 2 options').max(4, 'A poll has at most 4 options'),
-  expires_in: z.union([z.number(), z.string().regex(/^\d{1,9}$/).transform(Number)]).refine((n) => n >= MIN_POLL_SECONDS && n <= MAX_POLL_SECONDS, `Poll duration must be between ${MIN_POLL_SECONDS} seconds and a month`),
+  options: z.array(z.string().trim().min(1, 'Poll options must not be blank').max(LIMITS.maxCharactersPerOption, `Poll options are limited to ${LIMITS.maxCharactersPerOption} characters`))
+    .min(2, 'A poll needs at least 2 options').max(LIMITS.maxPollOptions, `A poll has at most ${LIMITS.maxPollOptions} options`),
+  expires_in: z.union([z.number(), z.string().regex(/^\d{1,9}$/).transform(Number)])
+    .refine((n) => n >= LIMITS.minPollExpiration && n <= LIMITS.maxPollExpiration, `Poll duration must be between ${LIMITS.minPollExpiration} seconds and a month`),
   multiple: railsBool.optional(),
   hide_totals: railsBool.optional(),
 });
+const Language = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code');
+const MediaIds = z.array(z.string().refine(isId, 'media_ids must be ids')).max(MAX_MEDIA, `Cannot attach more than ${MAX_MEDIA} files`);
+// The length rule (statusLength) judges text and content warning together; these bounds only cap the work.
+const Text = z.string().max(100_000);
 
 const PostBody = z.object({
-  status: z.string().max(100_000).optional(),
+  status: Text.optional(),
   visibility: z.enum(VISIBILITIES).optional(),
   in_reply_to_id: idParam.optional().or(z.literal('')),
-  spoiler_text: z.string().max(MAX_CHARS, `Spoiler text is too long (maximum is ${MAX_CHARS} characters)`).optional(),
+  spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code').optional().or(z.literal('')).or(z.null()),
-  media_ids: z.array(z.string()).max(4).optional(),
+  language: Language.optional().or(z.literal('')).or(z.null()),
+  media_ids: MediaIds.optional(),
   poll: z.unknown().optional(),
 });
 
+/** An edit is the whole post as it is to be: what it leaves out (media, poll, content warning) the post loses, as on Mastodon. */
 const EditBody = z.object({
-  status: z.string().max(100_000).optional(),
-  spoiler_text: z.string().max(MAX_CHARS, `Spoiler text is too long (maximum is ${MAX_CHARS} characters)`).optional(),
+  status: Text.optional(),
+  spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code').optional().or(z.literal('')),
-  media_ids: z.array(z.string()).max(4).optional(),
+  language: Language.optional().or(z.literal('')),
+  media_ids: MediaIds.optional(),
+  media_attributes: z.array(z.object({
+    id: idParam,
+    description: description.nullable().optional(),
+    focus: focus.optional(),
+    thumbnail: z.unknown().optional(), // accepted and ignored: Stoa makes no thumbnails
+  })).max(MAX_MEDIA).optional(),
   poll: z.unknown().optional(),
 });
 
-
-function checkText(text: string): void {
-  if (text.trim() === '') throw Errors.validation("Text can't be blank");
-  if ([...text].length > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
+function pollOf(raw: unknown): NewPost['poll'] {
+  if (raw === undefined) return undefined;
+  const poll = PollBody.safeParse(raw);
+  if (!poll.success) throw Errors.validation(poll.error.issues[0]!.message);
+  const p = poll.data;
+  if (new Set(p.options).size !== p.options.length) throw Errors.validation('Poll options must be different');
+  return { options: p.options, expiresInSeconds: p.expires_in, multiple: p.multiple ?? false, hideTotals: p.hide_totals ?? false };
 }
 
+/**
+ * Mastodon's rules for a post's text: present unless the post has media (a poll does not stand in for it), and at
+ * most MAX_CHARS long with the content warning, counted as Mastodon counts (links 23, remote mentions by their
+ * local part, grapheme clusters).
+ */
+function checkText(text: string, spoilerText: string, hasMedia: boolean): void {
+  if (!hasMedia && text.trim() === '') throw Errors.validation("Text can't be blank");
+  if (statusLength(text, spoilerText, LIMITS.charactersReservedPerUrl) > MAX_CHARS) throw Errors.validation(`Text character limit of ${MAX_CHARS} exceeded`);
+}
+
+const BOTH = 'A status cannot have both media and a poll';
 const QuoteId = z.object({ quoted_status_id: idParam.optional() });
 
 export interface StatusApiDeps {
@@ -100,15 +129,11 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
-        const poll = p.poll === undefined ? undefined : PollBody.safeParse(p.poll);
-        if (poll && !poll.success) throw Errors.validation(poll.error.issues[0]!.message);
+        const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
-        if (poll && mediaIds.length) throw Errors.validation('A status cannot have both media and a poll');
-        if (poll && new Set(poll.data!.options).size !== poll.data!.options.length) throw Errors.validation('Poll options must be different');
-        if (!mediaIds.every(isId)) throw Errors.validation('media_ids must be ids');
+        if (poll && mediaIds.length) throw Errors.validation(BOTH);
         const text = p.status ?? '';
-        // A post with media may have no text, as on Mastodon.
-        if (mediaIds.length === 0 || text.trim() !== '') checkText(text);
+        checkText(text, p.spoiler_text ?? '', mediaIds.length > 0);
         const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
         const q = QuoteId.safeParse(given(req.fields));
         if (!q.success) throw Errors.validation(q.error.issues[0]!.message);
@@ -128,9 +153,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           idempotencyKey: key,
           mediaIds,
           quote,
-          poll: poll?.data && {
-            options: poll.data.options, expiresInSeconds: poll.data.expires_in, multiple: poll.data.multiple ?? false, hideTotals: poll.data.hide_totals ?? false,
-          },
+          poll,
         });
         return json(200, await d.views.one(status, me.id));
       },
@@ -171,15 +194,21 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = EditBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
-        if (p.media_ids?.length) throw Errors.validation('Media attachments are not supported yet');
-        if (p.poll !== undefined) throw Errors.validation('Polls are not supported yet');
-        const text = p.status ?? s.text;
-        checkText(text);
+        const poll = pollOf(p.poll);
+        const mediaIds = p.media_ids ?? [];
+        if (poll && mediaIds.length) throw Errors.validation(BOTH);
+        const text = p.status ?? '';
+        const spoilerText = p.spoiler_text ?? '';
+        checkText(text, spoilerText, mediaIds.length > 0);
+        // Visibility and thread stay whatever is sent, as on Mastodon.
         const edited = await d.service.edit(me, s, {
           text,
-          spoilerText: p.spoiler_text ?? s.spoilerText,
-          sensitive: p.sensitive ?? s.sensitive,
+          spoilerText,
+          sensitive: p.sensitive ?? false,
           language: p.language === undefined ? s.language : p.language || null,
+          mediaIds,
+          mediaAttributes: (p.media_attributes ?? []).map((a) => ({ id: a.id, description: a.description, focus: a.focus })),
+          poll: poll ?? null,
         });
         return json(200, await d.views.one(edited, me.id));
       },
@@ -201,13 +230,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       handler: async (req) => {
         const viewerId = await viewer(req);
         const s = await visible(req.params['id'], viewerId);
-        const [entity] = await d.views.many([s], viewerId);
-        const versions = await d.statuses.history(s.id);
-        const list = versions.length ? versions : [{ content: s.content, spoilerText: s.spoilerText, sensitive: s.sensitive, createdAt: s.createdAt }];
-        return json(200, list.map((v) => ({
-          content: v.content, spoiler_text: v.spoilerText, sensitive: v.sensitive, created_at: v.createdAt.toISOString(),
-          account: entity?.account, poll: null, media_attachments: [], emojis: [],
-        })));
+        return json(200, await d.views.history(s, viewerId));
       },
     },
     {

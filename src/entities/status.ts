@@ -1,8 +1,11 @@
-// Status rows → Mastodon's Status entity (entities/Status.md). Everything a client may rely on is present, with
-// empty lists and nulls for what Stoa does not have yet (media, polls, cards, quotes).
+// Status rows → Mastodon's Status entity (entities/Status.md), and a status's versions → StatusEdit. Everything a
+// client may rely on is present, with empty lists and nulls for what Stoa does not have (cards, custom emojis).
 import type { LocalUris } from '../federation/local-uris.js';
 import type { Account } from '../store/accounts.js';
+import type { Media } from '../store/media.js';
+import type { StatusVersion } from '../store/status-edits.js';
 import type { Status } from '../store/statuses.js';
+import { mediaEntity } from './media.js';
 
 export interface StatusContext {
   readonly uris: LocalUris;
@@ -82,5 +85,26 @@ export function statusEntity(s: Status, c: StatusContext) {
     quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
     text: c.withText ? s.text : null,
     pleroma: { emoji_reactions: c.reactions ?? [] },
+  };
+}
+
+/**
+ * One version of a status as Mastodon's StatusEdit entity: its attachments with the descriptions they had then,
+ * and its poll as options only (no `poll` key when it had none, as Mastodon).
+ */
+/** urlOf: the address each attachment is served at (MediaUrls.url for the status). */
+export function statusEditEntity(v: StatusVersion, account: unknown, media: ReadonlyMap<string, Media>, urlOf: (m: Media) => string) {
+  return {
+    content: v.content,
+    spoiler_text: v.spoilerText,
+    sensitive: v.sensitive,
+    created_at: v.createdAt.toISOString(),
+    account,
+    media_attachments: v.mediaIds.flatMap((id, i) => {
+      const m = media.get(id);
+      return m ? [{ ...mediaEntity(m, urlOf(m)), description: v.mediaDescriptions[i] ?? null }] : [];
+    }),
+    emojis: [],
+    ...(v.pollOptions ? { poll: { options: v.pollOptions.map((title) => ({ title })) } } : {}),
   };
 }

@@ -5,8 +5,8 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
-import type { MediaStore, MediaType } from '../store/media.js';
-import type { PollStore } from '../store/polls.js';
+import type { MediaStore, MediaType, RemoteMedia } from '../store/media.js';
+import type { PollSpec, PollStore } from '../store/polls.js';
 import { isEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
@@ -77,19 +77,13 @@ export class NoteHandlers {
       tags: note.hashtags.slice(0, 20),
     });
     if (created) {
-      for (const [i, m] of note.attachments.entries()) {
-        await this.d.media.create(
-          { accountId: author.id, type: mediaTypeOf(m.mediaType), contentType: m.mediaType ?? 'application/octet-stream', fileName: null, fileSize: null,
-            width: m.width, height: m.height, description: m.description, focusX: 0, focusY: 0, remoteUrl: m.url },
-          status.id,
-          i,
-        );
+      for (const [i, m] of remoteMedia(note).entries()) {
+        await this.d.media.create({ ...m, accountId: author.id, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, status.id, i);
       }
-      if (note.poll) {
-        await this.d.polls.create({
-          statusId: status.id, accountId: author.id, options: note.poll.options, multiple: note.poll.multiple, hideTotals: false,
-          expiresAt: note.poll.endTime, remoteCounts: note.poll.counts, remoteVoters: note.poll.voters,
-        });
+      const poll = remotePoll(note);
+      if (poll) {
+        const { remote, ...spec } = poll;
+        await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
       await this.d.notifier.newPost(status);
@@ -166,8 +160,9 @@ export class NoteHandlers {
 
   /**
    * An Update of one of the signer's posts we hold. A poll takes the counts and end it carries. As in Mastodon, only
-   * an Update saying the post was edited after the version we hold (`updated`) is an edit: its new text replaces
-   * the old, the old kept as history; otherwise (a poll's new counts) nothing else changes.
+   * an Update saying the post was edited after the version we hold (`updated`) is an edit: its new text,
+   * attachments and poll replace the old, the old kept as history (new poll options void the votes); otherwise (a
+   * poll's new counts) nothing else changes.
    */
   async onUpdated(a: ActivityDoc, author: Account): Promise<void> {
     if (typeof a.object !== 'object' || a.object === null) return;
@@ -182,12 +177,14 @@ export class NoteHandlers {
     const recipients = await this.localRecipients(note);
     const remoteMentions = await this.knownRemote(note.mentions);
     const before = new Set(s.mentionIds);
-    const edited = await this.d.statuses.edit(s.id, {
+    const { outcome } = await this.d.statuses.edit(s.id, {
       text: '', content: note.content, spoilerText: note.summary, sensitive: note.sensitive || note.summary !== '', language: note.language,
       mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])], tags: note.hashtags.slice(0, 20),
       editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
+      media: { remote: remoteMedia(note) },
+      poll: remotePoll(note),
     });
-    if (!edited) return;
+    if (outcome !== 'edited') return;
     for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
     for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
   }
@@ -259,6 +256,19 @@ export class NoteHandlers {
     const localId = this.d.uris.statusIdOf(uri);
     return localId ? this.d.statuses.byId(localId) : this.d.statuses.byUri(uri);
   }
+}
+
+/** A remote post's attachments as we keep them (the files are fetched when someone views them). */
+function remoteMedia(note: NoteDoc): RemoteMedia[] {
+  return note.attachments.map((m) => ({
+    url: m.url, type: mediaTypeOf(m.mediaType), contentType: m.mediaType ?? 'application/octet-stream', description: m.description, width: m.width, height: m.height,
+  }));
+}
+
+/** A remote post's poll with the counts its server publishes. */
+function remotePoll(note: NoteDoc): (PollSpec & { remote: NonNullable<PollSpec['remote']> }) | null {
+  const p = note.poll;
+  return p && { options: p.options, multiple: p.multiple, hideTotals: false, expiresAt: p.endTime, remote: { counts: p.counts, voters: p.voters } };
 }
 
 function mediaTypeOf(mediaType: string | null): MediaType {

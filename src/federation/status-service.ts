@@ -1,10 +1,10 @@
-// What happens when a member posts or deletes: mentions resolved (remote handles over WebFinger), text rendered to
-// safe HTML, the status stored (idempotently), and the Create or Delete queued for the status's audience.
+// What happens when a member posts, edits or deletes: mentions resolved (remote handles over WebFinger), text rendered to
+// safe HTML, the status stored (idempotently), and the Create, Update or Delete queued for the status's audience.
 import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import type { Media, MediaStore } from '../store/media.js';
+import type { Media, MediaAttributes, MediaStore } from '../store/media.js';
 import type { Poll, PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
@@ -34,6 +34,17 @@ export interface NewPost {
   readonly poll?: { readonly options: readonly string[]; readonly expiresInSeconds: number; readonly multiple: boolean; readonly hideTotals: boolean };
 }
 
+/** An edit: the whole post as it is to be (Mastodon's PUT /api/v1/statuses/:id). */
+export interface PostEdit extends Pick<NewPost, 'text' | 'spoilerText' | 'sensitive' | 'language'> {
+  /** The attachments, in order: ones the post has (or had) and the member's free uploads. */
+  readonly mediaIds: readonly string[];
+  readonly mediaAttributes: readonly MediaAttributes[];
+  /** null: no poll. */
+  readonly poll: NewPost['poll'] | null;
+}
+
+const MEDIA_REFUSED = 'media_ids must name your own uploads not attached to another status';
+
 export interface StatusServiceDeps {
   readonly config: Config;
   readonly log: Logger;
@@ -56,7 +67,7 @@ export class StatusService {
 
   async post(me: Account, p: NewPost): Promise<Status> {
     const mediaIds = [...new Set(p.mediaIds ?? [])];
-    if (mediaIds.length && !(await this.d.media.usable(me.id, mediaIds))) throw Errors.validation('media_ids must name your own uploads not attached to another status');
+    if (mediaIds.length && !(await this.d.media.usable(me.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
     const mentioned = await this.resolveMentions(p.text);
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
@@ -75,7 +86,7 @@ export class StatusService {
       if (mediaIds.length && !(await this.d.media.attach(me.id, status.id, mediaIds))) {
         // Raced with another post taking the same upload: this post must not go out half-made.
         await this.d.statuses.softDelete(status.id);
-        throw Errors.validation('media_ids must name your own uploads not attached to another status');
+        throw Errors.validation(MEDIA_REFUSED);
       }
       if (p.poll) {
         await this.d.polls.create({
@@ -92,13 +103,17 @@ export class StatusService {
     return status;
   }
 
-  /** Edits a member's status (text, content warning, sensitivity, language); visibility and thread stay. */
-  async edit(me: Account, s: Status, p: Pick<NewPost, 'text' | 'spoilerText' | 'sensitive' | 'language'>): Promise<Status> {
+  /**
+   * Edits a member's status as Mastodon does: the request is the whole new post (text, content warning, sensitivity,
+   * language, the ordered attachments with any new descriptions, the poll); visibility and thread stay. An edit
+   * that changes nothing is answered with the status as it is and sent nowhere.
+   */
+  async edit(me: Account, s: Status, p: PostEdit): Promise<Status> {
     const mentioned = await this.resolveMentions(p.text);
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
     const before = new Set(s.mentionIds);
-    const edited = await this.d.statuses.edit(s.id, {
+    const { outcome, status: edited } = await this.d.statuses.edit(s.id, {
       text: p.text,
       content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
       spoilerText: p.spoilerText,
@@ -106,8 +121,15 @@ export class StatusService {
       language: p.language,
       mentionIds: [...new Set([...mentioned.values()].map((a) => a.id))].filter((id) => id !== me.id),
       tags: extractHashtags(p.text),
+      media: { ids: [...new Set(p.mediaIds)], attributes: p.mediaAttributes },
+      poll: p.poll && {
+        options: p.poll.options, multiple: p.poll.multiple, hideTotals: p.poll.hideTotals, expiresAt: new Date(Date.now() + p.poll.expiresInSeconds * 1000),
+      },
     });
+    if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
     if (!edited) throw Errors.notFound();
+    if (outcome === 'unchanged') return edited;
+    if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end
     for (const id of edited.mentionIds) if (!before.has(id)) await this.d.notifier.notify(id, 'mention', me.id, edited.id);
     for (const id of await this.d.statuses.localBoosters(edited.id)) await this.d.notifier.notify(id, 'update', me.id, edited.id);
     await this.federate(edited, me, 'update');

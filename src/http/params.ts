@@ -46,6 +46,16 @@ export function isUploadedFile(v: unknown): v is UploadedFile {
   return typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
 }
 
+/** Whether obj already holds a value at the key path (a path through an array never counts, as in Rails). */
+function hasPath(obj: { [key: string]: ParamValue }, path: readonly string[]): boolean {
+  let node: ParamValue = obj;
+  for (const part of path) {
+    if (part === '' || !isObject(node) || !Object.hasOwn(node, part)) return false;
+    node = node[part]!;
+  }
+  return true;
+}
+
 /** Adds one decoded pair into target. Malformed keys are kept verbatim as flat keys rather than dropped. */
 export function assignParam(target: Params, key: string, value: string | UploadedFile): void {
   const parts = splitKey(key);
@@ -60,10 +70,16 @@ export function assignParam(target: Params, key: string, value: string | Uploade
     const last = i === parts.length - 1;
     const nextIsArray = !last && parts[i + 1] === '';
     if (Array.isArray(node)) {
-      // `a[][b]` style: append objects; `a[]` appends the value.
+      // `a[]` appends the value. `a[][b]=1&a[][c]=2` is one object {b, c}, as in Rails: a key goes into the last
+      // object unless that object already has it, which starts the next (media_attributes[][id]=…&[description]=…).
       if (last) {
         node.push(value);
         return;
+      }
+      const tail: ParamValue | undefined = node[node.length - 1];
+      if (!nextIsArray && isObject(tail) && !hasPath(tail, parts.slice(i + 1))) {
+        node = tail;
+        continue;
       }
       const child: ParamValue = nextIsArray ? [] : emptyObject();
       node.push(child);

@@ -1,5 +1,6 @@
-// Media attachments: a member's uploads (attached to at most one status, in order) and remote posts' media.
-import type { Database } from './db.js';
+// Media attachments: a member's uploads (attached to at most one status, in order) and remote posts' media. An
+// attachment an edit takes out of a post stays with it, `removed` (its history shows it; a later edit may restore it).
+import type { Database, Queryable } from './db.js';
 
 export type MediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
 
@@ -34,21 +35,109 @@ const toMedia = (r: Row): Media => ({
 
 export type NewMedia = Omit<Media, 'id' | 'statusId'>;
 
+/** Description and focus an edit sets on one of the post's attachments (Mastodon's media_attributes[]). */
+export interface MediaAttributes {
+  readonly id: string;
+  /** null clears it; undefined leaves it. */
+  readonly description?: string | null;
+  readonly focus?: readonly [number, number];
+}
+
+/** A remote post's attachment as its latest version lists it. */
+export type RemoteMedia = Pick<Media, 'type' | 'contentType' | 'description' | 'width' | 'height'> & { readonly url: string };
+
+async function insert(q: Queryable, m: NewMedia, statusId: string | null, position: number): Promise<Media> {
+  const r = await q.query<Row>(
+    `INSERT INTO media_attachments (account_id, status_id, type, content_type, file_name, file_size, width, height, description,
+       focus_x, focus_y, remote_url, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+    [m.accountId, statusId, m.type, m.contentType, m.fileName, m.fileSize, m.width, m.height, m.description, m.focusX, m.focusY, m.remoteUrl, position],
+  );
+  return toMedia(r.rows[0]!);
+}
+
+/** The attachments a status shows, in order, with their descriptions (what a version of it records). */
+export async function shownMedia(q: Queryable, statusId: string): Promise<{ ids: string[]; descriptions: (string | null)[] }> {
+  const rows = (await q.query<{ id: string; description: string | null }>(
+    'SELECT id, description FROM media_attachments WHERE status_id = $1 AND NOT removed ORDER BY position, id', [statusId])).rows;
+  return { ids: rows.map((r) => r.id), descriptions: rows.map((r) => r.description) };
+}
+
+/** Shows `ids` on the status, in this order; every other attachment it had is hidden. */
+async function show(q: Queryable, statusId: string, ids: readonly string[]): Promise<void> {
+  await q.query(
+    `UPDATE media_attachments m SET status_id = $2, position = t.n, removed = false FROM unnest($1::bigint[]) WITH ORDINALITY AS t(id, n) WHERE m.id = t.id`,
+    [ids, statusId],
+  );
+  await q.query('UPDATE media_attachments SET removed = true WHERE status_id = $1 AND NOT removed AND NOT (id = ANY($2::bigint[]))', [statusId, ids]);
+}
+
+/**
+ * An edit of a local post: its attachments become `ids`, in order, each an upload of the member that is free or
+ * already this post's (shown or taken out earlier), and `attributes` set descriptions and focus on them. null when
+ * an id is not such an upload (nothing is changed); otherwise whether the post's attachments look any different.
+ */
+export async function editAttachments(q: Queryable, accountId: string, statusId: string, ids: readonly string[], attributes: readonly MediaAttributes[]): Promise<boolean | null> {
+  const before = (await shownMedia(q, statusId)).ids;
+  const rows = (await q.query<Row>(
+    'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
+    [ids, accountId, statusId])).rows.map(toMedia);
+  if (rows.length !== new Set(ids).size) return null;
+  let changed = before.join() !== ids.join();
+  for (const a of attributes) {
+    const m = rows.find((r) => r.id === a.id);
+    if (!m) continue; // as Mastodon: attributes of media the post will not have are ignored
+    const description = a.description === undefined ? m.description : a.description;
+    const [focusX, focusY] = a.focus ?? [m.focusX, m.focusY];
+    if (description === m.description && focusX === m.focusX && focusY === m.focusY) continue;
+    await q.query('UPDATE media_attachments SET description = $2, focus_x = $3, focus_y = $4 WHERE id = $1', [m.id, description, focusX, focusY]);
+    changed = true;
+  }
+  await show(q, statusId, ids);
+  return changed;
+}
+
+/**
+ * An Update of a remote post: its attachments become `list`. An attachment at a URL the post already had is the
+ * same one (as Mastodon assumes), so a file already fetched is kept. Returns whether anything visible changed.
+ */
+export async function editRemoteAttachments(q: Queryable, accountId: string, statusId: string, list: readonly RemoteMedia[]): Promise<boolean> {
+  const before = (await shownMedia(q, statusId)).ids;
+  const had = (await q.query<Row>('SELECT * FROM media_attachments WHERE status_id = $1 ORDER BY removed, position, id FOR UPDATE', [statusId])).rows.map(toMedia);
+  const next: string[] = [];
+  let changed = false;
+  for (const m of list) {
+    const same = had.find((r) => r.remoteUrl === m.url && !next.includes(r.id));
+    if (!same) {
+      next.push((await insert(q, { ...m, accountId, remoteUrl: m.url, fileName: null, fileSize: null, focusX: 0, focusY: 0 }, statusId, next.length)).id);
+      continue;
+    }
+    next.push(same.id);
+    if (same.description !== m.description) {
+      await q.query('UPDATE media_attachments SET description = $2 WHERE id = $1', [same.id, m.description]);
+      changed = true;
+    }
+  }
+  await show(q, statusId, next);
+  return changed || before.join() !== next.join();
+}
+
 export class MediaStore {
   constructor(private readonly db: Database) {}
 
   async create(m: NewMedia, statusId: string | null = null, position = 0): Promise<Media> {
-    const r = await this.db.one<Row>(
-      `INSERT INTO media_attachments (account_id, status_id, type, content_type, file_name, file_size, width, height, description,
-         focus_x, focus_y, remote_url, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
-      [m.accountId, statusId, m.type, m.contentType, m.fileName, m.fileSize, m.width, m.height, m.description, m.focusX, m.focusY, m.remoteUrl, position],
-    );
-    return toMedia(r!);
+    return insert(this.db.pool, m, statusId, position);
   }
 
   async byId(id: string): Promise<Media | undefined> {
     const r = await this.db.one<Row>('SELECT * FROM media_attachments WHERE id = $1', [id]);
     return r && toMedia(r);
+  }
+
+  /** Attachments by id, shown or not (the versions of an edited post name them). */
+  async byIds(ids: readonly string[]): Promise<Map<string, Media>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.rows<Row>('SELECT * FROM media_attachments WHERE id = ANY($1::bigint[])', [ids]);
+    return new Map(rows.map((r) => [r.id, toMedia(r)]));
   }
 
   async byFileName(name: string): Promise<Media | undefined> {
@@ -93,7 +182,7 @@ export class MediaStore {
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {
     const out = new Map<string, Media[]>();
     if (statusIds.length === 0) return out;
-    const rows = await this.db.rows<Row>('SELECT * FROM media_attachments WHERE status_id = ANY($1::bigint[]) ORDER BY status_id, position, id', [statusIds]);
+    const rows = await this.db.rows<Row>('SELECT * FROM media_attachments WHERE status_id = ANY($1::bigint[]) AND NOT removed ORDER BY status_id, position, id', [statusIds]);
     for (const r of rows) {
       const m = toMedia(r);
       const list = out.get(m.statusId!) ?? [];

@@ -1,7 +1,7 @@
 // Polls and their votes. A vote is refused (with the reason) when the poll has ended, is the voter's own, was
 // already answered by them, or the choices do not fit the poll. A vote counted in a local poll schedules the Update
 // that tells other servers the new counts (once per burst: `update_due_at`), and so does its end.
-import type { Database } from './db.js';
+import type { Database, Queryable } from './db.js';
 
 export interface Poll {
   readonly id: string;
@@ -40,6 +40,53 @@ function toPoll(r: Row): Poll {
     counts: remote ? r.options.map((_, i) => Math.max(r.remote_counts![i] ?? 0, local[i] ?? 0)) : local,
     votersCount: remote ? Math.max(r.remote_voters ?? 0, r.voters) : r.voters,
   };
+}
+
+/** A poll as an edit leaves it; `remote` carries the counts a remote poll's server publishes. */
+export interface PollSpec {
+  readonly options: readonly string[];
+  readonly multiple: boolean;
+  readonly hideTotals: boolean;
+  readonly expiresAt: Date | null;
+  readonly remote?: { readonly counts: readonly number[]; readonly voters: number | null };
+}
+
+/** The options of a status's poll (what a version of it records), or null without one. */
+export async function pollOptions(q: Queryable, statusId: string): Promise<string[] | null> {
+  return (await q.query<{ options: string[] }>('SELECT options FROM polls WHERE status_id = $1', [statusId])).rows[0]?.options ?? null;
+}
+
+/**
+ * An edit of a status's poll (null: the poll goes). As on Mastodon, other options or a switch between one and
+ * several choices void the votes cast; otherwise they stay. A poll given a later end is open again. Returns whether
+ * readers see a different poll (options, kind, end, totals shown, or a poll added or removed).
+ */
+export async function editPoll(q: Queryable, statusId: string, accountId: string, spec: PollSpec | null): Promise<boolean> {
+  const cur = (await q.query<{ id: string; options: string[]; multiple: boolean; hide_totals: boolean; expires_at: Date | null }>(
+    'SELECT id, options, multiple, hide_totals, expires_at FROM polls WHERE status_id = $1 FOR UPDATE', [statusId])).rows[0];
+  if (!spec) {
+    if (cur) await q.query('DELETE FROM polls WHERE id = $1', [cur.id]);
+    return cur !== undefined;
+  }
+  if (!cur) {
+    await q.query(
+      `INSERT INTO polls (status_id, account_id, options, multiple, hide_totals, expires_at, remote_counts, remote_voters, refreshed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $7::integer[] IS NULL THEN NULL ELSE now() END)`,
+      [statusId, accountId, spec.options, spec.multiple, spec.hideTotals, spec.expiresAt, spec.remote?.counts ?? null, spec.remote?.voters ?? null],
+    );
+    return true;
+  }
+  const reset = cur.options.length !== spec.options.length || cur.options.some((o, i) => o !== spec.options[i]) || cur.multiple !== spec.multiple;
+  if (reset) await q.query('DELETE FROM poll_votes WHERE poll_id = $1', [cur.id]);
+  await q.query(
+    `UPDATE polls SET options = $2, multiple = $3, hide_totals = $4, expires_at = $5,
+       closed_at = CASE WHEN $5::timestamptz IS NULL OR $5::timestamptz > now() THEN NULL ELSE closed_at END,
+       remote_counts = coalesce($6, remote_counts), remote_voters = CASE WHEN $6::int[] IS NULL THEN remote_voters ELSE $7 END,
+       refreshed_at = CASE WHEN $6::int[] IS NULL THEN refreshed_at ELSE now() END
+     WHERE id = $1`,
+    [cur.id, spec.options, spec.multiple, spec.hideTotals, spec.expiresAt, spec.remote?.counts ?? null, spec.remote?.voters ?? null],
+  );
+  return reset || cur.hide_totals !== spec.hideTotals || (cur.expires_at?.getTime() ?? null) !== (spec.expiresAt?.getTime() ?? null);
 }
 
 export interface PollStoreOptions {

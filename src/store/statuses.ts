@@ -6,6 +6,9 @@ import { notifyMembersChanged } from './auth-events.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { notSilenced } from './mutes.js';
+import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
+
+export type { StatusEdit } from './status-edits.js';
 
 /** Neither the author nor, for a boost, the boosted author is blocked or muted by (or blocking) viewer $n. */
 function quiet(viewer: string): string {
@@ -14,7 +17,7 @@ function quiet(viewer: string): string {
 
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
-const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id)';
+const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
@@ -45,17 +48,6 @@ export interface Status {
   readonly mentionIds: readonly string[];
   /** Hashtag names as first written. */
   readonly tags: readonly string[];
-}
-
-export interface StatusEdit {
-  readonly text: string;
-  readonly content: string;
-  readonly spoilerText: string;
-  readonly sensitive: boolean;
-  readonly language: string | null;
-  readonly mentionIds: readonly string[];
-  readonly tags: readonly string[];
-  readonly editedAt?: Date;
 }
 
 export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri'> & {
@@ -212,41 +204,15 @@ export class StatusStore {
     return r?.ok === true;
   }
 
-  /**
-   * Replaces a status's text, keeping every version for its history (the first edit also records the original).
-   * Mentions and hashtags are replaced with the new text's.
-   */
-  async edit(id: string, e: StatusEdit): Promise<Status | undefined> {
-    await this.db.tx(async (q) => {
-      const cur = await q.query<{ content: string; spoiler_text: string; sensitive: boolean; created_at: Date; edited_at: Date | null }>(
-        'SELECT content, spoiler_text, sensitive, created_at, edited_at FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-        [id],
-      );
-      const c = cur.rows[0];
-      if (!c) return;
-      if (c.edited_at === null) {
-        await q.query('INSERT INTO status_edits (status_id, content, spoiler_text, sensitive, created_at) VALUES ($1, $2, $3, $4, $5)', [id, c.content, c.spoiler_text, c.sensitive, c.created_at]);
-      }
-      const at = e.editedAt ?? new Date();
-      await q.query(
-        `UPDATE statuses SET text = $2, content = $3, spoiler_text = $4, sensitive = $5, language = $6, edited_at = $7 WHERE id = $1`,
-        [id, e.text, e.content, e.spoilerText, e.sensitive, e.language, at],
-      );
-      await q.query('INSERT INTO status_edits (status_id, content, spoiler_text, sensitive, created_at) VALUES ($1, $2, $3, $4, $5)', [id, e.content, e.spoilerText, e.sensitive, at]);
-      await q.query('DELETE FROM status_mentions WHERE status_id = $1', [id]);
-      await q.query('DELETE FROM status_tags WHERE status_id = $1', [id]);
-      await this.link(q, id, e.mentionIds, e.tags);
-    });
-    return this.byId(id);
+  /** Applies an edit (store/status-edits.ts); the status as it now is, unless none was found or media refused. */
+  async edit(id: string, e: StatusEdit): Promise<{ outcome: EditOutcome; status?: Status }> {
+    const outcome = await editStatus(this.db, id, e, (q, statusId, mentionIds, tags) => this.link(q, statusId, mentionIds, tags));
+    return { outcome, status: outcome === 'edited' || outcome === 'unchanged' ? await this.byId(id) : undefined };
   }
 
   /** The versions of an edited status, oldest first (empty for one never edited). */
-  async history(id: string): Promise<{ content: string; spoilerText: string; sensitive: boolean; createdAt: Date }[]> {
-    const rows = await this.db.rows<{ content: string; spoiler_text: string; sensitive: boolean; created_at: Date }>(
-      'SELECT content, spoiler_text, sensitive, created_at FROM status_edits WHERE status_id = $1 ORDER BY id',
-      [id],
-    );
-    return rows.map((r) => ({ content: r.content, spoilerText: r.spoiler_text, sensitive: r.sensitive, createdAt: r.created_at }));
+  async history(id: string): Promise<StatusVersion[]> {
+    return statusVersions(this.db, id);
   }
 
   /** Local accounts that boosted the status (told when it is edited). */

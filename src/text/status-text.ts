@@ -2,7 +2,8 @@
 // character the author typed is escaped, and only what this module writes itself is markup (paragraphs, line breaks,
 // http(s) links, mentions, hashtags). One left-to-right scanner finds URLs, mentions and hashtags, so extraction and
 // rendering always agree (text inside a URL is never a mention or tag). Every pattern is either a single character
-// class run or a hand-written loop, and a failed URL candidate is skipped as a whole, so the scan is linear.
+// class run or a hand-written loop, and a failed URL candidate is skipped as a whole, so the scan is linear. The same
+// scanner measures a status against the character limit the way Mastodon does (statusLength).
 
 export interface MentionToken {
   /** as written after '@', e.g. 'bob' or 'bob@remote.example' or 'bob@127.0.0.1:4000' */
@@ -208,6 +209,26 @@ export function extractHashtags(text: string): string[] {
     out.push(t.name);
   }
   return out;
+}
+
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * A status's length as Mastodon's StatusLengthValidator counts it: the content warning plus the text, in grapheme
+ * clusters (an emoji sequence or a letter with its accents is one), with every link counted as `urlLength`
+ * characters whatever its length and a remote mention as its local part (`@bob@example.com` as `@bob`). Links and
+ * mentions are those the HTML will have, found by the same scanner.
+ */
+export function statusLength(text: string, spoilerText: string, urlLength: number): number {
+  let countable = '';
+  if (text.trim() !== '') {
+    for (const t of tokenize(text)) {
+      countable += t.kind === 'text' ? t.text : t.kind === 'url' ? 'x'.repeat(urlLength) : t.kind === 'mention' ? `@${t.mention.username}` : `#${t.name}`;
+    }
+  }
+  let n = 0;
+  for (const _ of GRAPHEMES.segment(spoilerText + countable)) n++;
+  return n;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
+import { png, upload } from '../support/media.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -136,6 +137,50 @@ describe('statuses between two Stoa servers', () => {
     assert.ok(update.some((n: Json) => n.status.uri === posted.body.uri));
   });
 
+  it('an edit that changes the attachments reaches the other server, in their new order and with new descriptions', async () => {
+    const picture = async (description: string) => (await upload(a.url, tokenA, png(20, 10), { description })).body;
+    const [one, two, three] = [await picture('one'), await picture('two'), await picture('three')];
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'pictures', media_ids: [one.id, two.id] });
+    const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    assert.deepEqual(onB.media_attachments.map((m: Json) => m.remote_url), [one.url, two.url]);
+    const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, {
+      status: 'pictures, rearranged', media_ids: [three.id, one.id], media_attributes: [{ id: one.id, description: 'one, described again' }],
+    });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    await eventually(async () => {
+      const now = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body;
+      assert.deepEqual(now.media_attachments.map((m: Json) => [m.remote_url, m.description]), [[three.url, 'three'], [one.url, 'one, described again']]);
+      assert.match(now.content, /rearranged/);
+    });
+    const onBNow = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body;
+    assert.equal(onBNow.media_attachments[1].id, onB.media_attachments[0].id, 'the attachment at the same URL is the one B already had');
+    const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
+    assert.deepEqual(history.map((v: Json) => v.media_attachments.map((m: Json) => m.description)), [['one', 'two'], ['three', 'one, described again']]);
+  });
+
+  it("an edit of a poll's options reaches the other server, whose members' votes are voided as the author's server voids them", async () => {
+    const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'tea or coffee?', poll: { options: ['tea', 'coffee'], expires_in: 3600 } });
+    const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
+    assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/polls/${onB.poll.id}/votes`, { choices: [1] })).status, 200);
+    await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${posted.body.id}`)).body.poll.votes_count, 1));
+    // Same options, a new question: B's vote stands on both servers.
+    await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, { status: 'tea or coffee, really?', poll: { options: ['tea', 'coffee'], expires_in: 3600 } });
+    await eventually(async () => assert.match((await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.content, /really/));
+    const kept = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.poll;
+    assert.deepEqual([kept.votes_count, kept.own_votes], [1, [1]]);
+    const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, { status: 'tea, coffee or water?', poll: { options: ['tea', 'coffee', 'water'], expires_in: 3600 } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(edited.body.poll.votes_count, 0);
+    await eventually(async () => {
+      const poll = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.poll;
+      assert.deepEqual(poll.options, [{ title: 'tea', votes_count: 0 }, { title: 'coffee', votes_count: 0 }, { title: 'water', votes_count: 0 }]);
+      assert.equal(poll.voted, false);
+      assert.deepEqual(poll.own_votes, []);
+    });
+    const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
+    assert.deepEqual(history.map((v: Json) => v.poll.options.map((o: Json) => o.title)), [['tea', 'coffee'], ['tea', 'coffee'], ['tea', 'coffee', 'water']]);
+  });
+
   it('a deleted post disappears from the other server', async () => {
     const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'soon gone' });
     const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
@@ -207,6 +252,36 @@ describe('notes from another server', () => {
     assert.ok(!uris.includes(forged.id));
     const count = await s.app.db.pool.query('SELECT count(*)::int AS n FROM statuses WHERE uri = ANY($1)', [[unrelated.id, forged.id]]);
     assert.equal(count.rows[0].n, 0);
+  });
+
+  it('takes an Update that only brings new poll counts (Mastodon sends one per vote) as no edit, and one with new options as an edit', async () => {
+    const question = (counts: number[], names = ['yes', 'no'], extra: Json = {}) => ({
+      id: questionId, type: 'Question', attributedTo: peer.actor('mallory').id, to: [PUBLIC], cc: [admin], content: '<p>well?</p>',
+      tag: [{ type: 'Mention', href: admin }], endTime: '2999-01-01T00:00:00Z', votersCount: counts.reduce((x, y) => x + y, 0),
+      oneOf: names.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: counts[i] } })), ...extra,
+    });
+    const questionId = peer.newId('notes');
+    const update = (object: Json) => ({ '@context': AS, id: peer.newId('updates'), type: 'Update', actor: peer.actor('mallory').id, to: object.to, cc: object.cc, object });
+    await send(create(question([0, 0])));
+    let seen: Json;
+    await eventually(async () => {
+      seen = (await api(s.url, token, 'GET', '/api/v1/timelines/public?remote=true')).body.find((x: Json) => x.uri === questionId);
+      assert.ok(seen);
+    });
+    await send(update(question([2, 1])));
+    await eventually(async () => assert.deepEqual((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body.poll.options.map((o: Json) => o.votes_count), [2, 1]));
+    assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body.edited_at, null);
+    assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}/history`)).body.length, 1);
+    const picture = { type: 'Document', mediaType: 'image/png', url: `${peer.url}/files/p.png`, name: 'a picture' };
+    await send(update(question([0, 0, 0], ['yes', 'no', 'maybe'], { updated: new Date().toISOString(), attachment: [picture] })));
+    await eventually(async () => {
+      const now = (await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body;
+      assert.deepEqual(now.poll.options.map((o: Json) => o.title), ['yes', 'no', 'maybe']);
+      assert.ok(now.edited_at);
+      assert.deepEqual(now.media_attachments.map((m: Json) => [m.remote_url, m.description]), [[picture.url, 'a picture']]);
+    });
+    const history = (await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}/history`)).body;
+    assert.deepEqual(history.map((v: Json) => [v.poll.options.length, v.media_attachments.length]), [[2, 0], [3, 1]]);
   });
 
   it("hides every post of an actor whose server deletes it", async () => {

@@ -9,6 +9,14 @@ describe('Rails-style parameters', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(p)), { a: ['1', '2'], poll: { options: ['x'], expires_in: '60' }, fields_attributes: { '0': { name: 'n' } } });
   });
 
+  it('fill one object per array element from a[][key] pairs, as Rails does', () => {
+    const p = parseUrlEncoded('media_attributes[][id]=1&media_attributes[][description]=one&media_attributes[][id]=2&media_attributes[][focus]=0,0&a[][b][]=1&a[][b][]=2');
+    assert.deepEqual(JSON.parse(JSON.stringify(p)), {
+      media_attributes: [{ id: '1', description: 'one' }, { id: '2', focus: '0,0' }],
+      a: [{ b: ['1', '2'] }],
+    });
+  });
+
   it('never reach Object.prototype', () => {
     const p = parseUrlEncoded('a[__proto__][polluted]=1&__proto__[x]=1&b[constructor][prototype][y]=1&c[d][__proto__]=1&__proto__=1');
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);

@@ -2,7 +2,7 @@
 // typed ever reaching the output as markup.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../../src/text/status-text.js';
+import { extractHashtags, extractMentions, statusHtml, statusLength, type ResolvedMention } from '../../src/text/status-text.js';
 
 const LINK_ATTRS = 'target="_blank" rel="nofollow noopener noreferrer"';
 const link = (url: string): string => `<a href="${url}" ${LINK_ATTRS}>${url}</a>`;
@@ -216,5 +216,39 @@ describe('statusHtml', () => {
       extractMentions(text);
       assert.ok(performance.now() - started < 200, text.slice(0, 20));
     }
+  });
+});
+
+describe('statusLength (as Mastodon counts against the limit)', () => {
+  const length = (text: string, spoiler = ''): number => statusLength(text, spoiler, 23);
+
+  it('counts every http(s) link as 23 characters, whatever its length', () => {
+    assert.equal(length(`see https://example.com/${'a'.repeat(200)}`), 4 + 23);
+    assert.equal(length('see http://x.example'), 4 + 23);
+    // Not links: no scheme, another scheme, or a scheme with nothing after it.
+    assert.equal(length('example.com/abc'), 15);
+    assert.equal(length('ftp://example.com'), 17);
+    assert.equal(length('http://'), 7);
+  });
+
+  it('counts a remote mention as its local part, a local mention and a hashtag as written', () => {
+    assert.equal(length('hi @alice@a-very-long-server-name.example'), 3 + 6);
+    assert.equal(length('hi @Alice@127.0.0.1:4000!'), 3 + 6 + 1);
+    assert.equal(length('hi @alice'), 9);
+    assert.equal(length('#Stoa'), 5);
+    // An address inside a link is part of the link.
+    assert.equal(length('https://example.com/@alice@remote.example'), 23);
+  });
+
+  it('counts grapheme clusters: an emoji sequence, a flag or a letter with its accents is one', () => {
+    assert.equal(length('👨‍👩‍👧‍👦'), 1);
+    assert.equal(length('🇫🇷🇩🇪'), 2);
+    assert.equal(length('e\u0301'), 1);
+    assert.equal(length('👍🏽x'), 2);
+  });
+
+  it('adds the content warning, and counts blank text as nothing', () => {
+    assert.equal(length('abc', 'cw'), 5);
+    assert.equal(length('  \n ', 'cw'), 2);
   });
 });
