@@ -21,6 +21,7 @@ import { reportRoutes } from './api/reports.js';
 import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
+import { groupedNotificationRoutes } from './api/grouped-notifications.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { MarkerStore } from './store/markers.js';
 import { MuteStore } from './store/mutes.js';
@@ -34,6 +35,7 @@ import { noteRoutes } from './federation/note-routes.js';
 import { StatusService } from './federation/status-service.js';
 import { InteractionStore } from './store/interactions.js';
 import { NotificationStore } from './store/notifications.js';
+import { NotificationGroupStore } from './store/notification-groups.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -287,6 +289,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
+    ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),

@@ -50,7 +50,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
       if (i === undefined) return [];
       const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
       if (n.statusId && !status) return [];
-      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}) }];
+      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}) }];
     });
   };
   const id = (req: Request): string => {

@@ -18,3 +18,9 @@ export function given(fields: Record<string, unknown>): Record<string, unknown> 
 }
 
 export const idParam = z.string().refine(isId, 'must be an id');
+
+/** A repeatable query parameter (`types[]=a&types[]=b`, or given once) as its string values; undefined: absent. */
+export function stringList(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
