@@ -22,6 +22,7 @@ import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
 import { groupedNotificationRoutes } from './api/grouped-notifications.js';
+import { conversationRoutes } from './api/conversations.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { MarkerStore } from './store/markers.js';
 import { MuteStore } from './store/mutes.js';
@@ -36,6 +37,7 @@ import { StatusService } from './federation/status-service.js';
 import { InteractionStore } from './store/interactions.js';
 import { NotificationStore } from './store/notifications.js';
 import { NotificationGroupStore } from './store/notification-groups.js';
+import { ConversationStore } from './store/conversations.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -290,6 +292,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
     ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews }),
+    ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
