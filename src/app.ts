@@ -25,6 +25,8 @@ import { ReportViews } from './api/report-views.js';
 import { ReportStore } from './store/reports.js';
 import { ListStore } from './store/lists.js';
 import { notificationRoutes } from './api/notifications.js';
+import { groupedNotificationRoutes } from './api/grouped-notifications.js';
+import { conversationRoutes } from './api/conversations.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { MarkerStore } from './store/markers.js';
 import { MuteStore } from './store/mutes.js';
@@ -38,6 +40,8 @@ import { noteRoutes } from './federation/note-routes.js';
 import { StatusService } from './federation/status-service.js';
 import { InteractionStore } from './store/interactions.js';
 import { NotificationStore } from './store/notifications.js';
+import { NotificationGroupStore } from './store/notification-groups.js';
+import { ConversationStore } from './store/conversations.js';
 import { StatusStore } from './store/statuses.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -302,6 +306,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
+    ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews, reports, reportViews }),
+    ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
     ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),

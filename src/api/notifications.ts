@@ -58,7 +58,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
       if (n.statusId && !status) return [];
       const report = n.reportId ? reports.get(n.reportId) : undefined;
       if (n.reportId && !report) return [];
-      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}), ...(report ? { report } : {}) }];
+      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}), ...(report ? { report } : {}) }];
     });
   };
   const id = (req: Request): string => {

@@ -26,3 +26,9 @@ export const description = z.string().max(MEDIA_LIMITS.descriptionChars, `Descri
 /** A media focal point, "x,y" with each between -1 and 1. */
 export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
   .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');
+
+/** A repeatable query parameter (`types[]=a&types[]=b`, or given once) as its string values; undefined: absent. */
+export function stringList(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}

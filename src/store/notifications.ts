@@ -16,6 +16,8 @@ export interface Notification {
   /** admin.report: the report filed. */
   readonly reportId: string | null;
   readonly createdAt: Date;
+  /** The group it belongs to (favourites and boosts of one status, follows, within hours); null: ungrouped. */
+  readonly groupKey: string | null;
 }
 
 /** What the services that cause notifications need. */
@@ -27,19 +29,54 @@ export interface NotificationFilter {
   readonly fromAccountId?: string;
 }
 
-interface Row {
+export interface NotificationRow {
   [k: string]: unknown;
   id: string; account_id: string; from_account_id: string; type: NotificationType; status_id: string | null; report_id: string | null;
-  created_at: Date;
+  created_at: Date; group_key: string | null;
 }
 
-const toNotification = (r: Row): Notification => ({
+export const toNotification = (r: NotificationRow): Notification => ({
   id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, reportId: r.report_id,
-  createdAt: r.created_at,
+  createdAt: r.created_at, groupKey: r.group_key,
 });
+
+/** Types whose notifications are grouped (Mastodon's GROUPABLE_NOTIFICATION_TYPES). */
+export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follow', 'admin.sign_up'];
+/** A group gathers notifications for at most this many hours from its first (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
+const GROUP_SPAN_HOURS = 12;
+
+/** What a group key starts with: favourites and boosts group per status, follows (and sign-ups) per type. */
+function groupPrefix(type: string, statusId: string | null): string | null {
+  if (type === 'favourite' || type === 'reblog') return statusId ? `${type}-${statusId}` : null;
+  return GROUPABLE_TYPES.includes(type) ? type : null;
+}
+
+/**
+ * The key of a new notification for recipient $1 with prefix $5: "<prefix>-<hour since the epoch>", reusing the
+ * hour of the recipient's latest notification with that prefix while it is under GROUP_SPAN_HOURS old, as Mastodon
+ * does (it keeps that hour in Redis; here it is read back from the rows, by the (account_id, group_key) index).
+ */
+const NEW_GROUP_KEY = `CASE WHEN $5::text IS NULL THEN NULL ELSE coalesce(
+    (SELECT g.group_key FROM notifications g WHERE g.account_id = $1
+       AND g.group_key = ANY(ARRAY(SELECT $5::text || '-' || b FROM generate_series(h.hour - ${GROUP_SPAN_HOURS - 1}, h.hour) b))
+     ORDER BY g.id DESC LIMIT 1),
+    $5::text || '-' || h.hour) END`;
 
 // A notification about a deleted status is gone with it.
 const LIVE = 'AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL))';
+
+/** The member's ($1 in values) notifications n that pass the filter; parameters are appended to values. */
+export function notificationWhere(values: unknown[], f: NotificationFilter): string {
+  // Nothing from accounts the member blocks (or is blocked by), nor from muted ones whose notifications are muted.
+  let where = `n.account_id = $1 ${LIVE}
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = n.from_account_id) OR (b.account_id = n.from_account_id AND b.target_account_id = $1))
+      AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = n.from_account_id AND mu.hide_notifications
+        AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+  if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
+  if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
+  if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;
+  return where;
+}
 
 export class NotificationStore {
   constructor(private readonly db: Database) {}
@@ -47,10 +84,11 @@ export class NotificationStore {
   async notify(recipientId: string, type: NotificationType, fromId: string, statusId: string | null = null): Promise<void> {
     if (recipientId === fromId) return;
     await this.db.exec(
-      `INSERT INTO notifications (account_id, from_account_id, type, status_id)
-       SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1)
+      `INSERT INTO notifications (account_id, from_account_id, type, status_id, group_key)
+       SELECT $1, $2, $3, $4, ${NEW_GROUP_KEY} FROM (SELECT floor(extract(epoch FROM now()) / 3600)::bigint AS hour) h
+       WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1)
        ON CONFLICT DO NOTHING`,
-      [recipientId, fromId, type, statusId],
+      [recipientId, fromId, type, statusId, groupPrefix(type, statusId)],
     );
   }
 
@@ -98,20 +136,13 @@ export class NotificationStore {
 
   async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<Notification[]> {
     const values: unknown[] = [accountId];
-    // Nothing from accounts the member blocks (or is blocked by), nor from muted ones whose notifications are muted.
-    let where = `n.account_id = $1 ${LIVE}
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = n.from_account_id) OR (b.account_id = n.from_account_id AND b.target_account_id = $1))
-      AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = n.from_account_id AND mu.hide_notifications
-        AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
-    if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
-    if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
-    if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;
+    const where = notificationWhere(values, f);
     const p = pageSql(page, 'n.id', values);
-    return p.newestFirst((await this.db.rows<Row>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification));
+    return p.newestFirst((await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification));
   }
 
   async one(accountId: string, id: string): Promise<Notification | undefined> {
-    const r = await this.db.one<Row>(`SELECT n.* FROM notifications n WHERE n.account_id = $1 AND n.id = $2 ${LIVE}`, [accountId, id]);
+    const r = await this.db.one<NotificationRow>(`SELECT n.* FROM notifications n WHERE n.account_id = $1 AND n.id = $2 ${LIVE}`, [accountId, id]);
     return r && toNotification(r);
   }
 

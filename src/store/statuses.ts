@@ -3,6 +3,7 @@
 // first, returned newest first), limit.
 import { pageSql, type PageQuery } from './paging.js';
 import { notifyMembersChanged } from './auth-events.js';
+import { joinConversations, leaveConversations } from './conversations.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { notSilenced } from './mutes.js';
@@ -127,6 +128,7 @@ export class StatusStore {
       }
       const id = r.rows[0].id;
       await this.link(q, id, s.mentionIds, s.tags);
+      if (s.visibility === 'direct') await joinConversations(q, id);
       if (s.local) await notifyMembersChanged(q, [s.accountId]); // statuses_count
       if (idempotencyKey !== undefined) {
         await q.query(
@@ -226,14 +228,22 @@ export class StatusStore {
 
   /** Every status of an account that no longer exists (a remote actor's Delete). */
   async softDeleteAllOf(accountId: string): Promise<void> {
-    await this.db.exec('UPDATE statuses SET deleted_at = now() WHERE account_id = $1 AND deleted_at IS NULL', [accountId]);
+    await this.db.tx(async (q) => {
+      const r = await q.query<{ direct: string[] | null }>(
+        `WITH d AS (UPDATE statuses SET deleted_at = now() WHERE account_id = $1 AND deleted_at IS NULL RETURNING id, visibility)
+         SELECT array_agg(id::text) FILTER (WHERE visibility = 3) AS direct FROM d`,
+        [accountId],
+      );
+      await leaveConversations(q, r.rows[0]?.direct ?? []);
+    });
   }
 
   /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */
   async softDelete(id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
-      const r = await q.query<{ account_id: string; local: boolean }>('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local', [id]);
+      const r = await q.query<{ account_id: string; local: boolean; visibility: number }>('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local, visibility', [id]);
       if (r.rows[0]?.local) await notifyMembersChanged(q, [r.rows[0].account_id]);
+      if (r.rows[0]?.visibility === 3) await leaveConversations(q, [id]);
       return r.rows.length > 0;
     });
   }

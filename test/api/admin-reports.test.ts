@@ -200,6 +200,12 @@ describe('admin reports API', () => {
       created_at: n.report.created_at, status_ids: [posts[0].id, posts[1].id], rule_ids: null, target_account: n.report.target_account,
     });
     assert.equal(n.report.target_account.acct, 'bad');
+    // Grouped notifications (v2) show it too, ungrouped, with the same Report.
+    const v2 = await call(mod, 'GET', '/api/v2/notifications?types[]=admin.report');
+    assert.equal(v2.status, 200, v2.text);
+    const group = v2.body.notification_groups.find((g: Json) => g.report?.id === reportId);
+    assert.deepEqual({ key: group?.group_key, type: group?.type, count: group?.notifications_count, report: group?.report },
+      { key: `ungrouped-${n.id}`, type: 'admin.report', count: 1, report: n.report });
     assert.deepEqual(await notes(m.token['rep']!), [], 'the reporter is no moderator');
     assert.deepEqual(await notes(m.token['plain']!), []);
 

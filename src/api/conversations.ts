@@ -1,0 +1,83 @@
+// Direct-message conversations (/api/v1/conversations): the member's list with Link-header pages, marking one
+// read, removing one from the list (REST::ConversationSerializer: id, unread, accounts, last_status).
+import { Errors } from '../errors.js';
+import { pageQuery, timelineLinks } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { Conversation, ConversationStore } from '../store/conversations.js';
+import { isId } from '../store/ids.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { AccountViews } from './account-views.js';
+import type { StatusViews } from './status-views.js';
+
+const READ: Requirement = { scopes: ['read:statuses'], user: true };
+const WRITE: Requirement = { scopes: ['write:conversations'], user: true };
+
+export interface ConversationApiDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly conversations: ConversationStore;
+  readonly accountViews: AccountViews;
+  readonly statusViews: StatusViews;
+}
+
+export function conversationRoutes(d: ConversationApiDeps): Route[] {
+  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
+  const id = (req: Request): string => {
+    const v = req.params['id']!;
+    if (!isId(v)) throw Errors.notFound();
+    return v;
+  };
+
+  /** Conversations as entities: the other participants (oneself for a note to oneself) and the last status if readable. */
+  const render = async (list: readonly Conversation[], viewer: string) => {
+    const accountRows = (await d.accounts.byIds([...new Set(list.flatMap((c) => (c.participantIds.length ? c.participantIds : [c.accountId])))])).filter((a) => !a.deletedAt);
+    const accounts = new Map((await d.accountViews.many(accountRows)).map((e) => [e.id, e]));
+    const readable = [];
+    for (const s of await d.statuses.byIds(list.map((c) => c.lastStatusId))) if (await d.statuses.canSee(s, viewer)) readable.push(s);
+    const statuses = new Map((await d.statusViews.many(readable, viewer)).map((e) => [e.id, e]));
+    return list.map((c) => ({
+      id: c.id,
+      unread: c.unread,
+      accounts: (c.participantIds.length ? c.participantIds : [c.accountId]).flatMap((p) => accounts.get(p) ?? []),
+      last_status: statuses.get(c.lastStatusId) ?? null,
+    }));
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/conversations',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const page = pageQuery(req.query, 20, 40);
+        const list = await d.conversations.list(viewer, page);
+        return json(200, await render(list, viewer), timelineLinks(d.baseUrl + req.path, page, list.map((c) => c.lastStatusId)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/conversations/:id/read',
+      body: true,
+      handler: async (req) => {
+        const viewer = await me(req, WRITE);
+        const c = await d.conversations.markRead(viewer, id(req));
+        if (!c) throw Errors.notFound();
+        return json(200, (await render([c], viewer))[0]);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/conversations/:id',
+      handler: async (req) => {
+        if (!(await d.conversations.remove(await me(req, WRITE), id(req)))) throw Errors.notFound();
+        return json(200, {});
+      },
+    },
+  ];
+}

@@ -1,0 +1,233 @@
+// Mastodon 4.3 grouped notifications (/api/v2/notifications): pages of groups with their accounts and statuses
+// listed once (REST::DedupNotificationGroupSerializer), one group, its accounts, dismissing a group, clearing all,
+// and the unread counts behind the notifications marker (v2 counts groups, v1 notifications).
+import { Errors } from '../errors.js';
+import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { MarkerStore } from '../store/markers.js';
+import { groupKeyOf, type GroupData, type NotificationGroupStore, type PageRange } from '../store/notification-groups.js';
+import { GROUPABLE_TYPES, type Notification, type NotificationFilter, type NotificationStore } from '../store/notifications.js';
+import type { StatusStore } from '../store/statuses.js';
+import { isId } from '../store/ids.js';
+import type { AccountViews } from './account-views.js';
+import { stringList } from './params.js';
+import type { StatusViews } from './status-views.js';
+import type { ReportStore } from '../store/reports.js';
+import type { ReportViews } from './report-views.js';
+
+const READ: Requirement = { scopes: ['read:notifications'], user: true };
+const WRITE: Requirement = { scopes: ['write:notifications'], user: true };
+
+/** Types whose group names a status (status_id, and the status in `statuses`). */
+const STATUS_TYPES = new Set(['favourite', 'reblog', 'status', 'mention', 'poll', 'update', 'quote']);
+/** Group keys are ours ("favourite-1-2", "follow-3", "ungrouped-4", "admin.sign_up-5"); anything else names nothing. */
+const GROUP_KEY = /^[a-z_.]{1,30}(-\d{1,19}){1,2}$/;
+
+export interface GroupedNotificationApiDeps {
+  readonly baseUrl: string;
+  readonly bearer: BearerAuth;
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly notifications: NotificationStore;
+  readonly groups: NotificationGroupStore;
+  readonly markers: MarkerStore;
+  readonly accountViews: AccountViews;
+  readonly statusViews: StatusViews;
+  readonly reports: ReportStore;
+  readonly reportViews: ReportViews;
+}
+
+type Expand = 'full' | 'partial_avatars';
+
+function expandParam(v: unknown): Expand {
+  if (v === undefined || v === 'full') return 'full';
+  if (v === 'partial_avatars') return 'partial_avatars';
+  throw Errors.badRequest(`Invalid value for 'expand_accounts': '${String(v)}', allowed values are 'full' and 'partial_avatars'`);
+}
+
+/** grouped_types[]: only types that are grouped count; absent, all of them are. */
+function groupedTypesParam(v: unknown): readonly string[] {
+  const given = stringList(v)?.filter((t) => t !== '');
+  return given?.length ? given.filter((t) => GROUPABLE_TYPES.includes(t)) : GROUPABLE_TYPES;
+}
+
+function filterParams(q: Request['query']): NotificationFilter {
+  const from = typeof q['account_id'] === 'string' ? q['account_id'] : undefined;
+  // An account_id that is no id names nobody: nothing matches it.
+  return { types: stringList(q['types']), excludeTypes: stringList(q['exclude_types']), fromAccountId: from === undefined ? undefined : isId(from) ? from : '0' };
+}
+
+export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[] {
+  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
+
+  const groupKeyParam = (req: Request): string => {
+    const key = req.params['group_key']!;
+    if (!GROUP_KEY.test(key)) throw Errors.notFound();
+    return key;
+  };
+
+  /** The response of every v2 read: groups, with the accounts and statuses they name listed once. */
+  const render = async (viewer: string, items: readonly Notification[], data: Map<string, GroupData>, grouped: readonly string[], expand: Expand, paged: boolean) => {
+    const groups = items.map((n) => {
+      const key = groupKeyOf(n, grouped);
+      const g = data.get(key);
+      const one = !g;
+      return {
+        n,
+        key,
+        count: one ? 1 : g.count,
+        mostRecentId: one ? n.id : g.mostRecentId,
+        samples: one ? [n.fromAccountId] : g.sampleAccountIds,
+        pageMinId: one ? n.id : (g.pageMinId ?? n.id),
+        latestAt: one ? n.createdAt : (g.latestAt ?? n.createdAt),
+        statusId: n.statusId && STATUS_TYPES.has(n.type) ? n.statusId : null,
+      };
+    });
+    const statusList = await d.statuses.byIds([...new Set(groups.flatMap((g) => (g.statusId ? [g.statusId] : [])))]);
+    const statuses = new Map((await d.statusViews.many(statusList, viewer)).map((e) => [e.id, e]));
+    const accountRows = (await d.accounts.byIds([...new Set(groups.flatMap((g) => g.samples))])).filter((a) => !a.deletedAt);
+    const rendered = await d.accountViews.many(accountRows);
+    const accounts = new Map(rendered.map((e) => [e.id, e]));
+    // admin.report is never grouped: its one notification names the report, shown in full as v1 shows it.
+    const reportIds = [...new Set(groups.flatMap((g) => (g.n.reportId ? [g.n.reportId] : [])))];
+    const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map<string, unknown>();
+    // A group whose status, report or accounts went away between the queries is left out, as v1 leaves them out.
+    const shown = groups.filter((g) => (!g.statusId || statuses.has(g.statusId)) && (!g.n.reportId || reports.has(g.n.reportId))
+      && g.samples.some((id) => accounts.has(id)));
+
+    const full = new Set<string>();
+    const partial = new Set<string>();
+    for (const g of shown) {
+      const samples = g.samples.filter((id) => accounts.has(id));
+      if (expand === 'full') for (const id of samples) full.add(id);
+      else full.add(samples[0]!);
+    }
+    if (expand === 'partial_avatars') for (const g of shown) for (const id of g.samples) if (accounts.has(id) && !full.has(id)) partial.add(id);
+    const partialEntity = (id: string) => {
+      const a = accounts.get(id)!;
+      return { id: a.id, acct: a.acct, locked: a.locked, bot: a.bot, url: a.url, avatar: a.avatar, avatar_static: a.avatar_static, avatar_description: a.avatar_description };
+    };
+    return {
+      accounts: [...full].map((id) => accounts.get(id)!),
+      ...(expand === 'partial_avatars' ? { partial_accounts: [...partial].map(partialEntity) } : {}),
+      statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].map((id) => statuses.get(id)!),
+      notification_groups: shown.map((g) => ({
+        group_key: g.key,
+        notifications_count: g.count,
+        type: g.n.type,
+        // A string, as documented (Mastodon's own ids are small enough to be numbers; ours are not).
+        most_recent_notification_id: g.mostRecentId,
+        ...(paged ? { page_min_id: g.pageMinId, page_max_id: g.mostRecentId, latest_page_notification_at: g.latestAt.toISOString() } : {}),
+        sample_account_ids: g.samples.filter((id) => accounts.has(id)),
+        ...(g.statusId ? { status_id: g.statusId } : {}),
+        ...(g.n.reportId ? { report: reports.get(g.n.reportId) } : {}),
+      })),
+    };
+  };
+
+  /** Where a page's groups are counted, as Mastodon's controller decides it (an incomplete page is the last one). */
+  const rangeOf = (items: readonly Notification[], page: ReturnType<typeof pageQuery>): PageRange => {
+    const range: PageRange = { begin: items.at(-1)!.id, end: items[0]!.id };
+    if (items.length >= page.limit) return range;
+    if (page.minId && !page.sinceId) return { begin: range.begin, end: page.maxId ? (BigInt(page.maxId) - 1n).toString() : undefined };
+    return { begin: page.sinceId ? (BigInt(page.sinceId) + 1n).toString() : undefined, end: range.end };
+  };
+
+  const markerOf = async (accountId: string): Promise<string | undefined> => {
+    const [m] = await d.markers.get(accountId, ['notifications']);
+    return m && isId(m.lastReadId) ? m.lastReadId : undefined;
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v2/notifications',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const page = pageQuery(req.query, 40, 80);
+        const expand = expandParam(req.query['expand_accounts']);
+        const grouped = groupedTypesParam(req.query['grouped_types']);
+        const f = filterParams(req.query);
+        const items = await d.groups.page(viewer, page, f, grouped);
+        const keys = [...new Set(items.map((n) => groupKeyOf(n, grouped)).filter((k) => !k.startsWith('ungrouped-')))];
+        const data = items.length ? await d.groups.data(viewer, keys, rangeOf(items, page)) : new Map<string, GroupData>();
+        const one = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+        const keep: Keep = {
+          types: stringList(req.query['types']), exclude_types: stringList(req.query['exclude_types']), grouped_types: stringList(req.query['grouped_types']),
+          account_id: one('account_id'), expand_accounts: one('expand_accounts'), include_filtered: one('include_filtered'),
+        };
+        return json(200, await render(viewer, items, data, grouped, expand, true), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id), keep));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v2/notifications/unread_count',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const { limit } = pageQuery(req.query, 100, 1000);
+        const f = filterParams(req.query);
+        return json(200, { count: await d.groups.unreadGroups(viewer, await markerOf(viewer), limit, f, groupedTypesParam(req.query['grouped_types'])) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/notifications/unread_count',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const { limit } = pageQuery(req.query, 100, 1000);
+        return json(200, { count: await d.groups.unread(viewer, await markerOf(viewer), limit, filterParams(req.query)) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v2/notifications/clear',
+      body: true,
+      handler: async (req) => {
+        await d.notifications.clear(await me(req, WRITE));
+        return json(200, {});
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v2/notifications/:group_key',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const key = groupKeyParam(req);
+        const n = await d.groups.newestOf(viewer, key);
+        if (!n) throw Errors.notFound();
+        const data = await d.groups.data(viewer, key.startsWith('ungrouped-') ? [] : [key]);
+        const body = await render(viewer, [n], data, key.startsWith('ungrouped-') ? [] : GROUPABLE_TYPES, 'full', false);
+        if (body.notification_groups.length === 0) throw Errors.notFound();
+        return json(200, body);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v2/notifications/:group_key/dismiss',
+      body: true,
+      handler: async (req) => {
+        await d.groups.dismiss(await me(req, WRITE), groupKeyParam(req));
+        return json(200, {});
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v2/notifications/:group_key/accounts',
+      handler: async (req) => {
+        const viewer = await me(req, READ);
+        const page = pageQuery(req.query, 40, 80);
+        const items = await d.groups.members(viewer, groupKeyParam(req), page);
+        const byId = new Map((await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))])).map((a) => [a.id, a]));
+        const rows = items.flatMap((n) => {
+          const a = byId.get(n.fromAccountId);
+          return a && !a.deletedAt ? [a] : [];
+        });
+        return json(200, await d.accountViews.many(rows), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id)));
+      },
+    },
+  ];
+}

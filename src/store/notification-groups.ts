@@ -1,0 +1,169 @@
+// Mastodon 4.3's grouped notifications, read from the group keys stored on notifications: pages of groups (one
+// notification per group, found by a recursive walk down the member's notifications as Mastodon's
+// Notification::Groups does), what each group holds (count, newest, sample accounts), one group's members, and the
+// unread counts behind the notifications marker.
+import type { Database } from './db.js';
+import { isId } from './ids.js';
+import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
+import type { PageQuery } from './paging.js';
+import { visibleTo } from './statuses.js';
+
+/** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
+export const SAMPLE_ACCOUNTS = 8;
+
+export interface GroupData {
+  readonly mostRecentId: string;
+  /** Newest first. */
+  readonly sampleAccountIds: readonly string[];
+  readonly count: number;
+  /** Within a page: the group's oldest notification in the page's range and when its newest was made. */
+  readonly pageMinId?: string;
+  readonly latestAt?: Date;
+}
+
+/** Bounds of a page of groups (ids, inclusive); undefined: open. */
+export interface PageRange {
+  readonly begin?: string;
+  readonly end?: string;
+}
+
+/**
+ * The notifications a member is shown: those of notificationWhere whose status they may still read and whose sender
+ * still exists (the API renders nothing else, so groups must not count them either).
+ */
+function shownWhere(values: unknown[], f: NotificationFilter): string {
+  return `${notificationWhere(values, f)}
+    AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('$1')}
+      AND NOT EXISTS (SELECT 1 FROM blocks sb WHERE sb.account_id = s.account_id AND sb.target_account_id = $1)))
+    AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)`;
+}
+
+const COLUMNS = 'n.id, n.account_id, n.from_account_id, n.type, n.status_id, n.report_id, n.created_at, n.group_key';
+
+/** A notification's group in a listing: its stored key when its type is grouped, else "ungrouped-<id>". */
+export function groupKeyOf(n: Notification, groupedTypes: readonly string[]): string {
+  return n.groupKey !== null && groupedTypes.includes(n.type) ? n.groupKey : `ungrouped-${n.id}`;
+}
+
+/** `n.id = $x` for "ungrouped-<id>", `n.group_key = $x` otherwise (Mastodon's by_group_key); null: names nothing. */
+function byKey(key: string, values: unknown[]): string | null {
+  if (key.startsWith('ungrouped-')) {
+    const id = key.slice('ungrouped-'.length);
+    return isId(id) ? `n.id = $${values.push(id)}` : null;
+  }
+  return `n.group_key = $${values.push(key)}`;
+}
+
+export class NotificationGroupStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * One page of groups, newest first: walking down from the cursor, each notification whose group was not met yet
+   * stands for its group, until `limit` groups are found. min_id walks up from the cursor instead.
+   */
+  async page(accountId: string, page: PageQuery, f: NotificationFilter, groupedTypes: readonly string[]): Promise<Notification[]> {
+    const values: unknown[] = [accountId];
+    let where = shownWhere(values, f);
+    if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
+    if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
+    if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
+    const up = !!page.minId && !page.sinceId;
+    const dir = up ? 'ASC' : 'DESC';
+    const key = `CASE WHEN n.group_key IS NOT NULL AND n.type = ANY($${values.push(groupedTypes)}::text[]) THEN n.group_key ELSE 'ungrouped-' || n.id END`;
+    const limit = `$${values.push(page.limit)}`;
+    const rows = await this.db.rows<NotificationRow>(
+      `WITH RECURSIVE grouped AS (
+         (SELECT ${COLUMNS}, ARRAY[${key}] AS groups FROM notifications n WHERE ${where} ORDER BY n.id ${dir} LIMIT 1)
+         UNION ALL
+         SELECT nx.id, nx.account_id, nx.from_account_id, nx.type, nx.status_id, nx.report_id, nx.created_at, nx.group_key, wt.groups || nx.gk
+         FROM grouped wt CROSS JOIN LATERAL (
+           SELECT ${COLUMNS}, ${key} AS gk FROM notifications n
+           WHERE ${where} AND n.id ${up ? '>' : '<'} wt.id AND NOT (${key} = ANY(wt.groups))
+           ORDER BY n.id ${dir} LIMIT 1) nx
+         WHERE cardinality(wt.groups) < ${limit})
+       SELECT id, account_id, from_account_id, type, status_id, report_id, created_at, group_key FROM grouped ORDER BY id DESC`,
+      values,
+    );
+    return rows.map(toNotification);
+  }
+
+  /**
+   * What the groups with these keys hold: with a range, counted up to its end (older notifications included) and
+   * with the page's bounds; without one, the whole group.
+   */
+  async data(accountId: string, keys: readonly string[], range?: PageRange): Promise<Map<string, GroupData>> {
+    if (keys.length === 0) return new Map();
+    const values: unknown[] = [accountId];
+    const where = shownWhere(values, {});
+    const k = `$${values.push(keys)}`;
+    const upTo = range?.end ? ` AND n.id <= $${values.push(range.end)}` : '';
+    const of = `FROM notifications n WHERE ${where} AND n.group_key = g.key${upTo}`;
+    const from = range ? (range.begin ? ` AND n.id >= $${values.push(range.begin)}` : '') : null;
+    const rows = await this.db.rows<{ key: string; most_recent: string | null; samples: string[]; count: number; page_min_id: string | null; latest_at: Date | null }>(
+      `SELECT g.key,
+         (SELECT n.id ${of} ORDER BY n.id DESC LIMIT 1) AS most_recent,
+         ARRAY(SELECT n.from_account_id::text ${of} ORDER BY n.id DESC LIMIT ${SAMPLE_ACCOUNTS}) AS samples,
+         (SELECT count(*) ${of})::int AS count
+         ${from === null ? '' : `, (SELECT n.id FROM notifications n WHERE ${where} AND n.group_key = g.key${from} ORDER BY n.id ASC LIMIT 1) AS page_min_id,
+         (SELECT n.created_at ${of} ORDER BY n.id DESC LIMIT 1) AS latest_at`}
+       FROM unnest(${k}::text[]) AS g(key)`,
+      values,
+    );
+    const out = new Map<string, GroupData>();
+    for (const r of rows) {
+      if (r.most_recent === null) continue;
+      out.set(r.key, {
+        mostRecentId: r.most_recent, sampleAccountIds: r.samples, count: r.count,
+        ...(range ? { pageMinId: r.page_min_id ?? r.most_recent, latestAt: r.latest_at ?? undefined } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** The newest shown notification of a group ("ungrouped-<id>" names one notification). */
+  async newestOf(accountId: string, key: string): Promise<Notification | undefined> {
+    const values: unknown[] = [accountId];
+    const where = shownWhere(values, {});
+    const k = byKey(key, values);
+    if (!k) return undefined;
+    const r = await this.db.one<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where} AND ${k} ORDER BY n.id DESC LIMIT 1`, values);
+    return r && toNotification(r);
+  }
+
+  /** A group's notifications, newest first, by notification id: who is in it, a page at a time. */
+  async members(accountId: string, key: string, page: PageQuery): Promise<Notification[]> {
+    const values: unknown[] = [accountId];
+    let where = shownWhere(values, {});
+    const k = byKey(key, values);
+    if (!k) return [];
+    where += ` AND ${k}`;
+    if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
+    if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
+    if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
+    const up = !!page.minId && !page.sinceId;
+    const rows = await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where} ORDER BY n.id ${up ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`, values);
+    return (up ? rows.reverse() : rows).map(toNotification);
+  }
+
+  /** Dismissing a group removes every notification in it. */
+  async dismiss(accountId: string, key: string): Promise<void> {
+    const values: unknown[] = [accountId];
+    const k = byKey(key, values);
+    if (k) await this.db.exec(`DELETE FROM notifications n WHERE n.account_id = $1 AND ${k}`, values);
+  }
+
+  /** Shown notifications newer than the marker (all without one), counted up to `limit`. */
+  async unread(accountId: string, after: string | undefined, limit: number, f: NotificationFilter): Promise<number> {
+    const values: unknown[] = [accountId];
+    let where = shownWhere(values, f);
+    if (after) where += ` AND n.id > $${values.push(after)}`;
+    const r = await this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT $${values.push(limit)}) x`, values);
+    return r?.n ?? 0;
+  }
+
+  /** Groups with a notification newer than the marker (all without one), counted up to `limit`. */
+  async unreadGroups(accountId: string, after: string | undefined, limit: number, f: NotificationFilter, groupedTypes: readonly string[]): Promise<number> {
+    // The first page of groups walking up from the marker (from the oldest without one) is exactly that set.
+    return (await this.page(accountId, { minId: after ?? '0', limit }, f, groupedTypes)).length;
+  }
+}
