@@ -275,7 +275,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...blockRoutes({ ...accountApi, mutes }),
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris }),
-    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, statuses, remote, notes, uris, accountViews: views, statusViews }),
+    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, follows, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'media' }), bearer: oauth.bearer, media, files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: new PollService({ polls, accounts, publisher, uris }) }),
     ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
