@@ -10,10 +10,11 @@ import { assertMastodonHtml } from '../support/mastodon-html.js';
 const ATTRS = 'rel="nofollow noopener noreferrer" target="_blank"';
 const link = (href: string, text: string, extra = '') => `<a href="${href}"${extra} ${ATTRS}>${text}</a>`;
 
-/** The sanitizer's output, checked by the independent reader first. */
+/** The sanitizer's output, checked by the independent reader first; every link it writes has our rel and target. */
 function clean(html: string): string {
   const out = sanitizeHtml(html);
   assertMastodonHtml(out, JSON.stringify(html));
+  for (const [tag] of out.matchAll(/<a [^>]*>/g)) assert.ok(tag.endsWith(` ${ATTRS}>`), `${tag} in ${out}`);
   return out;
 }
 
