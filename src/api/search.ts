@@ -28,10 +28,10 @@ const PAGINATION = 'Pagination values for `offset` and `limit` must be positive'
 
 /** An absent parameter and an empty one are the same to Rails (`params[:x].present?`). */
 const absentIfBlank = (v: unknown) => (v === '' ? undefined : v);
-const count = (name: string) =>
-  z
-    .preprocess(absentIfBlank, z.string({ message: `${name} must be an integer` }).regex(/^\s*-?\d{1,9}\s*$/, `${name} must be an integer`).transform(Number).refine((n) => n >= 0, PAGINATION).optional())
-    .optional();
+const count = (name: string) => {
+  const integer = z.string({ message: `${name} must be an integer` }).regex(/^\s*-?\d{1,9}\s*$/, `${name} must be an integer`);
+  return z.preprocess(absentIfBlank, integer.transform(Number).refine((n) => n >= 0, PAGINATION).optional()).optional();
+};
 /** Rails' truthy_param?: absent or anything else is false. */
 const truthy = z.unknown().optional().transform(flag);
 
@@ -110,8 +110,10 @@ export function searchRoutes(d: SearchDeps): Route[] {
   const search = async (req: Request) => {
     const viewer = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
     const parsed = SearchQuery.safeParse(req.query);
-    if (!parsed.success && parsed.error.issues.some((i) => i.path[0] === 'q')) throw Errors.badRequest(parsed.error.issues.find((i) => i.path[0] === 'q')!.message);
-    // Mastodon refuses paging and fetching from elsewhere to anonymous searches (they must not make us send requests).
+    // In Mastodon's order: q first, then the refusals to anonymous searches, then the other parameters.
+    const badQuery = parsed.error?.issues.find((i) => i.path[0] === 'q');
+    if (badQuery) throw Errors.badRequest(badQuery.message);
+    // Paging and fetching from elsewhere are for members (anonymous requests must not make us send requests).
     if (viewer === null) {
       if (absentIfBlank(req.query['offset']) !== undefined) throw Errors.unauthorized('Search queries pagination is not supported without authentication');
       if (flag(req.query['resolve'])) throw Errors.unauthorized('Search queries that resolve remote resources are not supported without authentication');
