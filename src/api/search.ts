@@ -1,6 +1,9 @@
 // Search (GET /api/v2/search): accounts by name or handle, statuses by their words (PostgreSQL full-text search,
 // only what the member may read), hashtags by prefix. With resolve=true a member can look up a remote handle or
-// the URL of a remote actor or public post, which is then fetched through federation.
+// the URL of a remote actor or public post, which is then fetched through federation. Parameters, limits and
+// refusals are Mastodon's: following (accounts followed, and oneself), account_id (statuses by that author), offset
+// (one type at a time, members only), limit (20 by default, at most 40).
+import { z } from 'zod';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { LocalUris } from '../federation/local-uris.js';
 import type { NoteHandlers } from '../federation/note-handlers.js';
@@ -12,21 +15,43 @@ import type { Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { FollowStore } from '../store/follows.js';
+import { isId } from '../store/ids.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
-import { isId } from '../store/ids.js';
 
 const READ: Requirement = { scopes: ['read:search'], user: false };
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)$/;
-const TYPES = new Set(['accounts', 'statuses', 'hashtags']);
+const PAGINATION = 'Pagination values for `offset` and `limit` must be positive';
+
+/** An absent parameter and an empty one are the same to Rails (`params[:x].present?`). */
+const absentIfBlank = (v: unknown) => (v === '' ? undefined : v);
+const count = (name: string) => {
+  const integer = z.string({ message: `${name} must be an integer` }).regex(/^\s*-?\d{1,9}\s*$/, `${name} must be an integer`);
+  return z.preprocess(absentIfBlank, integer.transform(Number).refine((n) => n >= 0, PAGINATION).optional()).optional();
+};
+/** Rails' truthy_param?: absent or anything else is false. */
+const truthy = z.unknown().optional().transform(flag);
+
+// Mastodon's Api::V2::SearchController parameters. Its limit_param: 20 by default, at most 40, and 0 finds nothing.
+const SearchQuery = z.object({
+  q: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ message: 'q is required' }).min(1, 'q is required').max(500, 'q is too long')),
+  type: z.preprocess(absentIfBlank, z.enum(['accounts', 'statuses', 'hashtags'], { message: 'type must be accounts, statuses or hashtags' }).optional()).optional(),
+  limit: count('limit').transform((n) => Math.min(n ?? 20, 40)),
+  offset: count('offset'),
+  account_id: z.preprocess(absentIfBlank, z.string({ message: 'account_id must be an account id' }).refine(isId, 'account_id must be an account id').optional()).optional(),
+  resolve: truthy,
+  following: truthy,
+});
 
 export interface SearchDeps {
   readonly config: { readonly baseUrl: string; readonly localDomain: string };
   readonly log: Logger;
   readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
+  readonly follows: FollowStore;
   readonly statuses: StatusStore;
   readonly remote: RemoteActors;
   readonly notes: NoteHandlers;
@@ -35,22 +60,19 @@ export interface SearchDeps {
   readonly statusViews: StatusViews;
 }
 
-function count(v: unknown, dflt: number, max: number): number {
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw Errors.badRequest('Pagination values for `offset` and `limit` must be positive');
-  return Math.min(n, max);
-}
-
 export function searchRoutes(d: SearchDeps): Route[] {
   const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
   const visibleAccount = (a: Account | undefined) => (a && !a.deletedAt && !a.instanceActor && (a.domain !== null || a.hasUser) ? a : undefined);
 
-  /** A handle or URL named exactly: found here, or (resolve) fetched; undefined when nothing matches. */
-  const exact = async (q: string, resolve: boolean): Promise<{ account?: Account; status?: Status }> => {
+  /**
+   * A handle or URL named exactly: found here, or (resolve) fetched; nothing when nothing matches. Handles are looked
+   * up only when accounts are wanted, URLs when accounts or statuses are.
+   */
+  const exact = async (q: string, resolve: boolean, wantAccounts: boolean): Promise<{ account?: Account; status?: Status }> => {
     try {
       const h = HANDLE.exec(q);
       if (h) {
+        if (!wantAccounts) return {};
         const domain = h[2]!.toLowerCase();
         const local = domain === d.config.localDomain || domain === hostingDomain;
         const known = visibleAccount(await d.accounts.byHandle(h[1]!, local ? null : domain));
@@ -82,30 +104,43 @@ export function searchRoutes(d: SearchDeps): Route[] {
     return {};
   };
 
+  /** As Mastodon's `following`: accounts the viewer follows, and the viewer (Account::Search's first_degree). */
+  const followedBy = async (viewer: string, a: Account) => a.id === viewer || (await d.follows.find('follows', viewer, a.id)) !== undefined;
+
   const search = async (req: Request) => {
     const viewer = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
-    const q = typeof req.query['q'] === 'string' ? req.query['q'].trim() : '';
-    if (q === '') throw Errors.badRequest('q is required');
-    if (q.length > 500) throw Errors.validation('q is too long');
-    const type = typeof req.query['type'] === 'string' && TYPES.has(req.query['type']) ? req.query['type'] : undefined;
-    const limit = Math.max(1, count(req.query['limit'], 20, 40));
-    const offset = count(req.query['offset'], 0, 10_000);
-    // Only members make the server fetch from elsewhere (anonymous requests must not make us send requests anywhere).
-    const resolve = flag(req.query['resolve']) && viewer !== null;
-    const following = flag(req.query['following']) && viewer !== null;
-    const accountId = typeof req.query['account_id'] === 'string' && isId(req.query['account_id']) ? req.query['account_id'] : undefined;
+    const parsed = SearchQuery.safeParse(req.query);
+    // In Mastodon's order: q first, then the refusals to anonymous searches, then the other parameters.
+    const badQuery = parsed.error?.issues.find((i) => i.path[0] === 'q');
+    if (badQuery) throw Errors.badRequest(badQuery.message);
+    // Paging and fetching from elsewhere are for members (anonymous requests must not make us send requests).
+    if (viewer === null) {
+      if (absentIfBlank(req.query['offset']) !== undefined) throw Errors.unauthorized('Search queries pagination is not supported without authentication');
+      if (flag(req.query['resolve'])) throw Errors.unauthorized('Search queries that resolve remote resources are not supported without authentication');
+    }
+    if (!parsed.success) throw Errors.badRequest(parsed.error.issues[0]!.message);
+    const { q, type, limit, account_id: accountId, resolve } = parsed.data;
+    const following = parsed.data.following && viewer !== null;
+    // As Mastodon's SearchService: an offset pages one type of result; a search of all types starts at 0.
+    const offset = type ? (parsed.data.offset ?? 0) : 0;
+    const empty = { accounts: [], statuses: [], hashtags: [] };
+    if (limit === 0) return json(200, empty);
+    const wantAccounts = !type || type === 'accounts';
+    const wantStatuses = (!type || type === 'statuses') && viewer !== null;
 
-    const found = offset === 0 ? await exact(q, resolve) : {};
+    const found = offset === 0 && (wantAccounts || wantStatuses) ? await exact(q, resolve, wantAccounts) : {};
     let accounts: Account[] = [];
-    if (!type || type === 'accounts') {
+    if (wantAccounts) {
+      const named = found.account && (!following || (await followedBy(viewer!, found.account))) ? found.account : undefined;
       const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q) ? await d.accounts.search(q.replace(/^@/, ''), { limit, offset, followerId: following ? viewer! : undefined }) : [];
-      accounts = [...(found.account ? [found.account] : []), ...byName.filter((a) => a.id !== found.account?.id)].slice(0, limit);
+      accounts = [...(named ? [named] : []), ...byName.filter((a) => a.id !== named?.id)].slice(0, limit);
     }
     let statuses: Status[] = [];
-    if ((!type || type === 'statuses') && viewer !== null) {
-      const visible = found.status && (await d.statuses.canSee(found.status, viewer)) ? [found.status] : [];
+    if (wantStatuses) {
+      const s = found.status;
+      const named = s && (accountId === undefined || s.accountId === accountId) && (await d.statuses.canSee(s, viewer)) ? s : undefined;
       const words = /^https?:\/\//i.test(q) ? [] : await d.statuses.search(q, viewer, { limit, offset, accountId });
-      statuses = [...visible, ...words.filter((s) => s.id !== visible[0]?.id)].slice(0, limit);
+      statuses = [...(named ? [named] : []), ...words.filter((w) => w.id !== named?.id)].slice(0, limit);
     }
     let hashtags: string[] = [];
     if ((!type || type === 'hashtags') && /^#?[\p{L}\p{M}\p{N}_]{1,100}$/u.test(q)) hashtags = await d.statuses.searchTags(q.replace(/^#/, ''), limit, offset);

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { asArray, audience, AS_PUBLIC, firstHref, httpUrl, isRecord, refUrl, text, typeName } from './as2.js';
 import { sanitizeHtml } from './sanitize-html.js';
-import { htmlToPlainText } from '../entities/plain-text.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'] as const;
 const MAX_CONTENT = 100_000;
@@ -15,7 +14,7 @@ export interface NoteDoc {
   attributedTo: string;
   /** Safe HTML. */
   content: string;
-  /** Plain text (the content warning). */
+  /** Plain text (the content warning), as the author's server sent it. */
   summary: string;
   sensitive: boolean;
   inReplyTo: string | null;
@@ -120,8 +119,7 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     id: raw.id,
     attributedTo: refUrl(raw.attributedTo)!,
     content: sanitizeHtml(content),
-    // A content warning as text: some servers send HTML there.
-    summary: htmlToPlainText(text(raw['summary'], MAX_SUMMARY) ?? ''),
+    summary: contentWarning(raw),
     sensitive: raw['sensitive'] === true,
     inReplyTo: refUrl(raw['inReplyTo']),
     published: published && !Number.isNaN(published.getTime()) ? published : null,
@@ -149,3 +147,13 @@ export function visibilityOf(n: NoteDoc, followersUrl: string | null): 'public' 
   return 'direct';
 }
 
+/**
+ * The content warning as given, as Mastodon's StatusParser#spoiler_text takes it (summary, else the first of
+ * summaryMap; blank is none): spoiler_text is plain text in the client API, and Mastodon servers send it unescaped,
+ * so reading it as HTML would mangle their '<' and '&'. Clients show it as text.
+ */
+function contentWarning(raw: Record<string, unknown>): string {
+  const map = isRecord(raw['summaryMap']) ? raw['summaryMap'] : null;
+  const cw = text(raw['summary'], MAX_SUMMARY) || (map ? text(Object.values(map).find((v) => typeof v === 'string'), MAX_SUMMARY) : null);
+  return cw && cw.trim() ? cw : '';
+}

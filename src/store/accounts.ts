@@ -168,14 +168,18 @@ export class AccountStore {
 
   /**
    * Accounts whose username starts with `prefix` or whose display name contains it (case-insensitive), optionally only
-   * those `followerId` follows; local members and remote accounts alike, never hidden or instance actors.
+   * those `followerId` follows and `followerId` itself (as Mastodon's `following`); local members and remote accounts
+   * alike, never hidden or instance actors.
    */
   async search(prefix: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
     const like = prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
     const values: unknown[] = [`${like}%`, `%${like}%`];
     let where = `(lower(a.username) LIKE $1 OR lower(a.display_name) LIKE $2) AND a.deleted_at IS NULL AND NOT a.instance_actor
       AND (a.domain IS NOT NULL OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id))`;
-    if (opts.followerId) where += ` AND a.id IN (SELECT target_account_id FROM follows WHERE account_id = $${values.push(opts.followerId)})`;
+    if (opts.followerId) {
+      const f = `$${values.push(opts.followerId)}`;
+      where += ` AND (a.id = ${f} OR a.id IN (SELECT target_account_id FROM follows WHERE account_id = ${f}))`;
+    }
     const rows = await this.db.rows<AccountDbRow>(
       `${SELECT} WHERE ${where} ORDER BY (lower(a.username) = $${values.push(prefix.toLowerCase())}) DESC, a.domain IS NOT NULL, a.username
        LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,

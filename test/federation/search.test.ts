@@ -36,8 +36,11 @@ describe('search', () => {
     const local = await api(a.url, undefined, 'GET', q({ q: 'adm', type: 'accounts' }));
     assert.deepEqual(local.body.accounts.map((x: Json) => x.acct), ['admin']);
     const handle = `admin@${new URL(b.url).host}`;
-    // Anonymous: no fetch from elsewhere, even with resolve.
-    assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: handle, resolve: 'true' }))).body.accounts, []);
+    // Anonymous: refused as Mastodon does, and nothing is fetched (the handle is still unknown here afterwards).
+    const anonymous = await api(a.url, undefined, 'GET', q({ q: handle, resolve: 'true' }));
+    assert.equal(anonymous.status, 401);
+    assert.deepEqual(anonymous.body, { error: 'Search queries that resolve remote resources are not supported without authentication' });
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: handle }))).body.accounts, [], 'not fetched by the anonymous search');
     const resolved = await api(a.url, tokenA, 'GET', q({ q: handle, resolve: 'true', type: 'accounts' }));
     assert.deepEqual(resolved.body.accounts.map((x: Json) => x.acct), [handle]);
     const post = (await api(b.url, tokenB, 'POST', '/api/v1/statuses', { status: 'a post elsewhere' })).body;
@@ -49,9 +52,18 @@ describe('search', () => {
     assert.deepEqual(actor.body.accounts.map((x: Json) => x.acct), [handle]);
   });
 
-  it('refuses a missing query and negative pages with 400, and answers JSON for odd queries', async () => {
-    assert.equal((await api(a.url, tokenA, 'GET', '/api/v2/search')).status, 400);
-    assert.equal((await api(a.url, tokenA, 'GET', q({ q: 'x', limit: '-1' }))).status, 400);
+  it('refuses a missing query, negative or malformed pages, an unknown type and a malformed account_id with 400', async () => {
+    assert.deepEqual(await api(a.url, tokenA, 'GET', '/api/v2/search'), { status: 400, body: { error: 'q is required' }, text: '{"error":"q is required"}' });
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: '   ' }))).body, { error: 'q is required' });
+    const positive = { error: 'Pagination values for `offset` and `limit` must be positive' };
+    for (const params of [{ limit: '-1' }, { offset: '-5', type: 'statuses' }, { offset: '-5' }] as Record<string, string>[]) {
+      const r = await api(a.url, tokenA, 'GET', q({ q: 'x', ...params }));
+      assert.equal(r.status, 400, JSON.stringify(params));
+      assert.deepEqual(r.body, positive);
+    }
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'x', limit: 'ten' }))).body, { error: 'limit must be an integer' });
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'x', type: 'people' }))).body, { error: 'type must be accounts, statuses or hashtags' });
+    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'x', account_id: 'alice' }))).body, { error: 'account_id must be an account id' });
     for (const odd of ['%', '_', '\\', "'", '((', '@', '#', 'a:b', '&&', '"']) {
       const r = await api(a.url, tokenA, 'GET', q({ q: odd }));
       assert.equal(r.status, 200, odd);

@@ -30,6 +30,8 @@ export interface PeerActor {
   gone: boolean;
   /** The actor's attachment array (profile fields, identity statements …), served as set. */
   attachment: unknown[];
+  /** More properties of the actor document (summary, url, icon …), served as set; they override the defaults. */
+  extra: Record<string, unknown>;
 }
 
 export interface ActorOptions {
@@ -39,6 +41,7 @@ export interface ActorOptions {
   /** The document claims an id, key and owner on this origin while being served here: a forgery. */
   claimOrigin?: string;
   attachment?: unknown[];
+  extra?: Record<string, unknown>;
 }
 
 /** One request the peer answered. Header names are lower-case; repeated headers are joined with ', '. */
@@ -98,6 +101,8 @@ export interface FakePeer {
   makeGone(name: string): void;
   /** A fresh activity id on this peer's origin. */
   newId(kind?: string): string;
+  /** Serves `doc` (a Note, say) as JSON-LD at its id, which must be on this peer. */
+  serve(doc: { id: string }): void;
   readonly requests: PeerRequest[];
   /** POSTs received, in order. */
   posts(): PeerRequest[];
@@ -188,6 +193,7 @@ function actorDocument(a: PeerActor): Record<string, unknown> {
     endpoints: { sharedInbox: `${new URL(home).origin}/inbox` },
     publicKey: { id: a.keyId, owner: a.id, publicKeyPem: a.publicKeyPem },
     attachment: a.attachment,
+    ...a.extra,
   };
 }
 
@@ -210,6 +216,7 @@ function send(res: http.ServerResponse, status: number, body?: unknown, type = A
 
 export async function startFakeActorPeer(): Promise<FakePeer> {
   const actors = new Map<string, PeerActor>();
+  const documents = new Map<string, unknown>();
   const requests: PeerRequest[] = [];
   let base = '';
 
@@ -226,6 +233,8 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
         links: [{ rel: 'self', type: AP_JSON, href: a.id }],
       }, 'application/jrd+json');
     }
+    const served = documents.get(url.pathname);
+    if (served !== undefined) return send(res, 200, served);
     const m = /^\/users\/([^/]+)(?:\/(main-key|publickey|outbox|followers|following))?$/.exec(url.pathname);
     const a = m ? actors.get(m[1]!) : undefined;
     if (!a) return send(res, 404);
@@ -328,6 +337,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
         locked: opts.locked ?? false,
         gone: false,
         attachment: opts.attachment ?? [],
+        extra: opts.extra ?? {},
         ...keys,
       };
       actors.set(name, a);
@@ -343,6 +353,11 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
     },
     newId(kind = 'activities') {
       return `${base}/${kind}/${randomUUID()}`;
+    },
+    serve(doc) {
+      const url = new URL(doc.id);
+      if (url.origin !== base) throw new Error(`${doc.id} is not on this peer`);
+      documents.set(url.pathname, doc);
     },
     requests,
     posts: () => requests.filter((r) => r.method === 'POST'),
