@@ -72,7 +72,9 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
     summary: s.spoilerText || null,
     inReplyTo: p.inReplyTo,
     published: s.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    ...(s.editedAt ? { updated: s.editedAt.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+    // Milliseconds kept: receivers take an Update as an edit only when `updated` is later than what they hold, and
+    // two edits within one second must not look the same.
+    ...(s.editedAt ? { updated: s.editedAt.toISOString() } : {}),
     url: uris.statusUrl(author.username, s.id),
     attributedTo: uris.actor(author.username),
     ...addressing(s.visibility, uris.followers(author.username), mentioned),
