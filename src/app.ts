@@ -287,7 +287,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews }),
-    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
+    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
     ...remoteImageRoutes({ config, log: log.child({ component: 'media' }), accounts, images: new RemoteImageStore(db), files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),

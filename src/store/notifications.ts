@@ -2,6 +2,7 @@
 // does nothing, so callers can notify whoever an event concerns without checking.
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
+import { visibleTo } from './statuses.js';
 
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -33,8 +34,10 @@ const toNotification = (r: Row): Notification => ({
   id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, createdAt: r.created_at,
 });
 
-// A notification about a deleted status is gone with it.
-const LIVE = 'AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL))';
+// A notification is shown only while its sender's account exists and its status (if any) is one the member may read
+// (not deleted, no mention edited out, no follow ended): in the query, so a page holds exactly what is shown.
+const LIVE = `AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)
+  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('n.account_id')}))`;
 
 export class NotificationStore {
   constructor(private readonly db: Database) {}
