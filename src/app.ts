@@ -308,7 +308,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews, reports, reportViews }),
     ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
-    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews, interactions }),
+    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
     ...remoteImageRoutes({ config, log: log.child({ component: 'media' }), accounts, images: new RemoteImageStore(db), files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),

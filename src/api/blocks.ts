@@ -45,7 +45,7 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
     const page = pageQuery(req.query, 40, 80);
     const rows = await d.mutes.page(kind, viewer.id, page);
     const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
-    const ordered = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a && !a.deletedAt);
+    const ordered = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a);
     return json(200, await d.views.many(ordered), linkHeader(`${d.config.baseUrl}/api/v1/${kind}`, page, rows.map((r) => r[0])));
   };
 

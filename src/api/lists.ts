@@ -2,7 +2,7 @@
 // list's timeline. Another member's list does not exist for you (404).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
-import { pageQuery, timelineLinks } from '../http/pagination.js';
+import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
@@ -90,13 +90,12 @@ export function listRoutes(d: ListApiDeps): Route[] {
       path: '/api/v1/lists/:id/accounts',
       handler: async (req) => {
         const l = await own(req, READ);
-        const limit = pageQuery(req.query, 40, 80).limit;
-        const maxId = typeof req.query['max_id'] === 'string' && isId(req.query['max_id']) ? req.query['max_id'] : undefined;
-        const ids = await d.lists.members(l.id, limit, maxId);
+        // limit=0 is every member at once, without Link (Mastodon's `unlimited?`).
+        const page = req.query['limit'] === '0' ? null : pageQuery(req.query, 40, 80);
+        const ids = await d.lists.members(l.id, page);
         const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
         const ordered = ids.map((i) => byId.get(i)).filter((a): a is NonNullable<typeof a> => !!a);
-        const links = ids.length === limit ? { Link: `<${d.baseUrl}${req.path}?limit=${limit}&max_id=${ids[ids.length - 1]}>; rel="next"` } : undefined;
-        return json(200, await d.accountViews.many(ordered), links);
+        return json(200, await d.accountViews.many(ordered), page ? linkHeader(d.baseUrl + req.path, page, ids) : undefined);
       },
     },
     {

@@ -38,16 +38,12 @@ function list(v: unknown): string[] | undefined {
 export function notificationRoutes(d: NotificationApiDeps): Route[] {
   const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
 
-  /** Notifications as entities; those whose account or status is gone are left out. */
+  /** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
   const render = async (items: readonly Notification[], viewerId: string) => {
-    const accounts = new Map((await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))])).map((a) => [a.id, a]));
-    const senders = [...accounts.values()].filter((a) => !a.deletedAt);
+    const senders = await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))]);
     const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
     const rendered = await d.accountViews.many(senders);
-    const candidates = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
-    // A status the member can no longer read (a mention edited out, a block) takes its notification with it.
-    const statuses = [];
-    for (const s of candidates) if (await d.statuses.canSee(s, viewerId)) statuses.push(s);
+    const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
     const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
     const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();

@@ -55,11 +55,12 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
         const target = await d.accounts.byId(p.data.account_id);
         if (!target || target.deletedAt || target.instanceActor || (target.domain === null && !target.hasUser)) throw Errors.notFound();
         if (target.id === me) throw Errors.validation('You cannot report yourself');
-        const statuses = await d.statuses.byIds([...new Set(p.data.status_ids ?? [])]);
-        for (const s of statuses) {
-          if (s.accountId !== target.id || !(await d.statuses.canSee(s, me))) throw Errors.validation('Statuses must be the reported account\'s and visible to you');
-        }
-        if (statuses.length !== new Set(p.data.status_ids ?? []).size) throw Errors.validation('Statuses must be the reported account\'s and visible to you');
+        // Only the reported account's statuses that the member may read; any other id is not found (as Mastodon's
+        // ReportService, whose find raises RecordNotFound), and nothing is stored.
+        const wanted = [...new Set(p.data.status_ids ?? [])];
+        const found = new Map((await d.statuses.visibleAmong(wanted, me)).filter((s) => s.accountId === target.id).map((s) => [s.id, s]));
+        const statuses = wanted.flatMap((id) => found.get(id) ?? []);
+        if (statuses.length !== wanted.length) throw Errors.notFound();
         const forward = (p.data.forward ?? false) && target.domain !== null;
         const report = (await d.reports.create({
           accountId: me, targetAccountId: target.id, statusIds: statuses.map((s) => s.id), comment: p.data.comment ?? '',

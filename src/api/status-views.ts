@@ -55,12 +55,8 @@ export class StatusViews {
     const quoted = new Map<string, unknown>();
     const deleted = new Set<string>();
     if (quotedIds.length) {
-      const readable: Status[] = [];
-      for (const q of await this.statuses.byIds(quotedIds)) {
-        if (q.deletedAt) deleted.add(q.id);
-        else if (await this.statuses.canSee(q, viewerId)) readable.push(q);
-      }
-      for (const e of await this.plain(readable, viewerId, {})) quoted.set(e.id, e);
+      for (const q of await this.statuses.byIds(quotedIds)) if (q.deletedAt) deleted.add(q.id);
+      for (const e of await this.plain(await this.statuses.visibleAmong(quotedIds, viewerId), viewerId, {})) quoted.set(e.id, e);
     }
     const byId = new Map(list.map((s) => [s.id, s]));
     return (await this.plain(list, viewerId, opts)).map((e) => {

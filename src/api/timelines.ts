@@ -7,7 +7,6 @@ import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import type { AccountStore } from '../store/accounts.js';
-import type { InteractionStore } from '../store/interactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
@@ -23,7 +22,6 @@ export interface TimelineDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly views: StatusViews;
-  readonly interactions: InteractionStore;
 }
 
 type Scope = 'all' | 'local' | 'remote';
@@ -92,14 +90,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
         if (flag(req.query['pinned'])) {
           // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).
-          const order = await d.interactions.pinned(a.id);
-          const byId = new Map((await d.statuses.byIds(order)).map((s) => [s.id, s]));
-          const shown: Status[] = [];
-          for (const id of order) {
-            const s = byId.get(id);
-            if (s && (await d.statuses.canSee(s, viewerId))) shown.push(s);
-          }
-          return json(200, await d.views.many(shown, viewerId));
+          return json(200, await d.views.many(await d.statuses.pinnedOf(a.id, viewerId), viewerId));
         }
         const excludeReplies = flag(req.query['exclude_replies']);
         const excludeReblogs = flag(req.query['exclude_reblogs']);

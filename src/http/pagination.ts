@@ -40,8 +40,9 @@ export function linkHeader(url: string, page: PageQuery, cursors: readonly strin
 export type Keep = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
- * Link header for timelines (statuses keyed by their own ids): next → max_id = last, prev → min_id = first, with
- * the request's other parameters (local, only_media …) carried over.
+ * Link header for timelines (statuses keyed by their own ids; also favourites and bookmarks, keyed by their hidden
+ * row ids): next → max_id = last, prev → min_id = first, with the request's other parameters (local, only_media …)
+ * carried over.
  */
 export function timelineLinks(url: string, page: PageQuery, ids: readonly string[], keep: Keep = {}): Record<string, string> | undefined {
   if (ids.length === 0) return undefined;

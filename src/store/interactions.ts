@@ -1,7 +1,9 @@
 // Favourites, bookmarks and pins of statuses, and what a page of statuses needs to show them: counts per status and
 // the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
 import type { Database } from './db.js';
+import { notSilenced } from './mutes.js';
 import { pageSql, type PageQuery } from './paging.js';
+import { visibleTo } from './statuses.js';
 
 export interface ViewerFlags {
   readonly favourited: ReadonlySet<string>;
@@ -44,11 +46,12 @@ export class InteractionStore {
     await this.db.exec('DELETE FROM bookmarks WHERE account_id = $1 AND status_id = $2', [accountId, statusId]);
   }
 
-  /** Pins a status; false when the member already has MAX_PINS pinned. */
+  /** Pins a status; false when the member already has MAX_PINS pinned (a deleted status's pin does not count). */
   async pin(accountId: string, statusId: string): Promise<boolean> {
     return this.db.tx(async (q) => {
       await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const n = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM pins WHERE account_id = $1 AND status_id <> $2', [accountId, statusId]);
+      const n = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM pins p JOIN statuses s ON s.id = p.status_id
+         WHERE p.account_id = $1 AND p.status_id <> $2 AND s.deleted_at IS NULL`, [accountId, statusId]);
       if (n.rows[0]!.n >= MAX_PINS) return false;
       await q.query('INSERT INTO pins (account_id, status_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, statusId]);
       return true;
@@ -57,12 +60,6 @@ export class InteractionStore {
 
   async unpin(accountId: string, statusId: string): Promise<void> {
     await this.db.exec('DELETE FROM pins WHERE account_id = $1 AND status_id = $2', [accountId, statusId]);
-  }
-
-  /** The member's pinned statuses' ids, newest pin first. */
-  async pinned(accountId: string): Promise<string[]> {
-    const rows = await this.db.rows<{ status_id: string }>('SELECT status_id FROM pins WHERE account_id = $1 ORDER BY id DESC', [accountId]);
-    return rows.map((r) => r.status_id);
   }
 
   async counts(ids: readonly string[]): Promise<Counts> {
@@ -90,30 +87,49 @@ export class InteractionStore {
     return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p') };
   }
 
-  /** Who favourited a status: [favourite row id, account id], newest first. */
-  async favouritedBy(statusId: string, page: PageQuery): Promise<[string, string][]> {
-    return this.paged('SELECT id, account_id AS other FROM favourites WHERE status_id = $1', statusId, page);
+  /**
+   * Who favourited a status: [favourite row id, account id], newest first. Accounts that are gone are left out, and
+   * for a viewer those they block or mute or who block them (as Mastodon's not_excluded_by_account).
+   */
+  async favouritedBy(statusId: string, viewerId: string | null, page: PageQuery): Promise<[string, string][]> {
+    return this.whoPage('favourites', '', statusId, viewerId, page);
   }
 
-  /** Who boosted a status: [boost row id, account id], newest first. */
-  async rebloggedBy(statusId: string, page: PageQuery): Promise<[string, string][]> {
-    return this.paged('SELECT id, account_id AS other FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL AND visibility <= 1', statusId, page);
+  /** Who boosted a status (publicly): [boost row id, account id], newest first, filtered as favouritedBy. */
+  async rebloggedBy(statusId: string, viewerId: string | null, page: PageQuery): Promise<[string, string][]> {
+    return this.whoPage('statuses', ' AND x.deleted_at IS NULL AND x.visibility <= 1', statusId, viewerId, page);
   }
 
-  /** The member's favourites: [favourite row id, status id], newest first. */
+  /** The member's favourites that they may still read: [favourite row id, status id], newest first. */
   async favouritesOf(accountId: string, page: PageQuery): Promise<[string, string][]> {
-    return this.paged('SELECT id, status_id AS other FROM favourites WHERE account_id = $1', accountId, page);
+    return this.mine('favourites', accountId, page);
   }
 
+  /** The member's bookmarks that they may still read: [bookmark row id, status id], newest first. */
   async bookmarksOf(accountId: string, page: PageQuery): Promise<[string, string][]> {
-    return this.paged('SELECT id, status_id AS other FROM bookmarks WHERE account_id = $1', accountId, page);
+    return this.mine('bookmarks', accountId, page);
   }
 
-  /** Lists keyed by the hidden row id (Mastodon pages favourites, bookmarks, boosts by that id). */
-  private async paged(select: string, key: string, page: PageQuery): Promise<[string, string][]> {
-    const values: unknown[] = [key];
-    const p = pageSql(page, 'id', values);
-    const rows = await this.db.rows<{ id: string; other: string }>(`${select}${p.where}${p.orderLimit}`, values);
+  // Lists keyed by the hidden row id (Mastodon pages favourites, bookmarks, boosts by that id). Every filter is in the
+  // query, so a page holds exactly what is shown: never an empty page before more rows, nor a short one.
+  private async mine(table: 'favourites' | 'bookmarks', accountId: string, page: PageQuery): Promise<[string, string][]> {
+    const values: unknown[] = [accountId];
+    const p = pageSql(page, 'x.id', values);
+    const rows = await this.db.rows<{ id: string; other: string }>(
+      `SELECT x.id, x.status_id AS other FROM ${table} x JOIN statuses s ON s.id = x.status_id
+       WHERE x.account_id = $1 AND ${visibleTo('$1')}${p.where}${p.orderLimit}`,
+      values,
+    );
+    return p.newestFirst(rows.map((r): [string, string] => [r.id, r.other]));
+  }
+
+  private async whoPage(table: 'favourites' | 'statuses', more: string, statusId: string, viewerId: string | null, page: PageQuery): Promise<[string, string][]> {
+    const values: unknown[] = [statusId];
+    const column = table === 'favourites' ? 'x.status_id' : 'x.reblog_of_id';
+    let where = `${column} = $1${more} AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = x.account_id AND a.deleted_at IS NULL)`;
+    if (viewerId !== null) where += ` AND ${notSilenced(`$${values.push(viewerId)}`, 'x.account_id')}`;
+    const p = pageSql(page, 'x.id', values);
+    const rows = await this.db.rows<{ id: string; other: string }>(`SELECT x.id, x.account_id AS other FROM ${table} x WHERE ${where}${p.where}${p.orderLimit}`, values);
     return p.newestFirst(rows.map((r): [string, string] => [r.id, r.other]));
   }
 }

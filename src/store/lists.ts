@@ -1,5 +1,6 @@
 // Lists: a member's named sets of followed accounts, and their timelines.
 import type { Database } from './db.js';
+import { pageSql, type PageQuery } from './paging.js';
 
 export const REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
 export type RepliesPolicy = (typeof REPLIES_POLICIES)[number];
@@ -58,12 +59,16 @@ export class ListStore {
     return (await this.db.exec('DELETE FROM lists WHERE account_id = $1 AND id = $2', [accountId, id])) > 0;
   }
 
-  async members(listId: string, limit: number, maxId?: string): Promise<string[]> {
-    const rows = await this.db.rows<{ account_id: string }>(
-      `SELECT account_id FROM list_accounts WHERE list_id = $1 ${maxId ? 'AND account_id < $3' : ''} ORDER BY account_id DESC LIMIT $2`,
-      maxId ? [listId, limit, maxId] : [listId, limit],
-    );
-    return rows.map((r) => r.account_id);
+  /** A page of the list's members' account ids (paged by account id, as Mastodon does), or all of them (null). */
+  async members(listId: string, page: PageQuery | null): Promise<string[]> {
+    const values: unknown[] = [listId];
+    const where = 'la.list_id = $1 AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = la.account_id AND a.deleted_at IS NULL)';
+    if (page === null) {
+      return (await this.db.rows<{ account_id: string }>(`SELECT la.account_id FROM list_accounts la WHERE ${where} ORDER BY la.account_id DESC`, values)).map((r) => r.account_id);
+    }
+    const p = pageSql(page, 'la.account_id', values);
+    const rows = await this.db.rows<{ account_id: string }>(`SELECT la.account_id FROM list_accounts la WHERE ${where}${p.where}${p.orderLimit}`, values);
+    return p.newestFirst(rows.map((r) => r.account_id));
   }
 
   /** Adds accounts the owner follows; returns the ids that are not followed (nothing is added then). */

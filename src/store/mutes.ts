@@ -26,12 +26,13 @@ export class MuteStore {
     await this.db.exec('DELETE FROM mutes WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]);
   }
 
-  /** [row id, account id] of the member's blocks or (unexpired) mutes, newest first. */
+  /** [row id, account id] of the member's blocks or (unexpired) mutes of accounts that still exist, newest first. */
   async page(kind: 'blocks' | 'mutes', accountId: string, page: PageQuery): Promise<[string, string][]> {
     const values: unknown[] = [accountId];
-    const where = kind === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > now())' : '';
-    const p = pageSql(page, 'id', values);
-    const rows = await this.db.rows<{ id: string; target: string }>(`SELECT id, target_account_id AS target FROM ${kind} WHERE account_id = $1${where}${p.where}${p.orderLimit}`, values);
+    let where = ' AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = x.target_account_id AND a.deleted_at IS NULL)';
+    if (kind === 'mutes') where += ' AND (x.expires_at IS NULL OR x.expires_at > now())';
+    const p = pageSql(page, 'x.id', values);
+    const rows = await this.db.rows<{ id: string; target: string }>(`SELECT x.id, x.target_account_id AS target FROM ${kind} x WHERE x.account_id = $1${where}${p.where}${p.orderLimit}`, values);
     return p.newestFirst(rows.map((r): [string, string] => [r.id, r.target]));
   }
 }

@@ -6,7 +6,6 @@ import type { Database } from './db.js';
 import { isId } from './ids.js';
 import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
 import type { PageQuery } from './paging.js';
-import { visibleTo } from './statuses.js';
 
 /** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
 export const SAMPLE_ACCOUNTS = 8;
@@ -27,16 +26,8 @@ export interface PageRange {
   readonly end?: string;
 }
 
-/**
- * The notifications a member is shown: those of notificationWhere whose status they may still read and whose sender
- * still exists (the API renders nothing else, so groups must not count them either).
- */
-function shownWhere(values: unknown[], f: NotificationFilter): string {
-  return `${notificationWhere(values, f)}
-    AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('$1')}
-      AND NOT EXISTS (SELECT 1 FROM blocks sb WHERE sb.account_id = s.account_id AND sb.target_account_id = $1)))
-    AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)`;
-}
+/** The notifications a member is shown (the API renders nothing else, so groups must not count them either). */
+const shownWhere = notificationWhere;
 
 const COLUMNS = 'n.id, n.account_id, n.from_account_id, n.type, n.status_id, n.report_id, n.created_at, n.group_key';
 

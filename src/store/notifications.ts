@@ -3,6 +3,7 @@
 import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
+import { visibleTo } from './statuses.js';
 
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.report'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -62,8 +63,10 @@ const NEW_GROUP_KEY = `CASE WHEN $5::text IS NULL THEN NULL ELSE coalesce(
      ORDER BY g.id DESC LIMIT 1),
     $5::text || '-' || h.hour) END`;
 
-// A notification about a deleted status is gone with it.
-const LIVE = 'AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL))';
+// A notification is shown only while its sender's account exists and its status (if any) is one the member may read
+// (not deleted, no mention edited out, no follow ended): in the query, so a page holds exactly what is shown.
+const LIVE = `AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)
+  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('n.account_id')}))`;
 
 /** The member's ($1 in values) notifications n that pass the filter; parameters are appended to values. */
 export function notificationWhere(values: unknown[], f: NotificationFilter): string {

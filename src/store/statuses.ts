@@ -85,11 +85,31 @@ export function tagKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 
-/** SQL that is true when viewer ($n) may read status s: the one visibility rule every read goes through. */
-export function visibleTo(param: string): string {
-  return `(s.visibility <= 1 OR s.account_id = ${param}
-    OR (s.visibility = 2 AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${param} AND f.target_account_id = s.account_id))
-    OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = s.id AND vm.account_id = ${param}))`;
+/**
+ * SQL that is true when the viewer (a parameter such as `$2`; null: no one signed in) may read status `a`: the one
+ * visibility rule every read goes through. Not deleted; public and unlisted for everyone, private for the author,
+ * followers and mentioned accounts, direct for the author and mentioned accounts; nothing from an author who blocked
+ * the viewer; and a boost only with the status it boosts.
+ */
+export function visibleTo(viewer: string | null, a = 's'): string {
+  return `(${readableRow(viewer, a)} AND ${boostedReadable(viewer, a)})`;
+}
+
+/** The rule for one row, boosts aside. */
+function readableRow(viewer: string | null, a: string): string {
+  if (viewer === null) return `(${a}.deleted_at IS NULL AND ${a}.visibility <= 1)`;
+  return `(${a}.deleted_at IS NULL AND (${a}.visibility <= 1 OR ${a}.account_id = ${viewer}
+      OR (${a}.visibility = 2 AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${a}.account_id))
+      OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = ${viewer}))
+    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${a}.account_id AND vb.target_account_id = ${viewer}))`;
+}
+
+/**
+ * True for a status that is not a boost, or whose boosted status the viewer may read (a boost of a deleted post is
+ * gone with it). Home uses it alone: its other conditions already imply the rest of the rule.
+ */
+export function boostedReadable(viewer: string | null, a = 's'): string {
+  return `(${a}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses ${a}o WHERE ${a}o.id = ${a}.reblog_of_id AND ${readableRow(viewer, `${a}o`)}))`;
 }
 
 export class StatusStore {
@@ -190,20 +210,26 @@ export class StatusStore {
 
   /** Whether the viewer (null: anonymous) may read the status. */
   async canSee(s: Status, viewerId: string | null): Promise<boolean> {
-    if (s.deletedAt) return false;
-    if (s.reblogOfId) {
-      // A boost is readable only with what it boosts.
-      const original = await this.byId(s.reblogOfId);
-      if (!original || !(await this.canSee(original, viewerId))) return false;
-    }
-    if (viewerId === null) return s.visibility === 'public' || s.visibility === 'unlisted';
-    // An author who blocked the viewer is invisible to them, whatever the visibility.
-    const r = await this.db.one<{ ok: boolean }>(
-      `SELECT ${visibleTo('$2')} AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = s.account_id AND b.target_account_id = $2) AS ok
-       FROM statuses s WHERE s.id = $1`,
-      [s.id, viewerId],
-    );
-    return r?.ok === true;
+    return (await this.visibleAmong([s.id], viewerId)).length === 1;
+  }
+
+  /** The statuses among `ids` that the viewer (null: anonymous) may read, in no particular order. */
+  async visibleAmong(ids: readonly string[], viewerId: string | null): Promise<Status[]> {
+    const valid = ids.filter(isId);
+    if (valid.length === 0) return [];
+    const values: unknown[] = [valid];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    return (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.id = ANY($1::bigint[]) AND ${visibleTo(v)}`, values)).map(toStatus);
+  }
+
+  /** An account's pinned statuses that the viewer may read, newest pin first. */
+  async pinnedOf(accountId: string, viewerId: string | null): Promise<Status[]> {
+    const values: unknown[] = [accountId];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    return (await this.db.rows<Row>(
+      `SELECT ${COLUMNS} FROM pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = $1 AND s.account_id = $1 AND ${visibleTo(v)} ORDER BY p.id DESC`,
+      values,
+    )).map(toStatus);
   }
 
   /** Applies an edit (store/status-edits.ts); the status as it now is, unless none was found or media refused. */
@@ -251,14 +277,10 @@ export class StatusStore {
   /** An account's statuses as the viewer may see them. */
   async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {}): Promise<Status[]> {
     const values: unknown[] = [accountId];
-    let where = 's.account_id = $1 AND s.deleted_at IS NULL';
-    if (viewerId === null) where += ' AND s.visibility <= 1';
-    else {
-      const v = `$${values.push(viewerId)}`;
-      // An author who blocks the viewer shows them nothing; boosts of blocked or muted authors' posts are left out.
-      where += ` AND ${visibleTo(v)} AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = s.account_id AND b.target_account_id = ${v})
-        AND (s.reblog_of_id IS NULL OR ${notSilenced(v, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
-    }
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    let where = `s.account_id = $1 AND ${visibleTo(v)}`;
+    // Boosts of posts by accounts the viewer blocks or mutes (or who block them) are left out.
+    if (v) where += ` AND (s.reblog_of_id IS NULL OR ${notSilenced(v, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     if (opts.onlyMedia) where += HAS_MEDIA;
@@ -278,7 +300,7 @@ export class StatusStore {
           OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND languages IS NOT NULL)
           OR EXISTS (SELECT 1 FROM follows lf WHERE lf.account_id = $1 AND lf.target_account_id = s.account_id AND split_part(s.language, '-', 1) = ANY(lf.languages))))
       OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
-      AND ${quiet('$1')}
+      AND ${quiet('$1')} AND ${boostedReadable('$1')}
       AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
         WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
     return this.page(where, [viewerId], page);
@@ -286,16 +308,17 @@ export class StatusStore {
 
   /**
    * A list's timeline: its members' statuses the owner may see (not direct ones), with replies as the list's policy
-   * says: none, replies to list members, or replies to anyone the owner follows (self-threads always).
+   * says: none, replies to list members, or replies to anyone the owner follows. Self-threads and replies to the owner
+   * are always in, as in Mastodon's FeedManager#filter_from_list?.
    */
   async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
     const replies =
       list.repliesPolicy === 'none' ? ''
         : list.repliesPolicy === 'list' ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
-          : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2) OR s.in_reply_to_account_id = $2';
-    const where = `s.deleted_at IS NULL AND s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
+          : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2)';
+    const where = `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
       AND ${visibleTo('$2')} AND ${quiet('$2')}
-      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id${replies})`;
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = $2${replies})`;
     return this.page(where, [list.id, list.accountId], page);
   }
 
@@ -383,12 +406,9 @@ export class StatusStore {
   /** Replies to a status (direct children), oldest first. */
   async repliesTo(id: string, viewerId: string | null, limit: number): Promise<Status[]> {
     const values: unknown[] = [id];
-    let vis = 's.visibility <= 1';
-    if (viewerId !== null) {
-      const v = `$${values.push(viewerId)}`;
-      vis = `${visibleTo(v)} AND ${quiet(v)}`;
-    }
-    const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND s.deleted_at IS NULL AND ${vis} ORDER BY s.id LIMIT ${limit}`, values);
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    const vis = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
+    const rows = await this.db.rows<Row>(`SELECT ${COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND ${vis} ORDER BY s.id LIMIT ${limit}`, values);
     return rows.map(toStatus);
   }
 }

@@ -1,6 +1,6 @@
 // Lists over real HTTP: create, rename, delete; members must be followed; a list's timeline shows its members'
 // posts with the replies its policy allows; exclusive lists keep their members out of home; lists are private to
-// their owner; unfollowing takes an account off the owner's lists.
+// their owner; unfollowing takes an account off the owner's lists; adding and removing members answer {}.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createMembers } from '../support/members.js';
@@ -26,7 +26,7 @@ describe('lists', () => {
 
   before(async () => {
     s = await startTestServer();
-    const members = await createMembers(s, ['ola', 'pia', 'quy', 'ray']);
+    const members = await createMembers(s, ['ola', 'pia', 'quy', 'ray', 'sam', 'uma']);
     Object.assign(id, members.id);
     Object.assign(token, members.token);
     token['ola-read'] = await members.tokenFor('ola', ['read:lists']);
@@ -82,6 +82,36 @@ describe('lists', () => {
     // Removing a member, and unfollowing one, take them off the list.
     await call('ola', 'DELETE', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['quy']] });
     await call('ola', 'POST', `/api/v1/accounts/${id['pia']}/unfollow`);
+    assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body, []);
+  });
+
+  it("shows replies to anyone the owner follows under 'followed', and replies to the owner under every policy", async () => {
+    // ola follows sam and uma; the list holds sam only; ray is not followed.
+    for (const who of ['sam', 'uma']) await call('ola', 'POST', `/api/v1/accounts/${id[who]}/follow`);
+    const list = (await call('ola', 'POST', '/api/v1/lists', { title: 'Sam', replies_policy: 'followed' })).body;
+    assert.equal(list.replies_policy, 'followed');
+    const added = await call('ola', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['sam']] });
+    assert.deepEqual([added.status, added.body], [200, {}]);
+    const replies = {
+      toFollowed: await post('sam', { status: '@uma ola follows you', in_reply_to_id: await post('uma', { status: 'uma asks' }) }),
+      toStranger: await post('sam', { status: '@ray ola does not follow you', in_reply_to_id: await post('ray', { status: 'ray asks' }) }),
+      toOwner: await post('sam', { status: '@ola answering the owner', in_reply_to_id: await post('ola', { status: 'ola asks' }) }),
+      toSelf: await post('sam', { status: 'a thread', in_reply_to_id: await post('sam', { status: 'sam starts' }) }),
+    };
+    // As Mastodon's FeedManager: replies to the owner and self-threads always; the policy decides the rest.
+    const expected: Record<string, string[]> = { followed: ['toFollowed', 'toOwner', 'toSelf'], list: ['toOwner', 'toSelf'], none: ['toOwner', 'toSelf'] };
+    for (const [policy, kinds] of Object.entries(expected)) {
+      assert.equal((await call('ola', 'PUT', `/api/v1/lists/${list.id}`, { replies_policy: policy })).body.replies_policy, policy);
+      const shown = await timeline('ola', `/api/v1/timelines/list/${list.id}`);
+      assert.deepEqual(Object.entries(replies).filter(([, x]) => shown.includes(x)).map(([k]) => k), kinds, policy);
+    }
+
+    // Removing answers {} too, with the ids in the body or (as some clients send them) in the query.
+    const removed = await call('ola', 'DELETE', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['sam']] });
+    assert.deepEqual([removed.status, removed.body], [200, {}]);
+    await call('ola', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['sam'], id['uma']] });
+    const byQuery = await call('ola', 'DELETE', `/api/v1/lists/${list.id}/accounts?account_ids[]=${id['sam']}&account_ids[]=${id['uma']}`);
+    assert.deepEqual([byQuery.status, byQuery.body], [200, {}]);
     assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body, []);
   });
 });
