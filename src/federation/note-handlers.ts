@@ -7,10 +7,11 @@ import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore, MediaType } from '../store/media.js';
 import type { PollStore } from '../store/polls.js';
-import { isEmoji, type ReactionStore } from '../store/reactions.js';
+import type { ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
+import { reactionOf } from './emoji-reactions.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
@@ -99,18 +100,17 @@ export class NoteHandlers {
 
   /**
    * A Like of one of our statuses (or a remote one we hold) becomes a favourite; a Like carrying an emoji (Misskey)
-   * and an EmojiReact become a reaction with that emoji.
+   * and an EmojiReact become a reaction with that emoji, Unicode or custom (shown with its image).
    */
   async onLiked(a: ActivityDoc, actor: Account, raw: unknown): Promise<void> {
     const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
     if (!s || s.reblogOfId || !(await this.d.statuses.canSee(s, actor.id))) return;
-    const r = raw as { content?: unknown; _misskey_reaction?: unknown };
-    const emoji = [r.content, r._misskey_reaction].find((x): x is string => typeof x === 'string' && isEmoji(x.normalize('NFC')))?.normalize('NFC');
+    const emoji = reactionOf(raw);
     if (emoji) {
       await this.d.reactions.add(actor.id, s.id, emoji, a.id);
       return;
     }
-    if (a.type !== 'Like') return; // an EmojiReact of a custom emoji: not shown
+    if (a.type !== 'Like') return; // an EmojiReact we cannot show (a custom emoji without its image)
     if (await this.d.interactions.favourite(actor.id, s.id, a.id)) {
       await this.d.notifier.notify(s.accountId, 'favourite', actor.id, s.id);
     }
