@@ -1,6 +1,6 @@
 // Posts from other servers: a Create of a Note is stored when it concerns someone here (a local member follows the
-// author, is mentioned or addressed, or it replies to a local post); a Delete of it hides it. The signer is the
-// activity's actor (checked by the inbox); the Note must be theirs and live on their origin.
+// author, is mentioned or addressed, or it replies to or quotes a local post); a Delete of it hides it. The signer is
+// the activity's actor (checked by the inbox); the Note must be theirs and live on their origin.
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
@@ -48,13 +48,15 @@ export class NoteHandlers {
     const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
     if (parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
     const recipients = await this.localRecipients(note);
-    const relevant = recipients.length > 0 || (parent?.local ?? false) || (await this.d.follows.hasLocalFollowers(author.id));
+    const quoted = note.quote ? await this.statusByUri(note.quote) : undefined;
+    const relevant = recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
     if (!relevant) return;
-    await this.store(note, author, parent, recipients);
+    await this.store(note, author, parent, recipients, quoted);
   }
 
-  private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[]): Promise<Status> {
+  private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[], quotedKnown?: Status): Promise<Status> {
     const recipients = known ?? (await this.localRecipients(note));
+    const quoted = quotedKnown ?? (note.quote ? await this.statusByUri(note.quote) : undefined);
     const remoteMentions = await this.knownRemote(note.mentions);
     const { status, created } = await this.d.statuses.create({
       accountId: author.id,
@@ -70,7 +72,7 @@ export class NoteHandlers {
       inReplyToAccountId: parent?.accountId ?? null,
       inReplyToUri: note.inReplyTo,
       reblogOfId: null,
-      quoteOfId: note.quote ? ((await this.statusByUri(note.quote))?.id ?? null) : null,
+      quoteOfId: quoted?.id ?? null,
       quoteUri: note.quote,
       local: false,
       createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
@@ -93,6 +95,7 @@ export class NoteHandlers {
         });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
+      if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId))) await this.d.notifier.notify(quoted.accountId, 'quote', author.id, status.id);
       await this.d.notifier.newPost(status);
     }
     return status;
