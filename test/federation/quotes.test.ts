@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -38,6 +39,14 @@ describe('quote posts', () => {
     await api(a.url, tokenA, 'DELETE', `/api/v1/statuses/${original.id}`);
     const after = (await api(a.url, undefined, 'GET', `/api/v1/statuses/${quoting.body.id}`)).body;
     assert.deepEqual(after.quote, { state: 'deleted', quoted_status: null });
+  });
+
+  it('tells a member of the same server that their post was quoted, with the quoting post', async () => {
+    const quinn = (await createMembers(a, ['quinn'])).token['quinn']!;
+    const original = (await api(a.url, quinn, 'POST', '/api/v1/statuses', { status: 'mine to be quoted' })).body;
+    const quoting = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'quoting quinn', quoted_status_id: original.id })).body;
+    const told = (await api(a.url, quinn, 'GET', '/api/v1/notifications')).body;
+    assert.deepEqual(told.map((n: Json) => [n.type, n.account.username, n.status.id, n.status.quote.quoted_status.id]), [['quote', 'admin', quoting.id, original.id]]);
   });
 
   it('refuses to quote followers-only posts and unknown ones', async () => {
