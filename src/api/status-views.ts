@@ -111,7 +111,7 @@ export class StatusViews {
         withText: opts.withText,
         reblog,
         media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
-        reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me })),
+        reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
         poll: ((p) => (p ? pollEntity(p, now, ownVotes ? (ownVotes.get(p.id) ?? []) : null, viewerId === s.accountId) : null))(polls.get(s.id)),
       });
     };

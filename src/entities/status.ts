@@ -31,8 +31,8 @@ export interface StatusContext {
   readonly poll?: unknown;
   /** Mastodon 4.5's quote: the quoted status when the viewer may see it, or why not. */
   readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized'; quoted_status: unknown } | null;
-  /** Emoji reactions, as Pleroma and Akkoma clients read them. */
-  readonly reactions?: readonly { name: string; count: number; me: boolean }[];
+  /** Emoji reactions, as Pleroma and Akkoma clients read them (url: a custom emoji's image, else null). */
+  readonly reactions?: readonly { name: string; count: number; me: boolean; url: string | null }[];
   /** Set on delete: the source text, for delete-and-redraft. */
   readonly withText?: boolean;
 }

@@ -10,7 +10,7 @@ import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { actorUri } from './activities.js';
 import type { LocalUris } from './local-uris.js';
 import { announceActivity, emojiReactActivity, likeActivity, undoActivity } from './note-document.js';
-import type { ReactionStore } from '../store/reactions.js';
+import type { ReactionEmoji, ReactionStore } from '../store/reactions.js';
 import type { Publisher } from './publisher.js';
 
 export interface InteractionServiceDeps {
@@ -45,7 +45,7 @@ export class InteractionService {
   }
 
   /** Reacts with an emoji; false when the member already has too many different reactions on the status. */
-  async react(me: Account, s: Status, emoji: string): Promise<boolean> {
+  async react(me: Account, s: Status, emoji: ReactionEmoji): Promise<boolean> {
     const author = await this.author(s);
     const actor = this.d.uris.actor(me.username);
     const activity = emojiReactActivity(`${actor}#reactions/${s.id}-${randomBytes(4).toString('hex')}`, actor, this.uriOf(s, author), emoji);
@@ -54,11 +54,11 @@ export class InteractionService {
     return true;
   }
 
-  async unreact(me: Account, s: Status, emoji: string): Promise<void> {
-    const removed = await this.d.reactions.remove(me.id, s.id, emoji);
+  async unreact(me: Account, s: Status, name: string): Promise<void> {
+    const removed = await this.d.reactions.remove(me.id, s.id, name);
     const author = await this.author(s);
     if (removed?.uri && author.domain) {
-      await this.d.publisher.sendTo(undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), emoji)), me, author);
+      await this.d.publisher.sendTo(undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), removed.emoji)), me, author);
     }
   }
 

@@ -5,8 +5,10 @@ import type { Account } from '../store/accounts.js';
 import { mediaUrl } from '../entities/media.js';
 import type { Media } from '../store/media.js';
 import type { Poll } from '../store/polls.js';
+import type { ReactionEmoji } from '../store/reactions.js';
 import type { Status, Visibility } from '../store/statuses.js';
 import { AS_CONTEXT, PUBLIC, actorUri, type Activity } from './activities.js';
+import { reactionContent } from './emoji-reactions.js';
 import type { LocalUris } from './local-uris.js';
 
 export const NOTE_CONTEXT = [
@@ -137,8 +139,8 @@ export function updateNoteActivity(note: Record<string, unknown>, uris: LocalUri
 }
 
 /** An emoji reaction (Misskey, Akkoma and Pleroma understand EmojiReact), sent to the status's author. */
-export function emojiReactActivity(id: string, actor: string, object: string, emoji: string): Activity {
-  return { '@context': AS_CONTEXT, id, type: 'EmojiReact', actor, object, content: emoji };
+export function emojiReactActivity(id: string, actor: string, object: string, emoji: ReactionEmoji): Activity {
+  return { '@context': AS_CONTEXT, id, type: 'EmojiReact', actor, object, ...reactionContent(emoji) };
 }
 
 /** A favourite of a status, sent to its author's server. `id` is kept on the favourite row for the Undo. */

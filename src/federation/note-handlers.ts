@@ -1,16 +1,17 @@
 // Posts from other servers: a Create of a Note is stored when it concerns someone here (a local member follows the
-// author, is mentioned or addressed, or it replies to a local post); a Delete of it hides it. The signer is the
-// activity's actor (checked by the inbox); the Note must be theirs and live on their origin.
+// author, is mentioned or addressed, or it replies to or quotes a local post); a Delete of it hides it. The signer is
+// the activity's actor (checked by the inbox); the Note must be theirs and live on their origin.
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore, MediaType, RemoteMedia } from '../store/media.js';
 import type { PollSpec, PollStore } from '../store/polls.js';
-import { isEmoji, type ReactionStore } from '../store/reactions.js';
+import type { ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
+import { reactionOf } from './emoji-reactions.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from './local-uris.js';
@@ -47,13 +48,15 @@ export class NoteHandlers {
     const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
     if (parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
     const recipients = await this.localRecipients(note);
-    const relevant = recipients.length > 0 || (parent?.local ?? false) || (await this.d.follows.hasLocalFollowers(author.id));
+    const quoted = note.quote ? await this.statusByUri(note.quote) : undefined;
+    const relevant = recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
     if (!relevant) return;
-    await this.store(note, author, parent, recipients);
+    await this.store(note, author, parent, recipients, quoted);
   }
 
-  private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[]): Promise<Status> {
+  private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[], quotedKnown?: Status): Promise<Status> {
     const recipients = known ?? (await this.localRecipients(note));
+    const quoted = quotedKnown ?? (note.quote ? await this.statusByUri(note.quote) : undefined);
     const remoteMentions = await this.knownRemote(note.mentions);
     const { status, created } = await this.d.statuses.create({
       accountId: author.id,
@@ -69,7 +72,7 @@ export class NoteHandlers {
       inReplyToAccountId: parent?.accountId ?? null,
       inReplyToUri: note.inReplyTo,
       reblogOfId: null,
-      quoteOfId: note.quote ? ((await this.statusByUri(note.quote))?.id ?? null) : null,
+      quoteOfId: quoted?.id ?? null,
       quoteUri: note.quote,
       local: false,
       createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
@@ -86,6 +89,7 @@ export class NoteHandlers {
         await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
+      if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId))) await this.d.notifier.notify(quoted.accountId, 'quote', author.id, status.id);
       await this.d.notifier.newPost(status);
     }
     return status;
@@ -93,18 +97,17 @@ export class NoteHandlers {
 
   /**
    * A Like of one of our statuses (or a remote one we hold) becomes a favourite; a Like carrying an emoji (Misskey)
-   * and an EmojiReact become a reaction with that emoji.
+   * and an EmojiReact become a reaction with that emoji, Unicode or custom (shown with its image).
    */
   async onLiked(a: ActivityDoc, actor: Account, raw: unknown): Promise<void> {
     const s = a.objectId ? await this.statusByUri(a.objectId) : undefined;
     if (!s || s.reblogOfId || !(await this.d.statuses.canSee(s, actor.id))) return;
-    const r = raw as { content?: unknown; _misskey_reaction?: unknown };
-    const emoji = [r.content, r._misskey_reaction].find((x): x is string => typeof x === 'string' && isEmoji(x.normalize('NFC')))?.normalize('NFC');
+    const emoji = reactionOf(raw);
     if (emoji) {
       await this.d.reactions.add(actor.id, s.id, emoji, a.id);
       return;
     }
-    if (a.type !== 'Like') return; // an EmojiReact of a custom emoji: not shown
+    if (a.type !== 'Like') return; // an EmojiReact we cannot show (a custom emoji without its image)
     if (await this.d.interactions.favourite(actor.id, s.id, a.id)) {
       await this.d.notifier.notify(s.accountId, 'favourite', actor.id, s.id);
     }

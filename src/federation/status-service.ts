@@ -95,6 +95,7 @@ export class StatusService {
         });
       }
       for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
+      if (p.quote && (await this.d.statuses.canSee(status, p.quote.accountId))) await this.d.notifier.notify(p.quote.accountId, 'quote', me.id, status.id);
       await this.d.notifier.newPost(status);
       await this.federate(status, me, 'create');
     }
@@ -174,8 +175,16 @@ export class StatusService {
     const activity =
       kind === 'create' ? createNoteActivity(note, this.d.uris, author) : kind === 'update' ? updateNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
-    const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : mentions;
+    const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : [...mentions];
+    // The author of a remote post we quote hears of a public or unlisted quote, as Mastodon delivers it.
+    const quoted = await this.quotedAuthor(s);
+    if (quoted?.domain && (s.visibility === 'public' || s.visibility === 'unlisted')) audience.push(quoted);
     await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', [...audience, ...extra]);
+  }
+
+  private async quotedAuthor(s: Status): Promise<Account | undefined> {
+    const quoted = s.quoteOfId ? await this.d.statuses.byId(s.quoteOfId) : undefined;
+    return quoted && this.d.accounts.byId(quoted.accountId);
   }
 
   /** The accounts a text mentions, keyed by the handle as written (lower-cased); unknown handles are left out. */

@@ -5,7 +5,8 @@ import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
 import { visibleTo } from './statuses.js';
 
-export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.report'] as const;
+// `quote` (Mastodon 4.5): someone quoted the member's post; its status is the quoting one.
+export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'admin.report'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export interface Notification {

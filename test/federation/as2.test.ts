@@ -20,6 +20,7 @@ import {
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const STOA = 'https://stoa.example/users/sol';
+const STOA_POST = 'https://stoa.example/users/sol/statuses/7241896355120586001';
 
 type Doc = Record<string, unknown>;
 
@@ -467,6 +468,18 @@ const activityExpectations: Record<string, Partial<ActivityDoc>> = {
   'mastodon-update-person': { type: 'Update', actor: M, objectId: M, objectType: 'Person', to: [PUBLIC] },
   'misskey-block': { type: 'Block', actor: MK, objectId: STOA, objectType: null },
   'pleroma-reject': { type: 'Reject', actor: P, objectId: 'https://stoa.example/follows/7241896355120586999', objectType: 'Follow', to: [STOA] },
+  // Posts and interactions (their Notes are read by note-schema: test/federation/real-servers.test.ts).
+  'mastodon-create-note': {
+    type: 'Create', actor: M, objectId: `${M}/statuses/112233445566778899`, objectType: 'Note', to: [PUBLIC], cc: [`${M}/followers`, STOA],
+  },
+  'mastodon-create-question': { type: 'Create', actor: M, objectId: `${M}/statuses/112233445566779001`, objectType: 'Question', to: [PUBLIC] },
+  'mastodon-announce': { type: 'Announce', actor: M, object: STOA_POST, objectId: STOA_POST, objectType: null, to: [PUBLIC], cc: [STOA, `${M}/followers`] },
+  'mastodon-like': { type: 'Like', actor: M, objectId: STOA_POST, objectType: null, to: [], cc: [] },
+  'misskey-create-note': { type: 'Create', actor: MK, objectId: 'https://misskey.example/notes/9t2a3b4c5d', objectType: 'Note', to: [PUBLIC], cc: [`${MK}/followers`, STOA] },
+  'misskey-like-reaction': { type: 'Like', actor: MK, objectId: STOA_POST, objectType: null },
+  'akkoma-emoji-react': { type: 'EmojiReact', actor: A, objectId: STOA_POST, to: [`${A}/followers`, STOA], cc: [PUBLIC] },
+  'akkoma-emoji-react-custom': { type: 'EmojiReact', actor: A, objectId: STOA_POST },
+  'gotosocial-create-note': { type: 'Create', actor: G, objectId: `${G}/statuses/01HXZ4K2M8N6P4R2T0V8X6Z4B2`, objectType: 'Note', to: [PUBLIC], cc: [`${G}/followers`, STOA] },
 };
 
 describe('activitySchema', () => {
