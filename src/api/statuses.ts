@@ -179,8 +179,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           await d.interactions.unreblog(me, boosted);
           return json(200, await d.views.one(boosted, me.id));
         }
+        // Rendered first: the response carries the media and source a client needs to redraft the post.
+        const shown = await d.views.one(s, me.id, { withText: true });
         await d.service.remove(me, s);
-        return json(200, await d.views.one(s, me.id, { withText: true }));
+        return json(200, shown);
       },
     },
     {

@@ -268,7 +268,11 @@ export class StatusStore {
   async softDelete(id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
       const r = await q.query<{ account_id: string; local: boolean; visibility: number }>('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local, visibility', [id]);
-      if (r.rows[0]?.local) await notifyMembersChanged(q, [r.rows[0].account_id]);
+      if (r.rows[0]?.local) {
+        await notifyMembersChanged(q, [r.rows[0].account_id]);
+        // The uploads go back to their owner, as Mastodon nullifies them: delete-and-redraft posts them again.
+        await q.query('UPDATE media_attachments SET status_id = NULL, removed = false, position = 0 WHERE status_id = $1', [id]);
+      }
       if (r.rows[0]?.visibility === 3) await leaveConversations(q, [id]);
       return r.rows.length > 0;
     });

@@ -86,6 +86,27 @@ describe('media', () => {
     assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'not mine', media_ids: [theirs.id] })).status, 422);
     assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: '', media_ids: [] })).status, 422, 'no text and no media');
   });
+
+  it('delete and redraft: the deleted post answers its media and text, which post again as a new status', async () => {
+    const a = (await upload(s.url, token['kai'], png(12, 12), { description: 'first' })).body;
+    const b = (await upload(s.url, token['kai'], png(14, 14))).body;
+    const posted = (await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'draft one', media_ids: [a.id, b.id] })).body;
+    // An edit takes b out: it stays with the post's history, and deleting the post frees it too.
+    assert.equal((await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'draft two', media_ids: [a.id] })).status, 200);
+    const deleted = await api(s.url, token['kai'], 'DELETE', `/api/v1/statuses/${posted.id}`);
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body.text, 'draft two');
+    assert.deepEqual(deleted.body.media_attachments.map((m: Json) => [m.id, m.description]), [[a.id, 'first']]);
+    assert.equal((await api(s.url, token['kai'], 'GET', `/api/v1/statuses/${posted.id}`)).status, 404);
+    const redrafted = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: deleted.body.text, media_ids: [b.id, a.id] });
+    assert.equal(redrafted.status, 200, JSON.stringify(redrafted.body));
+    assert.notEqual(redrafted.body.id, posted.id);
+    assert.deepEqual(redrafted.body.media_attachments.map((m: Json) => m.id), [b.id, a.id]);
+    const served = await fetch(redrafted.body.media_attachments[1].url);
+    assert.equal(served.status, 200);
+    // Once attached again, they are the new post's: another post cannot take them.
+    assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'again', media_ids: [a.id] })).status, 422);
+  });
 });
 
 describe('media between two servers', () => {
