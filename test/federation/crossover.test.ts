@@ -4,7 +4,7 @@
 // delete, each checked as the member on the other side sees it through the client API.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, FED_ENV, type Json } from '../support/api.js';
+import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { createMembers } from '../support/members.js';
 import { png, upload } from '../support/media.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -44,7 +44,9 @@ describe('crossover between two Stoa servers', () => {
   const accts = (list: Json[]) => list.map((x: Json) => x.acct);
 
   before(async () => {
-    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    // Poll counts go out as Updates of the Question shortly after votes (30 s in production).
+    const env = { ...FED_ENV, POLL_UPDATE_DELAY_MS: '100' };
+    [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
     const [ma, mb] = await Promise.all([createMembers(a, ['alice']), createMembers(b, ['bob'])]);
     [alice, bob, aliceId, bobId] = [ma.token['alice']!, mb.token['bob']!, ma.id['alice']!, mb.id['bob']!];
     [hostA, hostB] = [new URL(a.url).host, new URL(b.url).host];
@@ -208,6 +210,13 @@ describe('crossover between two Stoa servers', () => {
       assert.deepEqual(there.options.map((o: Json) => o.votes_count), [0, 1]);
       assert.equal(there.votes_count, 1);
     });
+    // The counts come back to the voter's side in an Update of the Question.
+    await eventually(async () => {
+      const here = (await status(b, bob, onB.id)).body.poll;
+      assert.deepEqual(here.options.map((o: Json) => o.votes_count), [0, 1]);
+      assert.equal(here.votes_count, 1);
+      assert.deepEqual(here.own_votes, [1]);
+    });
     assert.deepEqual((await api(a.url, alice, 'GET', `/api/v1/statuses/${poll.id}/context`)).body.descendants, [], 'a vote is not a reply');
 
     // bob's multiple-choice poll on B: alice's two choices reach B as two votes of one voter.
@@ -219,6 +228,11 @@ describe('crossover between two Stoa servers', () => {
       const there = (await status(b, bob, many.id)).body.poll;
       assert.deepEqual(there.options.map((o: Json) => o.votes_count), [1, 0, 1]);
       assert.equal(there.voters_count, 1);
+    });
+    await eventually(async () => {
+      const here = (await status(a, alice, onA.id)).body.poll;
+      assert.deepEqual(here.options.map((o: Json) => o.votes_count), [1, 0, 1]);
+      assert.equal(here.voters_count, 1);
     });
   });
 
@@ -259,17 +273,24 @@ describe('crossover between two Stoa servers', () => {
     assert.equal(filed.status, 200, filed.text);
     assert.equal(filed.body.forwarded, true);
     assert.equal((await api(a.url, alice, 'POST', '/api/v1/reports', { account_id: bobOnA, status_ids: [qOnA.id], comment: 'frog spam', forward: true })).status, 200);
-    // What each server's moderators get (read from the store until the admin reports API exists): a report about
-    // their own member and that member's post, with the reporter's comment, filed as coming from the other server's
-    // instance actor (the reporting member is not named).
-    const filedOn = async (s: TestServer) =>
-      (await s.app.db.pool.query(
-        `SELECT r.comment, r.status_ids::text[] AS status_ids, t.username AS target, t.domain AS target_domain, f.uri AS reporter
-         FROM reports r JOIN accounts t ON t.id = r.target_account_id JOIN accounts f ON f.id = r.account_id WHERE r.uri IS NOT NULL`,
-      )).rows;
+    // What each server's moderators see through the admin API: the report about their own member and that member's
+    // post, with the reporter's comment, filed as coming from the other server's instance actor (the reporting
+    // member is not named); beside it, as in Mastodon, their own member's report about the remote account.
+    const filedOn = async (s: TestServer, token: string) =>
+      (await api(s.url, token, 'GET', '/api/v1/admin/reports')).body.map((r: Json) => ({
+        comment: r.comment, status_ids: r.statuses.map((x: Json) => x.id), target: r.target_account.account.acct,
+        reporter: r.account.account.uri, forwarded: r.forwarded,
+      })).sort((x: Json, y: Json) => x.comment.localeCompare(y.comment));
+    const [modA, modB] = await Promise.all([adminToken(a, 'admin:read:reports'), adminToken(b, 'admin:read:reports')]);
     await eventually(async () => {
-      assert.deepEqual(await filedOn(a), [{ comment: 'too many herons', status_ids: [p.id], target: 'alice', target_domain: null, reporter: `${b.url}/actor` }]);
-      assert.deepEqual(await filedOn(b), [{ comment: 'frog spam', status_ids: [q.id], target: 'bob', target_domain: null, reporter: `${a.url}/actor` }]);
+      assert.deepEqual(await filedOn(a, modA), [
+        { comment: 'frog spam', status_ids: [qOnA.id], target: `bob@${hostB}`, reporter: `${a.url}/users/alice`, forwarded: true },
+        { comment: 'too many herons', status_ids: [p.id], target: 'alice', reporter: `${b.url}/actor`, forwarded: false },
+      ]);
+      assert.deepEqual(await filedOn(b, modB), [
+        { comment: 'frog spam', status_ids: [q.id], target: 'bob', reporter: `${a.url}/actor`, forwarded: false },
+        { comment: 'too many herons', status_ids: [pOnB.id], target: `alice@${hostA}`, reporter: `${b.url}/users/bob`, forwarded: true },
+      ]);
     });
   });
 
