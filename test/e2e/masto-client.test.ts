@@ -1,7 +1,7 @@
 // A real Mastodon client library, masto 7.12 (what many bots and apps use), driving Stoa unchanged: register an
 // app and authorize through our consent page, then post with media, reply, favourite, boost, bookmark, read the
-// home, public, hashtag and list timelines, notifications and search, page through timelines by Link headers, vote
-// in a poll and edit a profile with an avatar.
+// home, public, hashtag and list timelines, notifications and search, page through timelines and notifications by
+// Link headers, vote in a poll, edit a profile with an avatar, and delete and redraft.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createOAuthAPIClient, createRestAPIClient, type mastodon } from 'masto';
@@ -65,6 +65,22 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.deepEqual(context.descendants.map((x) => x.id), [reply.id]);
     const bookmarks = await bob.v1.bookmarks.list();
     assert.deepEqual(bookmarks.map((x) => x.id), [post.id]);
+    const favourites = await bob.v1.favourites.list();
+    assert.deepEqual(favourites.map((x) => x.id), [post.id]);
+    assert.deepEqual((await alice.v1.statuses.$select(post.id).favouritedBy.list()).map((a) => a.id), [bobId]);
+    assert.deepEqual((await alice.v1.statuses.$select(post.id).rebloggedBy.list()).map((a) => a.id), [bobId]);
+
+    // Undone and done again: what a member taps back and forth.
+    const other = await alice.v1.statuses.create({ status: 'a second one' });
+    assert.equal((await bob.v1.statuses.$select(other.id).favourite()).favourited, true);
+    assert.equal((await bob.v1.statuses.$select(other.id).unfavourite()).favourited, false);
+    assert.equal((await bob.v1.statuses.$select(other.id).bookmark()).bookmarked, true);
+    assert.equal((await bob.v1.statuses.$select(other.id).unbookmark()).bookmarked, false);
+    await bob.v1.statuses.$select(other.id).reblog();
+    assert.equal((await bob.v1.statuses.$select(other.id).unreblog()).reblogged, false);
+    const after = await alice.v1.statuses.$select(other.id).fetch();
+    assert.deepEqual([after.favouritesCount, after.reblogsCount], [0, 0]);
+    assert.deepEqual((await bob.v1.bookmarks.list()).map((x) => x.id), [post.id]);
   });
 
   it('reads the home, public, hashtag and list timelines, notifications and search', async () => {
@@ -72,6 +88,10 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.ok(home.some((x) => x.content.includes('Hello from masto')));
     const local = await alice.v1.timelines.public.list({ local: true });
     assert.ok(local.some((x) => x.account.id === aliceId));
+    const everywhere = await alice.v1.timelines.public.list();
+    assert.deepEqual(everywhere.map((x) => x.id), local.map((x) => x.id), 'one server, no remote posts: the same posts');
+    assert.deepEqual(await alice.v1.timelines.public.list({ remote: true }), []);
+    assert.ok(everywhere.every((x) => x.reblog === null), 'boosts are not in public timelines');
     const tagged = await alice.v1.timelines.tag.$select('e2e').list();
     assert.equal(tagged.length, 1);
     const list = await bob.v1.lists.create({ title: 'Alice' });
@@ -91,14 +111,35 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.deepEqual(people.accounts.map((a) => a.acct), ['bob']);
   });
 
-  it('pages through a timeline by its Link headers until an empty page stops it', async () => {
-    for (let i = 0; i < 7; i++) await alice.v1.statuses.create({ status: `page item ${i}` });
-    const seen: string[] = [];
-    for await (const page of alice.v1.accounts.$select(aliceId).statuses.list({ limit: 3 })) seen.push(...page.map((x) => x.id));
-    const all = await alice.v1.accounts.$select(aliceId).statuses.list({ limit: 40 });
-    assert.deepEqual(seen, all.map((x) => x.id));
-    assert.equal(new Set(seen).size, seen.length);
-    assert.ok(seen.length >= 8);
+  it('pages through account, home and public timelines and notifications by their Link headers until an empty page stops them', async () => {
+    for (let i = 0; i < 7; i++) await alice.v1.statuses.create({ status: `page item ${i} @bob` });
+    /** Every id a paginator yields, page by page (masto follows the Link header's next until a page is empty). */
+    const walk = async <T extends { id: string }>(pages: AsyncIterable<T[]>): Promise<string[]> => {
+      const seen: string[] = [];
+      for await (const page of pages) {
+        assert.ok(page.length <= 3, 'a page holds at most limit items');
+        seen.push(...page.map((x) => x.id));
+      }
+      return seen;
+    };
+    const cases: [string, AsyncIterable<{ id: string }[]>, { id: string }[]][] = [
+      ['account', alice.v1.accounts.$select(aliceId).statuses.list({ limit: 3 }), await alice.v1.accounts.$select(aliceId).statuses.list({ limit: 40 })],
+      ['home', bob.v1.timelines.home.list({ limit: 3 }), await bob.v1.timelines.home.list({ limit: 40 })],
+      ['public', bob.v1.timelines.public.list({ limit: 3 }), await bob.v1.timelines.public.list({ limit: 40 })],
+      ['notifications', bob.v1.notifications.list({ limit: 3 }), await bob.v1.notifications.list({ limit: 40 })],
+    ];
+    for (const [name, pages, all] of cases) {
+      const seen = await walk(pages);
+      assert.deepEqual(seen, all.map((x) => x.id), name);
+      assert.equal(new Set(seen).size, seen.length, `${name}: no item twice`);
+      assert.ok(seen.length >= 7, `${name}: ${seen.length} items`);
+    }
+    // Newer items, by the prev link's min_id: only what came after.
+    const newest = (await bob.v1.notifications.list({ limit: 1 }))[0]!;
+    await alice.v1.statuses.create({ status: 'one more @bob' });
+    const newer = await bob.v1.notifications.list({ minId: newest.id });
+    assert.equal(newer.length, 1);
+    assert.equal(newer[0]!.type, 'mention');
   });
 
   it('posts a poll that the other member votes in, and edits a profile with an avatar', async () => {
@@ -125,5 +166,15 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const deleted = await alice.v1.statuses.$select(post.id).remove();
     assert.equal(deleted.text, 'to redraft');
     await assert.rejects(alice.v1.statuses.$select(post.id).fetch(), (e: { statusCode?: number }) => e.statusCode === 404);
+
+    // With media: the deleted post hands its attachments back, and the redraft posts them again.
+    const media = await alice.v2.media.create({ file: new Blob([new Uint8Array(png(30, 30))], { type: 'image/png' }), description: 'kept' });
+    const withMedia = await alice.v1.statuses.create({ status: 'with a picture', mediaIds: [media.id], sensitive: true, spoilerText: 'cw' });
+    const gone = await alice.v1.statuses.$select(withMedia.id).remove();
+    const redraft = await alice.v1.statuses.create({
+      status: gone.text!, mediaIds: gone.mediaAttachments.map((m) => m.id), sensitive: gone.sensitive, spoilerText: gone.spoilerText,
+    });
+    assert.deepEqual(redraft.mediaAttachments.map((m) => [m.id, m.description]), [[media.id, 'kept']]);
+    assert.deepEqual([redraft.sensitive, redraft.spoilerText], [true, 'cw']);
   });
 });
