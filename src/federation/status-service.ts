@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import type { Media, MediaAttributes, MediaStore } from '../store/media.js';
+import { mixesVideo, type Media, type MediaAttributes, type MediaStore } from '../store/media.js';
 import type { Poll, PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
@@ -44,6 +44,8 @@ export interface PostEdit extends Pick<NewPost, 'text' | 'spoilerText' | 'sensit
 }
 
 const MEDIA_REFUSED = 'media_ids must name your own uploads not attached to another status';
+/** Mastodon's words (media_attachments.validations.images_and_video). */
+const MEDIA_MIXED = 'Cannot attach a video to a post that already contains images';
 
 export interface StatusServiceDeps {
   readonly config: Config;
@@ -67,7 +69,11 @@ export class StatusService {
 
   async post(me: Account, p: NewPost): Promise<Status> {
     const mediaIds = [...new Set(p.mediaIds ?? [])];
-    if (mediaIds.length && !(await this.d.media.usable(me.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
+    if (mediaIds.length) {
+      const types = await this.d.media.usable(me.id, mediaIds);
+      if (!types) throw Errors.validation(MEDIA_REFUSED);
+      if (mixesVideo(types)) throw Errors.validation(MEDIA_MIXED);
+    }
     const mentioned = await this.resolveMentions(p.text);
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
@@ -128,6 +134,7 @@ export class StatusService {
       },
     });
     if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
+    if (outcome === 'media_mixed') throw Errors.validation(MEDIA_MIXED);
     if (!edited) throw Errors.notFound();
     if (outcome === 'unchanged') return edited;
     if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end

@@ -35,6 +35,11 @@ const toMedia = (r: Row): Media => ({
 
 export type NewMedia = Omit<Media, 'id' | 'statusId'>;
 
+/** Mastodon's rule (PostStatusService#validate_media!): a video or an audio file is a post's only attachment. */
+export function mixesVideo(types: readonly MediaType[]): boolean {
+  return types.length > 1 && types.some((t) => t === 'video' || t === 'audio');
+}
+
 /** Description and focus an edit sets on one of the post's attachments (Mastodon's media_attributes[]). */
 export interface MediaAttributes {
   readonly id: string;
@@ -74,14 +79,16 @@ async function show(q: Queryable, statusId: string, ids: readonly string[]): Pro
 /**
  * An edit of a local post: its attachments become `ids`, in order, each an upload of the member that is free or
  * already this post's (shown or taken out earlier), and `attributes` set descriptions and focus on them. null when
- * an id is not such an upload (nothing is changed); otherwise whether the post's attachments look any different.
+ * an id is not such an upload, 'mixed' when a video or audio file would not be alone (nothing is changed in either
+ * case); otherwise whether the post's attachments look any different.
  */
-export async function editAttachments(q: Queryable, accountId: string, statusId: string, ids: readonly string[], attributes: readonly MediaAttributes[]): Promise<boolean | null> {
+export async function editAttachments(q: Queryable, accountId: string, statusId: string, ids: readonly string[], attributes: readonly MediaAttributes[]): Promise<boolean | null | 'mixed'> {
   const before = (await shownMedia(q, statusId)).ids;
   const rows = (await q.query<Row>(
     'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
     [ids, accountId, statusId])).rows.map(toMedia);
   if (rows.length !== new Set(ids).size) return null;
+  if (mixesVideo(rows.map((r) => r.type))) return 'mixed';
   let changed = before.join() !== ids.join();
   for (const a of attributes) {
     const m = rows.find((r) => r.id === a.id);
@@ -171,12 +178,13 @@ export class MediaStore {
   }
 
   /** Whether every id is an upload of the member not yet attached to a status. */
-  async usable(accountId: string, ids: readonly string[]): Promise<boolean> {
-    const r = await this.db.one<{ n: number }>(
-      'SELECT count(*)::int AS n FROM media_attachments WHERE id = ANY($2::bigint[]) AND account_id = $1 AND status_id IS NULL',
+  /** The types of these uploads when all are the member's and free to attach; null otherwise. */
+  async usable(accountId: string, ids: readonly string[]): Promise<MediaType[] | null> {
+    const rows = await this.db.rows<{ type: MediaType }>(
+      'SELECT type FROM media_attachments WHERE id = ANY($2::bigint[]) AND account_id = $1 AND status_id IS NULL',
       [accountId, ids],
     );
-    return r?.n === new Set(ids).size;
+    return rows.length === new Set(ids).size ? rows.map((r) => r.type) : null;
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {

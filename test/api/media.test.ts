@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminToken } from '../support/api.js';
-import { png, upload } from '../support/media.js';
+import { ftyp, png, upload } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -85,6 +85,28 @@ describe('media', () => {
     const theirs = (await upload(s.url, token['lea'], png(5, 5))).body;
     assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'not mine', media_ids: [theirs.id] })).status, 422);
     assert.equal((await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: '', media_ids: [] })).status, 422, 'no text and no media');
+  });
+
+  it('refuses a video beside other media, when posting and when editing, as Mastodon does', async () => {
+    const video = (await upload(s.url, token['kai'], ftyp('isom', ['iso2', 'mp41']))).body;
+    assert.equal(video.type, 'video');
+    const image = (await upload(s.url, token['kai'], png(8, 8))).body;
+    const mixed = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'both', media_ids: [image.id, video.id] });
+    assert.equal(mixed.status, 422);
+    assert.equal(mixed.body.error, 'Validation failed: Cannot attach a video to a post that already contains images');
+    // Nothing was taken: each posts alone.
+    const alone = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'a clip', media_ids: [video.id] });
+    assert.equal(alone.status, 200, JSON.stringify(alone.body));
+    const pictured = (await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'a picture', media_ids: [image.id] })).body;
+    const second = (await upload(s.url, token['kai'], ftyp('isom', ['iso2', 'mp41']))).body;
+    const edited = await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${pictured.id}`, { status: 'a picture', media_ids: [image.id, second.id] });
+    assert.equal(edited.status, 422);
+    assert.equal(edited.body.error, 'Validation failed: Cannot attach a video to a post that already contains images');
+    const unchanged = (await api(s.url, token['kai'], 'GET', `/api/v1/statuses/${pictured.id}`)).body;
+    assert.deepEqual(unchanged.media_attachments.map((m: Json) => m.id), [image.id]);
+    assert.equal(unchanged.edited_at, null);
+    const two = (await upload(s.url, token['kai'], png(9, 9))).body;
+    assert.equal((await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${pictured.id}`, { status: 'two pictures', media_ids: [image.id, two.id] })).status, 200, 'images together are fine');
   });
 
   it('delete and redraft: the deleted post answers its media and text, which post again as a new status', async () => {
