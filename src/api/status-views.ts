@@ -82,8 +82,9 @@ export class StatusViews {
     const entities = await this.accountViews.many(authors);
     const entityOf = new Map(authors.map((a, i) => [a.id, entities[i]]));
     const ids = all.map((s) => s.id);
-    const [replies, counts, flags, media] = await Promise.all([
+    const [replies, quotes, counts, flags, media] = await Promise.all([
       this.statuses.replyCounts(ids),
+      this.statuses.quoteCounts(ids),
       this.interactions.counts(ids),
       viewerId ? this.interactions.flags(viewerId, ids) : null,
       this.media.ofStatuses(ids),
@@ -101,6 +102,7 @@ export class StatusViews {
         author,
         mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
         repliesCount: replies.get(s.id) ?? 0,
+        quotesCount: quotes.get(s.id) ?? 0,
         reblogsCount: counts.reblogs.get(s.id) ?? 0,
         favouritesCount: counts.favourites.get(s.id) ?? 0,
         favourited: flags?.favourited.has(s.id) ?? false,

@@ -15,6 +15,7 @@ export interface StatusContext {
   /** The mentioned accounts (rows), in the status's order. */
   readonly mentions: readonly Account[];
   readonly repliesCount: number;
+  readonly quotesCount: number;
   readonly reblogsCount: number;
   readonly favouritesCount: number;
   /** The viewer's own relation to the status (all false for anonymous readers). */
@@ -64,7 +65,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,
-    quotes_count: 0,
+    quotes_count: c.quotesCount,
     edited_at: s.editedAt ? s.editedAt.toISOString() : null,
     favourited: c.favourited,
     reblogged: c.reblogged,

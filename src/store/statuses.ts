@@ -399,9 +399,19 @@ export class StatusStore {
 
   /** How many public and unlisted replies each status has (as Mastodon counts: hidden replies are not revealed). */
   async replyCounts(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.countBy('in_reply_to_id', ids);
+  }
+
+  /** Public and unlisted quotes of each status (Mastodon's quotes_count). */
+  async quoteCounts(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.countBy('quote_of_id', ids);
+  }
+
+  /** Public and unlisted statuses pointing at each of `ids` by `column` (both columns are indexed). */
+  private async countBy(column: 'in_reply_to_id' | 'quote_of_id', ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db.rows<{ id: string; n: number }>(
-      `SELECT in_reply_to_id AS id, count(*)::int AS n FROM statuses WHERE in_reply_to_id = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <= 1 GROUP BY in_reply_to_id`,
+      `SELECT ${column} AS id, count(*)::int AS n FROM statuses WHERE ${column} = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <= 1 GROUP BY ${column}`,
       [ids],
     );
     return new Map(rows.map((r) => [r.id, r.n]));

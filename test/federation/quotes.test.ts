@@ -47,6 +47,14 @@ describe('quote posts', () => {
     const quoting = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'quoting quinn', quoted_status_id: original.id })).body;
     const told = (await api(a.url, quinn, 'GET', '/api/v1/notifications')).body;
     assert.deepEqual(told.map((n: Json) => [n.type, n.account.username, n.status.id, n.status.quote.quoted_status.id]), [['quote', 'admin', quoting.id, original.id]]);
+    // quotes_count counts public and unlisted quotes still there (a followers-only quote is not counted, as a
+    // followers-only reply is not in replies_count).
+    await api(a.url, quinn, 'POST', '/api/v1/statuses', { status: 'quoting myself, unlisted', visibility: 'unlisted', quoted_status_id: original.id });
+    await api(a.url, quinn, 'POST', '/api/v1/statuses', { status: 'for followers', visibility: 'private', quoted_status_id: original.id });
+    const counted = async () => (await api(a.url, undefined, 'GET', `/api/v1/statuses/${original.id}`)).body.quotes_count;
+    assert.equal(await counted(), 2);
+    await api(a.url, tokenA, 'DELETE', `/api/v1/statuses/${quoting.id}`);
+    assert.equal(await counted(), 1);
   });
 
   it('refuses to quote followers-only posts and unknown ones', async () => {
