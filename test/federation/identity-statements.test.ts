@@ -63,6 +63,29 @@ describe('identity statements between two Stoa servers and a Fedify peer', () =>
     assert.deepEqual(peer.errors, []);
   });
 
+  it('the second server shows the statement in the exact text the member posted, carried by the Update', async () => {
+    const key = newIdentityKey();
+    const statement = signStatement(key, adminA, { extra: { note: 'caf\u00e9' } });
+    // Key order, spacing and escapes that JSON.stringify would all write differently: only the original text
+    // travelling in the Update (not a re-serialised copy) can give these bytes back on the second server.
+    const text = `{ "proof" : ${JSON.stringify(statement['proof'], null, 3)},\n\t"note": "caf\\u00e9", "subject":${JSON.stringify(key.did)} , "alsoKnownAs":${JSON.stringify(adminA).replaceAll('/', '\\/')}, "type" :"VerifiableIdentityStatement"}`;
+    assert.deepEqual(JSON.parse(text), statement);
+    const posted = await fetch(`${a.url}/api/v1/accounts/identity_statements`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tokenA}`, 'Content-Type': 'application/json' },
+      body: text,
+    });
+    const reply = await posted.text();
+    assert.equal(posted.status, 200, reply);
+    assert.ok(reply.includes(text));
+    await eventually(async () => {
+      const seen = await api(b.url, undefined, 'GET', `/api/v1/accounts/${aOnB}/identity_statements`);
+      assert.ok(seen.text.includes(text), seen.text);
+    });
+    const update = await peer.waitFor((r) => r.type === 'Update' && statementsIn((r.raw as Json)?.object?.attachment).some((s: Json) => s.subject === key.did));
+    assert.deepEqual(statementsIn((update.raw as Json).object.attachment).find((s: Json) => s.subject === key.did), statement);
+  });
+
   it('posting the same statement again announces nothing; a changed one is announced once', async () => {
     const key = newIdentityKey();
     const statement = signStatement(key, adminA);

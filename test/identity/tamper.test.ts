@@ -308,6 +308,26 @@ describe('identity statement tamper matrix with @context (fresh key)', () => {
     assert.equal(matrix.count, 2 * context.reduce((n, s) => n + s.length, 0));
   });
 
+  it('refuses every one-character change made to both @contexts alike as signature_invalid (the context is signed)', () => {
+    // The equality rule passes these, so only the hash can refuse them: the proof config carries the proof
+    // @context and the document is hashed with it.
+    const matrix = new Matrix();
+    context.forEach((url, n) => {
+      oneCharChanges(url, false).forEach((changed, i) => {
+        const statement = clone(signed);
+        for (const holder of [statement, statement['proof'] as JsonRecord]) (holder['@context'] as Json[])[n] = changed;
+        matrix.check(`both @context[${n}][${i}]`, statement, 'signature_invalid');
+      });
+    });
+    for (const edit of [(list: Json[]) => list.push('https://w3id.org/fep/c390'), (list: Json[]) => list.pop(), (list: Json[]) => list.reverse()]) {
+      const statement = clone(signed);
+      for (const holder of [statement, statement['proof'] as JsonRecord]) edit(holder['@context'] as Json[]);
+      matrix.check(`both @context ${edit.toString()}`, statement, 'signature_invalid');
+    }
+    assert.deepEqual(matrix.mismatches, []);
+    assert.equal(matrix.count, context.reduce((n, s) => n + s.length, 0) + 3);
+  });
+
   it('refuses an entry added to either @context, at either end, as proof_context_mismatch', () => {
     for (const where of ['statement', 'proof'] as const) {
       for (const end of ['start', 'end'] as const) {
