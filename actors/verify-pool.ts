@@ -104,8 +104,10 @@ export class VerifyPool implements Process {
     this.run({ op: 'identity-statements', items: batch.map((p) => p.item) }).then(
       (result) => {
         if (!result.ok || !('verdicts' in result)) {
-          const verdict: StatementVerdict = { ok: false, reason: 'verification_error' };
-          for (const p of batch) p.resolve(verdict);
+          // The task as a whole failed: a fault of ours, not a verdict on any statement (taken as one, it would
+          // wipe a remote actor's stored statements).
+          const e = new Error(`the verification task failed: ${result.ok ? 'no verdicts' : result.reason}`);
+          for (const p of batch) p.reject(e);
         } else {
           for (let i = 0; i < batch.length; i++) batch[i]!.resolve(result.verdicts[i]!);
         }

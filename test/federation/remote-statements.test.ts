@@ -62,4 +62,17 @@ describe('RemoteStatements', () => {
     await new RemoteStatements({ pool: stopped, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [signStatement(newIdentityKey(), ACTOR)]);
     assert.deepEqual(calls, []);
   });
+
+  it('leaves them alone too when a verification task fails as a whole (a fault of ours, not a verdict)', async () => {
+    const { store, calls } = recordingStore();
+    const failing = new VerifyPool({ minThreads: 1, maxThreads: 1, maxQueue: 4, idleTimeoutMs: 1_000 });
+    failing.run = async () => ({ ok: false, reason: 'verification_error' });
+    try {
+      await assert.rejects(failing.verifyStatement({ input: '{}', actorId: ACTOR, nowMs: Date.now() }), /the verification task failed/);
+      await new RemoteStatements({ pool: failing, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [signStatement(newIdentityKey(), ACTOR)]);
+      assert.deepEqual(calls, []);
+    } finally {
+      await failing.stop(1_000);
+    }
+  });
 });
