@@ -17,7 +17,8 @@ import type { Media, MediaStore } from '../store/media.js';
 
 const WRITE: Requirement = { scopes: ['write:media'], user: true };
 
-const Describe = z.object({ description: description.optional(), focus: focus.optional() });
+// A JSON null description clears it (Mastodon sets the attribute to nil).
+const Describe = z.object({ description: description.nullable().optional(), focus: focus.optional() });
 
 /** Headers for a media file: never sniffed or run as a page, whatever a file turns out to contain. */
 export function mediaHeaders(contentType: string, cacheControl = 'public, max-age=31536000, immutable'): Record<string, string> {

@@ -3,14 +3,30 @@ import { z } from 'zod';
 import { MEDIA_LIMITS } from '../media/limits.js';
 import { isId } from '../store/ids.js';
 
-export const railsBool = z.union([
-  z.boolean(),
-  z.enum(['true', 'false', '1', '0', 'on', 'off', '']).transform((v) => v === 'true' || v === '1' || v === 'on'),
-]);
+// Booleans as clients write them: JSON, or a form word in any case ("True" from Python clients, "t", "FALSE"), as Rails casts them.
+const TRUE_WORDS = new Set(['true', 't', '1', 'on', 'yes']);
+const FALSE_WORDS = new Set(['false', 'f', '0', 'off', 'no', '']);
+
+function castBool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return undefined;
+  const word = v.toLowerCase();
+  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : undefined;
+}
+
+/** A body boolean, as JSON or as a form word; anything else is refused. */
+export const railsBool = z.unknown().transform((v, ctx) => {
+  const b = castBool(v);
+  if (b === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  }
+  return b;
+});
 
 /** A query flag: present and truthy. */
 export function flag(v: unknown): boolean {
-  return v === true || v === 'true' || v === '1' || v === 'on';
+  return castBool(v) === true;
 }
 
 /** JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options). */

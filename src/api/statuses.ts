@@ -33,7 +33,14 @@ const PollBody = z.object({
   multiple: railsBool.optional(),
   hide_totals: railsBool.optional(),
 });
-const Language = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code');
+/**
+ * An ISO 639 code, optionally with a subtag; '' clears it. Clients that send the device's locale write it as "en_US"
+ * or "EN": read as en-US and en rather than refused.
+ */
+const Language = z.string()
+  .transform((v) => v.replace(/^([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))?$/, (_, lang: string, sub?: string) => lang.toLowerCase() + (sub ? `-${sub}` : '')))
+  .refine((v) => v === '' || /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v), 'Language is not a valid language code')
+  .transform((v) => v || null);
 const MediaIds = z.array(z.string().refine(isId, 'media_ids must be ids')).max(MAX_MEDIA, `Cannot attach more than ${MAX_MEDIA} files`);
 // The length rule (statusLength) judges text and content warning together; these bounds only cap the work.
 const Text = z.string().max(100_000);
@@ -44,9 +51,10 @@ const PostBody = z.object({
   in_reply_to_id: idParam.optional().or(z.literal('')),
   spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: Language.optional().or(z.literal('')).or(z.null()),
+  language: Language.optional(),
   media_ids: MediaIds.optional(),
   poll: z.unknown().optional(),
+  scheduled_at: z.unknown().optional(),
 });
 
 /** An edit is the whole post as it is to be: what it leaves out (media, poll, content warning) the post loses, as on Mastodon. */
@@ -54,7 +62,7 @@ const EditBody = z.object({
   status: Text.optional(),
   spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: Language.optional().or(z.literal('')),
+  language: Language.optional(),
   media_ids: MediaIds.optional(),
   media_attributes: z.array(z.object({
     id: idParam,
@@ -129,6 +137,8 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const p = parsed.data;
+        // Publishing now what the member meant for later cannot be undone: a scheduled post is refused instead.
+        if (p.scheduled_at !== undefined && p.scheduled_at !== '') throw Errors.validation('Scheduled posts are not supported by this server');
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
         if (poll && mediaIds.length) throw Errors.validation(BOTH);
@@ -148,7 +158,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           visibility: p.visibility ?? defaults.defaultPrivacy,
           spoilerText: p.spoiler_text ?? '',
           sensitive: p.sensitive ?? defaults.defaultSensitive,
-          language: p.language === undefined || p.language === null ? defaults.defaultLanguage : p.language || null,
+          language: p.language === undefined ? defaults.defaultLanguage : p.language,
           inReplyTo,
           idempotencyKey: key,
           mediaIds,
@@ -207,7 +217,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           text,
           spoilerText,
           sensitive: p.sensitive ?? false,
-          language: p.language === undefined ? s.language : p.language || null,
+          language: p.language === undefined ? s.language : p.language,
           mediaIds,
           mediaAttributes: (p.media_attributes ?? []).map((a) => ({ id: a.id, description: a.description, focus: a.focus })),
           poll: poll ?? null,
