@@ -11,7 +11,7 @@ import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
-import { given, railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -47,7 +47,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
     if (!l) throw Errors.notFound();
     return l;
   };
-  const validation = (e: z.ZodError) => Errors.validation(e.issues[0]!.message);
+  const validation = (e: z.ZodError) => invalid(e);
 
   return [
     { method: 'GET', path: '/api/v1/lists', handler: async (req) => json(200, (await d.lists.of(await me(req, READ))).map(entity)) },

@@ -1,5 +1,6 @@
 // Parameter shapes the API routes share (Rails-style booleans as clients send them in forms, JSON and queries).
 import { z } from 'zod';
+import { Errors, type ApiError } from '../errors.js';
 import { MEDIA_LIMITS } from '../media/limits.js';
 import { isId } from '../store/ids.js';
 
@@ -47,4 +48,19 @@ export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus mu
 export function stringList(v: unknown): string[] | undefined {
   if (v === undefined) return undefined;
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+// zod's own wording ("Invalid input: expected string, received undefined"), and a bare "must be …", name no parameter.
+const UNNAMED = /^(Invalid|Too (big|small)|Unrecognized)|^[a-z]/;
+
+/**
+ * The first problem with a request's parameters as a 422, naming the parameter as Rails writes it (poll[expires_in])
+ * when the message does not. `within`: the parameter the parsed value came from.
+ */
+export function invalid(e: z.ZodError, within?: string): ApiError {
+  const issue = e.issues[0]!;
+  const path = [...(within ? [within] : []), ...issue.path.map(String)];
+  if (path.length === 0 || !UNNAMED.test(issue.message) || path.some((p) => issue.message.startsWith(p))) return Errors.validation(issue.message);
+  const name = path[0]! + path.slice(1).map((p) => `[${p}]`).join('');
+  return Errors.validation(/^[a-z]/.test(issue.message) ? `${name} ${issue.message}` : `${name}: ${issue.message}`);
 }

@@ -13,7 +13,7 @@ import { sniff } from '../media/sniff.js';
 import type { Requirement } from '../oauth/bearer.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
-import { given, railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 
 const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
 /** Mastodon's limits (with libvips): 8 MB per image, 4 profile fields of 255 characters a side. */
@@ -100,7 +100,7 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
         // Scope first: a token that may not write learns nothing about its input.
         await d.bearer.authenticate(req, UPDATE);
         const parsed = UpdateCredentials.safeParse(given(req.fields));
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
         const fields: ProfileField[] | undefined = p.fields_attributes
           ?.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))

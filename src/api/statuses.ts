@@ -14,7 +14,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
-import { description, focus, given, idParam, railsBool } from './params.js';
+import { description, focus, given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -76,7 +76,7 @@ const EditBody = z.object({
 function pollOf(raw: unknown): NewPost['poll'] {
   if (raw === undefined) return undefined;
   const poll = PollBody.safeParse(raw);
-  if (!poll.success) throw Errors.validation(poll.error.issues[0]!.message);
+  if (!poll.success) throw invalid(poll.error, 'poll');
   const p = poll.data;
   if (new Set(p.options).size !== p.options.length) throw Errors.validation('Poll options must be different');
   return { options: p.options, expiresInSeconds: p.expires_in, multiple: p.multiple ?? false, hideTotals: p.hide_totals ?? false };
@@ -135,7 +135,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const me = await accountOf(t);
         const defaults = t.record.user!;
         const parsed = PostBody.safeParse(given(req.fields));
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
         // Publishing now what the member meant for later cannot be undone: a scheduled post is refused instead.
         if (p.scheduled_at !== undefined && p.scheduled_at !== '') throw Errors.validation('Scheduled posts are not supported by this server');
@@ -146,7 +146,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         checkText(text, p.spoiler_text ?? '', mediaIds.length > 0);
         const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
         const q = QuoteId.safeParse(given(req.fields));
-        if (!q.success) throw Errors.validation(q.error.issues[0]!.message);
+        if (!q.success) throw invalid(q.error);
         const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
         // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
         if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
@@ -204,7 +204,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || s.reblogOfId) throw Errors.notFound();
         const parsed = EditBody.safeParse(given(req.fields));
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];

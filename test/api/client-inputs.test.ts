@@ -47,7 +47,19 @@ describe('client inputs Mastodon accepts', () => {
     assert.deepEqual([lou.status, lous.body], [200, []]);
 
     const bad = await call('kai', 'POST', '/api/v1/statuses', { status: 'x', sensitive: 'maybe' });
-    assert.deepEqual([bad.status, bad.body], [422, { error: 'Validation failed: must be true or false' }]);
+    assert.deepEqual([bad.status, bad.body], [422, { error: 'Validation failed: sensitive must be true or false' }]);
+  });
+
+  it('names the parameter at fault when the rule that failed does not', async () => {
+    const noDuration = await call('kai', 'POST', '/api/v1/statuses', { status: 'poll', poll: { options: ['a', 'b'] } });
+    assert.deepEqual([noDuration.status, noDuration.body.error], [422, 'Validation failed: poll[expires_in]: Invalid input']);
+    const noAccount = await call('kai', 'POST', '/api/v1/reports', { comment: 'spam' });
+    assert.equal(noAccount.status, 422);
+    assert.match(noAccount.body.error, /^Validation failed: account_id: /);
+    const marker = await call('kai', 'POST', '/api/v1/markers', { home: { last_read_id: 'x' } });
+    assert.deepEqual([marker.status, marker.body.error], [422, 'Validation failed: last_read_id must be an id'], 'a message that names its parameter stays');
+    const mute = await form('kai', 'POST', `/api/v1/accounts/${m.id['lou']}/mute`, 'notifications=sometimes');
+    assert.deepEqual([mute.status, mute.body.error], [422, 'Validation failed: notifications must be true or false']);
   });
 
   it('reads a language written as a locale (en_US, EN) as its code, and still refuses what is not one', async () => {
