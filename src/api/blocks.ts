@@ -12,7 +12,7 @@ import type { Requirement } from '../oauth/bearer.js';
 import type { Account } from '../store/accounts.js';
 import type { MuteStore } from '../store/mutes.js';
 import type { AccountApiDeps } from './deps.js';
-import { railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
 
 const WRITE_BLOCKS: Requirement = { scopes: ['write:blocks', 'follow'], user: true };
@@ -58,8 +58,8 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
       body: true,
       handler: act(WRITE_MUTES, async (v, o, req) => {
         if (v.id === o.id) throw Errors.forbidden('You cannot mute yourself');
-        const p = MuteBody.safeParse(req.fields);
-        if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+        const p = MuteBody.safeParse(given(req.fields));
+        if (!p.success) throw invalid(p.error);
         const seconds = p.data.duration ?? 0;
         if (seconds < 0 || seconds > MAX_MUTE_SECONDS) throw Errors.validation('duration is out of range');
         await d.mutes.mute(v.id, o.id, p.data.notifications ?? true, seconds > 0 ? new Date(Date.now() + seconds * 1000) : null);

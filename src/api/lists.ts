@@ -11,7 +11,7 @@ import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
-import { railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -47,7 +47,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
     if (!l) throw Errors.notFound();
     return l;
   };
-  const validation = (e: z.ZodError) => Errors.validation(e.issues[0]!.message);
+  const validation = (e: z.ZodError) => invalid(e);
 
   return [
     { method: 'GET', path: '/api/v1/lists', handler: async (req) => json(200, (await d.lists.of(await me(req, READ))).map(entity)) },
@@ -58,7 +58,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const owner = await me(req, WRITE);
-        const p = ListBody.safeParse(req.fields);
+        const p = ListBody.safeParse(given(req.fields));
         if (!p.success) throw validation(p.error);
         const l = await d.lists.create(owner, p.data.title, p.data.replies_policy ?? 'list', p.data.exclusive ?? false);
         if (!l) throw Errors.validation('You have reached the maximum number of lists');
@@ -71,7 +71,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
       body: true,
       handler: async (req) => {
         const l = await own(req, WRITE);
-        const p = ListBody.partial().safeParse(req.fields);
+        const p = ListBody.partial().safeParse(given(req.fields));
         if (!p.success) throw validation(p.error);
         return json(200, entity((await d.lists.update(l.accountId, l.id, { title: p.data.title, repliesPolicy: p.data.replies_policy, exclusive: p.data.exclusive }))!));
       },

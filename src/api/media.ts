@@ -12,12 +12,13 @@ import type { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
 import { isId } from '../store/ids.js';
-import { description, focus } from './params.js';
+import { description, focus, invalid } from './params.js';
 import type { Media, MediaStore } from '../store/media.js';
 
 const WRITE: Requirement = { scopes: ['write:media'], user: true };
 
-const Describe = z.object({ description: description.optional(), focus: focus.optional() });
+// A JSON null description clears it (Mastodon sets the attribute to nil).
+const Describe = z.object({ description: description.nullable().optional(), focus: focus.optional() });
 
 /** Headers for a media file: never sniffed or run as a page, whatever a file turns out to contain. */
 export function mediaHeaders(contentType: string, cacheControl = 'public, max-age=31536000, immutable'): Record<string, string> {
@@ -66,7 +67,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       throw Errors.validation(`${kind.width}x${kind.height} images are not supported (at most ${MEDIA_LIMITS.imageMatrix} pixels)`);
     }
     const p = Describe.safeParse(req.fields);
-    if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+    if (!p.success) throw invalid(p.error);
     const fileName = await d.files.save(f.data, kind.contentType);
     const m = await d.media.create({
       accountId: owner, type: kind.type, contentType: kind.contentType, fileName, fileSize: f.data.length, width: kind.width, height: kind.height,
@@ -91,7 +92,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       handler: async (req) => {
         const m = await own(req);
         const p = Describe.safeParse(req.fields);
-        if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+        if (!p.success) throw invalid(p.error);
         const updated = await d.media.update(m.id, { description: p.data.description, focusX: p.data.focus?.[0], focusY: p.data.focus?.[1] });
         return json(200, entity(updated!));
       },

@@ -99,7 +99,8 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
       path: '/api/v1/notifications/:id/dismiss',
       body: true,
       handler: async (req) => {
-        await d.notifications.dismiss(await me(req, WRITE), id(req));
+        // Another member's notification, or one already dismissed, is not found (Mastodon's find raises).
+        if (!(await d.notifications.dismiss(await me(req, WRITE), id(req)))) throw Errors.notFound();
         return json(200, {});
       },
     },

@@ -1,16 +1,33 @@
 // Parameter shapes the API routes share (Rails-style booleans as clients send them in forms, JSON and queries).
 import { z } from 'zod';
+import { Errors, type ApiError } from '../errors.js';
 import { MEDIA_LIMITS } from '../media/limits.js';
 import { isId } from '../store/ids.js';
 
-export const railsBool = z.union([
-  z.boolean(),
-  z.enum(['true', 'false', '1', '0', 'on', 'off', '']).transform((v) => v === 'true' || v === '1' || v === 'on'),
-]);
+// Booleans as clients write them: JSON, or a form word in any case ("True" from Python clients, "t", "FALSE"), as Rails casts them.
+const TRUE_WORDS = new Set(['true', 't', '1', 'on', 'yes']);
+const FALSE_WORDS = new Set(['false', 'f', '0', 'off', 'no', '']);
+
+function castBool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return undefined;
+  const word = v.toLowerCase();
+  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : undefined;
+}
+
+/** A body boolean, as JSON or as a form word; anything else is refused. */
+export const railsBool = z.unknown().transform((v, ctx) => {
+  const b = castBool(v);
+  if (b === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  }
+  return b;
+});
 
 /** A query flag: present and truthy. */
 export function flag(v: unknown): boolean {
-  return v === true || v === 'true' || v === '1' || v === 'on';
+  return castBool(v) === true;
 }
 
 /** JSON null means "not given" to Mastodon clients (megalodon sends nulls for unset options). */
@@ -31,4 +48,19 @@ export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus mu
 export function stringList(v: unknown): string[] | undefined {
   if (v === undefined) return undefined;
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+// zod's own wording ("Invalid input: expected string, received undefined"), and a bare "must be …", name no parameter.
+const UNNAMED = /^(Invalid|Too (big|small)|Unrecognized)|^[a-z]/;
+
+/**
+ * The first problem with a request's parameters as a 422, naming the parameter as Rails writes it (poll[expires_in])
+ * when the message does not. `within`: the parameter the parsed value came from.
+ */
+export function invalid(e: z.ZodError, within?: string): ApiError {
+  const issue = e.issues[0]!;
+  const path = [...(within ? [within] : []), ...issue.path.map(String)];
+  if (path.length === 0 || !UNNAMED.test(issue.message) || path.some((p) => issue.message.startsWith(p))) return Errors.validation(issue.message);
+  const name = path[0]! + path.slice(1).map((p) => `[${p}]`).join('');
+  return Errors.validation(/^[a-z]/.test(issue.message) ? `${name} ${issue.message}` : `${name}: ${issue.message}`);
 }

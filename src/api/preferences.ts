@@ -5,6 +5,7 @@ import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import { invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
 
 const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: true };
@@ -62,7 +63,7 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
       handler: async (req) => {
         const me = (await d.bearer.authenticate(req, WRITE_STATUSES)).record.user!.accountId;
         const parsed = MarkerBody.safeParse(req.fields);
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const set = MARKER_TIMELINES.filter((t) => parsed.data[t]);
         if (set.length === 0) throw Errors.validation('home or notifications must be given');
         for (const t of set) await d.markers.set(me, t, parsed.data[t]!.last_read_id);

@@ -13,7 +13,7 @@ import { sniff } from '../media/sniff.js';
 import type { Requirement } from '../oauth/bearer.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
-import { railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 
 const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
 /** Mastodon's limits (with libvips): 8 MB per image, 4 profile fields of 255 characters a side. */
@@ -49,7 +49,7 @@ type ImageKind = 'avatar' | 'header';
 export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }): Route[] {
   /** An uploaded image, checked by its bytes; '' (a cleared form field) means remove. */
   const image = async (v: unknown, kind: ImageKind): Promise<string | null | undefined> => {
-    if (v === undefined) return undefined;
+    if (v === undefined || v === null) return undefined; // JSON null: not given
     if (v === '') return null;
     if (!isUploadedFile(v)) throw Errors.validation(`${kind} must be an image file (multipart/form-data)`);
     const f: UploadedFile = v;
@@ -99,8 +99,8 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
       handler: async (req) => {
         // Scope first: a token that may not write learns nothing about its input.
         await d.bearer.authenticate(req, UPDATE);
-        const parsed = UpdateCredentials.safeParse(req.fields);
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        const parsed = UpdateCredentials.safeParse(given(req.fields));
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
         const fields: ProfileField[] | undefined = p.fields_attributes
           ?.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))

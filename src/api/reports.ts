@@ -15,7 +15,7 @@ import { reportEntity } from '../entities/report.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
-import { given, railsBool } from './params.js';
+import { given, invalid, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
 
 const WRITE: Requirement = { scopes: ['write:reports'], user: true };
@@ -51,7 +51,7 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
       handler: async (req) => {
         const me = (await d.bearer.authenticate(req, WRITE)).record.user!.accountId;
         const p = ReportBody.safeParse(given(req.fields));
-        if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
+        if (!p.success) throw invalid(p.error);
         const target = await d.accounts.byId(p.data.account_id);
         if (!target || target.deletedAt || target.instanceActor || (target.domain === null && !target.hasUser)) throw Errors.notFound();
         if (target.id === me) throw Errors.validation('You cannot report yourself');

@@ -12,6 +12,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { InteractionStore } from '../store/interactions.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
+import { given, invalid } from './params.js';
 import type { StatusViews } from './status-views.js';
 
 const need = (scope: string, user = true): Requirement => ({ scopes: [scope], user });
@@ -80,8 +81,8 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
     post('reblog', async (req) => {
       const me = await member(req, 'write:statuses');
       const s = await visible(req, me.id);
-      const body = ReblogBody.safeParse(req.fields);
-      if (!body.success) throw Errors.validation(body.error.issues[0]!.message);
+      const body = ReblogBody.safeParse(given(req.fields));
+      if (!body.success) throw invalid(body.error);
       const boost = await d.service.reblog(me, s, body.data.visibility ?? 'public');
       return json(200, await d.views.one(boost, me.id));
     }),

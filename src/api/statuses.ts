@@ -14,7 +14,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
-import { description, focus, given, idParam, railsBool } from './params.js';
+import { description, focus, given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -33,7 +33,14 @@ const PollBody = z.object({
   multiple: railsBool.optional(),
   hide_totals: railsBool.optional(),
 });
-const Language = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'Language is not a valid language code');
+/**
+ * An ISO 639 code, optionally with a subtag; '' clears it. Clients that send the device's locale write it as "en_US"
+ * or "EN": read as en-US and en rather than refused.
+ */
+const Language = z.string()
+  .transform((v) => v.replace(/^([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))?$/, (_, lang: string, sub?: string) => lang.toLowerCase() + (sub ? `-${sub}` : '')))
+  .refine((v) => v === '' || /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v), 'Language is not a valid language code')
+  .transform((v) => v || null);
 const MediaIds = z.array(z.string().refine(isId, 'media_ids must be ids')).max(MAX_MEDIA, `Cannot attach more than ${MAX_MEDIA} files`);
 // The length rule (statusLength) judges text and content warning together; these bounds only cap the work.
 const Text = z.string().max(100_000);
@@ -44,9 +51,10 @@ const PostBody = z.object({
   in_reply_to_id: idParam.optional().or(z.literal('')),
   spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: Language.optional().or(z.literal('')).or(z.null()),
+  language: Language.optional(),
   media_ids: MediaIds.optional(),
   poll: z.unknown().optional(),
+  scheduled_at: z.unknown().optional(),
 });
 
 /** An edit is the whole post as it is to be: what it leaves out (media, poll, content warning) the post loses, as on Mastodon. */
@@ -54,7 +62,7 @@ const EditBody = z.object({
   status: Text.optional(),
   spoiler_text: Text.optional(),
   sensitive: railsBool.optional(),
-  language: Language.optional().or(z.literal('')),
+  language: Language.optional(),
   media_ids: MediaIds.optional(),
   media_attributes: z.array(z.object({
     id: idParam,
@@ -68,7 +76,7 @@ const EditBody = z.object({
 function pollOf(raw: unknown): NewPost['poll'] {
   if (raw === undefined) return undefined;
   const poll = PollBody.safeParse(raw);
-  if (!poll.success) throw Errors.validation(poll.error.issues[0]!.message);
+  if (!poll.success) throw invalid(poll.error, 'poll');
   const p = poll.data;
   if (new Set(p.options).size !== p.options.length) throw Errors.validation('Poll options must be different');
   return { options: p.options, expiresInSeconds: p.expires_in, multiple: p.multiple ?? false, hideTotals: p.hide_totals ?? false };
@@ -127,8 +135,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const me = await accountOf(t);
         const defaults = t.record.user!;
         const parsed = PostBody.safeParse(given(req.fields));
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
+        // Publishing now what the member meant for later cannot be undone: a scheduled post is refused instead.
+        if (p.scheduled_at !== undefined && p.scheduled_at !== '') throw Errors.validation('Scheduled posts are not supported by this server');
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
         if (poll && mediaIds.length) throw Errors.validation(BOTH);
@@ -136,7 +146,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         checkText(text, p.spoiler_text ?? '', mediaIds.length > 0);
         const inReplyTo = p.in_reply_to_id ? await original(p.in_reply_to_id, me.id) : null;
         const q = QuoteId.safeParse(given(req.fields));
-        if (!q.success) throw Errors.validation(q.error.issues[0]!.message);
+        if (!q.success) throw invalid(q.error);
         const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
         // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
         if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
@@ -148,7 +158,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           visibility: p.visibility ?? defaults.defaultPrivacy,
           spoilerText: p.spoiler_text ?? '',
           sensitive: p.sensitive ?? defaults.defaultSensitive,
-          language: p.language === undefined || p.language === null ? defaults.defaultLanguage : p.language || null,
+          language: p.language === undefined ? defaults.defaultLanguage : p.language,
           inReplyTo,
           idempotencyKey: key,
           mediaIds,
@@ -194,7 +204,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || s.reblogOfId) throw Errors.notFound();
         const parsed = EditBody.safeParse(given(req.fields));
-        if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
+        if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
@@ -207,7 +217,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           text,
           spoilerText,
           sensitive: p.sensitive ?? false,
-          language: p.language === undefined ? s.language : p.language || null,
+          language: p.language === undefined ? s.language : p.language,
           mediaIds,
           mediaAttributes: (p.media_attributes ?? []).map((a) => ({ id: a.id, description: a.description, focus: a.focus })),
           poll: poll ?? null,

@@ -150,8 +150,9 @@ export class NotificationStore {
     return r && toNotification(r);
   }
 
-  async dismiss(accountId: string, id: string): Promise<void> {
-    await this.db.exec('DELETE FROM notifications WHERE account_id = $1 AND id = $2', [accountId, id]);
+  /** False when the member has no such notification. */
+  async dismiss(accountId: string, id: string): Promise<boolean> {
+    return (await this.db.exec('DELETE FROM notifications WHERE account_id = $1 AND id = $2', [accountId, id])) > 0;
   }
 
   async clear(accountId: string): Promise<void> {

@@ -97,10 +97,12 @@ describe('notifications API', () => {
     const [top] = await notes('nia');
     assert.deepEqual((await call('nia', 'GET', `/api/v1/notifications/${top.id}`)).body, top);
     assert.equal((await call('oto', 'GET', `/api/v1/notifications/${top.id}`)).status, 404);
-    assert.equal((await call('oto', 'POST', `/api/v1/notifications/${top.id}/dismiss`)).status, 200);
+    const foreign = await call('oto', 'POST', `/api/v1/notifications/${top.id}/dismiss`);
+    assert.deepEqual([foreign.status, foreign.body], [404, { error: 'Record not found' }], "another member's notification is not found");
     assert.equal((await notes('nia'))[0].id, top.id, "another member's dismiss changes nothing");
     const dismissed = await call('nia', 'POST', `/api/v1/notifications/${top.id}/dismiss`);
     assert.deepEqual([dismissed.status, dismissed.body], [200, {}]);
+    assert.equal((await call('nia', 'POST', `/api/v1/notifications/${top.id}/dismiss`)).status, 404, 'dismissed already');
     assert.ok(!(await notes('nia')).some((n) => n.id === top.id));
     const cleared = await call('nia', 'POST', '/api/v1/notifications/clear');
     assert.deepEqual([cleared.status, cleared.body], [200, {}]);
