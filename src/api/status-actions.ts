@@ -56,7 +56,8 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
     if (!(await d.interactions.pin(me.id, s.id))) throw Errors.validation('You have already pinned the maximum number of posts');
   };
   const who = (kind: 'favouritedBy' | 'rebloggedBy'): Handler => async (req) => {
-    const viewer = req.headers['authorization'] !== undefined ? ((await d.bearer.authenticate(req, need('read:statuses', false))).record.user?.accountId ?? null) : null;
+    // Lists of accounts: read:accounts, as Mastodon's FavouritedByAccountsController asks.
+    const viewer = req.headers['authorization'] !== undefined ? ((await d.bearer.authenticate(req, need('read:accounts', false))).record.user?.accountId ?? null) : null;
     const s = await visible(req, viewer);
     const page = pageQuery(req.query, 40, 80);
     const rows = await d.interactions[kind](s.id, viewer, page);

@@ -25,9 +25,25 @@ describe('status actions and their undoing', () => {
 
   before(async () => {
     s = await startTestServer();
-    token = (await createMembers(s, ['kim', 'lou'])).token;
+    const members = await createMembers(s, ['kim', 'lou']);
+    token = members.token;
+    token['kim-accounts'] = await members.tokenFor('kim', ['read:accounts']);
+    token['kim-statuses'] = await members.tokenFor('kim', ['read:statuses']);
   });
   after(() => s?.stop());
+
+  it('lists who favourited and boosted a post to a token with read:accounts, as Mastodon asks', async () => {
+    const id = await post('lou', { status: 'liked and boosted' });
+    assert.equal((await call('kim', 'POST', `/api/v1/statuses/${id}/favourite`)).status, 200);
+    assert.equal((await call('kim', 'POST', `/api/v1/statuses/${id}/reblog`)).status, 200);
+    for (const list of ['favourited_by', 'reblogged_by']) {
+      const r = await call('kim-accounts', 'GET', `/api/v1/statuses/${id}/${list}`);
+      assert.equal(r.status, 200, list);
+      assert.deepEqual(r.body.map((a: Json) => a.username), ['kim'], list);
+      assert.equal((await call('kim-statuses', 'GET', `/api/v1/statuses/${id}/${list}`)).status, 403, `${list} with read:statuses only`);
+      assert.deepEqual((await call(undefined, 'GET', `/api/v1/statuses/${id}/${list}`)).body.map((a: Json) => a.username), ['kim'], `${list}, anonymous`);
+    }
+  });
 
   it('unfavourites: the flag, the count, the favourites list and the author’s notification all go', async () => {
     const id = await post('kim', { status: 'like me' });
