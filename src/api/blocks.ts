@@ -45,8 +45,11 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
     const page = pageQuery(req.query, 40, 80);
     const rows = await d.mutes.page(kind, viewer.id, page);
     const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
-    const ordered = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a);
-    return json(200, await d.views.many(ordered), linkHeader(`${d.config.baseUrl}/api/v1/${kind}`, page, rows.map((r) => r[0])));
+    const shown = rows.filter((r) => accounts.has(r[1]));
+    const entities = await d.views.many(shown.map((r) => accounts.get(r[1])!));
+    // Muted accounts carry when the mute ends, as Mastodon's MutedAccountSerializer adds it.
+    const body = kind === 'mutes' ? entities.map((e, i) => ({ ...e, mute_expires_at: shown[i]![2]?.toISOString() ?? null })) : entities;
+    return json(200, body, linkHeader(`${d.config.baseUrl}/api/v1/${kind}`, page, rows.map((r) => r[0])));
   };
 
   return [

@@ -26,13 +26,18 @@ export class MuteStore {
     await this.db.exec('DELETE FROM mutes WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]);
   }
 
-  /** [row id, account id] of the member's blocks or (unexpired) mutes of accounts that still exist, newest first. */
-  async page(kind: 'blocks' | 'mutes', accountId: string, page: PageQuery): Promise<[string, string][]> {
+  /**
+   * [row id, account id, when the mute ends (null: never, and for blocks)] of the member's blocks or (unexpired)
+   * mutes of accounts that still exist, newest first.
+   */
+  async page(kind: 'blocks' | 'mutes', accountId: string, page: PageQuery): Promise<[string, string, Date | null][]> {
     const values: unknown[] = [accountId];
     let where = ' AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = x.target_account_id AND a.deleted_at IS NULL)';
     if (kind === 'mutes') where += ' AND (x.expires_at IS NULL OR x.expires_at > now())';
     const p = pageSql(page, 'x.id', values);
-    const rows = await this.db.rows<{ id: string; target: string }>(`SELECT x.id, x.target_account_id AS target FROM ${kind} x WHERE x.account_id = $1${where}${p.where}${p.orderLimit}`, values);
-    return p.newestFirst(rows.map((r): [string, string] => [r.id, r.target]));
+    const ends = kind === 'mutes' ? 'x.expires_at' : 'NULL::timestamptz';
+    const rows = await this.db.rows<{ id: string; target: string; ends: Date | null }>(
+      `SELECT x.id, x.target_account_id AS target, ${ends} AS ends FROM ${kind} x WHERE x.account_id = $1${where}${p.where}${p.orderLimit}`, values);
+    return p.newestFirst(rows.map((r): [string, string, Date | null] => [r.id, r.target, r.ends]));
   }
 }

@@ -67,7 +67,9 @@ describe('blocks, mutes, markers and preferences', () => {
     assert.equal(muted.body.following, true, 'a mute is not an unfollow');
     assert.ok(!ids((await call('cid', 'GET', '/api/v1/timelines/home')).body).includes(before));
     assert.ok(!(await call('cid', 'GET', '/api/v1/notifications')).body.some((n: Json) => n.account.id === id['dov']));
-    assert.deepEqual(ids((await call('cid', 'GET', '/api/v1/mutes')).body), [id['dov']]);
+    const listed = (await call('cid', 'GET', '/api/v1/mutes')).body;
+    assert.deepEqual(ids(listed), [id['dov']]);
+    assert.equal(listed[0].mute_expires_at, null, 'an indefinite mute');
     // Muting posts only: notifications come back.
     const postsOnly = await call('cid', 'POST', `/api/v1/accounts/${id['dov']}/mute`, { notifications: false });
     assert.equal(postsOnly.body.muting_notifications, false);
@@ -77,6 +79,7 @@ describe('blocks, mutes, markers and preferences', () => {
     // A mute with a duration shows its end, and is over once that time has passed.
     const timed = await call('cid', 'POST', `/api/v1/accounts/${id['dov']}/mute`, { duration: 3600 });
     assert.ok(Date.parse(timed.body.muting_expires_at) > Date.now() + 3_500_000);
+    assert.equal((await call('cid', 'GET', '/api/v1/mutes')).body[0].mute_expires_at, timed.body.muting_expires_at);
     await s.app.db.pool.query("UPDATE mutes SET expires_at = now() - interval '1 second' WHERE account_id = $1", [id['cid']]);
     assert.equal((await rel('cid', 'dov')).muting, false);
     assert.deepEqual((await call('cid', 'GET', '/api/v1/mutes')).body, []);
