@@ -10,9 +10,12 @@ import type { Requirement } from '../oauth/bearer.js';
 import type { CachedToken } from '../oauth/token-cache.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
+import { idList } from './params.js';
 
 const VERIFY: Requirement = { scopes: ['read:accounts', 'profile'], user: true };
 const READ: Requirement = { scopes: ['read:accounts'], user: false };
+/** Mastodon's DEFAULT_ACCOUNTS_LIMIT, the most `GET /api/v1/accounts?id[]=` takes. */
+const MAX_IDS = 40;
 
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})(?:@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?))?$/;
 
@@ -69,6 +72,19 @@ export function accountRoutes(d: AccountApiDeps): Route[] {
           }
           throw e;
         }
+      },
+    },
+    {
+      // Several accounts at once (Mastodon 4.3): those that exist, in the order asked.
+      method: 'GET',
+      path: '/api/v1/accounts',
+      handler: async (req) => {
+        await viewer(req);
+        const ids = idList(req.query);
+        if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} accounts can be asked for at once`);
+        const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
+        const shown = ids.map((id) => byId.get(id)).filter((a): a is Account => !!a && !a.deletedAt && (a.domain !== null || a.hasUser));
+        return json(200, await d.views.many(shown));
       },
     },
     {

@@ -10,8 +10,7 @@ import type { Reply, Route } from '../http/types.js';
 import type { Requirement } from '../oauth/bearer.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
-import { isId } from '../store/ids.js';
-import { railsBool } from './params.js';
+import { idList, railsBool } from './params.js';
 
 const WRITE_FOLLOWS: Requirement = { scopes: ['write:follows', 'follow'], user: true };
 const READ_FOLLOWS: Requirement = { scopes: ['read:follows', 'follow'], user: true };
@@ -92,9 +91,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       path: '/api/v1/accounts/relationships',
       handler: async (req) => {
         const viewer = await me(req, READ_FOLLOWS);
-        const raw = req.query['id'] ?? req.query['id[]'];
-        const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((x): x is string => typeof x === 'string');
-        const valid = [...new Set(ids.filter((x) => isId(x)))].slice(0, MAX_RELATIONSHIP_IDS);
+        const valid = idList(req.query).slice(0, MAX_RELATIONSHIP_IDS);
         const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
         const rels = await d.follows.relationships(viewer.id, valid.filter((id) => known.has(id)));
         return json(200, rels.map(relationshipEntity));

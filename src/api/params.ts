@@ -44,6 +44,14 @@ export const description = z.string().max(MEDIA_LIMITS.descriptionChars, `Descri
 export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
   .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');
 
+/**
+ * The ids of a repeatable `id[]` query parameter (or `id`), each once, in the order given; what is not an id names
+ * nothing and is skipped.
+ */
+export function idList(query: Readonly<Record<string, unknown>>): string[] {
+  return [...new Set((stringList(query['id[]'] ?? query['id']) ?? []).filter((x) => isId(x)))];
+}
+
 /** A repeatable query parameter (`types[]=a&types[]=b`, or given once) as its string values; undefined: absent. */
 export function stringList(v: unknown): string[] | undefined {
   if (v === undefined) return undefined;

@@ -14,7 +14,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
-import { description, focus, given, idParam, invalid, railsBool } from './params.js';
+import { description, focus, given, idList, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -22,6 +22,8 @@ const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
+/** Mastodon's DEFAULT_STATUSES_LIMIT, the most `GET /api/v1/statuses?id[]=` takes. */
+const MAX_IDS = 20;
 const MAX_ANCESTORS = 40;
 const MAX_DESCENDANTS = 60;
 
@@ -166,6 +168,18 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           poll,
         });
         return json(200, await d.views.one(status, me.id));
+      },
+    },
+    {
+      // Several statuses at once (Mastodon 4.3): those the viewer may read, in the order asked.
+      method: 'GET',
+      path: '/api/v1/statuses',
+      handler: async (req) => {
+        const viewerId = await viewer(req);
+        const ids = idList(req.query);
+        if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} statuses can be asked for at once`);
+        const readable = await Promise.all(ids.map((id) => d.statuses.readable(id, viewerId)));
+        return json(200, await d.views.many(readable.filter((s): s is Status => !!s), viewerId));
       },
     },
     {
