@@ -1,4 +1,4 @@
-// What a member does to a status: favourite, boost, bookmark, pin (and their undoing), who favourited or boosted
+// What a member does to a status: favourite, boost, bookmark, pin, mute its thread (and their undoing), who favourited or boosted
 // it, and the member's own favourites and bookmarks. Every action first checks the member may see the status.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
@@ -88,6 +88,9 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
       return json(200, await d.views.one(boost, me.id));
     }),
     post('unreblog', act('write:statuses', (me, s) => d.service.unreblog(me, s))),
+    // Mastodon's conversation mute: any status of the thread the member can see stands for the thread.
+    post('mute', act('write:mutes', (me, s) => d.interactions.muteThread(me.id, s.id))),
+    post('unmute', act('write:mutes', (me, s) => d.interactions.unmuteThread(me.id, s.id))),
     post('bookmark', act('write:bookmarks', (me, s) => d.interactions.bookmark(me.id, s.id))),
     post('unbookmark', act('write:bookmarks', (me, s) => d.interactions.unbookmark(me.id, s.id))),
     post('pin', act('write:accounts', pin, false)),

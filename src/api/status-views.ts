@@ -109,6 +109,7 @@ export class StatusViews {
         reblogged: flags?.reblogged.has(s.id) ?? false,
         bookmarked: flags?.bookmarked.has(s.id) ?? false,
         pinned: flags?.pinned.has(s.id) ?? false,
+        muted: flags?.muted.has(s.id) ?? false,
         own: viewerId === s.accountId,
         withText: opts.withText,
         reblog,

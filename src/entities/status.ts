@@ -23,6 +23,8 @@ export interface StatusContext {
   readonly reblogged: boolean;
   readonly bookmarked: boolean;
   readonly pinned: boolean;
+  /** The viewer muted the thread. */
+  readonly muted: boolean;
   /** The viewer is the author (pinned is only shown to them). */
   readonly own: boolean;
   /** For a boost: the boosted status as an entity. */
@@ -69,7 +71,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     edited_at: s.editedAt ? s.editedAt.toISOString() : null,
     favourited: c.favourited,
     reblogged: c.reblogged,
-    muted: false,
+    muted: c.muted,
     bookmarked: c.bookmarked,
     ...(c.own ? { pinned: c.pinned } : {}),
     content: s.content,

@@ -2,6 +2,7 @@
 // the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
 import type { Database } from './db.js';
 import { notSilenced } from './mutes.js';
+import { threadNotMuted } from './notifications.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { visibleTo } from './statuses.js';
 
@@ -10,6 +11,8 @@ export interface ViewerFlags {
   readonly reblogged: ReadonlySet<string>;
   readonly bookmarked: ReadonlySet<string>;
   readonly pinned: ReadonlySet<string>;
+  /** Statuses in a thread the viewer muted. */
+  readonly muted: ReadonlySet<string>;
 }
 
 export interface Counts {
@@ -46,6 +49,15 @@ export class InteractionStore {
     await this.db.exec('DELETE FROM bookmarks WHERE account_id = $1 AND status_id = $2', [accountId, statusId]);
   }
 
+  /** Mutes the thread a status is in (Mastodon's conversation mute): no more notifications about any of it. */
+  async muteThread(accountId: string, statusId: string): Promise<void> {
+    await this.db.exec('INSERT INTO thread_mutes (account_id, root_status_id) VALUES ($1, thread_root($2)) ON CONFLICT DO NOTHING', [accountId, statusId]);
+  }
+
+  async unmuteThread(accountId: string, statusId: string): Promise<void> {
+    await this.db.exec('DELETE FROM thread_mutes WHERE account_id = $1 AND root_status_id = thread_root($2)', [accountId, statusId]);
+  }
+
   /** Pins a status; false when the member already has MAX_PINS pinned (a deleted status's pin does not count). */
   async pin(accountId: string, statusId: string): Promise<boolean> {
     return this.db.tx(async (q) => {
@@ -75,16 +87,18 @@ export class InteractionStore {
   }
 
   async flags(viewerId: string, ids: readonly string[]): Promise<ViewerFlags> {
-    if (ids.length === 0) return { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set() };
+    if (ids.length === 0) return { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), muted: new Set() };
     const rows = await this.db.rows<{ kind: string; id: string }>(
       `SELECT 'f' AS kind, status_id::text AS id FROM favourites WHERE account_id = $1 AND status_id = ANY($2::bigint[])
        UNION ALL SELECT 'r', reblog_of_id::text FROM statuses WHERE account_id = $1 AND reblog_of_id = ANY($2::bigint[]) AND deleted_at IS NULL
        UNION ALL SELECT 'b', status_id::text FROM bookmarks WHERE account_id = $1 AND status_id = ANY($2::bigint[])
-       UNION ALL SELECT 'p', status_id::text FROM pins WHERE account_id = $1 AND status_id = ANY($2::bigint[])`,
+       UNION ALL SELECT 'p', status_id::text FROM pins WHERE account_id = $1 AND status_id = ANY($2::bigint[])
+       UNION ALL SELECT 'm', x::text FROM unnest($2::bigint[]) x
+         WHERE EXISTS (SELECT 1 FROM thread_mutes WHERE account_id = $1) AND NOT ${threadNotMuted('$1', 'x')}`,
       [viewerId, ids],
     );
     const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.id));
-    return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p') };
+    return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p'), muted: of('m') };
   }
 
   /**

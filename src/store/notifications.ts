@@ -82,6 +82,11 @@ export function notificationWhere(values: unknown[], f: NotificationFilter): str
   return where;
 }
 
+/** The member `who` has not muted the thread of status `status` (SQL expressions; a null status is in no thread). */
+export function threadNotMuted(who: string, status: string): string {
+  return `(${status} IS NULL OR NOT EXISTS (SELECT 1 FROM thread_mutes tm WHERE tm.account_id = ${who} AND tm.root_status_id = thread_root(${status})))`;
+}
+
 export class NotificationStore {
   constructor(private readonly db: Database) {}
 
@@ -90,7 +95,7 @@ export class NotificationStore {
     await this.db.exec(
       `INSERT INTO notifications (account_id, from_account_id, type, status_id, group_key)
        SELECT $1, $2, $3, $4, ${NEW_GROUP_KEY} FROM (SELECT floor(extract(epoch FROM now()) / 3600)::bigint AS hour) h
-       WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1)
+       WHERE EXISTS (SELECT 1 FROM users WHERE account_id = $1) AND ${threadNotMuted('$1', '$4::bigint')}
        ON CONFLICT DO NOTHING`,
       [recipientId, fromId, type, statusId, groupPrefix(type, statusId)],
     );
@@ -108,7 +113,7 @@ export class NotificationStore {
       `INSERT INTO notifications (account_id, from_account_id, type, status_id)
        SELECT f.account_id, $1, 'status', $2 FROM follows f
        WHERE f.target_account_id = $1 AND f.notify AND NOT (f.account_id = ANY($3::bigint[]))
-         AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = f.account_id)
+         AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = f.account_id) AND ${threadNotMuted('f.account_id', '$2::bigint')}
        ON CONFLICT DO NOTHING`,
       [s.accountId, s.id, s.mentionIds],
     );

@@ -2,6 +2,7 @@
 // already answered by them, or the choices do not fit the poll. A vote counted in a local poll schedules the Update
 // that tells other servers the new counts (once per burst: `update_due_at`), and so does its end.
 import type { Database, Queryable } from './db.js';
+import { threadNotMuted } from './notifications.js';
 
 export interface Poll {
   readonly id: string;
@@ -271,7 +272,7 @@ export class PollStore {
          INSERT INTO notifications (account_id, from_account_id, type, status_id)
          SELECT who.account_id, c.account_id, 'poll', c.status_id
          FROM closed c CROSS JOIN LATERAL (SELECT v.account_id FROM poll_votes v WHERE v.poll_id = c.id UNION SELECT c.account_id) who
-         WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = who.account_id)
+         WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = who.account_id) AND ${threadNotMuted('who.account_id', 'c.status_id')}
          ON CONFLICT DO NOTHING RETURNING 1
        )
        SELECT (SELECT count(*) FROM closed) AS closed, (SELECT count(*) FROM told) AS told,
