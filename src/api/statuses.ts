@@ -166,6 +166,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           mediaIds,
           quote,
           poll,
+          applicationId: t.record.appId,
         });
         return json(200, await d.views.one(status, me.id));
       },

@@ -76,6 +76,8 @@ export function statusEntity(s: Status, c: StatusContext) {
     ...(c.own ? { pinned: c.pinned } : {}),
     content: s.content,
     filtered: [],
+    // The app it was posted with, as Mastodon shows it (only local statuses have one).
+    ...(s.application ? { application: { name: s.application.name, website: s.application.website } } : {}),
     reblog: c.reblog ?? null,
     account: c.account,
     media_attachments: c.media ?? [],

@@ -32,6 +32,8 @@ export interface NewPost {
   /** The status this one quotes. */
   readonly quote?: Status | null;
   readonly poll?: { readonly options: readonly string[]; readonly expiresInSeconds: number; readonly multiple: boolean; readonly hideTotals: boolean };
+  /** The OAuth app the member posts through. */
+  readonly applicationId?: string;
 }
 
 /** An edit: the whole post as it is to be (Mastodon's PUT /api/v1/statuses/:id). */
@@ -84,7 +86,7 @@ export class StatusService {
         spoilerText: p.spoilerText, visibility: p.visibility, sensitive: p.sensitive || p.spoilerText !== '', language: p.language,
         inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, reblogOfId: null, local: true,
         quoteOfId: p.quote?.id ?? null, quoteUri: p.quote ? await this.uriOf(p.quote) : null,
-        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text),
+        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text), applicationId: p.applicationId ?? null,
       },
       p.idempotencyKey,
     );

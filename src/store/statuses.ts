@@ -49,10 +49,14 @@ export interface Status {
   readonly mentionIds: readonly string[];
   /** Hashtag names as first written. */
   readonly tags: readonly string[];
+  /** The app a local status was posted with (its name and website), if any. */
+  readonly application: { readonly name: string; readonly website: string | null } | null;
 }
 
-export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri'> & {
+export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'application'> & {
   readonly createdAt?: Date;
+  /** The OAuth app it was posted through. */
+  readonly applicationId?: string | null;
   readonly reblogOfId?: string | null;
   readonly quoteOfId?: string | null;
   readonly quoteUri?: string | null;
@@ -61,14 +65,15 @@ export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedA
 const COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
   s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
-  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags`;
+  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags,
+  (SELECT json_build_object('name', oa.name, 'website', oa.website) FROM oauth_apps oa WHERE oa.id = s.application_id) AS application`;
 
 interface Row {
   [k: string]: unknown;
   id: string; account_id: string; uri: string | null; url: string | null; text: string; content: string; spoiler_text: string;
   visibility: number; sensitive: boolean; language: string | null; in_reply_to_id: string | null; in_reply_to_account_id: string | null;
   in_reply_to_uri: string | null; reblog_of_id: string | null; quote_of_id: string | null; quote_uri: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
-  mention_ids: string[]; tags: string[];
+  mention_ids: string[]; tags: string[]; application: { name: string; website: string | null } | null;
 }
 
 function toStatus(r: Row): Status {
@@ -76,7 +81,7 @@ function toStatus(r: Row): Status {
     id: r.id, accountId: r.account_id, uri: r.uri, url: r.url, text: r.text, content: r.content, spoilerText: r.spoiler_text,
     visibility: VISIBILITIES[r.visibility]!, sensitive: r.sensitive, language: r.language, inReplyToId: r.in_reply_to_id,
     inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, reblogOfId: r.reblog_of_id, quoteOfId: r.quote_of_id, quoteUri: r.quote_uri, local: r.local, createdAt: r.created_at,
-    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags,
+    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags, application: r.application,
   };
 }
 
@@ -131,12 +136,12 @@ export class StatusStore {
       }
       const r = await q.query<{ id: string }>(
         `INSERT INTO statuses (account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
-           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), $15, $16, $17)
+           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), $15, $16, $17, $18)
          ON CONFLICT DO NOTHING RETURNING id`,
         [s.accountId, s.uri, s.url, s.text, s.content, s.spoilerText, VISIBILITIES.indexOf(s.visibility), s.sensitive, s.language,
           s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null, s.reblogOfId ?? null,
-          s.quoteOfId ?? null, s.quoteUri ?? null],
+          s.quoteOfId ?? null, s.quoteUri ?? null, s.applicationId ?? null],
       );
       if (!r.rows[0]) {
         // Already there: the same remote post arrived twice at once (shared and personal inbox), or a second boost.

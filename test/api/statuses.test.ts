@@ -76,7 +76,7 @@ describe('statuses API: posting and reading one status', () => {
     users = new UserStore(s.app.db);
     tokens = new TokenStore(s.app.db);
     memberHash = hashPassword('member-password-1');
-    app = await registerApp(s.url, { scopes: 'read write follow' });
+    app = await registerApp(s.url, { scopes: 'read write follow', client_name: 'Stoa tests', website: 'https://client.example/' });
     // amy's token comes through the real OAuth flow; the others' from the store.
     const amyUser = await users.create({ username: 'amy', email: 'amy@example.test', passwordHash: await memberHash, roleId: 0, approved: true });
     const amyToken = await userToken(s.url, await signIn(s.url, 'amy', 'member-password-1'), app, 'read write follow');
@@ -103,6 +103,9 @@ describe('statuses API: posting and reading one status', () => {
       assert.equal(st.sensitive, false);
       assert.equal(st.spoiler_text, '');
       assert.equal(st.visibility, 'public');
+      // The app it was posted with, as clients show "via …", to every reader.
+      assert.deepEqual(st.application, { name: 'Stoa tests', website: 'https://client.example/' });
+      assert.deepEqual((await call(undefined, 'GET', `/api/v1/statuses/${st.id}`)).body.application, st.application);
       assert.equal(st.content, '<p>Hello world</p>');
       assert.equal(st.uri, `${s.url}/users/amy/statuses/${st.id}`);
       assert.equal(typeof st.url, 'string');

@@ -50,6 +50,7 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const post = await alice.v1.statuses.create({ status: 'Hello from masto #e2e', mediaIds: [media.id], visibility: 'public' });
     assert.equal(post.mediaAttachments[0]?.description, 'a square');
     assert.deepEqual(post.tags.map((t) => t.name), ['e2e']);
+    assert.equal(post.application?.name, 'masto e2e');
 
     const reply = await bob.v1.statuses.create({ status: '@admin nice picture', inReplyToId: post.id });
     assert.equal(reply.inReplyToId, post.id);
