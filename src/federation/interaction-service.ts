@@ -21,6 +21,8 @@ export interface InteractionServiceDeps {
   readonly uris: LocalUris;
   readonly notifier: Notifier;
   readonly reactions: ReactionStore;
+  /** A local status as its Note (embedded in the Announce of a private self-boost). */
+  readonly notes: { note(s: Status, author: Account): Promise<{ note: Record<string, unknown> }> };
 }
 
 export class InteractionService {
@@ -62,10 +64,15 @@ export class InteractionService {
     }
   }
 
-  /** Boosts a public or unlisted status; returns the boost (an existing one when boosted already). */
-  async reblog(me: Account, s: Status, visibility: Visibility): Promise<Status> {
-    if (s.visibility !== 'public' && s.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be boosted');
-    if (visibility === 'direct') throw Errors.validation('A boost cannot be direct');
+  /**
+   * Boosts a public or unlisted status, or one's own followers-only one (to the same followers, as Mastodon's
+   * StatusPolicy#reblog? allows); returns the boost (an existing one when boosted already).
+   */
+  async reblog(me: Account, s: Status, asked: Visibility): Promise<Status> {
+    const ownPrivate = s.visibility === 'private' && s.accountId === me.id;
+    if (s.visibility !== 'public' && s.visibility !== 'unlisted' && !ownPrivate) throw Errors.forbidden('This status cannot be boosted');
+    if (asked === 'direct') throw Errors.validation('A boost cannot be direct');
+    const visibility = ownPrivate ? 'private' : asked;
     const existing = await this.d.statuses.reblogBy(me.id, s.id);
     if (existing) return existing;
     const { status: boost, created } = await this.d.statuses.create({
@@ -89,7 +96,9 @@ export class InteractionService {
 
   private async announce(me: Account, boost: Status, s: Status, undo: boolean): Promise<void> {
     const author = await this.author(s);
-    const announce = announceActivity(this.d.uris, me, boost, this.uriOf(s, author), actorUri(author, this.d.uris));
+    // A followers-only post cannot be fetched by whoever gets the Announce: it travels inside it, as Mastodon sends it.
+    const object = s.visibility === 'private' ? (await this.d.notes.note(s, author)).note : this.uriOf(s, author);
+    const announce = announceActivity(this.d.uris, me, boost, object, actorUri(author, this.d.uris));
     await this.d.publisher.sendToAudience(undo ? undoActivity(announce) : announce, me, true, author.domain ? [author] : []);
   }
 

@@ -149,7 +149,7 @@ export function likeActivity(id: string, actor: string, object: string): Activit
 }
 
 /** A boost: addressed like a public post, to the boosted author and our followers. */
-export function announceActivity(uris: LocalUris, booster: Account, boost: Status, object: string, objectAuthor: string): Activity {
+export function announceActivity(uris: LocalUris, booster: Account, boost: Status, object: string | Record<string, unknown>, objectAuthor: string): Activity {
   const actor = uris.actor(booster.username);
   const followers = uris.followers(booster.username);
   return {

@@ -115,14 +115,18 @@ export class NoteHandlers {
 
   /**
    * An Announce (boost) of a status we hold, or, when someone here follows the booster, of a public post we fetch
-   * from its author's server.
+   * from its author's server; or an author's boost of their own followers-only post, which we hold when someone here
+   * follows them (it reached us by its Create; the copy embedded in the Announce is not taken on its word).
    */
   async onAnnounced(a: ActivityDoc, actor: Account): Promise<void> {
     if (!a.objectId) return;
     let s = await this.statusByUri(a.objectId);
     if (!s && (await this.d.follows.hasLocalFollowers(actor.id))) s = await this.fetchPublic(a.objectId);
-    if (!s || s.deletedAt || s.reblogOfId || (s.visibility !== 'public' && s.visibility !== 'unlisted')) return;
-    const visibility = a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
+    if (!s || s.deletedAt || s.reblogOfId) return;
+    const ownPrivate = s.visibility === 'private' && s.accountId === actor.id;
+    if (s.visibility !== 'public' && s.visibility !== 'unlisted' && !ownPrivate) return;
+    const toFollowers = actor.followersUrl !== null && [...a.to, ...a.cc].includes(actor.followersUrl);
+    const visibility = ownPrivate ? (toFollowers ? 'private' : null) : a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
     if (!visibility) return;
     const { created } = await this.d.statuses.create({
       accountId: actor.id, uri: a.id, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,

@@ -89,4 +89,28 @@ describe('favourites and boosts between two Stoa servers', () => {
     assert.equal(r.status, 403);
     assert.equal(typeof r.body.error, 'string');
   });
+
+  it("its author may boost a followers-only post, to the same followers only, here and on the followers' servers", async () => {
+    const post = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'for my followers, again', visibility: 'private' })).body;
+    await onB(post.uri);
+    const boosted = await api(a.url, tokenA, 'POST', `/api/v1/statuses/${post.id}/reblog`, { visibility: 'public' });
+    assert.equal(boosted.status, 200, JSON.stringify(boosted.body));
+    assert.equal(boosted.body.visibility, 'private', 'the post\'s own audience, whatever was asked');
+    assert.equal(boosted.body.reblog.id, post.id);
+    assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.reblogged, true);
+    // Not shown to whoever is not a follower.
+    const adminOnA = (await api(a.url, tokenA, 'GET', '/api/v1/accounts/verify_credentials')).body.id;
+    assert.ok(!(await api(a.url, undefined, 'GET', `/api/v1/accounts/${adminOnA}/statuses`)).body.some((x: Json) => x.id === boosted.body.id));
+    // A follower on B gets it in home, as a boost of the post B already holds.
+    let boostOnB: Json;
+    await eventually(async () => {
+      boostOnB = (await api(b.url, tokenB, 'GET', '/api/v1/timelines/home')).body.find((x: Json) => x.reblog?.uri === post.uri);
+      assert.ok(boostOnB, 'the boost reached the follower');
+    });
+    assert.equal(boostOnB.visibility, 'private');
+    // C follows B's admin, not A's: nothing reached it.
+    assert.ok(!(await api(c.url, tokenC, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.reblog?.uri === post.uri || x.uri === post.uri));
+    await api(a.url, tokenA, 'POST', `/api/v1/statuses/${post.id}/unreblog`);
+    await eventually(async () => assert.ok(!(await api(b.url, tokenB, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.reblog?.uri === post.uri)));
+  });
 });
