@@ -4,7 +4,8 @@ import { Errors, type ApiError } from '../errors.js';
 import { MEDIA_LIMITS } from '../media/limits.js';
 import { isId } from '../store/ids.js';
 
-// Booleans as clients write them: JSON, or a form word in any case ("True" from Python clients, "t", "FALSE"), as Rails casts them.
+// Booleans as clients write them: JSON, or a form word in any case ("True" from Python clients, "t", "FALSE"). Rails
+// takes any other word as true; here it is refused, and "no" is false.
 const TRUE_WORDS = new Set(['true', 't', '1', 'on', 'yes']);
 const FALSE_WORDS = new Set(['false', 'f', '0', 'off', 'no', '']);
 

@@ -179,8 +179,8 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const viewerId = await viewer(req);
         const ids = idList(req.query);
         if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} statuses can be asked for at once`);
-        const readable = await Promise.all(ids.map((id) => d.statuses.readable(id, viewerId)));
-        return json(200, await d.views.many(readable.filter((s): s is Status => !!s), viewerId));
+        const byId = new Map((await d.statuses.visibleAmong(ids, viewerId)).map((s) => [s.id, s]));
+        return json(200, await d.views.many(ids.map((id) => byId.get(id)).filter((s): s is Status => !!s), viewerId));
       },
     },
     {

@@ -94,7 +94,7 @@ export class InteractionStore {
        UNION ALL SELECT 'b', status_id::text FROM bookmarks WHERE account_id = $1 AND status_id = ANY($2::bigint[])
        UNION ALL SELECT 'p', status_id::text FROM pins WHERE account_id = $1 AND status_id = ANY($2::bigint[])
        UNION ALL SELECT 'm', x::text FROM unnest($2::bigint[]) x
-         WHERE EXISTS (SELECT 1 FROM thread_mutes WHERE account_id = $1) AND NOT ${threadNotMuted('$1', 'x')}`,
+         WHERE NOT ${threadNotMuted('$1', 'thread_root(x)')}`,
       [viewerId, ids],
     );
     const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.id));

@@ -267,12 +267,12 @@ export class PollStore {
          SELECT id FROM polls WHERE closed_at IS NULL AND expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
        ), closed AS (
          UPDATE polls p SET closed_at = now(), update_due_at = CASE WHEN p.remote_counts IS NULL THEN now() ELSE p.update_due_at END
-         FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.account_id
+         FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.account_id, thread_root(p.status_id) AS root
        ), told AS (
          INSERT INTO notifications (account_id, from_account_id, type, status_id)
          SELECT who.account_id, c.account_id, 'poll', c.status_id
          FROM closed c CROSS JOIN LATERAL (SELECT v.account_id FROM poll_votes v WHERE v.poll_id = c.id UNION SELECT c.account_id) who
-         WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = who.account_id) AND ${threadNotMuted('who.account_id', 'c.status_id')}
+         WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = who.account_id) AND ${threadNotMuted('who.account_id', 'c.root')}
          ON CONFLICT DO NOTHING RETURNING 1
        )
        SELECT (SELECT count(*) FROM closed) AS closed, (SELECT count(*) FROM told) AS told,

@@ -1,5 +1,7 @@
 -- Muted conversations (Mastodon's "Mute conversation", POST /api/v1/statuses/:id/mute): a member hears nothing more
--- about a thread. A thread is named by its root, the topmost status reachable by in_reply_to_id that we hold.
+-- about a thread. A thread is named by its root, the topmost status reachable by in_reply_to_id that we hold (so a
+-- remote reply whose parent we never received starts a thread of its own, and a chain deeper than 1000 is cut there;
+-- Mastodon keys mutes on a conversation id instead, which remote posts carry or inherit).
 CREATE TABLE thread_mutes (
   account_id     bigint NOT NULL REFERENCES accounts ON DELETE CASCADE,
   root_status_id bigint NOT NULL REFERENCES statuses ON DELETE CASCADE,
