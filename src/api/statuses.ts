@@ -77,7 +77,8 @@ const EditBody = z.object({
 
 function pollOf(raw: unknown): NewPost['poll'] {
   if (raw === undefined) return undefined;
-  const poll = PollBody.safeParse(raw);
+  // Nulls inside the poll are options left unset too (megalodon sends multiple: null).
+  const poll = PollBody.safeParse(raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? given(raw as Record<string, unknown>) : raw);
   if (!poll.success) throw invalid(poll.error, 'poll');
   const p = poll.data;
   if (new Set(p.options).size !== p.options.length) throw Errors.validation('Poll options must be different');

@@ -109,5 +109,8 @@ describe('client inputs Mastodon accepts', () => {
     const media = (await upload(s.url, m.token['lou'], png(4, 4), { description: 'a square' })).body;
     const undescribed = await call('lou', 'PUT', `/api/v1/media/${media.id}`, { description: null });
     assert.deepEqual([undescribed.status, undescribed.body.description], [200, null]);
+    const poll = await call('lou', 'POST', '/api/v1/statuses', { status: 'which?', poll: { options: ['a', 'b'], expires_in: 600, multiple: null, hide_totals: null } });
+    assert.equal(poll.status, 200, JSON.stringify(poll.body));
+    assert.equal(poll.body.poll.multiple, false);
   });
 });
