@@ -187,7 +187,11 @@ export class StatusService {
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : [...mentions];
     // The author of a remote post we quote hears of a public or unlisted quote, as Mastodon delivers it.
     const quoted = await this.quotedAuthor(s);
-    if (quoted?.domain && (s.visibility === 'public' || s.visibility === 'unlisted')) audience.push(quoted);
+    const open = s.visibility === 'public' || s.visibility === 'unlisted';
+    if (quoted?.domain && open) audience.push(quoted);
+    // Servers that hold a copy because one of theirs boosted, favourited, reacted, replied or voted hear of its edits
+    // (of a public or unlisted post: its text goes with them) and of its deletion (which carries nothing of it).
+    if (kind === 'delete' || (kind === 'update' && open)) audience.push(...(await this.d.accounts.byIds(await this.d.statuses.remoteReach(s.id))));
     await this.d.publisher.sendToAudience(activity, author, s.visibility !== 'direct', [...audience, ...extra]);
   }
 

@@ -257,6 +257,23 @@ export class StatusStore {
     return rows.map((r) => r.account_id);
   }
 
+  /**
+   * Remote accounts that interacted with the status (boosted, favourited, reacted, replied or voted): their servers
+   * hold a copy and are told of its edits and deletion, as Mastodon's StatusReachFinder reaches them. Bounded.
+   */
+  async remoteReach(id: string): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(
+      `SELECT a.id FROM accounts a WHERE a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.id IN (
+         SELECT account_id FROM statuses WHERE (reblog_of_id = $1 OR in_reply_to_id = $1) AND deleted_at IS NULL
+         UNION SELECT account_id FROM favourites WHERE status_id = $1
+         UNION SELECT account_id FROM status_reactions WHERE status_id = $1
+         UNION SELECT v.account_id FROM poll_votes v JOIN polls p ON p.id = v.poll_id WHERE p.status_id = $1)
+       LIMIT 2000`,
+      [id],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Every status of an account that no longer exists (a remote actor's Delete). */
   async softDeleteAllOf(accountId: string): Promise<void> {
     await this.db.tx(async (q) => {
