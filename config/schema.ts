@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
+  MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
 });
@@ -98,6 +99,8 @@ export interface Config {
     readonly deliveryLeaseMs: number;
     /** How long after a vote a local poll's new counts go out (one Update for all votes in that time). */
     readonly pollUpdateDelayMs: number;
+    /** How long the media proxy answers a remote file's failed fetch from memory before asking its origin again. */
+    readonly mediaProxyRetryMs: number;
   };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
@@ -155,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,
       pollUpdateDelayMs: e.POLL_UPDATE_DELAY_MS,
+      mediaProxyRetryMs: e.MEDIA_PROXY_RETRY_MS,
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,

@@ -295,7 +295,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...adminReportRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'api' }), bearer: oauth.bearer, reports, views: reportViews }),
     ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, follows, statuses, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, bearer: oauth.bearer, media, files: mediaFiles }),
-    ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner }),
+    ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: pollService }),
     ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
     ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),

@@ -16,6 +16,7 @@ import type { Reply, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
+import { RecentFailures } from '../media/recent-failures.js';
 import { SingleFlight } from '../media/single-flight.js';
 import { sniff } from '../media/sniff.js';
 import type { BearerAuth, Requirement } from '../oauth/bearer.js';
@@ -38,6 +39,8 @@ export interface MediaProxyDeps {
   readonly urls: MediaUrls;
   readonly http: HttpClient;
   readonly signer: Signer;
+  /** How long a failed fetch is answered from memory (0: every view asks the origin again). */
+  readonly retryMs: number;
 }
 
 type Fetched = { readonly fileName: string; readonly contentType: string } | { readonly refused: string };
@@ -47,6 +50,8 @@ const fits = (announced: MediaType, actual: 'image' | 'video' | 'audio') => anno
 
 export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   const fetching = new SingleFlight<Fetched>();
+  // A refusal is repeated from memory for a while: a dead or hostile origin is not asked on every view of its post.
+  const refused = new RecentFailures<string>(d.retryMs);
 
   /** The viewer named by a bearer token; null without one, or with one that is not valid (never an error here). */
   const viewerOf = async (req: Request): Promise<string | null> => {
@@ -108,8 +113,14 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
         if (kept) return kept;
         // Not kept yet (or its file was removed from disk): fetched now, once however many ask at the same time.
+        const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
+        const remembered = refused.get(m.id);
+        if (remembered !== undefined) return failed(remembered);
         const got = await fetching.run(m.id, () => fetchFile(m, m.remoteUrl!));
-        if ('refused' in got) return json(502, { error: FETCH_FAILED, error_description: got.refused }, { 'Cache-Control': 'no-store' });
+        if ('refused' in got) {
+          refused.set(m.id, got.refused);
+          return failed(got.refused);
+        }
         const reply = await serve(got.fileName, got.contentType);
         if (!reply) throw Errors.routeNotFound();
         return reply;

@@ -12,6 +12,7 @@ import type { Reply, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { MediaFiles } from '../media/media-files.js';
 import { SingleFlight } from '../media/single-flight.js';
+import { RecentFailures } from '../media/recent-failures.js';
 import { sniff } from '../media/sniff.js';
 import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
@@ -19,7 +20,6 @@ import type { RemoteImage, RemoteImageStore } from '../store/remote-images.js';
 import { MAX_PROFILE_IMAGE_BYTES } from './profile.js';
 
 const FAILED_FOR_MS = 10 * 60_000;
-const MAX_FAILED = 10_000;
 const KINDS = { avatar: 'avatars', header: 'headers' } as const;
 
 export interface RemoteImageDeps {
@@ -35,7 +35,7 @@ export interface RemoteImageDeps {
 export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
   // One fetch per URL at a time on this node, and a bounded memory of recent failures.
   const inFlight = new SingleFlight<RemoteImage | null>();
-  const failedUntil = new Map<string, number>();
+  const failed = new RecentFailures<true>(FAILED_FOR_MS);
 
   const fetchImage = async (url: string): Promise<RemoteImage | null> => {
     try {
@@ -49,8 +49,7 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
     } catch (e) {
       if (!(e instanceof FetchError)) throw e;
       d.log.info({ url, reason: e.reason }, 'remote image not fetched');
-      if (failedUntil.size >= MAX_FAILED) failedUntil.delete(failedUntil.keys().next().value!);
-      failedUntil.set(url, Date.now() + FAILED_FOR_MS);
+      failed.set(url, true);
       return null;
     }
   };
@@ -58,7 +57,7 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
   const image = async (url: string): Promise<RemoteImage | null> => {
     const kept = await d.images.byUrl(url);
     if (kept) return kept;
-    if ((failedUntil.get(url) ?? 0) > Date.now()) return null;
+    if (failed.get(url)) return null;
     return inFlight.run(url, () => fetchImage(url));
   };
 

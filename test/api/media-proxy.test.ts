@@ -3,7 +3,7 @@
 // they are given, or their token), never an anonymous or unrelated client, and nothing is fetched for a refused one;
 // no one once the post is deleted. What the proxy refuses to pass on, with a clear 502 and nothing kept: a file that
 // is not what was announced, a file over the size cap, an address the SSRF guard refuses, an origin answering an
-// error (and a later view fetches again).
+// error; a refusal is answered from memory for MEDIA_PROXY_RETRY_MS, and a view after that fetches again.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -19,6 +19,9 @@ import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const MiB = 1024 * 1024;
+/** How long a refusal is answered from memory here (60 s by default). */
+const RETRY_MS = 1500;
+const afterRetryTime = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS + 100));
 
 /** How the origin answers one path; every request is counted and its headers kept. */
 type Answer = (res: http.ServerResponse) => void;
@@ -96,7 +99,7 @@ describe('remote media proxy', () => {
 
   before(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-media-proxy-'));
-    [s, origin] = await Promise.all([startTestServer({ ...FED_ENV, STOA_DATA_DIR: dataDir }), startOrigin()]);
+    [s, origin] = await Promise.all([startTestServer({ ...FED_ENV, STOA_DATA_DIR: dataDir, MEDIA_PROXY_RETRY_MS: String(RETRY_MS) }), startOrigin()]);
     statuses = new StatusStore(s.app.db);
     media = new MediaStore(s.app.db);
     members = await createMembers(s, ['fay', 'gus']);
@@ -218,6 +221,9 @@ describe('remote media proxy', () => {
       assert.equal((await media.byId(p.mediaId))!.fileName, null);
       const real = png(10, 10);
       origin.answers.set('/fake.png', file('image/png', real));
+      refused(await get(p.bare), 'The remote file is not the image it was announced as');
+      assert.equal(origin.requests('/fake.png').length, 1, 'a view soon after is answered from memory');
+      await afterRetryTime();
       const again = await get(p.bare);
       assert.equal(again.status, 200);
       assert.deepEqual(again.body, real);
@@ -263,14 +269,19 @@ describe('remote media proxy', () => {
       }
     });
 
-    it('answers 502 for an origin error and fetches again on a later view', async () => {
+    it('answers 502 for an origin error, from memory for a while, and fetches again after that', async () => {
       const p = await remotePost('public', `${origin.base}/flaky.png`);
       origin.answers.set('/flaky.png', (res) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('boom'));
       refused(await get(p.bare), 'The origin answered 500');
       origin.answers.delete('/flaky.png');
+      const views = await Promise.all([get(p.bare), get(p.bare), get(p.bare)]);
+      for (const r of views) refused(r, 'The origin answered 500');
+      assert.equal(origin.requests('/flaky.png').length, 1, 'views soon after do not reach the origin');
+      await afterRetryTime();
       refused(await get(p.bare), 'The origin answered 404');
       const data = png(5, 5);
       origin.answers.set('/flaky.png', file('image/png', data));
+      await afterRetryTime();
       const ok = await get(p.bare);
       assert.equal(ok.status, 200);
       assert.deepEqual(ok.body, data);
