@@ -1,6 +1,7 @@
 // Emoji reactions: who reacted to which status with which emoji (Unicode, or a remote server's custom emoji), and the
 // per-status summaries clients show.
 import type { Database } from './db.js';
+import { notSilenced } from './mutes.js';
 
 /** A reaction's emoji: a Unicode emoji (no url), or a custom one named `shortcode@host` with its image. */
 export interface ReactionEmoji {
@@ -56,14 +57,18 @@ export class ReactionStore {
     return this.db.one<{ status_id: string; emoji: string }>('DELETE FROM status_reactions WHERE account_id = $1 AND uri = $2 RETURNING status_id, emoji', [accountId, uri]);
   }
 
-  /** Per status: its reactions grouped by emoji, most used first. */
+  /**
+   * Per status: its reactions grouped by emoji, most used first; for a viewer, without the accounts they block or
+   * mute or who block them (as Pleroma's filter_allowed_users), so counts and names agree with what they may see.
+   */
   async summaries(statusIds: readonly string[], viewerId: string | null): Promise<Map<string, ReactionSummary[]>> {
     const out = new Map<string, ReactionSummary[]>();
     if (statusIds.length === 0) return out;
     const rows = await this.db.rows<{ status_id: string; emoji: string; url: string | null; n: number; me: boolean; accounts: string[] }>(
       `SELECT status_id, emoji, min(emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(account_id = $2), false) AS me,
          (array_agg(account_id::text ORDER BY id))[1:40] AS accounts
-       FROM status_reactions WHERE status_id = ANY($1::bigint[]) GROUP BY status_id, emoji ORDER BY status_id, n DESC, min(id)`,
+       FROM status_reactions r WHERE r.status_id = ANY($1::bigint[]) AND ${notSilenced('$2::bigint', 'r.account_id')}
+       GROUP BY status_id, emoji ORDER BY status_id, n DESC, min(id)`,
       [statusIds, viewerId],
     );
     for (const r of rows) {

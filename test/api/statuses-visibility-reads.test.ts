@@ -121,7 +121,9 @@ describe('statuses API: the visibility matrix on every other read', () => {
         if (may) assert.deepEqual([poll.body.id, poll.body.options.map((o: Json) => o.title)], [m.poll[k], ['yes', 'no']]);
         const reactions = await m.call(v, 'GET', `/api/v1/pleroma/statuses/${m.post[k]}/reactions`);
         assert.equal(reactions.status, may ? 200 : 404, `${v} reactions ${k}`);
-        if (may) assert.deepEqual(reactions.body.map((r: Json) => [r.name, r.count]), [['👍', MEMBERS.filter((w) => SAW[w].includes(k)).length]]);
+        // Counted as the viewer may see them: amy blocks fay, so fay's reaction is not shown to amy.
+        const counted = MEMBERS.filter((w) => SAW[w].includes(k) && !(v === 'amy' && w === 'fay')).length;
+        if (may) assert.deepEqual(reactions.body.map((r: Json) => [r.name, r.count]), [['👍', counted]], `${v} reactions ${k}`);
         const history = await m.call(v, 'GET', `/api/v1/statuses/${m.post[k]}/history`);
         assert.equal(history.status, may ? 200 : 404, `${v} history ${k}`);
         if (may) assert.match(history.body[0].content, new RegExp(`${k} matrixpost`));

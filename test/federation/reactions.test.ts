@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -121,6 +122,25 @@ describe('emoji reactions', () => {
     const undone = await peer.waitForPost((r) => r.path === '/users/mika/inbox' && r.body?.['type'] === 'Undo');
     assert.deepEqual((undone.body!['object'] as Json).tag, sent.body!['tag']);
     assert.equal((undone.body!['object'] as Json).id, sent.body!['id']);
+  });
+
+  it("leaves out of a member's view the reactions of accounts they block or mute, in the list and in the status", async () => {
+    const m = await createMembers(a, ['rue', 'sol', 'tam']);
+    const post = (await api(a.url, m.token['rue'], 'POST', '/api/v1/statuses', { status: 'react away' })).body;
+    for (const who of ['sol', 'tam']) assert.equal((await api(a.url, m.token[who], 'PUT', path(post.id, '🎉'))).status, 200);
+    assert.equal((await api(a.url, m.token['tam'], 'PUT', path(post.id, '🌊'))).status, 200);
+    const seen = async (token: string | undefined) => {
+      const list = (await api(a.url, token, 'GET', `/api/v1/pleroma/statuses/${post.id}/reactions`)).body;
+      const shown = (await api(a.url, token, 'GET', `/api/v1/statuses/${post.id}`)).body.pleroma.emoji_reactions;
+      assert.deepEqual(shown.map((r: Json) => [r.name, r.count]), list.map((r: Json) => [r.name, r.count]), 'the status shows what the list does');
+      return list.map((r: Json) => [r.name, r.count, r.accounts.map((x: Json) => x.username)]);
+    };
+    assert.deepEqual(await seen(m.token['rue']), [['🎉', 2, ['sol', 'tam']], ['🌊', 1, ['tam']]]);
+    assert.equal((await api(a.url, m.token['rue'], 'POST', `/api/v1/accounts/${m.id['tam']}/mute`)).status, 200);
+    assert.deepEqual(await seen(m.token['rue']), [['🎉', 1, ['sol']]], 'a muted account: gone, and an emoji only it used');
+    assert.equal((await api(a.url, m.token['sol'], 'POST', `/api/v1/accounts/${m.id['rue']}/block`)).status, 200);
+    assert.deepEqual(await seen(m.token['rue']), [], 'an account that blocks the viewer');
+    assert.deepEqual(await seen(undefined), [['🎉', 2, ['sol', 'tam']], ['🌊', 1, ['tam']]], 'anonymous readers see all');
   });
 
   it('accepts only one Unicode emoji per reaction', async () => {
