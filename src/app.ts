@@ -279,7 +279,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   };
   const views = new AccountViews(follows, config);
   const mediaUrls = new MediaUrls(config.baseUrl, await settings.secret('media_proxy_secret'));
-  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, mediaUrls, polls, reactions);
+  const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, mediaUrls, polls, reactions, oauth.apps);
   const reportViews = new ReportViews(accounts, users, statuses, views, statusViews);
   const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions, notes: statusService });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };

@@ -8,6 +8,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
 import { pollEntity } from '../entities/poll.js';
 import type { PollStore } from '../store/polls.js';
+import type { AppStore } from '../store/oauth-apps.js';
 import type { ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusVersion } from '../store/status-edits.js';
@@ -24,6 +25,7 @@ export class StatusViews {
     private readonly mediaUrls: MediaUrls,
     private readonly polls: PollStore,
     private readonly reactions: ReactionStore,
+    private readonly apps: AppStore,
   ) {}
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
@@ -82,9 +84,8 @@ export class StatusViews {
     const entities = await this.accountViews.many(authors);
     const entityOf = new Map(authors.map((a, i) => [a.id, entities[i]]));
     const ids = all.map((s) => s.id);
-    const [replies, quotes, counts, flags, media] = await Promise.all([
-      this.statuses.replyCounts(ids),
-      this.statuses.quoteCounts(ids),
+    const [apps, counts, flags, media] = await Promise.all([
+      this.apps.shown([...new Set(all.flatMap((s) => (s.applicationId ? [s.applicationId] : [])))]),
       this.interactions.counts(ids),
       viewerId ? this.interactions.flags(viewerId, ids) : null,
       this.media.ofStatuses(ids),
@@ -101,8 +102,8 @@ export class StatusViews {
         account: entityOf.get(author.id),
         author,
         mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
-        repliesCount: replies.get(s.id) ?? 0,
-        quotesCount: quotes.get(s.id) ?? 0,
+        repliesCount: counts.replies.get(s.id) ?? 0,
+        quotesCount: counts.quotes.get(s.id) ?? 0,
         reblogsCount: counts.reblogs.get(s.id) ?? 0,
         favouritesCount: counts.favourites.get(s.id) ?? 0,
         favourited: flags?.favourited.has(s.id) ?? false,
@@ -110,6 +111,7 @@ export class StatusViews {
         bookmarked: flags?.bookmarked.has(s.id) ?? false,
         pinned: flags?.pinned.has(s.id) ?? false,
         muted: flags?.muted.has(s.id) ?? false,
+        application: s.applicationId ? apps.get(s.applicationId) : undefined,
         own: viewerId === s.accountId,
         withText: opts.withText,
         reblog,

@@ -25,6 +25,8 @@ export interface StatusContext {
   readonly pinned: boolean;
   /** The viewer muted the thread. */
   readonly muted: boolean;
+  /** The app a local status was posted with. */
+  readonly application?: { readonly name: string; readonly website: string | null };
   /** The viewer is the author (pinned is only shown to them). */
   readonly own: boolean;
   /** For a boost: the boosted status as an entity. */
@@ -77,7 +79,7 @@ export function statusEntity(s: Status, c: StatusContext) {
     content: s.content,
     filtered: [],
     // The app it was posted with, as Mastodon shows it (only local statuses have one).
-    ...(s.application ? { application: { name: s.application.name, website: s.application.website } } : {}),
+    ...(c.application ? { application: { name: c.application.name, website: c.application.website } } : {}),
     reblog: c.reblog ?? null,
     account: c.account,
     media_attachments: c.media ?? [],

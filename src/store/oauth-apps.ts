@@ -48,6 +48,13 @@ export class AppStore {
     return r && toApp(r);
   }
 
+  /** Name and website of each of these apps (how statuses show the app they were posted with). */
+  async shown(ids: readonly string[]): Promise<Map<string, { name: string; website: string | null }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.rows<{ id: string; name: string; website: string | null }>('SELECT id, name, website FROM oauth_apps WHERE id = ANY($1::bigint[])', [ids]);
+    return new Map(rows.map((r) => [r.id, { name: r.name, website: r.website }]));
+  }
+
   async byClientId(clientId: string): Promise<OAuthApp | undefined> {
     const r = await this.rowByClientId(clientId);
     return r && toApp(r);

@@ -49,13 +49,12 @@ export interface Status {
   readonly mentionIds: readonly string[];
   /** Hashtag names as first written. */
   readonly tags: readonly string[];
-  /** The app a local status was posted with (its name and website), if any. */
-  readonly application: { readonly name: string; readonly website: string | null } | null;
+  /** The OAuth app a local status was posted with, if any. */
+  readonly applicationId: string | null;
 }
 
-export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'application'> & {
+export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'applicationId'> & {
   readonly createdAt?: Date;
-  /** The OAuth app it was posted through. */
   readonly applicationId?: string | null;
   readonly reblogOfId?: string | null;
   readonly quoteOfId?: string | null;
@@ -65,15 +64,14 @@ export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedA
 const COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
   s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
-  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags,
-  (SELECT json_build_object('name', oa.name, 'website', oa.website) FROM oauth_apps oa WHERE oa.id = s.application_id) AS application`;
+  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id`;
 
 interface Row {
   [k: string]: unknown;
   id: string; account_id: string; uri: string | null; url: string | null; text: string; content: string; spoiler_text: string;
   visibility: number; sensitive: boolean; language: string | null; in_reply_to_id: string | null; in_reply_to_account_id: string | null;
   in_reply_to_uri: string | null; reblog_of_id: string | null; quote_of_id: string | null; quote_uri: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
-  mention_ids: string[]; tags: string[]; application: { name: string; website: string | null } | null;
+  mention_ids: string[]; tags: string[]; application_id: string | null;
 }
 
 function toStatus(r: Row): Status {
@@ -81,7 +79,7 @@ function toStatus(r: Row): Status {
     id: r.id, accountId: r.account_id, uri: r.uri, url: r.url, text: r.text, content: r.content, spoilerText: r.spoiler_text,
     visibility: VISIBILITIES[r.visibility]!, sensitive: r.sensitive, language: r.language, inReplyToId: r.in_reply_to_id,
     inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, reblogOfId: r.reblog_of_id, quoteOfId: r.quote_of_id, quoteUri: r.quote_uri, local: r.local, createdAt: r.created_at,
-    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags, application: r.application,
+    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags, applicationId: r.application_id,
   };
 }
 
@@ -417,26 +415,6 @@ export class StatusStore {
   async countPublic(accountId: string): Promise<number> {
     const r = await this.db.one<{ n: number }>('SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1 AND reblog_of_id IS NULL', [accountId]);
     return r?.n ?? 0;
-  }
-
-  /** How many public and unlisted replies each status has (as Mastodon counts: hidden replies are not revealed). */
-  async replyCounts(ids: readonly string[]): Promise<Map<string, number>> {
-    return this.countBy('in_reply_to_id', ids);
-  }
-
-  /** Public and unlisted quotes of each status (Mastodon's quotes_count). */
-  async quoteCounts(ids: readonly string[]): Promise<Map<string, number>> {
-    return this.countBy('quote_of_id', ids);
-  }
-
-  /** Public and unlisted statuses pointing at each of `ids` by `column` (both columns are indexed). */
-  private async countBy(column: 'in_reply_to_id' | 'quote_of_id', ids: readonly string[]): Promise<Map<string, number>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db.rows<{ id: string; n: number }>(
-      `SELECT ${column} AS id, count(*)::int AS n FROM statuses WHERE ${column} = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <= 1 GROUP BY ${column}`,
-      [ids],
-    );
-    return new Map(rows.map((r) => [r.id, r.n]));
   }
 
   /** Replies to a status (direct children), oldest first. */
