@@ -2,7 +2,6 @@
 // the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
 import type { Database } from './db.js';
 import { notSilenced } from './mutes.js';
-import { threadNotMuted } from './notifications.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { visibleTo } from './statuses.js';
 
@@ -108,7 +107,8 @@ export class InteractionStore {
     // Which statuses are in a muted thread is asked only of a viewer who muted some (planning it costs every page).
     const muted = rows.some((r) => r.kind === 't')
       ? new Set((await this.db.rows<{ id: string }>(
-        `SELECT x::text AS id FROM unnest($2::bigint[]) x WHERE NOT ${threadNotMuted('$1', 'thread_root(x)')}`, [viewerId, ids])).map((r) => r.id))
+        'SELECT x::text AS id FROM unnest($2::bigint[]) x WHERE thread_root(x) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = $1)',
+        [viewerId, ids])).map((r) => r.id))
       : new Set<string>();
     return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p'), muted };
   }
