@@ -134,11 +134,13 @@ export interface StartOptions {
   readonly onFatal?: (e: unknown) => void;
   /** Time for expiry decisions (authorization codes); tests move it. */
   readonly clock?: Clock;
+  /** An embedded PostgreSQL stops as soon as this process dies, however it dies (tests). */
+  readonly embeddedDiesWithProcess?: boolean;
 }
 
 export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
-  const { db, stopEmbedded } = await openDatabase(config, log);
+  const { db, stopEmbedded } = await openDatabase(config, log, { dieWithProcess: opts.embeddedDiesWithProcess ?? false });
   const users = new UserStore(db);
   const settings = new SettingsStore(db);
   const firstAdmin = await ensureFirstAdmin(users, config);

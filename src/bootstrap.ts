@@ -4,7 +4,7 @@ import { generatePassword, hashPassword } from './auth/password.js';
 import { RoleId } from './auth/permissions.js';
 import type { Logger } from './log.js';
 import { Database } from './store/db.js';
-import { startEmbeddedPostgres } from './store/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedOptions } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import type { UserStore } from './store/users.js';
 
@@ -14,11 +14,11 @@ export interface OpenedDatabase {
   readonly stopEmbedded: () => Promise<void>;
 }
 
-export async function openDatabase(config: Config, log: Logger): Promise<OpenedDatabase> {
+export async function openDatabase(config: Config, log: Logger, opts: EmbeddedOptions = {}): Promise<OpenedDatabase> {
   let url = config.databaseUrl;
   let stopEmbedded = async () => undefined as void;
   if (!url) {
-    const embedded = await startEmbeddedPostgres(config.dataDir, log);
+    const embedded = await startEmbeddedPostgres(config.dataDir, log, opts);
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../log.js';
+import { watchPostmaster, type Watchdog } from './embedded-watchdog.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -18,7 +19,12 @@ export interface EmbeddedDatabase {
 const USER = 'stoa';
 const PORT = 5432; // only names the socket file (.s.PGSQL.5432); no TCP listener is opened
 
-export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+export interface EmbeddedOptions {
+  /** Stop PostgreSQL as soon as this process dies, however it dies (tests: nothing outlives its test process). */
+  readonly dieWithProcess?: boolean;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const pgDir = path.join(dataDir, 'pg');
   const passwordFile = path.join(dataDir, 'pg-password');
   await fs.mkdir(dataDir, { recursive: true });
@@ -57,9 +63,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   // An orphan (its Stoa died with kill -9) is adopted: this process stops it. One whose parent lives belongs to a
   // running server, which the CLI may share but must never stop.
   const adopted = running !== null && (await parentPid(running)) === 1;
+  let watchdog: Watchdog | null = null;
   if (running === null) {
     await server.start();
-    await stopPostmasterOnExit(pgDir);
+    const pid = await stopPostmasterOnExit(pgDir);
+    if (opts.dieWithProcess && pid !== null) watchdog = watchPostmaster(pid);
   } else {
     log.info({ pid: running, adopted }, 'reusing the embedded PostgreSQL already running on this data directory');
     if (adopted) await stopPostmasterOnExit(pgDir);
@@ -70,7 +78,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   return {
     url: url.replace('/postgres?', '/stoa?'),
     // Only the process that started (or adopted) PostgreSQL stops it.
-    stop: running === null ? () => server.stop() : adopted ? () => stopPid(running) : async () => undefined,
+    stop: running === null ? async () => {
+      watchdog?.dismiss();
+      await server.stop();
+    } : adopted ? () => stopPid(running) : async () => undefined,
   };
 }
 
@@ -118,9 +129,9 @@ async function stopPid(pid: number): Promise<void> {
 }
 
 /** If this process exits without stopping the cluster it started (a crash), PostgreSQL is told to shut down. */
-async function stopPostmasterOnExit(pgDir: string): Promise<void> {
+async function stopPostmasterOnExit(pgDir: string): Promise<number | null> {
   const pid = Number((await fs.readFile(path.join(pgDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return;
+  if (!Number.isInteger(pid) || pid <= 0) return null;
   process.once('exit', () => {
     try {
       process.kill(pid, 'SIGINT'); // "fast" shutdown; a no-op if stop() already ran
@@ -128,6 +139,7 @@ async function stopPostmasterOnExit(pgDir: string): Promise<void> {
       // already gone
     }
   });
+  return pid;
 }
 
 /** Unix socket paths are limited to ~107 bytes; a deep data directory gets its socket in a short temp dir. */

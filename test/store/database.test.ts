@@ -10,14 +10,14 @@ import { startApp } from '../../src/app.js';
 import { Database } from '../../src/store/db.js';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import { UserStore } from '../../src/store/users.js';
-import { freshDatabaseUrl } from '../support/db.js';
+import { emptyDatabaseUrl } from '../support/db.js';
 import { freePort } from '../support/server.js';
 
 const silent = pino({ level: 'silent' });
 
 describe('migrations', () => {
   it('apply once and are a no-op on every later start', async () => {
-    const db = new Database(await freshDatabaseUrl(), 2, silent);
+    const db = new Database(await emptyDatabaseUrl(), 2, silent);
     try {
       const all = (await loadMigrations()).map((m) => m.version);
       assert.deepEqual(await migrate(db, silent), all);
@@ -30,7 +30,7 @@ describe('migrations', () => {
   });
 
   it('roll back a failing migration entirely', async () => {
-    const db = new Database(await freshDatabaseUrl(), 2, silent);
+    const db = new Database(await emptyDatabaseUrl(), 2, silent);
     try {
       await assert.rejects(
         migrate(db, silent, [{ version: 1, name: '001_bad', sql: 'CREATE TABLE half (id int); SELECT no_such_function();' }]),
@@ -45,7 +45,7 @@ describe('migrations', () => {
   });
 
   it('are safe when two nodes start at once', async () => {
-    const url = await freshDatabaseUrl();
+    const url = await emptyDatabaseUrl();
     const a = new Database(url, 2, silent);
     const b = new Database(url, 2, silent);
     try {
@@ -66,12 +66,12 @@ describe('embedded PostgreSQL', () => {
       return loadConfig({ PORT: String(port), BASE_URL: `http://localhost:${port}`, STOA_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     };
     try {
-      const first = await startApp(await env(), silent);
+      const first = await startApp(await env(), silent, { embeddedDiesWithProcess: true });
       assert.ok(first.firstAdmin, 'the first start creates an admin');
       await new UserStore(first.db).create({ username: 'kept', email: 'kept@example.com', passwordHash: 'x', roleId: 0, approved: true });
       await first.stop();
 
-      const second = await startApp(await env(), silent);
+      const second = await startApp(await env(), silent, { embeddedDiesWithProcess: true });
       try {
         assert.equal(second.firstAdmin, null, 'no second admin on restart');
         const kept = await new UserStore(second.db).byLogin('kept');
