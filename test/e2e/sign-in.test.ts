@@ -54,6 +54,11 @@ describe('sign-in and sign-out pages', () => {
     await page.fill('#password', 'dora-password');
     await page.click('button[type=submit]');
     await page.waitForURL(`${s.url}/about`);
+    assert.equal(new URL(page.url()).pathname, '/about', 'back on the page that asked for the sign-in');
+    const session = (await context.cookies()).find((c) => c.name === 'stoa_session');
+    assert.ok(session, 'signed in: a session cookie is set');
+    await page.goto(`${s.url}/`);
+    assert.equal(await page.textContent('#signed-in-as'), '@dora');
     await context.close();
   });
 
