@@ -9,6 +9,7 @@ import { json } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
+import { eventually } from '../support/wait.js';
 
 describe('uWebSockets.js binding', () => {
   it('is the native binary, not the slow JS fallback', () => {
@@ -211,8 +212,8 @@ describe('HTTP front end', () => {
     sock.destroy();
     await new Promise((r) => setTimeout(r, 50));
     releaseSlow();
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(handled, 1);
+    // The handler finishes and its reply to the vanished client is dropped without a crash.
+    await eventually(() => assert.equal(handled, 1));
     // A body cut off before it is complete is abandoned too.
     const sock2 = net.connect(Number(new URL(base).port), '127.0.0.1');
     await new Promise((r) => sock2.once('connect', r));
