@@ -37,6 +37,7 @@ import { timelineRoutes } from './api/timelines.js';
 import { InteractionService } from './federation/interaction-service.js';
 import { NoteHandlers } from './federation/note-handlers.js';
 import { noteRoutes } from './federation/note-routes.js';
+import { LocalNotes } from './federation/local-notes.js';
 import { StatusService } from './federation/status-service.js';
 import { InteractionStore } from './store/interactions.js';
 import { NotificationStore } from './store/notifications.js';
@@ -229,7 +230,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     publisher.kick = (hosts) => scheduler.kick(hosts);
     return deliverySup;
   };
-  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls });
+  const localNotes = new LocalNotes({ config, statuses, accounts, media, polls, uris });
+  const statusService = new StatusService({ config, log: fedLog, statuses, accounts, remote, publisher, uris, notifier: notifications, media, polls, notes: localNotes });
   const pollService = new PollService({ log: fedLog, polls, accounts, statuses, publisher, uris, statusService, notes });
   let pollCloser: Poller | undefined;
   const startPolls = () => {
@@ -283,7 +285,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const mediaUrls = new MediaUrls(config.baseUrl, await settings.secret('media_proxy_secret'));
   const statusViews = new StatusViews(accounts, views, statuses, interactions, uris, media, mediaUrls, polls, reactions, oauth.apps);
   const reportViews = new ReportViews(accounts, users, statuses, views, statusViews);
-  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions, notes: statusService });
+  const interactionService = new InteractionService({ accounts, statuses, interactions, publisher, uris, notifier: notifications, reactions, notes: localNotes });
   const accountApi = { config, log: log.child({ component: 'api' }), bearer: oauth.bearer, authEvents, users, accounts, follows, remote, followService, views };
   const routes: Route[] = [
     ...instanceRoutes(instanceDocs, db),
@@ -304,7 +306,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
-    ...noteRoutes({ accounts, statuses, service: statusService, uris }),
+    ...noteRoutes({ accounts, statuses, notes: localNotes, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),

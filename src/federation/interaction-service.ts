@@ -8,6 +8,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { actorUri } from './activities.js';
+import type { LocalNotes } from './local-notes.js';
 import type { LocalUris } from './local-uris.js';
 import { announceActivity, emojiReactActivity, likeActivity, undoActivity } from './note-document.js';
 import type { ReactionEmoji, ReactionStore } from '../store/reactions.js';
@@ -22,7 +23,7 @@ export interface InteractionServiceDeps {
   readonly notifier: Notifier;
   readonly reactions: ReactionStore;
   /** A local status as its Note (embedded in the Announce of a private self-boost). */
-  readonly notes: { note(s: Status, author: Account): Promise<{ note: Record<string, unknown> }> };
+  readonly notes: LocalNotes;
 }
 
 export class InteractionService {

@@ -11,17 +11,17 @@ import type { Request } from '../http/request.js';
 import type { Status } from '../store/statuses.js';
 import { AS_CONTEXT } from './activities.js';
 import { activityJson } from './actor-routes.js';
+import type { LocalNotes } from './local-notes.js';
 import type { LocalUris } from './local-uris.js';
 import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
 
 const OUTBOX_PAGE = 20;
-import type { StatusService } from './status-service.js';
 import { isId } from '../store/ids.js';
 
 export interface NoteRouteDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
-  readonly service: StatusService;
+  readonly notes: LocalNotes;
   readonly uris: LocalUris;
 }
 
@@ -37,7 +37,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
     const page = pageQuery(req.query, OUTBOX_PAGE, OUTBOX_PAGE);
     const list: Status[] = await d.statuses.ofAccount(author.id, null, page, { excludeReblogs: true });
     const items = [];
-    for (const s of list) items.push(createNoteActivity((await d.service.note(s, author)).note, d.uris, author));
+    for (const s of list) items.push(createNoteActivity((await d.notes.note(s, author)).note, d.uris, author));
     const self = `${id}?page=true${page.maxId ? `&max_id=${page.maxId}` : ''}${page.minId ? `&min_id=${page.minId}` : ''}`;
     return activityJson({
       '@context': NOTE_CONTEXT,
@@ -62,7 +62,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
         if (!s || !author || !s.local || s.deletedAt || s.reblogOfId || author.username !== req.params['name'] || (s.visibility !== 'public' && s.visibility !== 'unlisted')) {
           throw Errors.notFound();
         }
-        const { note } = await d.service.note(s, author);
+        const { note } = await d.notes.note(s, author);
         return activityJson({ '@context': NOTE_CONTEXT, ...note });
       },
     },

@@ -4,14 +4,15 @@ import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import { mixesVideo, type Media, type MediaAttributes, type MediaStore } from '../store/media.js';
-import type { Poll, PollStore } from '../store/polls.js';
+import { mixesVideo, type MediaAttributes, type MediaStore } from '../store/media.js';
+import type { PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalUris } from './local-uris.js';
-import { createNoteActivity, deleteNoteActivity, noteDocument, updateNoteActivity } from './note-document.js';
+import type { LocalNotes } from './local-notes.js';
+import { createNoteActivity, deleteNoteActivity, updateNoteActivity } from './note-document.js';
 import type { Publisher } from './publisher.js';
 import type { RemoteActors } from './remote-actors.js';
 
@@ -60,6 +61,7 @@ export interface StatusServiceDeps {
   readonly notifier: Notifier;
   readonly media: MediaStore;
   readonly polls: PollStore;
+  readonly notes: LocalNotes;
 }
 
 export class StatusService {
@@ -156,21 +158,6 @@ export class StatusService {
     return author ? this.d.uris.status(author.username, s.id) : null;
   }
 
-  /** A local status as its Note document. */
-  async note(s: Status, author: Account): Promise<{ note: Record<string, unknown>; mentions: Account[]; parentAuthor?: Account }> {
-    const mentions = await this.d.accounts.byIds(s.mentionIds);
-    let inReplyTo: string | null = null;
-    let parentAuthor: Account | undefined;
-    if (s.inReplyToId) {
-      const parent = await this.d.statuses.byId(s.inReplyToId);
-      parentAuthor = parent && (await this.d.accounts.byId(parent.accountId));
-      if (parent && parentAuthor) inReplyTo = parent.uri ?? this.d.uris.status(parentAuthor.username, parent.id);
-    }
-    const media: Media[] = (await this.d.media.ofStatuses([s.id])).get(s.id) ?? [];
-    const poll: Poll | undefined = (await this.d.polls.ofStatuses([s.id])).get(s.id);
-    return { note: noteDocument({ status: s, author, mentions, inReplyTo, media, poll }, this.d.uris, this.d.config), mentions, parentAuthor };
-  }
-
   /**
    * An Update of a local poll's Question (its counts now, `closed` once ended) to the audience its Create had, and to
    * the remote accounts that voted (their servers hold a copy and tell their voters when it ends).
@@ -180,7 +167,7 @@ export class StatusService {
   }
 
   private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete', extra: readonly Account[] = []): Promise<void> {
-    const { note, mentions, parentAuthor } = await this.note(s, author);
+    const { note, mentions, parentAuthor } = await this.d.notes.note(s, author);
     const activity =
       kind === 'create' ? createNoteActivity(note, this.d.uris, author) : kind === 'update' ? updateNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
