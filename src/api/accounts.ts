@@ -6,7 +6,7 @@ import { FetchError } from '../federation/fetch-errors.js';
 import type { Request } from '../http/request.js';
 import { json, jsonText } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { Requirement } from '../oauth/bearer.js';
+import type { Requirement } from '../http/auth.js';
 import type { CachedToken } from '../oauth/token-cache.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';

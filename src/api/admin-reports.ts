@@ -9,7 +9,7 @@ import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import { REPORT_CATEGORIES, type Report, type ReportStore } from '../store/reports.js';
 import { given, idParam, railsBool } from './params.js';

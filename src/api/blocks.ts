@@ -8,7 +8,7 @@ import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Handler, Route } from '../http/types.js';
-import type { Requirement } from '../oauth/bearer.js';
+import type { Requirement } from '../http/auth.js';
 import type { Account } from '../store/accounts.js';
 import type { MuteStore } from '../store/mutes.js';
 import type { AccountApiDeps } from './deps.js';

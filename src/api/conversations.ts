@@ -5,7 +5,7 @@ import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Conversation, ConversationStore } from '../store/conversations.js';
 import { isId } from '../store/ids.js';

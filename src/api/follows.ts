@@ -7,7 +7,7 @@ import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
-import type { Requirement } from '../oauth/bearer.js';
+import type { Requirement } from '../http/auth.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { idList, railsBool } from './params.js';

@@ -6,7 +6,7 @@ import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { MarkerStore } from '../store/markers.js';
 import { groupKeyOf, type GroupData, type NotificationGroupStore, type PageRange } from '../store/notification-groups.js';

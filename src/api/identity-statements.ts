@@ -8,14 +8,14 @@ import { z } from 'zod';
 import type { VerifyPool } from '../../actors/verify-pool.js';
 import type { Clock } from '../clock.js';
 import { Errors } from '../errors.js';
-import type { FollowService } from '../federation/follow-service.js';
-import type { LocalUris } from '../federation/local-uris.js';
+import type { FollowService } from '../services/follow-service.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { Request } from '../http/request.js';
 import { jsonText } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
 import { MAX_STATEMENT_BYTES, MAX_STATEMENTS_PER_ACCOUNT } from '../identity/identity-statement.js';
 import { REFUSALS } from '../identity/refusals.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { IdentityStatementStore } from '../store/identity-statements.js';
 

@@ -6,7 +6,7 @@ import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';

@@ -19,7 +19,7 @@ import type { MediaFiles } from '../media/media-files.js';
 import { RecentFailures } from '../media/recent-failures.js';
 import { SingleFlight } from '../media/single-flight.js';
 import { sniff } from '../media/sniff.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import type { Media, MediaStore, MediaType } from '../store/media.js';
 import type { StatusStore } from '../store/statuses.js';

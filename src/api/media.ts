@@ -10,7 +10,7 @@ import { mediaEntity, mediaUrl } from '../entities/media.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import { description, focus, invalid } from './params.js';
 import type { Media, MediaStore } from '../store/media.js';

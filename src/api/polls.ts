@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { pollEntity } from '../entities/poll.js';
 import { Errors } from '../errors.js';
-import type { PollService } from '../federation/poll-service.js';
+import type { PollService } from '../services/poll-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import type { Poll, PollStore } from '../store/polls.js';

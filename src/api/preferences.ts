@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import { invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
 

@@ -10,7 +10,7 @@ import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import { MediaFiles } from '../media/media-files.js';
 import { sniff } from '../media/sniff.js';
-import type { Requirement } from '../oauth/bearer.js';
+import type { Requirement } from '../http/auth.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { given, invalid, railsBool } from './params.js';

@@ -3,11 +3,11 @@
 // remote custom emoji named as Akkoma names it (`blobcat@host`, colons allowed around it) that someone has already
 // reacted with on that status (we have no emoji of our own, and learn a custom one's image from its reactions).
 import { Errors } from '../errors.js';
-import type { InteractionService } from '../federation/interaction-service.js';
+import type { InteractionService } from '../services/interaction-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isEmoji, SHORTCODE, type ReactionEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';

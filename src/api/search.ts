@@ -5,7 +5,7 @@
 // (one type at a time, members only), limit (20 by default, at most 40).
 import { z } from 'zod';
 import { FetchError } from '../federation/fetch-errors.js';
-import type { LocalUris } from '../federation/local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { NoteHandlers } from '../federation/note-handlers.js';
 import type { RemoteActors } from '../federation/remote-actors.js';
 import { Errors } from '../errors.js';
@@ -13,7 +13,7 @@ import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import { isId } from '../store/ids.js';

@@ -2,12 +2,12 @@
 // it, and the member's own favourites and bookmarks. Every action first checks the member may see the status.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
-import type { InteractionService } from '../federation/interaction-service.js';
+import type { InteractionService } from '../services/interaction-service.js';
 import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Handler, Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { InteractionStore } from '../store/interactions.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';

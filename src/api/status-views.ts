@@ -1,6 +1,6 @@
 // Statuses as API entities: authors, mentioned accounts, boosted statuses, counts and the viewer's flags loaded
 // once per page (a handful of queries whatever the page size).
-import type { LocalUris } from '../federation/local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { mediaEntity, type MediaUrls } from '../entities/media.js';

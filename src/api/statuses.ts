@@ -3,13 +3,13 @@
 // delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
-import type { InteractionService } from '../federation/interaction-service.js';
-import type { NewPost, StatusService } from '../federation/status-service.js';
+import type { InteractionService } from '../services/interaction-service.js';
+import type { NewPost, StatusService } from '../services/status-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { CachedToken } from '../oauth/token-cache.js';
-import type { BearerAuth, Requirement } from '../oauth/bearer.js';
+import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
 import { inlineHtml } from '../text/status-text.js';
-import { plainTextToHtml } from './plain-text.js';
+import { plainTextToHtml } from '../text/plain-text.js';
 
 export interface AccountRow {
   readonly id: string;

@@ -1,6 +1,6 @@
 // Status rows → Mastodon's Status entity (entities/Status.md), and a status's versions → StatusEdit. Everything a
 // client may rely on is present, with empty lists and nulls for what Stoa does not have (cards, custom emojis).
-import type { LocalUris } from '../federation/local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { Account } from '../store/accounts.js';
 import type { Media } from '../store/media.js';
 import type { StatusVersion } from '../store/status-edits.js';

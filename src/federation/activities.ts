@@ -2,7 +2,7 @@
 // with what Mastodon-family servers expect.
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../store/accounts.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 
 export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 export const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';

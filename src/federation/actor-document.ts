@@ -2,12 +2,12 @@
 // carries the profile fields and the member's identity statements (FEP-c390), the latter in their original form.
 import type { Config } from '../../config/schema.js';
 import { missingImage, profileImageUrl } from '../entities/account.js';
-import { plainTextToHtml } from '../entities/plain-text.js';
+import { plainTextToHtml } from '../text/plain-text.js';
 import { MediaFiles } from '../media/media-files.js';
 import { inlineHtml } from '../text/status-text.js';
 import type { Account } from '../store/accounts.js';
 import { AS_CONTEXT } from './activities.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import { RawJson } from './raw-json.js';
 
 export const ACTOR_CONTEXT = [

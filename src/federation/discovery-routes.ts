@@ -8,7 +8,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { Database } from '../store/db.js';
 import { instanceCounts } from '../store/instance-stats.js';
 import { STOA_VERSION } from '../version.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 
 export interface DiscoveryDeps {
   readonly config: Config;

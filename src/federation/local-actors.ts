@@ -6,7 +6,7 @@ import type { Account, AccountStore, LocalKeys } from '../store/accounts.js';
 import { instanceActorDocument, personDocument } from './actor-document.js';
 import type { Signer } from './http-client.js';
 import { generateRsaKeyPair } from './keys.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { RsaSigner } from './rsa.js';
 import { requestSigner } from './signer.js';
 

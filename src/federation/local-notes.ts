@@ -6,7 +6,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { Media, MediaStore } from '../store/media.js';
 import type { Poll, PollStore } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import { noteDocument } from './note-document.js';
 
 export interface LocalNoteDeps {

@@ -9,7 +9,7 @@ import type { ReactionEmoji } from '../store/reactions.js';
 import type { Status, Visibility } from '../store/statuses.js';
 import { AS_CONTEXT, PUBLIC, actorUri, type Activity } from './activities.js';
 import { reactionContent } from './emoji-reactions.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 
 export const NOTE_CONTEXT = [
   AS_CONTEXT,

@@ -14,7 +14,7 @@ import { AS_PUBLIC, type ActivityDoc } from './as2.js';
 import { reactionOf } from './emoji-reactions.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import { noteSchema, visibilityOf, type NoteDoc } from './note-schema.js';
 import { sameOrigin, type RemoteActors } from './remote-actors.js';
 

@@ -12,7 +12,7 @@ import type { Status } from '../store/statuses.js';
 import { AS_CONTEXT } from './activities.js';
 import { activityJson } from './actor-routes.js';
 import type { LocalNotes } from './local-notes.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
 
 const OUTBOX_PAGE = 20;

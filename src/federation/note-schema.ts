@@ -2,7 +2,7 @@
 // author and addressing are strict; content is sanitised HTML, and the rest is cut to size or dropped.
 import { z } from 'zod';
 import { asArray, audience, AS_PUBLIC, firstHref, httpUrl, isRecord, refUrl, text, typeName } from './as2.js';
-import { sanitizeHtml } from './sanitize-html.js';
+import { sanitizeHtml } from '../text/sanitize-html.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'] as const;
 const MAX_CONTENT = 100_000;

@@ -6,9 +6,9 @@ import type { Account, AccountStore, RemoteAccountData } from '../store/accounts
 import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webFingerSchema, type ActorDoc, type WebFingerDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
-import type { LocalUris } from './local-uris.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { JsonSource } from './json-source.js';
-import { sanitizeHtml } from './sanitize-html.js';
+import { sanitizeHtml } from '../text/sanitize-html.js';
 
 /** A stored actor older than this is refetched when it is looked up (best effort: the stored copy serves on failure). */
 const STALE_AFTER_MS = 24 * 3_600_000;

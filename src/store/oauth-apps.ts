@@ -1,5 +1,5 @@
 // Registered OAuth client applications. The client secret is returned once, at creation, and stored as a hash.
-import { hashSecret, newSecret, secretMatches } from '../oauth/secrets.js';
+import { hashSecret, newSecret, secretMatches } from '../auth/secrets.js';
 import type { Database } from './db.js';
 
 export interface OAuthApp {

@@ -1,5 +1,5 @@
 // Authorization codes: single use, short-lived, bound to the app, member, redirect URI, scopes and PKCE challenge.
-import { hashSecret, newSecret } from '../oauth/secrets.js';
+import { hashSecret, newSecret } from '../auth/secrets.js';
 import type { Database } from './db.js';
 
 export interface AuthorizationCode {

@@ -1,6 +1,6 @@
 // Access tokens: stored as SHA-256, never expiring, revoked by the app they were issued to or by the member.
 // Every revocation notifies AUTH_CHANNEL in the same statement, so caches on every node drop the token at commit.
-import { hashSecret, newSecret } from '../oauth/secrets.js';
+import { hashSecret, newSecret } from '../auth/secrets.js';
 import { AUTH_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 import { toUser, USER_COLUMNS, type LocalUser, type UserRow } from './users.js';

@@ -1,6 +1,6 @@
 // The moderators' report pages: every report (open ones first) and one report with the reported posts, where a
 // moderator takes it on or lets it go, resolves or reopens it. For members whose role may manage reports.
-import { htmlToPlainText } from '../entities/plain-text.js';
+import { htmlToPlainText } from '../text/plain-text.js';
 import { Errors } from '../errors.js';
 import { redirect } from '../http/respond.js';
 import type { Route } from '../http/types.js';

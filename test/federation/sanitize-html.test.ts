@@ -4,7 +4,7 @@
 // Mastodon's own HTML kept as it is. Every output is also checked by an independent reader (support/mastodon-html).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sanitizeHtml } from '../../src/federation/sanitize-html.js';
+import { sanitizeHtml } from '../../src/text/sanitize-html.js';
 import { assertMastodonHtml } from '../support/mastodon-html.js';
 
 const ATTRS = 'rel="nofollow noopener noreferrer" target="_blank"';

@@ -3,12 +3,12 @@
 // hot path); a miss reads the database once and caches the result.
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
-import type { Request } from '../http/request.js';
+import type { Request } from './request.js';
 import type { TokenStore } from '../store/oauth-tokens.js';
-import { coversAny } from './scopes.js';
-import { hashSecret } from './secrets.js';
-import type { CachedToken, TokenCache } from './token-cache.js';
-import type { TokenUsage } from './token-usage.js';
+import { coversAny } from '../oauth/scopes.js';
+import { hashSecret } from '../auth/secrets.js';
+import type { CachedToken, TokenCache } from '../oauth/token-cache.js';
+import type { TokenUsage } from '../oauth/token-usage.js';
 
 export interface Requirement {
   /** Any one of these is enough (each may be covered by a broader granted scope); empty: any valid token. */

@@ -7,12 +7,12 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
-import { actorUri } from './activities.js';
-import type { LocalNotes } from './local-notes.js';
-import type { LocalUris } from './local-uris.js';
-import { announceActivity, emojiReactActivity, likeActivity, undoActivity } from './note-document.js';
+import { actorUri } from '../federation/activities.js';
+import type { LocalNotes } from '../federation/local-notes.js';
+import type { LocalUris } from '../urls/local-uris.js';
+import { announceActivity, emojiReactActivity, likeActivity, undoActivity } from '../federation/note-document.js';
 import type { ReactionEmoji, ReactionStore } from '../store/reactions.js';
-import type { Publisher } from './publisher.js';
+import type { Publisher } from '../federation/publisher.js';
 
 export interface InteractionServiceDeps {
   readonly accounts: AccountStore;

@@ -9,12 +9,12 @@ import type { PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
-import { FetchError } from './fetch-errors.js';
-import type { LocalUris } from './local-uris.js';
-import type { LocalNotes } from './local-notes.js';
-import { createNoteActivity, deleteNoteActivity, updateNoteActivity } from './note-document.js';
-import type { Publisher } from './publisher.js';
-import type { RemoteActors } from './remote-actors.js';
+import { FetchError } from '../federation/fetch-errors.js';
+import type { LocalUris } from '../urls/local-uris.js';
+import type { LocalNotes } from '../federation/local-notes.js';
+import { createNoteActivity, deleteNoteActivity, updateNoteActivity } from '../federation/note-document.js';
+import type { Publisher } from '../federation/publisher.js';
+import type { RemoteActors } from '../federation/remote-actors.js';
 
 /** Remote handles resolved over the network for one post, at most (the rest stay plain text). */
 const MAX_REMOTE_LOOKUPS = 10;

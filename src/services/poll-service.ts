@@ -8,10 +8,10 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Poll, PollStore, VoteRefusal } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
-import type { LocalUris } from './local-uris.js';
-import type { NoteHandlers } from './note-handlers.js';
-import { voteActivity } from './note-document.js';
-import type { Publisher } from './publisher.js';
+import type { LocalUris } from '../urls/local-uris.js';
+import type { NoteHandlers } from '../federation/note-handlers.js';
+import { voteActivity } from '../federation/note-document.js';
+import type { Publisher } from '../federation/publisher.js';
 import type { StatusService } from './status-service.js';
 
 const MESSAGES: Record<VoteRefusal, string> = {

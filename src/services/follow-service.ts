@@ -5,9 +5,9 @@ import type { Account } from '../store/accounts.js';
 import type { FollowOptions, FollowStore } from '../store/follows.js';
 import type { Notifier } from '../store/notifications.js';
 import { randomBytes } from 'node:crypto';
-import { answerFollowActivity, blockActivity, followActivity, undoBlockActivity, undoFollowActivity, updateActorActivity } from './activities.js';
-import type { LocalActors } from './local-actors.js';
-import type { Publisher } from './publisher.js';
+import { answerFollowActivity, blockActivity, followActivity, undoBlockActivity, undoFollowActivity, updateActorActivity } from '../federation/activities.js';
+import type { LocalActors } from '../federation/local-actors.js';
+import type { Publisher } from '../federation/publisher.js';
 
 export class FollowService {
   constructor(
