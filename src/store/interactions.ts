@@ -1,9 +1,8 @@
 // Favourites, bookmarks and pins of statuses, and what a page of statuses needs to show them: counts per status and
 // the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
 import type { Database } from './db.js';
-import { notSilenced } from './mutes.js';
 import { pageSql, type PageQuery } from './paging.js';
-import { visibleTo } from './statuses.js';
+import { notSilenced, visibleTo } from './visibility.js';
 
 export interface ViewerFlags {
   readonly favourited: ReadonlySet<string>;

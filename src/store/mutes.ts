@@ -1,15 +1,7 @@
-// Mutes, the lists of blocked and muted accounts, and the SQL that keeps blocked and muted accounts out of what a
-// member reads (timelines, notifications).
+// Mutes and the lists of blocked and muted accounts (the SQL that keeps them out of what a member reads is in
+// visibility.ts).
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
-
-/** True when status s's author is neither blocked by, blocking, nor (unexpired) muted by viewer V ($n). */
-export function notSilenced(viewer: string, column = 's.account_id'): string {
-  return `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewer} AND b.target_account_id = ${column})
-      OR (b.account_id = ${column} AND b.target_account_id = ${viewer}))
-    AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer} AND mu.target_account_id = ${column}
-      AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
-}
 
 export class MuteStore {
   constructor(private readonly db: Database) {}

@@ -3,7 +3,7 @@
 import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
-import { visibleTo } from './statuses.js';
+import { threadNotMuted, visibleTo } from './visibility.js';
 
 // `quote` (Mastodon 4.5): someone quoted the member's post; its status is the quoting one.
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'admin.report'] as const;
@@ -80,16 +80,6 @@ export function notificationWhere(values: unknown[], f: NotificationFilter): str
   if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
   if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;
   return where;
-}
-
-/**
- * SQL: the member `who` has not muted the thread whose root is `root` (an expression such as
- * `(SELECT thread_root($2::bigint))`, which PostgreSQL then walks at most once per statement, and only when a
- * recipient has muted some thread: the first test answers for everyone else). A null root is no thread.
- */
-export function threadNotMuted(who: string, root: string): string {
-  return `(NOT EXISTS (SELECT 1 FROM thread_mutes t0 WHERE t0.account_id = ${who})
-    OR NOT EXISTS (SELECT 1 FROM thread_mutes tm WHERE tm.account_id = ${who} AND tm.root_status_id = ${root}))`;
 }
 
 export class NotificationStore {

@@ -2,7 +2,7 @@
 // already answered by them, or the choices do not fit the poll. A vote counted in a local poll schedules the Update
 // that tells other servers the new counts (once per burst: `update_due_at`), and so does its end.
 import type { Database, Queryable } from './db.js';
-import { threadNotMuted } from './notifications.js';
+import { threadNotMuted } from './visibility.js';
 
 export interface Poll {
   readonly id: string;

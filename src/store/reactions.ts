@@ -1,7 +1,7 @@
 // Emoji reactions: who reacted to which status with which emoji (Unicode, or a remote server's custom emoji), and the
 // per-status summaries clients show.
 import type { Database } from './db.js';
-import { notSilenced } from './mutes.js';
+import { notSilenced } from './visibility.js';
 
 /** A reaction's emoji: a Unicode emoji (no url), or a custom one named `shortcode@host` with its image. */
 export interface ReactionEmoji {

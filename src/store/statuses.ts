@@ -6,15 +6,10 @@ import { notifyMembersChanged } from './auth-events.js';
 import { joinConversations, leaveConversations } from './conversations.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
-import { notSilenced } from './mutes.js';
+import { boostedReadable, notSilenced, quiet, visibleTo } from './visibility.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
 
 export type { StatusEdit } from './status-edits.js';
-
-/** Neither the author nor, for a boost, the boosted author is blocked or muted by (or blocking) viewer $n. */
-function quiet(viewer: string): string {
-  return `${notSilenced(viewer)} AND (s.reblog_of_id IS NULL OR ${notSilenced(viewer, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
-}
 
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
@@ -86,33 +81,6 @@ function toStatus(r: Row): Status {
 /** A hashtag's identity: #Ünïcode and #üNÏCODE are one tag (Unicode case folding, composed form). */
 export function tagKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
-}
-
-/**
- * SQL that is true when the viewer (a parameter such as `$2`; null: no one signed in) may read status `a`: the one
- * visibility rule every read goes through. Not deleted; public and unlisted for everyone, private for the author,
- * followers and mentioned accounts, direct for the author and mentioned accounts; nothing from an author who blocked
- * the viewer; and a boost only with the status it boosts.
- */
-export function visibleTo(viewer: string | null, a = 's'): string {
-  return `(${readableRow(viewer, a)} AND ${boostedReadable(viewer, a)})`;
-}
-
-/** The rule for one row, boosts aside. */
-function readableRow(viewer: string | null, a: string): string {
-  if (viewer === null) return `(${a}.deleted_at IS NULL AND ${a}.visibility <= 1)`;
-  return `(${a}.deleted_at IS NULL AND (${a}.visibility <= 1 OR ${a}.account_id = ${viewer}
-      OR (${a}.visibility = 2 AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${a}.account_id))
-      OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = ${viewer}))
-    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${a}.account_id AND vb.target_account_id = ${viewer}))`;
-}
-
-/**
- * True for a status that is not a boost, or whose boosted status the viewer may read (a boost of a deleted post is
- * gone with it). Home uses it alone: its other conditions already imply the rest of the rule.
- */
-export function boostedReadable(viewer: string | null, a = 's'): string {
-  return `(${a}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses ${a}o WHERE ${a}o.id = ${a}.reblog_of_id AND ${readableRow(viewer, `${a}o`)}))`;
 }
 
 export class StatusStore {
