@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { hashPassword } from '../src/auth/password.js';
 import { Database } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
-import { StatusStore } from '../src/store/statuses.js';
+import { TimelineStore } from '../src/store/timelines.js';
 import { UserStore } from '../src/store/users.js';
 import { openBenchDatabase } from './database.js';
 import { seedHomeTimeline } from './seed.js';
@@ -37,13 +37,13 @@ export async function measureHomeTimeline(): Promise<HomeFigures> {
     }
     await seedHomeTimeline(bench.url);
     const me = (await db.one<{ account_id: string }>('SELECT account_id FROM users ORDER BY id LIMIT 1'))!.account_id;
-    const statuses = new StatusStore(db);
+    const timelines = new TimelineStore(db);
     const counts = (await db.one<{ f: number; s: number }>('SELECT (SELECT count(*)::int FROM follows WHERE account_id = $1) AS f, (SELECT count(*)::int FROM statuses) AS s', [me]))!;
-    for (let i = 0; i < 20; i++) await statuses.home(me, { limit: 20 }); // warm caches
+    for (let i = 0; i < 20; i++) await timelines.home(me, { limit: 20 }); // warm caches
     const first: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
-      await statuses.home(me, { limit: 20 });
+      await timelines.home(me, { limit: 20 });
       first.push(performance.now() - t);
     }
     // A page about two weeks back: what scrolling far down costs.
@@ -51,7 +51,7 @@ export async function measureHomeTimeline(): Promise<HomeFigures> {
     const deep: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
-      await statuses.home(me, { limit: 20, maxId: mid });
+      await timelines.home(me, { limit: 20, maxId: mid });
       deep.push(performance.now() - t);
     }
     const plan = await db.rows<{ 'QUERY PLAN': string }>(

@@ -44,6 +44,7 @@ import { NotificationStore } from './store/notifications.js';
 import { NotificationGroupStore } from './store/notification-groups.js';
 import { ConversationStore } from './store/conversations.js';
 import { StatusStore } from './store/statuses.js';
+import { TimelineStore } from './store/timelines.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
@@ -172,6 +173,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
   const statements = new IdentityStatementStore(db);
   const statuses = new StatusStore(db);
+  const timelines = new TimelineStore(db);
   const interactions = new InteractionStore(db);
   const notifications = new NotificationStore(db);
   const mutes = new MuteStore(db);
@@ -297,22 +299,22 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris, notifier: notifications }),
     ...adminReportRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'api' }), bearer: oauth.bearer, reports, views: reportViews }),
-    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, follows, statuses, remote, notes, uris, accountViews: views, statusViews }),
+    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, follows, statuses, timelines, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, bearer: oauth.bearer, media, files: mediaFiles }),
     ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs }),
     ...pollRoutes({ bearer: oauth.bearer, accounts, statuses, polls, service: pollService }),
     ...reactionRoutes({ bearer: oauth.bearer, accounts, statuses, reactions, service: interactionService, views: statusViews, accountViews: views }),
-    ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, accountViews: views, statusViews }),
+    ...listRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, lists, accounts, statuses, timelines, accountViews: views, statusViews }),
     ...appRoutes(oauth),
     ...oauthRoutes(oauth),
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
-    ...noteRoutes({ accounts, statuses, notes: localNotes, uris }),
+    ...noteRoutes({ accounts, statuses, timelines, notes: localNotes, uris }),
     ...statusRoutes({ bearer: oauth.bearer, accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
     ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews, reports, reportViews }),
     ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
-    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, views: statusViews }),
+    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, timelines, views: statusViews }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
     ...remoteImageRoutes({ config, log: log.child({ component: 'media' }), accounts, images: new RemoteImageStore(db), files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),

@@ -10,6 +10,7 @@ import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
 import type { AccountViews } from './account-views.js';
 import { given, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
@@ -32,6 +33,7 @@ export interface ListApiDeps {
   readonly lists: ListStore;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
+  readonly timelines: TimelineStore;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
 }
@@ -140,7 +142,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
       handler: async (req) => {
         const l = await own(req, READ);
         const page = pageQuery(req.query, 20, 40);
-        const list = await d.statuses.listTimeline(l, page);
+        const list = await d.timelines.listTimeline(l, page);
         return json(200, await d.statusViews.many(list, l.accountId), timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id)));
       },
     },

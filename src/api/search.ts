@@ -18,6 +18,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import { isId } from '../store/ids.js';
 import type { Status, StatusStore } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
 import type { AccountViews } from './account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
@@ -53,6 +54,7 @@ export interface SearchDeps {
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
   readonly statuses: StatusStore;
+  readonly timelines: TimelineStore;
   readonly remote: RemoteActors;
   readonly notes: NoteHandlers;
   readonly uris: LocalUris;
@@ -139,11 +141,11 @@ export function searchRoutes(d: SearchDeps): Route[] {
     if (wantStatuses) {
       const s = found.status;
       const named = s && (accountId === undefined || s.accountId === accountId) && (await d.statuses.canSee(s, viewer)) ? s : undefined;
-      const words = /^https?:\/\//i.test(q) ? [] : await d.statuses.search(q, viewer, { limit, offset, accountId });
+      const words = /^https?:\/\//i.test(q) ? [] : await d.timelines.search(q, viewer, { limit, offset, accountId });
       statuses = [...(named ? [named] : []), ...words.filter((w) => w.id !== named?.id)].slice(0, limit);
     }
     let hashtags: string[] = [];
-    if ((!type || type === 'hashtags') && /^#?[\p{L}\p{M}\p{N}_]{1,100}$/u.test(q)) hashtags = await d.statuses.searchTags(q.replace(/^#/, ''), limit, offset);
+    if ((!type || type === 'hashtags') && /^#?[\p{L}\p{M}\p{N}_]{1,100}$/u.test(q)) hashtags = await d.timelines.searchTags(q.replace(/^#/, ''), limit, offset);
     return json(200, {
       accounts: await d.accountViews.many(accounts),
       statuses: await d.statusViews.many(statuses, viewer),

@@ -8,6 +8,7 @@ import type { Route } from '../http/types.js';
 import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Status, StatusStore } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
@@ -21,6 +22,7 @@ export interface TimelineDeps {
   readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
+  readonly timelines: TimelineStore;
   readonly views: StatusViews;
 }
 
@@ -49,7 +51,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       path: '/api/v1/timelines/home',
       handler: async (req) => {
         const me = (await d.bearer.authenticate(req, HOME)).record.user!.accountId;
-        return reply(req, await d.statuses.home(me, pageQuery(req.query, 20, 40)), me);
+        return reply(req, await d.timelines.home(me, pageQuery(req.query, 20, 40)), me);
       },
     },
     {
@@ -59,7 +61,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const viewerId = await viewer(req);
         const { scope, keep } = scopeOf(req);
         const onlyMedia = flag(req.query['only_media']);
-        return reply(req, await d.statuses.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined });
+        return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined });
       },
     },
     {
@@ -76,7 +78,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
           return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string' && TAG.test(x)).slice(0, 4);
         };
         const more = { any: tags('any'), all: tags('all'), none: tags('none'), onlyMedia };
-        const list = await d.statuses.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more);
+        const list = await d.timelines.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more);
         return reply(req, list, viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined, any: more.any, all: more.all, none: more.none });
       },
     },
@@ -96,7 +98,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const excludeReblogs = flag(req.query['exclude_reblogs']);
         const tagged = str(req.query['tagged']);
         const onlyMedia = flag(req.query['only_media']);
-        const list = await d.statuses.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged, onlyMedia });
+        const list = await d.timelines.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged, onlyMedia });
         const keep = { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged, only_media: onlyMedia ? 'true' : undefined };
         return reply(req, list, viewerId, keep);
       },

@@ -6,6 +6,7 @@ import { Errors } from '../errors.js';
 import type { Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
 import { pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import type { Status } from '../store/statuses.js';
@@ -21,6 +22,7 @@ import { isId } from '../store/ids.js';
 export interface NoteRouteDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
+  readonly timelines: TimelineStore;
   readonly notes: LocalNotes;
   readonly uris: LocalUris;
 }
@@ -35,7 +37,7 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
       return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=true`, last: `${id}?min_id=0&page=true` });
     }
     const page = pageQuery(req.query, OUTBOX_PAGE, OUTBOX_PAGE);
-    const list: Status[] = await d.statuses.ofAccount(author.id, null, page, { excludeReblogs: true });
+    const list: Status[] = await d.timelines.ofAccount(author.id, null, page, { excludeReblogs: true });
     const items = [];
     for (const s of list) items.push(createNoteActivity((await d.notes.note(s, author)).note, d.uris, author));
     const self = `${id}?page=true${page.maxId ? `&max_id=${page.maxId}` : ''}${page.minId ? `&min_id=${page.minId}` : ''}`;

@@ -1,0 +1,127 @@
+// The timelines: an account's statuses, home, lists, public and hashtag feeds, and full-text search, each as the
+// viewer may read them (visibility.ts). Pages follow Mastodon: max_id (older than), since_id (newer than, newest
+// first), min_id (just newer, oldest first, returned newest first), limit.
+import type { Database } from './db.js';
+import { pageSql, type PageQuery } from './paging.js';
+import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
+import { boostedReadable, notSilenced, quiet, visibleTo } from './visibility.js';
+
+/** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
+const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
+
+export class TimelineStore {
+  constructor(private readonly db: Database) {}
+
+  /** An account's statuses as the viewer may see them. */
+  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {}): Promise<Status[]> {
+    const values: unknown[] = [accountId];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    let where = `s.account_id = $1 AND ${visibleTo(v)}`;
+    // Boosts of posts by accounts the viewer blocks or mutes (or who block them) are left out.
+    if (v) where += ` AND (s.reblog_of_id IS NULL OR ${notSilenced(v, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
+    if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
+    if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
+    if (opts.onlyMedia) where += HAS_MEDIA;
+    if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
+    return this.page(where, values, page);
+  }
+
+  /** The member's own statuses, those of accounts they follow, and direct statuses mentioning them. */
+  async home(viewerId: string, page: PageQuery): Promise<Status[]> {
+    // Follow options: boosts of accounts followed with show_reblogs off stay out, as do posts in languages the
+    // follow does not want (a post of unknown language passes). Both start with a hashed NOT IN that excuses almost
+    // every row, so the per-row check runs only for accounts followed with a language list.
+    const where = `s.deleted_at IS NULL AND (s.account_id = $1
+      OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1)
+        AND (s.reblog_of_id IS NULL OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND NOT show_reblogs))
+        AND (s.reblog_of_id IS NOT NULL OR s.language IS NULL
+          OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND languages IS NOT NULL)
+          OR EXISTS (SELECT 1 FROM follows lf WHERE lf.account_id = $1 AND lf.target_account_id = s.account_id AND split_part(s.language, '-', 1) = ANY(lf.languages))))
+      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
+      AND ${quiet('$1')} AND ${boostedReadable('$1')}
+      AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+        WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
+    return this.page(where, [viewerId], page);
+  }
+
+  /**
+   * A list's timeline: its members' statuses the owner may see (not direct ones), with replies as the list's policy
+   * says: none, replies to list members, or replies to anyone the owner follows. Self-threads and replies to the owner
+   * are always in, as in Mastodon's FeedManager#filter_from_list?.
+   */
+  async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
+    const replies =
+      list.repliesPolicy === 'none' ? ''
+        : list.repliesPolicy === 'list' ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
+          : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2)';
+    const where = `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
+      AND ${visibleTo('$2')} AND ${quiet('$2')}
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = $2${replies})`;
+    return this.page(where, [list.id, list.accountId], page);
+  }
+
+  /**
+   * Full-text search over statuses the viewer may read (the GIN index of 012_search.sql), newest first; optionally only
+   * one account's. Words are matched whole, all of them.
+   */
+  async search(q: string, viewerId: string, opts: { limit: number; offset: number; accountId?: string }): Promise<Status[]> {
+    const values: unknown[] = [q, viewerId];
+    let where = `s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+      AND to_tsvector('simple', regexp_replace(s.content || ' ' || s.spoiler_text, '<[^>]*>', ' ', 'g')) @@ plainto_tsquery('simple', $1)
+      AND ${visibleTo('$2')} AND ${quiet('$2')}`;
+    if (opts.accountId) where += ` AND s.account_id = $${values.push(opts.accountId)}`;
+    const rows = await this.db.rows<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where} ORDER BY s.id DESC LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
+      values,
+    );
+    return rows.map(toStatus);
+  }
+
+  /** Hashtags whose name starts with `prefix` (case-folded) and that some public or unlisted status carries. */
+  async searchTags(prefix: string, limit: number, offset: number): Promise<string[]> {
+    const like = tagKey(prefix).replace(/[\\%_]/g, (c) => `\\${c}`);
+    const rows = await this.db.rows<{ name: string }>(
+      `SELECT t.name FROM tags t WHERE t.key LIKE $1
+         AND EXISTS (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = t.id AND s.deleted_at IS NULL AND s.visibility <= 1)
+       ORDER BY t.key LIMIT $2 OFFSET $3`,
+      [`${like}%`, limit, offset],
+    );
+    return rows.map((r) => r.name);
+  }
+
+  /** Public statuses: all, local only, or remote only. */
+  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<Status[]> {
+    const values: unknown[] = [];
+    // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
+    const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
+    return this.page(where, values, page);
+  }
+
+  /**
+   * Public statuses with a hashtag, or with any of `any` besides it, which also carry every tag of `all` and none
+   * of `none` (Mastodon's any[]/all[]/none[]).
+   */
+  async tagged(
+    tag: string,
+    page: PageQuery,
+    scope: 'all' | 'local' | 'remote',
+    viewerId: string | null = null,
+    more: { any?: readonly string[]; all?: readonly string[]; none?: readonly string[]; onlyMedia?: boolean } = {},
+  ): Promise<Status[]> {
+    const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
+    const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
+    let where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
+      AND s.id IN (${has('$1')})`;
+    for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
+    if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
+    if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
+    if (more.onlyMedia) where += HAS_MEDIA;
+    return this.page(where, values, page);
+  }
+
+  private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
+    const p = pageSql(page, 's.id', values);
+    return p.newestFirst((await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toStatus));
+  }
+}
