@@ -70,6 +70,7 @@ import { RemoteActors } from './federation/remote-actors.js';
 import { RsaSigner } from './federation/rsa.js';
 import { AccountStore } from './store/accounts.js';
 import { DeliveryStore } from './store/deliveries.js';
+import { BlockStore } from './store/blocks.js';
 import { FollowStore } from './store/follows.js';
 import { InboxJobStore } from './store/inbox-jobs.js';
 import { STOA_VERSION } from './version.js';
@@ -168,6 +169,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const uris = new LocalUris(config);
   const accounts = new AccountStore(db);
   const follows = new FollowStore(db);
+  const blocks = new BlockStore(db);
   const inboxJobs = new InboxJobStore(db);
   const deliveries = new DeliveryStore(db);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
@@ -196,9 +198,9 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements, clock, log: fedLog });
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
   const publisher = new Publisher(deliveries, follows, config);
-  const followService = new FollowService(follows, localActors, publisher, notifications);
+  const followService = new FollowService(follows, blocks, localActors, publisher, notifications);
   const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, media, polls, reactions, uris, http: httpClient, signer: localActors.instanceSigner });
-  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
+  const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, blocks, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
   let nodeName = '';
   let inboxWorker: ReturnType<typeof startInboxWorker> | null = null;
   const startInbox = () =>

@@ -2,6 +2,7 @@
 // the activity's actor) is trusted; everything the activity names is checked against our own records.
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { BlockStore } from '../store/blocks.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InboxJob } from '../store/inbox-jobs.js';
 import type { Notifier } from '../store/notifications.js';
@@ -20,6 +21,7 @@ export interface InboxHandlerDeps {
   readonly log: Logger;
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
+  readonly blocks: BlockStore;
   readonly remote: RemoteActors;
   readonly actors: LocalActors;
   readonly publisher: Publisher;
@@ -92,7 +94,7 @@ export class InboxHandlers {
   private async onFollowed(a: ActivityDoc, follower: Account): Promise<void> {
     const target = await this.localMember(a.objectId);
     if (!target) return;
-    if (await this.d.follows.isBlocked(follower.id, target.id)) {
+    if (await this.d.blocks.isBlocked(follower.id, target.id)) {
       await this.answer('Reject', target, follower, a.id, `r${Date.now()}`);
       return;
     }
@@ -138,7 +140,7 @@ export class InboxHandlers {
     }
     if (type === 'Block' && inner?.success) {
       const target = await this.localMember(inner.data.objectId);
-      if (target) await this.d.follows.unblock(actor.id, target.id);
+      if (target) await this.d.blocks.unblock(actor.id, target.id);
     }
   }
 
@@ -201,7 +203,7 @@ export class InboxHandlers {
 
   private async onBlocked(a: ActivityDoc, actor: Account): Promise<void> {
     const target = await this.localMember(a.objectId);
-    if (target) await this.d.follows.block(actor.id, target.id, a.id);
+    if (target) await this.d.blocks.block(actor.id, target.id, a.id);
   }
 
   private async answer(kind: 'Accept' | 'Reject', me: Account, follower: Account, followUri: string, rowId: string): Promise<void> {

@@ -2,6 +2,7 @@
 // and announcing profile changes. Local targets change at once; remote ones also get the matching activity.
 import { Errors } from '../errors.js';
 import type { Account } from '../store/accounts.js';
+import type { BlockStore } from '../store/blocks.js';
 import type { FollowOptions, FollowStore } from '../store/follows.js';
 import type { Notifier } from '../store/notifications.js';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import type { Publisher } from '../federation/publisher.js';
 export class FollowService {
   constructor(
     private readonly follows: FollowStore,
+    private readonly blocks: BlockStore,
     private readonly actors: LocalActors,
     private readonly publisher: Publisher,
     private readonly notifier: Notifier,
@@ -21,8 +23,8 @@ export class FollowService {
   async follow(me: Account, target: Account, options: FollowOptions = {}): Promise<void> {
     if (me.id === target.id) throw Errors.forbidden('You cannot follow yourself');
     if (target.instanceActor || target.deletedAt || (target.domain === null && !target.hasUser)) throw Errors.notFound();
-    if (await this.follows.isBlocked(me.id, target.id)) throw Errors.forbidden('You are blocked by this account');
-    if (await this.follows.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
+    if (await this.blocks.isBlocked(me.id, target.id)) throw Errors.forbidden('You are blocked by this account');
+    if (await this.blocks.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
     if (await this.follows.find('follows', me.id, target.id)) return this.follows.setOptions(me.id, target.id, options);
     if (target.domain === null) {
       if (target.locked) {
@@ -78,14 +80,14 @@ export class FollowService {
     if (me.id === target.id) throw Errors.forbidden('You cannot block yourself');
     if (target.instanceActor) throw Errors.notFound();
     const activity = target.domain !== null ? blockActivity(this.actors.uris, me, target, randomBytes(8).toString('hex')) : null;
-    await this.follows.block(me.id, target.id, activity?.id ?? null);
+    await this.blocks.block(me.id, target.id, activity?.id ?? null);
     await this.notifier.withdraw(me.id, 'follow', target.id);
     if (activity) await this.publisher.sendTo(activity, me, target);
   }
 
   async unblock(me: Account, target: Account): Promise<void> {
-    const uri = await this.follows.blockUri(me.id, target.id);
-    if ((await this.follows.unblock(me.id, target.id)) && target.domain !== null && uri) {
+    const uri = await this.blocks.blockUri(me.id, target.id);
+    if ((await this.blocks.unblock(me.id, target.id)) && target.domain !== null && uri) {
       await this.publisher.sendTo(undoBlockActivity(this.actors.uris, me, target, uri), me, target);
     }
   }

@@ -1,4 +1,5 @@
-// Relationships between accounts: follows, follow requests (waiting for approval, in either direction) and blocks.
+// Relationships between accounts: follows and follow requests (waiting for approval, in either direction). Blocks
+// are in blocks.ts; relationships() reads both.
 import { notifyMembersChanged } from './auth-events.js';
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
@@ -43,7 +44,8 @@ export interface PagedIds {
 type Table = 'follows' | 'follow_requests';
 
 /** $2 leaves every list of $1 (lists hold followed accounts only). */
-const LEAVE_LISTS = 'DELETE FROM list_accounts WHERE account_id = $2 AND list_id IN (SELECT id FROM lists WHERE account_id = $1)';
+/** Leaving $1's lists: account $2, when a follow between them ends. */
+export const LEAVE_LISTS = 'DELETE FROM list_accounts WHERE account_id = $2 AND list_id IN (SELECT id FROM lists WHERE account_id = $1)';
 
 function toFollow(r: { id: string; account_id: string; target_account_id: string; uri: string | null }): FollowRow {
   return { id: r.id, accountId: r.account_id, targetAccountId: r.target_account_id, uri: r.uri };
@@ -133,39 +135,6 @@ export class FollowStore {
       await notifyMembersChanged(q, [accountId, targetId]);
       return toFollow(r);
     });
-  }
-
-  /** A block ends every follow and request between the two accounts. */
-  async block(accountId: string, targetId: string, uri: string | null): Promise<void> {
-    await this.db.tx(async (q) => {
-      await q.query(
-        `INSERT INTO blocks (account_id, target_account_id, uri) VALUES ($1, $2, $3)
-         ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = EXCLUDED.uri`,
-        [accountId, targetId, uri],
-      );
-      for (const table of ['follows', 'follow_requests']) {
-        await q.query(
-          `DELETE FROM ${table} WHERE (account_id = $1 AND target_account_id = $2) OR (account_id = $2 AND target_account_id = $1)`,
-          [accountId, targetId],
-        );
-      }
-      await q.query(LEAVE_LISTS, [accountId, targetId]);
-      await q.query(LEAVE_LISTS, [targetId, accountId]);
-      await notifyMembersChanged(q, [accountId, targetId]);
-    });
-  }
-
-  /** The id of the Block we sent for this block, if any. */
-  async blockUri(accountId: string, targetId: string): Promise<string | null> {
-    return (await this.db.one<{ uri: string | null }>('SELECT uri FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]))?.uri ?? null;
-  }
-
-  async unblock(accountId: string, targetId: string): Promise<boolean> {
-    return (await this.db.exec('DELETE FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId])) === 1;
-  }
-
-  async isBlocked(accountId: string, byAccountId: string): Promise<boolean> {
-    return !!(await this.db.one('SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = $2', [byAccountId, accountId]));
   }
 
   async relationships(accountId: string, targetIds: readonly string[]): Promise<Relationship[]> {
