@@ -15,7 +15,7 @@ import { PollService } from './services/poll-service.js';
 import { PollStore } from './store/polls.js';
 import { mediaRoutes } from './api/media.js';
 import { mediaProxyRoutes } from './api/media-proxy.js';
-import { MediaUrls } from './entities/media.js';
+import { MediaUrls } from './urls/media-urls.js';
 import { MediaFiles } from './media/media-files.js';
 import { MediaStore } from './store/media.js';
 import { searchRoutes } from './api/search.js';

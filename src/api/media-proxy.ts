@@ -8,7 +8,7 @@
 import { ApiError, Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
-import type { MediaUrls } from '../entities/media.js';
+import type { MediaUrls } from '../urls/media-urls.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';

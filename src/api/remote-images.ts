@@ -3,7 +3,7 @@
 // images from other servers, which would tell those servers who looks at whom (entities/account.ts remoteImageUrl). An image that cannot be fetched is
 // answered with the default one for a while rather than fetched again on every view.
 import type { Config } from '../../config/schema.js';
-import { missingImage } from '../entities/account.js';
+import { missingImage } from '../urls/media-urls.js';
 import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';

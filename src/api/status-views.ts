@@ -3,7 +3,8 @@
 import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity } from '../entities/status.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import { mediaEntity, type MediaUrls } from '../entities/media.js';
+import { mediaEntity } from '../entities/media.js';
+import type { MediaUrls } from '../urls/media-urls.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
 import { pollEntity } from '../entities/poll.js';

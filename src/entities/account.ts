@@ -1,9 +1,9 @@
 // Mastodon Account entity, for local and remote accounts.
-import { createHash } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
 import { inlineHtml } from '../text/status-text.js';
 import { plainTextToHtml } from '../text/plain-text.js';
+import { missingImage, profileImageUrl, remoteImageUrl } from '../urls/media-urls.js';
 
 export interface AccountRow {
   readonly id: string;
@@ -37,23 +37,6 @@ export interface AccountCounts {
   /** Statuses we hold (for remote accounts, their server's figure wins when it published one). */
   readonly statuses?: number;
   readonly lastStatusAt?: Date | null;
-}
-
-/** Where a member's avatar or header file is served. */
-export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
-  return `${config.baseUrl}/system/accounts/${kind}/${file}`;
-}
-
-/**
- * Where clients load a remote account's image: our proxy (api/remote-images.ts), versioned by the remote URL so a
- * new image is a new address and a cached copy can be kept long.
- */
-export function remoteImageUrl(config: Config, accountId: string, kind: 'avatar' | 'header', remoteUrl: string): string {
-  return `${config.baseUrl}/media_proxy/accounts/${accountId}/${kind}?v=${createHash('sha256').update(remoteUrl).digest('base64url').slice(0, 12)}`;
-}
-
-export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
-  return `${config.baseUrl}/${kind}/original/missing.png`;
 }
 
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {

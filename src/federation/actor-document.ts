@@ -1,7 +1,7 @@
 // Our actors as ActivityPub documents: members are Persons, the instance actor is a Service. The attachment array
 // carries the profile fields and the member's identity statements (FEP-c390), the latter in their original form.
 import type { Config } from '../../config/schema.js';
-import { missingImage, profileImageUrl } from '../entities/account.js';
+import { missingImage, profileImageUrl } from '../urls/media-urls.js';
 import { plainTextToHtml } from '../text/plain-text.js';
 import { MediaFiles } from '../media/media-files.js';
 import { inlineHtml } from '../text/status-text.js';

@@ -2,7 +2,7 @@
 // visibility the way Mastodon does, so other servers file the post under the same visibility.
 import type { Config } from '../../config/schema.js';
 import type { Account } from '../store/accounts.js';
-import { mediaUrl } from '../entities/media.js';
+import { mediaUrl } from '../urls/media-urls.js';
 import type { Media } from '../store/media.js';
 import type { Poll } from '../store/polls.js';
 import type { ReactionEmoji } from '../store/reactions.js';

@@ -1,0 +1,58 @@
+// Where clients load files: local uploads, remote posts' media through our proxy (signed for followers-only and
+// direct posts), members' avatars and headers, remote accounts' images through the proxy, and the default images.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config/schema.js';
+import type { Media } from '../store/media.js';
+import type { Visibility } from '../store/statuses.js';
+
+/** The address of a file anyone may load: a local upload, or a remote file of a public or unlisted post. */
+export function mediaUrl(m: Media, baseUrl: string): string {
+  return m.remoteUrl ? `${baseUrl}/media_proxy/${m.id}` : `${baseUrl}/system/media/${m.fileName}`;
+}
+
+/**
+ * Where clients load media. The proxy serves a followers-only or direct post's remote file only to someone who may
+ * read the post; clients load media as plain <img>/<video> without their token, so the address we give such a
+ * reader carries the proof instead: `sig`, a MAC of the attachment id under a server secret (unguessable, like the
+ * random names of local files, and like them it keeps working for whoever was given it).
+ */
+export class MediaUrls {
+  constructor(
+    readonly baseUrl: string,
+    private readonly key: Buffer,
+  ) {}
+
+  url(m: Media, visibility: Visibility): string {
+    const plain = mediaUrl(m, this.baseUrl);
+    return m.remoteUrl && (visibility === 'private' || visibility === 'direct') ? `${plain}?sig=${this.sig(m.id)}` : plain;
+  }
+
+  /** Whether `sig` is the one this server gives out for the attachment. */
+  check(id: string, sig: unknown): boolean {
+    if (typeof sig !== 'string') return false;
+    const want = Buffer.from(this.sig(id));
+    const got = Buffer.from(sig);
+    return got.length === want.length && timingSafeEqual(got, want);
+  }
+
+  private sig(id: string): string {
+    return createHmac('sha256', this.key).update(`media_proxy:${id}`).digest('base64url').slice(0, 32);
+  }
+}
+
+/** Where a member's avatar or header file is served. */
+export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
+  return `${config.baseUrl}/system/accounts/${kind}/${file}`;
+}
+
+/**
+ * Where clients load a remote account's image: our proxy (api/remote-images.ts), versioned by the remote URL so a
+ * new image is a new address and a cached copy can be kept long.
+ */
+export function remoteImageUrl(config: Config, accountId: string, kind: 'avatar' | 'header', remoteUrl: string): string {
+  return `${config.baseUrl}/media_proxy/accounts/${accountId}/${kind}?v=${createHash('sha256').update(remoteUrl).digest('base64url').slice(0, 12)}`;
+}
+
+export function missingImage(config: Config, kind: 'avatars' | 'headers'): string {
+  return `${config.baseUrl}/${kind}/original/missing.png`;
+}
