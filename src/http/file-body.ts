@@ -2,15 +2,7 @@
 // and the front end streams them from disk with backpressure (stream-file.ts). A 40 MiB video then costs one 64 KiB
 // buffer per download rather than 40 MiB, and players that seek (Safari and iOS need it to play video at all) get
 // the byte ranges they ask for.
-import type { Reply } from './types.js';
-
-export interface FileBody {
-  readonly kind: 'file';
-  readonly path: string;
-  /** First and last byte to send, inclusive. */
-  readonly start: number;
-  readonly end: number;
-}
+import type { FileBody, Reply } from './types.js';
 
 export function isFileBody(b: unknown): b is FileBody {
   return typeof b === 'object' && b !== null && !Buffer.isBuffer(b) && (b as FileBody).kind === 'file';

@@ -7,12 +7,12 @@ import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
-import { isFileBody, type FileBody } from './file-body.js';
+import { isFileBody } from './file-body.js';
 import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
 import { streamFile } from './stream-file.js';
-import type { Reply, Route } from './types.js';
+import type { FileBody, Reply, Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
 
 const EMPTY = Buffer.alloc(0);

@@ -2,7 +2,7 @@
 // only once the socket took the last one (tryEnd + onWritable), and the file closed whatever happens. The status
 // line and headers are written by the caller's `head`, in the first cork.
 import { open, type FileHandle } from 'node:fs/promises';
-import type { FileBody } from './file-body.js';
+import type { FileBody } from './types.js';
 import type { HttpResponse } from './uws.js';
 
 const CHUNK = 64 * 1024;

@@ -1,10 +1,18 @@
 // The shapes shared by the front end and every route module.
-import type { FileBody } from './file-body.js';
 import type { Request } from './request.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type HeaderValue = string | readonly string[];
+
+/** A file as a response body: where the bytes are and which of them to send (http/file-body.ts). */
+export interface FileBody {
+  readonly kind: 'file';
+  readonly path: string;
+  /** First and last byte to send, inclusive. */
+  readonly start: number;
+  readonly end: number;
+}
 
 /** What a handler returns; server.ts writes it (corked) unless the client has gone away. */
 export interface Reply {

@@ -1,12 +1,23 @@
 // Counts shown in the instance entities.
-import type { AccountRow } from '../entities/account.js';
 import type { Database } from './db.js';
+
+/** The Owner's public profile fields, enough for the instance entities' contact account. */
+export interface InstanceOwner {
+  readonly id: string;
+  readonly username: string;
+  readonly displayName: string;
+  readonly note: string;
+  readonly locked: boolean;
+  readonly bot: boolean;
+  readonly discoverable: boolean | null;
+  readonly createdAt: Date;
+}
 
 export interface InstanceCounts {
   readonly userCount: number;
   readonly activeMonth: number;
   readonly activeHalfyear: number;
-  readonly owner: AccountRow | null;
+  readonly owner: InstanceOwner | null;
 }
 
 export async function instanceCounts(db: Database): Promise<InstanceCounts> {
