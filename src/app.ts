@@ -316,7 +316,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews, reports, reportViews }),
     ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
-    ...timelineRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, timelines, views: statusViews }),
+    ...timelineRoutes({ baseUrl: config.baseUrl, accounts, statuses, timelines, views: statusViews }),
     ...accountRoutes(accountApi),
     ...profileRoutes({ ...accountApi, files: mediaFiles }),
     ...remoteImageRoutes({ config, log: log.child({ component: 'media' }), accounts, images: new RemoteImageStore(db), files: mediaFiles, http: httpClient, signer: localActors.instanceSigner }),
@@ -327,7 +327,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...reportPageRoutes(web, { reports, accounts, statuses }),
     ...staticPageRoutes(web),
   ];
-  const http = new HttpServer({ config, log: log.child({ component: 'http' }), routes, errorPage: errorPage(config.instance.title) });
+  const http = new HttpServer({ config, log: log.child({ component: 'http' }), routes, authenticate: (req, rule) => oauth.bearer.authenticate(req, rule), errorPage: errorPage(config.instance.title) });
   const port = await http.listen();
 
   let stopping: Promise<void> | null = null;

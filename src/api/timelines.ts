@@ -4,8 +4,7 @@ import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Principal, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
@@ -14,12 +13,9 @@ import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
 const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
-const HOME: Requirement = { scopes: ['read:statuses'], user: true };
-const READ: Requirement = { scopes: ['read:statuses'], user: false };
 
 export interface TimelineDeps {
   readonly baseUrl: string;
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly timelines: TimelineStore;
@@ -29,10 +25,7 @@ export interface TimelineDeps {
 type Scope = 'all' | 'local' | 'remote';
 
 export function timelineRoutes(d: TimelineDeps): Route[] {
-  const viewer = async (req: Request): Promise<string | null> => {
-    if (req.headers['authorization'] === undefined) return null;
-    return (await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null;
-  };
+  const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
     const links = timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id), keep);
@@ -46,29 +39,32 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/timelines/home',
-      handler: async (req) => {
-        const me = (await d.bearer.authenticate(req, HOME)).record.user!.accountId;
+      auth: { scopes: ['read:statuses'], member: true },
+      handler: async (req, who) => {
+        const me = who.record.user.accountId;
         return reply(req, await d.timelines.home(me, pageQuery(req.query, 20, 40)), me);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/timelines/public',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const { scope, keep } = scopeOf(req);
         const onlyMedia = flag(req.query['only_media']);
         return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/timelines/tag/:hashtag',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const { scope, keep } = scopeOf(req);
         const tag = req.params['hashtag']!;
         if (!TAG.test(tag)) return json(200, []);
@@ -81,12 +77,13 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const list = await d.timelines.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more);
         return reply(req, list, viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined, any: more.any, all: more.all, none: more.none });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/accounts/:id/statuses',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const id = req.params['id']!;
         const a = isId(id) ? await d.accounts.byId(id) : undefined;
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
@@ -102,6 +99,6 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const keep = { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged, only_media: onlyMedia ? 'true' : undefined };
         return reply(req, list, viewerId, keep);
       },
-    },
+    }),
   ];
 }

@@ -1,21 +1,15 @@
-// Bearer authentication for API routes, in Mastodon's order: no or bad token → 401, scopes → 403, app token on a
-// member route → 422, disabled or unapproved member → 403. A cached token answers synchronously (no promise on the
-// hot path); a miss reads the database once and caches the result.
+// Bearer authentication, called by the front end for every route that declares an AuthRule, in Mastodon's order:
+// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled member → 403. A cached token
+// answers synchronously (no promise on the hot path); a miss reads the database once and caches the result.
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Request } from './request.js';
+import type { AuthRule } from './types.js';
 import type { TokenStore } from '../store/oauth-tokens.js';
 import { coversAny } from '../oauth/scopes.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { CachedToken, TokenCache } from '../oauth/token-cache.js';
 import type { TokenUsage } from '../oauth/token-usage.js';
-
-export interface Requirement {
-  /** Any one of these is enough (each may be covered by a broader granted scope); empty: any valid token. */
-  readonly scopes: readonly string[];
-  /** The route acts for a member: application tokens are refused. */
-  readonly user: boolean;
-}
 
 export const MEMBER_ONLY = 'This method requires an authenticated user';
 const OUTSIDE_SCOPES = 'This action is outside the authorized scopes';
@@ -45,7 +39,7 @@ export class BearerAuth {
   ) {}
 
   /** The token's cache entry when it satisfies the requirement; throws the API error otherwise. */
-  authenticate(req: Request, need: Requirement): CachedToken | Promise<CachedToken> {
+  authenticate(req: Request, need: AuthRule): CachedToken | Promise<CachedToken> {
     // The cache is keyed by the token itself (memory only; the database holds hashes), so a hit costs no hashing.
     const token = bearerToken(req.headers['authorization']);
     if (token === undefined) throw invalidToken();
@@ -63,10 +57,10 @@ export class BearerAuth {
     });
   }
 
-  private admit(t: CachedToken, need: Requirement, now: number): CachedToken {
+  private admit(t: CachedToken, need: AuthRule, now: number): CachedToken {
     const r = t.record;
     if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();
-    if (need.user) {
+    if (need.member) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
       if (r.user.disabled) throw Errors.forbidden('Your login is currently disabled');
       if (!r.user.approved) throw Errors.forbidden('Your login is currently pending approval');

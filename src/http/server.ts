@@ -12,7 +12,7 @@ import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
 import { streamFile } from './stream-file.js';
-import type { FileBody, Reply, Route } from './types.js';
+import type { Authenticate, FileBody, Principal, Reply, Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -21,6 +21,8 @@ export interface HttpServerDeps {
   readonly config: Config;
   readonly log: Logger;
   readonly routes: readonly Route[];
+  /** Checks a route's AuthRule (the bearer reader, http/auth.ts); needed when any route declares one. */
+  readonly authenticate?: Authenticate;
   /** Renders an HTML error page for browser paths (not API paths). */
   readonly errorPage: (status: number, message: string) => Reply;
 }
@@ -85,7 +87,10 @@ export class HttpServer {
   port = 0;
 
   constructor(private readonly deps: HttpServerDeps) {
-    for (const r of deps.routes) this.router.add(r);
+    for (const r of deps.routes) {
+      if (r.auth && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
+      this.router.add(r);
+    }
     this.app = uws.App();
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
@@ -159,7 +164,7 @@ export class HttpServer {
     }
     const route = match.route;
     req.params = match.params;
-    if (!route.body) return this.run(route, req, res, ex);
+    if (!route.body) return this.authorize(route, req, res, ex);
 
     const contentType = headers['content-type'] ?? '';
     const kind = hasBody ? bodyKindOf(contentType) : 'none';
@@ -171,7 +176,15 @@ export class HttpServer {
     if (!hasBody) {
       req.body = {};
       req.rawBody = EMPTY;
-      return this.run(route, req, res, ex);
+      return this.authorize(route, req, res, ex);
+    }
+    // A missing, malformed or known-bad token (and a cached one without the scopes) is refused before a byte of
+    // the body is read; a token not yet cached is looked up while the body arrives.
+    let principal: Principal | null | Promise<Principal>;
+    try {
+      principal = this.principal(route, req);
+    } catch (e) {
+      return this.send(res, ex, req, e);
     }
     ex.readingBody = true;
     readBody(res, declared, limit, (outcome) => {
@@ -187,14 +200,39 @@ export class HttpServer {
       } catch (e) {
         return this.send(res, ex, req, e);
       }
-      this.run(route, req, res, ex);
+      this.run(route, req, res, ex, principal);
     });
   }
 
-  private run(route: Route, req: Request, res: HttpResponse, ex: Exchange): void {
+  /** The caller of an authenticated route (a promise on a token-cache miss); null when the route allows anyone. */
+  private principal(route: Route, req: Request): Principal | null | Promise<Principal> {
+    const rule = route.auth;
+    if (rule === undefined || (rule.optional && req.headers['authorization'] === undefined)) return null;
+    return this.deps.authenticate!(req, rule);
+  }
+
+  private authorize(route: Route, req: Request, res: HttpResponse, ex: Exchange): void {
+    let principal: Principal | null | Promise<Principal>;
+    try {
+      principal = this.principal(route, req);
+    } catch (e) {
+      return this.send(res, ex, req, e);
+    }
+    this.run(route, req, res, ex, principal);
+  }
+
+  private run(route: Route, req: Request, res: HttpResponse, ex: Exchange, principal: Principal | null | Promise<Principal>): void {
+    if (principal instanceof Promise) {
+      principal.then(
+        (who) => (ex.aborted ? this.finish(ex, req, 0) : this.run(route, req, res, ex, who)),
+        (e: unknown) => this.send(res, ex, req, e),
+      );
+      return;
+    }
     let result: Reply | Promise<Reply>;
     try {
-      result = route.handler(req);
+      // The rule was checked above, so the principal is what the route's handler type promises.
+      result = route.handler(req, principal as never);
     } catch (e) {
       return this.send(res, ex, req, e);
     }

@@ -1,4 +1,7 @@
 // The shapes shared by the front end and every route module.
+import type { CachedToken } from '../oauth/token-cache.js';
+import type { TokenRecord } from '../store/oauth-tokens.js';
+import type { LocalUser } from '../store/users.js';
 import type { Request } from './request.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -21,12 +24,42 @@ export interface Reply {
   readonly body?: string | Buffer | FileBody;
 }
 
-export type Handler = (req: Request) => Reply | Promise<Reply>;
+/**
+ * Who may call a route, checked once by the front end before the body is read (http/server.ts) and in Mastodon's
+ * order: no or bad token 401, scopes 403, an application token on a member route 422, a disabled member 403.
+ */
+export interface AuthRule {
+  /** Any one of these is enough (each may be covered by a broader granted scope); empty: any valid token. */
+  readonly scopes: readonly string[];
+  /** The route acts for a member: application tokens (client_credentials) are refused. */
+  readonly member?: boolean;
+  /** Anonymous requests pass with no principal; a token that is sent must still satisfy the rule. */
+  readonly optional?: boolean;
+}
 
-export interface Route {
+/** The authenticated caller: the live token (its record: app, scopes, member) as the token cache holds it. */
+export type Principal = CachedToken;
+
+/** A member's token: the record's user is always there. */
+export type MemberPrincipal = CachedToken & { readonly record: TokenRecord & { readonly user: LocalUser } };
+
+/** What a route's handler is given for its rule. */
+export type PrincipalOf<A> = A extends AuthRule
+  ? A extends { readonly optional: true }
+    ? (A extends { readonly member: true } ? MemberPrincipal : Principal) | null
+    : A extends { readonly member: true }
+      ? MemberPrincipal
+      : Principal
+  : null;
+
+export type Handler<A extends AuthRule | undefined = undefined> = (req: Request, who: PrincipalOf<A>) => Reply | Promise<Reply>;
+
+export interface Route<A extends AuthRule | undefined = AuthRule | undefined> {
   readonly method: Method;
   /** `/api/v1/accounts/:id` style; parameters are whole segments. */
   readonly path: string;
+  /** Who may call it; none: anyone (the handler may still read a session cookie, as web pages do). */
+  readonly auth?: A;
   /**
    * Whether a request body is read and parsed (JSON, url-encoded or multipart). 'raw': a JSON body is read but not
    * parsed here (req.rawBody only): the handler sends the bytes to the pool, which parses them off the event loop.
@@ -34,5 +67,14 @@ export interface Route {
   readonly body?: boolean | 'raw';
   /** Overrides the configured byte limit for this route's body. */
   readonly maxBodyBytes?: number;
-  readonly handler: Handler;
+  // Method syntax: a route whose rule promises a member is still a Route (handlers are checked where written).
+  handler(req: Request, who: PrincipalOf<A>): Reply | Promise<Reply>;
 }
+
+/** A route with its handler typed by its rule: `who` is a member's token, a token, a token or null, or null. */
+export function route<const A extends AuthRule | undefined = undefined>(r: Route<A>): Route {
+  return r as Route;
+}
+
+/** Authenticates a request against a rule: the principal, or a thrown ApiError (401, 403, 422). */
+export type Authenticate = (req: Request, rule: AuthRule) => Principal | Promise<Principal>;
