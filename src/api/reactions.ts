@@ -14,7 +14,8 @@ import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
 
-const WRITE: Requirement = { scopes: ['write:favourites'], user: true };
+// Pleroma's EmojiReactionController asks write:statuses (not write:favourites) to react or take a reaction back.
+const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
 const READ: Requirement = { scopes: ['read:statuses'], user: false };
 
 export interface ReactionApiDeps {

@@ -1,6 +1,8 @@
 // Bearer authentication, called by the front end for every route that declares an AuthRule, in Mastodon's order:
 // no or bad token → 401, scopes → 403, app token on a member route → 422, disabled member → 403. A cached token
-// answers synchronously (no promise on the hot path); a miss reads the database once and caches the result.
+// answers synchronously (no promise on the hot path); a miss reads the database once and caches the result. A
+// member pending approval never holds a token: tokens come only from codes granted in a signed-in session, which
+// such a member cannot have, and approval is never withdrawn (rejecting a sign-up deletes it).
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Request } from './request.js';
@@ -63,7 +65,6 @@ export class BearerAuth {
     if (need.member) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
       if (r.user.disabled) throw Errors.forbidden('Your login is currently disabled');
-      if (!r.user.approved) throw Errors.forbidden('Your login is currently pending approval');
     }
     this.usage.note(t, now);
     return t;

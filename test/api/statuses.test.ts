@@ -224,69 +224,79 @@ describe('statuses API: posting and reading one status', () => {
   });
 
   describe('validation', () => {
-    const refused = async (r: Reply, status: number, what: string) => {
+    // The exact error, so that a refusal for another reason than the one meant fails.
+    const refused = async (r: Reply, status: number, error: string, what: string) => {
       assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
       assert.match(r.type ?? '', /^application\/json/, what);
-      assert.equal(typeof r.body.error, 'string', what);
+      assert.equal(r.body.error, error, what);
     };
+    const BLANK = "Validation failed: Text can't be blank";
+    const TOO_LONG = 'Validation failed: Text character limit of 500 exceeded';
+    const NOT_YOUR_MEDIA = 'Validation failed: media_ids must name your own uploads not attached to another status';
 
     it('refuses a blank or missing status with 422', async () => {
-      await refused(await post(amy, { status: '' }), 422, 'empty');
-      await refused(await post(amy, { status: '  \n\t ' }), 422, 'whitespace');
-      await refused(await post(amy, { visibility: 'public' }), 422, 'missing');
-      await refused(await post(amy, { status: 42 }), 422, 'not a string');
+      await refused(await post(amy, { status: '' }), 422, BLANK, 'empty');
+      await refused(await post(amy, { status: '  \n\t ' }), 422, BLANK, 'whitespace');
+      await refused(await post(amy, { visibility: 'public' }), 422, BLANK, 'missing');
+      await refused(await post(amy, { status: 42 }), 422, 'Validation failed: status: Invalid input: expected string, received number', 'not a string');
     });
 
     it('counts 500 characters in code points: 500 emoji pass, 501 do not', async () => {
       const ok = await post(amy, { status: '😀'.repeat(500) });
       assert.equal(ok.status, 200);
       assert.equal([...ok.body.content.replace(/<\/?p>/g, '')].length, 500);
-      await refused(await post(amy, { status: '😀'.repeat(501) }), 422, '501 emoji');
-      await refused(await post(amy, { status: 'a'.repeat(501) }), 422, '501 letters');
-      await refused(await post(amy, { status: 'a'.repeat(100_001) }), 422, 'huge');
+      await refused(await post(amy, { status: '😀'.repeat(501) }), 422, TOO_LONG, '501 emoji');
+      await refused(await post(amy, { status: 'a'.repeat(501) }), 422, TOO_LONG, '501 letters');
+      await refused(await post(amy, { status: 'a'.repeat(100_001) }), 422, 'Validation failed: status: Too big: expected string to have <=100000 characters', 'huge');
     });
 
     it('refuses an unknown visibility and a bad language with 422', async () => {
-      await refused(await post(amy, { status: 'x', visibility: 'everyone' }), 422, 'visibility');
-      await refused(await post(amy, { status: 'x', language: 'not a language' }), 422, 'language');
+      await refused(await post(amy, { status: 'x', visibility: 'everyone' }), 422,
+        'Validation failed: visibility: Invalid option: expected one of "public"|"unlisted"|"private"|"direct"', 'visibility');
+      await refused(await post(amy, { status: 'x', language: 'not a language' }), 422, 'Validation failed: Language is not a valid language code', 'language');
     });
 
     it('refuses media that is not the member\'s upload and malformed polls with 422, in JSON and in forms', async () => {
-      await refused(await post(amy, { status: 'x', media_ids: ['1'] }), 422, 'media JSON');
-      await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&media_ids[]=1', true), 422, 'media form');
-      await refused(await post(amy, { status: 'x', poll: { options: ['a'], expires_in: 3600 } }), 422, 'poll JSON');
-      await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&poll[options][]=a&poll[options][]=b&poll[expires_in]=5', true), 422, 'poll form');
+      await refused(await post(amy, { status: 'x', media_ids: ['1'] }), 422, NOT_YOUR_MEDIA, 'media JSON');
+      await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&media_ids[]=1', true), 422, NOT_YOUR_MEDIA, 'media form');
+      await refused(await post(amy, { status: 'x', poll: { options: ['a'], expires_in: 3600 } }), 422, 'Validation failed: A poll needs at least 2 options', 'poll JSON');
+      await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&poll[options][]=a&poll[options][]=b&poll[expires_in]=5', true), 422, 'Validation failed: Poll duration must be between 300 seconds and a month', 'poll form');
     });
 
     it('answers 404 for a reply to an unknown status or one the member may not see', async () => {
-      await refused(await post(amy, { status: 'x', in_reply_to_id: '999999999' }), 404, 'unknown');
+      await refused(await post(amy, { status: 'x', in_reply_to_id: '999999999' }), 404, 'Record not found', 'unknown');
       const hidden = await post(dee, { status: 'followers only', visibility: 'private' });
       assert.equal(hidden.status, 200);
-      await refused(await post(amy, { status: 'x', in_reply_to_id: hidden.body.id }), 404, 'private of a stranger');
+      await refused(await post(amy, { status: 'x', in_reply_to_id: hidden.body.id }), 404, 'Record not found', 'private of a stranger');
       const direct = await post(dee, { status: 'to cal only @cal', visibility: 'direct' });
-      await refused(await post(amy, { status: 'x', in_reply_to_id: direct.body.id }), 404, 'direct not for amy');
+      await refused(await post(amy, { status: 'x', in_reply_to_id: direct.body.id }), 404, 'Record not found', 'direct not for amy');
       assert.equal((await post(cal, { status: 'x', in_reply_to_id: direct.body.id, visibility: 'direct' })).status, 200, 'cal may answer');
     });
 
     it('answers 404 as JSON for an unknown or malformed status id', async () => {
-      await refused(await call(undefined, 'GET', '/api/v1/statuses/999999999'), 404, 'unknown');
-      await refused(await call(undefined, 'GET', '/api/v1/statuses/abc'), 404, 'malformed');
-      await refused(await call(amy.token, 'DELETE', '/api/v1/statuses/999999999'), 404, 'delete unknown');
+      await refused(await call(undefined, 'GET', '/api/v1/statuses/999999999'), 404, 'Record not found', 'unknown');
+      await refused(await call(undefined, 'GET', '/api/v1/statuses/abc'), 404, 'Record not found', 'malformed');
+      await refused(await call(amy.token, 'DELETE', '/api/v1/statuses/999999999'), 404, 'Record not found', 'delete unknown');
     });
   });
 
   describe('tokens and scopes', () => {
+    const INVALID_TOKEN = 'The access token is invalid';
+    const OUTSIDE_SCOPES = 'This action is outside the authorized scopes';
+    /** The status and the exact error, so that a refusal for another reason fails. */
+    const assertRefused = (r: Reply, status: number, error: string, what: string) => {
+      assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
+      assert.match(r.type ?? '', /^application\/json/, what);
+      assert.equal(r.body.error, error, what);
+    };
+
     it('needs a token to post (401) and the write:statuses scope (403)', async () => {
-      const r = await call(undefined, 'POST', '/api/v1/statuses', { status: 'anonymous' });
-      assert.equal(r.status, 401);
-      assert.match(r.type ?? '', /^application\/json/);
-      assert.equal((await call('not-a-token', 'POST', '/api/v1/statuses', { status: 'x' })).status, 401);
+      assertRefused(await call(undefined, 'POST', '/api/v1/statuses', { status: 'anonymous' }), 401, INVALID_TOKEN, 'no token');
+      assertRefused(await call('not-a-token', 'POST', '/api/v1/statuses', { status: 'x' }), 401, INVALID_TOKEN, 'unknown token');
       const readOnly = (await tokens.issue(app.id, amy.userId, ['read'])).token;
-      const denied = await call(readOnly, 'POST', '/api/v1/statuses', { status: 'read only' });
-      assert.equal(denied.status, 403);
-      assert.match(denied.type ?? '', /^application\/json/);
+      assertRefused(await call(readOnly, 'POST', '/api/v1/statuses', { status: 'read only' }), 403, OUTSIDE_SCOPES, 'read token');
       const accountsOnly = (await tokens.issue(app.id, amy.userId, ['write:accounts'])).token;
-      assert.equal((await call(accountsOnly, 'POST', '/api/v1/statuses', { status: 'x' })).status, 403);
+      assertRefused(await call(accountsOnly, 'POST', '/api/v1/statuses', { status: 'x' }), 403, OUTSIDE_SCOPES, 'write:accounts token');
       const narrow = (await tokens.issue(app.id, amy.userId, ['write:statuses'])).token;
       assert.equal((await call(narrow, 'POST', '/api/v1/statuses', { status: 'narrow' })).status, 200);
     });
@@ -294,14 +304,12 @@ describe('statuses API: posting and reading one status', () => {
     it('needs a member token with write:statuses to delete', async () => {
       const st = (await post(amy, { status: 'keep me' })).body;
       const readOnly = (await tokens.issue(app.id, amy.userId, ['read'])).token;
-      assert.equal((await call(readOnly, 'DELETE', `/api/v1/statuses/${st.id}`)).status, 403);
-      assert.equal((await call(undefined, 'DELETE', `/api/v1/statuses/${st.id}`)).status, 401);
+      assertRefused(await call(readOnly, 'DELETE', `/api/v1/statuses/${st.id}`), 403, OUTSIDE_SCOPES, 'read token');
+      assertRefused(await call(undefined, 'DELETE', `/api/v1/statuses/${st.id}`), 401, INVALID_TOKEN, 'no token');
       const appOnly = await appToken(s.url, app, 'read write');
       // As Mastodon: a token without a member gets 422 "This method requires an authenticated user".
-      for (const r of [await call(appOnly, 'DELETE', `/api/v1/statuses/${st.id}`), await call(appOnly, 'POST', '/api/v1/statuses', { status: 'no member' })]) {
-        assert.equal(r.status, 422);
-        assert.equal(r.body.error, 'This method requires an authenticated user');
-      }
+      assertRefused(await call(appOnly, 'DELETE', `/api/v1/statuses/${st.id}`), 422, 'This method requires an authenticated user', 'app token deleting');
+      assertRefused(await call(appOnly, 'POST', '/api/v1/statuses', { status: 'no member' }), 422, 'This method requires an authenticated user', 'app token posting');
       assert.equal((await call(undefined, 'GET', `/api/v1/statuses/${st.id}`)).status, 200, 'still there');
     });
 
@@ -310,8 +318,8 @@ describe('statuses API: posting and reading one status', () => {
       const appOnly = await appToken(s.url, app, 'read');
       assert.equal((await call(appOnly, 'GET', `/api/v1/statuses/${st.id}`)).status, 200);
       const writeOnly = (await tokens.issue(app.id, cal.userId, ['write'])).token;
-      assert.equal((await call(writeOnly, 'GET', `/api/v1/statuses/${st.id}`)).status, 403);
-      assert.equal((await call('not-a-token', 'GET', `/api/v1/statuses/${st.id}`)).status, 401);
+      assertRefused(await call(writeOnly, 'GET', `/api/v1/statuses/${st.id}`), 403, OUTSIDE_SCOPES, 'write-only token reading');
+      assertRefused(await call('not-a-token', 'GET', `/api/v1/statuses/${st.id}`), 401, INVALID_TOKEN, 'unknown token reading');
     });
   });
 });

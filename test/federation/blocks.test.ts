@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { deliveriesDone } from '../support/federation-wait.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -44,7 +45,11 @@ describe('blocking a remote account', () => {
     assert.equal(inner['type'], 'Block');
     const before = peer.posts().length;
     assert.equal((await call('POST', `/api/v1/accounts/${zed.id}/mute`)).body.muting, true);
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(peer.posts().length, before);
+    // A Block sent after the mute is the marker: once it has arrived and nothing is left queued for the peer, anything
+    // the mute had queued (before it, so claimed no later) has arrived too.
+    assert.equal((await call('POST', `/api/v1/accounts/${zed.id}/block`)).body.blocking, true);
+    const marker = await peer.waitForPost((p) => p.body?.['type'] === 'Block' && p.body['id'] !== block.body!['id']);
+    await deliveriesDone(s, peer.host);
+    assert.deepEqual(peer.posts().slice(before).map((p) => p.body?.['id']), [marker.body!['id']], 'the mute sent nothing');
   });
 });

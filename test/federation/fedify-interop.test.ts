@@ -3,22 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFedifyPeer, type FedifyPeer } from '../support/fedify-peer.js';
+import { createMembers } from '../support/members.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 
 interface Account { id: string; acct: string; uri: string; username: string }
 interface Relationship { id: string; following: boolean; requested: boolean; followed_by: boolean }
-
-/** Polls `probe` until it returns something other than undefined (Stoa handles inbox work off the request path). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('Stoa ↔ Fedify interop', () => {
   let s: TestServer;
@@ -26,19 +17,21 @@ describe('Stoa ↔ Fedify interop', () => {
   let token: string;
   let adminId: string;
   let adminUri: string;
+  /** A member of its own for the unfollow test, so that it needs nothing another test made. */
+  let unaToken: string;
 
-  async function api<T>(method: 'GET' | 'POST', path: string, expectStatus = 200): Promise<T> {
-    const r = await fetch(`${s.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  async function api<T>(method: 'GET' | 'POST', path: string, expectStatus = 200, as = token): Promise<T> {
+    const r = await fetch(`${s.url}${path}`, { method, headers: { authorization: `Bearer ${as}` } });
     const text = await r.text();
     assert.equal(r.status, expectStatus, `${method} ${path}: ${text}`);
     return JSON.parse(text) as T;
   }
-  const relationship = async (id: string): Promise<Relationship> => {
-    const [rel] = await api<Relationship[]>('GET', `/api/v1/accounts/relationships?id[]=${encodeURIComponent(id)}`);
+  const relationship = async (id: string, as = token): Promise<Relationship> => {
+    const [rel] = await api<Relationship[]>('GET', `/api/v1/accounts/relationships?id[]=${encodeURIComponent(id)}`, 200, as);
     assert.ok(rel, `no relationship for ${id}`);
     return rel;
   };
-  const lookup = (acct: string): Promise<Account> => api<Account>('GET', `/api/v1/accounts/lookup?acct=${encodeURIComponent(acct)}`);
+  const lookup = (acct: string, as = token): Promise<Account> => api<Account>('GET', `/api/v1/accounts/lookup?acct=${encodeURIComponent(acct)}`, 200, as);
 
   before(async () => {
     [s, peer] = await Promise.all([
@@ -50,6 +43,7 @@ describe('Stoa ↔ Fedify interop', () => {
     token = await userToken(s.url, jar, app, 'read write follow');
     adminId = (await api<{ id: string }>('GET', '/api/v1/accounts/verify_credentials')).id;
     adminUri = `${s.url}/users/admin`;
+    unaToken = (await createMembers(s, ['una'])).token['una']!;
   });
   after(async () => {
     await Promise.all([peer?.stop(), s?.stop()]);
@@ -75,6 +69,15 @@ describe('Stoa ↔ Fedify interop', () => {
   let resolved: Promise<Account> | undefined;
   /** Fedify's alice as a Stoa account; the follow tests need her, whichever test runs first. */
   const aliceAccount = (): Promise<Account> => (resolved ??= lookup(`alice@${peer.host}`));
+  /** Waits until `id` is followed as `as` (the Accept from Fedify processed). */
+  const followingOnceAccepted = async (id: string, as = token): Promise<Relationship> => {
+    let rel!: Relationship;
+    await eventually(async () => {
+      rel = await relationship(id, as);
+      assert.equal(rel.following, true, `not following yet: ${JSON.stringify(rel)}`);
+    });
+    return rel;
+  };
 
   it('resolves a Fedify handle through WebFinger over http on loopback', async () => {
     const alice = await aliceAccount();
@@ -84,27 +87,24 @@ describe('Stoa ↔ Fedify interop', () => {
     assert.match(alice.id, /^\d+$/);
   });
 
-  let stoaFollowId: string | undefined;
   it("follows a Fedify actor with a signature Fedify verifies, and becomes a follower on Fedify's Accept", async () => {
     const alice = await aliceAccount();
+    const sent = peer.requests.length;
     const rel = await api<Relationship>('POST', `/api/v1/accounts/${alice.id}/follow`);
     assert.equal(rel.id, alice.id);
     assert.ok(rel.requested || rel.following, `requested until the Accept arrives: ${JSON.stringify(rel)}`);
     // Fedify records an activity only after verifying its HTTP signature against Stoa's published key.
     const follow = await peer.waitFor((r) => r.type === 'Follow' && r.actor === adminUri);
     assert.equal(follow.object, peer.actorUri('alice'));
-    stoaFollowId = follow.id;
-    // To alice's inbox or the shared one; either way signed draft-cavage with admin's key, and accepted.
-    const post = peer.requests.find((q) => q.method === 'POST' && q.keyId === `${adminUri}#main-key`);
+    // To alice's inbox or the shared one; either way signed draft-cavage with admin's key, and accepted. (Only the
+    // Follow is posted with admin's key since `sent`: the peer records a request before the activity it carried.)
+    const post = peer.requests.slice(sent).find((q) => q.method === 'POST' && q.keyId === `${adminUri}#main-key`);
     assert.ok(post?.path === '/users/alice/inbox' || post?.path === '/inbox', `delivered to ${post?.path}`);
     assert.equal(post.spec, 'draft-cavage');
     for (const h of ['(request-target)', 'host', 'date', 'digest']) assert.ok(post.signedHeaders.includes(h), `signs ${h}`);
     assert.equal(post.status, 202);
     // Fedify's Accept (signed by alice, object = the Follow embedded) reaches Stoa and is verified there.
-    const accepted = await until('following: true', async () => {
-      const r = await relationship(alice.id);
-      return r.following ? r : undefined;
-    });
+    const accepted = await followingOnceAccepted(alice.id);
     assert.equal(accepted.requested, false);
     assert.deepEqual(peer.followers('alice'), [adminUri]);
     assert.deepEqual(peer.errors, []);
@@ -115,25 +115,35 @@ describe('Stoa ↔ Fedify interop', () => {
     const followId = await peer.follow('alice', adminUri);
     const accept = await peer.waitFor((r) => r.type === 'Accept' && r.object === followId);
     assert.equal(accept.actor, adminUri);
-    const followers = await until('alice among the followers', async () => {
-      const list = await api<Account[]>('GET', `/api/v1/accounts/${adminId}/followers`);
-      return list.some((a) => a.uri === peer.actorUri('alice')) ? list : undefined;
+    let listed: Account | undefined;
+    await eventually(async () => {
+      listed = (await api<Account[]>('GET', `/api/v1/accounts/${adminId}/followers`)).find((a) => a.uri === peer.actorUri('alice'));
+      assert.ok(listed, 'alice among the followers');
     });
-    const listed = followers.find((a) => a.uri === peer.actorUri('alice'))!;
+    assert.ok(listed);
     assert.equal(listed.acct, `alice@${peer.host}`);
     assert.equal((await relationship(alice.id)).followed_by, true);
   });
 
   it('unfollows, and Fedify receives the Undo of the Follow', async () => {
-    assert.ok(stoaFollowId, 'needs the follow made by the test before');
-    const alice = await aliceAccount();
-    const rel = await api<Relationship>('POST', `/api/v1/accounts/${alice.id}/unfollow`);
+    // Its own follows both ways, between its own member una and Fedify's bob.
+    const unaUri = `${s.url}/users/una`;
+    const bob = await lookup(`bob@${peer.host}`, unaToken);
+    await api<Relationship>('POST', `/api/v1/accounts/${bob.id}/follow`, 200, unaToken);
+    const follow = await peer.waitFor((r) => r.type === 'Follow' && r.actor === unaUri);
+    await followingOnceAccepted(bob.id, unaToken);
+    assert.deepEqual(peer.followers('bob'), [unaUri]);
+    const theirs = await peer.follow('bob', unaUri);
+    await peer.waitFor((r) => r.type === 'Accept' && r.object === theirs);
+    await eventually(async () => assert.equal((await relationship(bob.id, unaToken)).followed_by, true));
+
+    const rel = await api<Relationship>('POST', `/api/v1/accounts/${bob.id}/unfollow`, 200, unaToken);
     assert.equal(rel.following, false);
     assert.equal(rel.requested, false);
-    const undo = await peer.waitFor((r) => r.type === 'Undo' && r.object === stoaFollowId);
-    assert.equal(undo.actor, adminUri);
-    assert.deepEqual(peer.followers('alice'), []);
-    assert.equal((await relationship(alice.id)).followed_by, true); // her follow of admin is untouched
+    const undo = await peer.waitFor((r) => r.type === 'Undo' && r.object === follow.id);
+    assert.equal(undo.actor, unaUri);
+    assert.deepEqual(peer.followers('bob'), []);
+    assert.equal((await relationship(bob.id, unaToken)).followed_by, true); // his follow of una is untouched
   });
 
   describe('when the Fedify side requires signed fetches (authorized fetch)', () => {

@@ -9,13 +9,13 @@ import { noteSchema } from '../../src/federation/note-schema.js';
 import type { Poll } from '../../src/store/polls.js';
 import { FED_ENV, api, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
+import { createMarkerPoll, deliveriesDone, pollCloserRound } from '../support/federation-wait.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-const settle = () => new Promise((r) => setTimeout(r, 300));
 
 describe('poll Updates sent to other servers', () => {
   let s: TestServer;
@@ -26,6 +26,8 @@ describe('poll Updates sent to other servers', () => {
   let fans: FakePeer;
   let voters: FakePeer;
   let posted: Json;
+  /** A poll of a member nobody follows, to prove a poll closer round ran (pollCloserRound). */
+  let marker: string;
 
   const updatesAt = (peer: FakePeer): Json[] =>
     peer.posts().map((p: PeerRequest) => p.body as Json).filter((b) => b?.type === 'Update' && b.object?.id === posted.uri);
@@ -41,7 +43,8 @@ describe('poll Updates sent to other servers', () => {
   before(async () => {
     // Votes wait an hour for their Update: nothing is sent until the test makes it due.
     s = await startTestServer({ ...FED_ENV, POLL_UPDATE_DELAY_MS: '3600000' });
-    m = await createMembers(s, ['quin', 'ray']);
+    m = await createMembers(s, ['quin', 'ray', 'marker']);
+    marker = await createMarkerPoll(s, m.token['marker']!);
     [fans, voters] = await Promise.all([startFakeActorPeer(), startFakeActorPeer()]);
     await fans.addActor('pia');
     await voters.addActor('ned');
@@ -67,6 +70,9 @@ describe('poll Updates sent to other servers', () => {
     await eventually(async () => {
       assert.deepEqual((await api(s.url, undefined, 'GET', `/api/v1/polls/${posted.poll.id}`)).body.options.map((o: Json) => o.votes_count), [1, 2, 0]);
     });
+    // Each vote kicked the closer; a round after them all, and its deliveries done, shows nothing was sent early.
+    await pollCloserRound(s, marker);
+    await deliveriesDone(s, fans.host);
     assert.deepEqual(updatesAt(fans), [], 'not before it is due');
 
     // The Update the first vote scheduled comes due (as an hour passing would make it).
@@ -89,8 +95,9 @@ describe('poll Updates sent to other servers', () => {
     assert.equal('updated' in update.object, false, 'not an edit');
     assert.deepEqual(updatesAt(voters)[0], update);
 
-    s.app.pollCloser()!.kick();
-    await settle();
+    // A later closer round (which would send a second Update), and whatever it queued delivered.
+    await pollCloserRound(s, marker);
+    await deliveriesDone(s, fans.host);
     assert.equal(updatesAt(fans).length, 1, 'three votes, one Update');
   });
 
@@ -111,9 +118,10 @@ describe('poll Updates sent to other servers', () => {
     assert.deepEqual(totals(final), [['Yes', 1], ['No', 2], ['Maybe', 0]]);
     assert.equal(final.votersCount, 3);
 
-    s.app.pollCloser()!.kick();
-    s2.app.pollCloser()!.kick();
-    await settle();
+    // A later round on each node (either could send the end again), and whatever they queued delivered.
+    await pollCloserRound(s, marker);
+    await pollCloserRound(s2, marker);
+    await Promise.all([deliveriesDone(s, fans.host), deliveriesDone(s, voters.host)]);
     assert.equal(closedAt(fans).length, 1, 'once');
     assert.equal(closedAt(voters).length, 1, 'once');
     assert.equal(updatesAt(fans).length, 2, 'the counts, then the end');

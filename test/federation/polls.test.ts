@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
+import { createMarkerPoll, deliveriesDone, inboxDone, inboxJobsProcessed, pollCloserRound, pollUpdateQueued } from '../support/federation-wait.js';
+import { createMembers } from '../support/members.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -34,6 +36,9 @@ describe('polls', () => {
   let a: TestServer;
   let b: TestServer;
   const token: Record<string, string> = {};
+  /** Polls of a member on each server whom nobody follows: they prove a poll closer round ran (pollCloserRound). */
+  const marker: { a?: string; b?: string } = {};
+  const markerOn = async (s: TestServer, key: 'a' | 'b') => (marker[key] ??= await createMarkerPoll(s, (await createMembers(s, ['marker'])).token['marker']!));
 
   before(async () => {
     [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
@@ -109,6 +114,9 @@ describe('polls', () => {
     // The vote is not a post on the author's server.
     const ctx = await api(a.url, token['admin'], 'GET', `/api/v1/statuses/${posted.id}/context`);
     assert.deepEqual(ctx.body.descendants, []);
+    // The vote makes A send B an Update of the Question, which sets B's end again: processed before B's end is moved
+    // below, or it would move it back to A's (an hour away).
+    await inboxJobsProcessed(b, 'Update', posted.uri);
 
     // When the poll ends, the remote voter's server tells its voter (from its own copy of the poll).
     await b.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", [onB.poll.id]);
@@ -123,8 +131,7 @@ describe('polls', () => {
     const posted = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Ending soon', poll: { options: ['Now', 'Later'], expires_in: 3600 } })).body;
     assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${posted.poll.id}/votes`, { choices: [0] })).status, 200);
     const pollNotes = async (who: string) => ((await api(a.url, token[who], 'GET', '/api/v1/notifications?types[]=poll')).body as Json[]).filter((n) => n.status.id === posted.id);
-    a.app.pollCloser()!.kick();
-    await new Promise((r) => setTimeout(r, 300));
+    await pollCloserRound(a, await markerOn(a, 'a'));
     assert.deepEqual(await pollNotes('wen'), [], 'not before it ends');
 
     await a.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", [posted.poll.id]);
@@ -138,8 +145,7 @@ describe('polls', () => {
       }
     });
     assert.deepEqual(await pollNotes('admin'), [], 'a member who did not vote is not told');
-    a.app.pollCloser()!.kick();
-    await new Promise((r) => setTimeout(r, 300));
+    await pollCloserRound(a, await markerOn(a, 'a'));
     assert.equal((await pollNotes('wen')).length, 1, 'told once');
   });
 
@@ -157,12 +163,12 @@ describe('polls', () => {
         assert.equal(rel[0].following, true);
       });
       posted = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Which colour?', poll: { options: ['Red', 'Blue', 'Green'], expires_in: 3600 } })).body;
-      // It reaches B as a delivered Create of the Question (B's member follows vic): in B's home timeline.
-      await eventually(async () => {
-        const home = (await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[];
-        onB = home.find((st) => st.uri === posted.uri);
-        assert.ok(onB, 'delivered to B');
-      });
+      // It reaches B as a delivered Create of the Question (B's member follows vic): in B's home timeline. Waited
+      // for as processed, not as shown: B shows the status a moment before it has stored its poll.
+      await inboxJobsProcessed(b, 'Create', posted.uri);
+      const home = (await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[];
+      onB = home.find((st) => st.uri === posted.uri);
+      assert.ok(onB, 'delivered to B');
       assert.deepEqual(onB.poll.options.map((o: Json) => [o.title, o.votes_count]), [['Red', 0], ['Blue', 0], ['Green', 0]]);
     });
 
@@ -188,6 +194,11 @@ describe('polls', () => {
     });
 
     it('shows the final counts and the end after A closes the poll, and tells B\'s voter once', async () => {
+      // Every count Update from the votes before processed on B first: one arriving after the end would move B's
+      // end back to A's original one.
+      await pollUpdateQueued(a, posted.poll.id);
+      await deliveriesDone(a, new URL(b.url).host);
+      await inboxDone(b);
       const moved = await a.app.db.pool.query<{ expires_at: Date }>(
         "UPDATE polls SET expires_at = now() - interval '2 seconds' WHERE id = $1 RETURNING expires_at", [posted.poll.id]);
       a.app.pollCloser()!.kick();
@@ -203,31 +214,49 @@ describe('polls', () => {
         const notes = await pollNotes();
         assert.deepEqual(notes.map((n: Json) => [n.type, n.account.acct, n.status.poll.expired]), [['poll', `vic@${new URL(a.url).host}`, true]]);
       });
-      b.app.pollCloser()!.kick();
-      a.app.pollCloser()!.kick();
-      await new Promise((r) => setTimeout(r, 300));
+      // A closer round on A (a second final Update would be queued by it), that Update's delivery and processing on
+      // B, then a round on B (which would tell B's voter again).
+      await pollCloserRound(a, await markerOn(a, 'a'));
+      await deliveriesDone(a, new URL(b.url).host);
+      await inboxDone(b);
+      await pollCloserRound(b, await markerOn(b, 'b'));
       assert.equal((await pollNotes()).length, 1, 'told once');
     });
 
     it('fetches a stale copy again when a member views it, without waiting for it', async () => {
       const fresh = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Stale?', poll: { options: ['Up', 'Down'], expires_in: 3600 } })).body;
-      let copy: Json;
-      await eventually(async () => {
-        copy = ((await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[]).find((st) => st.uri === fresh.uri);
-        assert.ok(copy);
-      });
+      await inboxJobsProcessed(b, 'Create', fresh.uri);
+      const copy: Json = ((await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[]).find((st) => st.uri === fresh.uri);
+      assert.ok(copy?.poll, 'delivered to B');
       assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${fresh.poll.id}/votes`, { choices: [0] })).status, 200);
       const seenOnB = async () => (await api(b.url, token['remote'], 'GET', `/api/v1/polls/${copy.poll.id}`)).body.options.map((o: Json) => o.votes_count);
       await eventually(async () => assert.deepEqual(await seenOnB(), [1, 0]));
       // B's copy goes stale (as if an Update had been lost), last read ten minutes ago: viewing it reads A's again.
-      await b.app.db.pool.query("UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = $1", [copy!.poll.id]);
+      await b.app.db.pool.query("UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = $1", [copy.poll.id]);
       await eventually(async () => assert.deepEqual(await seenOnB(), [1, 0]));
-      // An anonymous view does not fetch (as in Mastodon, only a member's does).
-      await b.app.db.pool.query("UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = $1", [copy!.poll.id]);
-      const anonymous = async () => (await api(b.url, undefined, 'GET', `/api/v1/polls/${copy!.poll.id}`)).body.options.map((o: Json) => o.votes_count);
+      // An anonymous view does not fetch (as in Mastodon, only a member's does). The proof that it would have by the
+      // end: a member's view of another stale copy, made after the anonymous one, starts the same background claim
+      // and fetch; once that fetch's counts show, one started by the anonymous view would have landed too.
+      const other = (await api(a.url, token['vic'], 'POST', '/api/v1/statuses', { status: 'Marker', poll: { options: ['L', 'R'], expires_in: 3600 } })).body;
+      assert.equal((await api(a.url, token['wen'], 'POST', `/api/v1/polls/${other.poll.id}/votes`, { choices: [1] })).status, 200);
+      await inboxJobsProcessed(b, 'Create', other.uri);
+      const otherOnB: Json = ((await api(b.url, token['remote'], 'GET', '/api/v1/timelines/home')).body as Json[]).find((st) => st.uri === other.uri);
+      assert.ok(otherOnB?.poll, 'delivered to B');
+      // The vote's Update processed on B first, so that only a fetch can bring B's stale copy its counts back.
+      await pollUpdateQueued(a, other.poll.id);
+      await deliveriesDone(a, new URL(b.url).host);
+      await inboxDone(b);
+      const stale = await b.app.db.pool.query<{ id: string; refreshed_at: Date }>(
+        "UPDATE polls SET remote_counts = '{0,0}', refreshed_at = now() - interval '10 minutes' WHERE id = ANY($1::bigint[]) RETURNING id, refreshed_at",
+        [[copy.poll.id, otherOnB.poll.id]]);
+      const anonymous = async () => (await api(b.url, undefined, 'GET', `/api/v1/polls/${copy.poll.id}`)).body.options.map((o: Json) => o.votes_count);
       assert.deepEqual(await anonymous(), [0, 0]);
-      await new Promise((r) => setTimeout(r, 500));
+      await eventually(async () => {
+        assert.deepEqual((await api(b.url, token['remote'], 'GET', `/api/v1/polls/${otherOnB.poll.id}`)).body.options.map((o: Json) => o.votes_count), [0, 1]);
+      });
       assert.deepEqual(await anonymous(), [0, 0]);
+      const now = await b.app.db.pool.query<{ refreshed_at: Date }>('SELECT refreshed_at FROM polls WHERE id = $1', [copy.poll.id]);
+      assert.equal(now.rows[0]!.refreshed_at.getTime(), stale.rows.find((r) => r.id === copy.poll.id)!.refreshed_at.getTime(), 'no refresh claimed');
     });
   });
 });

@@ -2,6 +2,7 @@
 // and token endpoints wrong, each answered with the exact status and `error` a client would see. Codes are burnt by
 // any failed exchange, so each invalid_grant case also shows that a correct retry of the same code fails.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { CookieJar } from '../support/forms.js';
 import { appToken, authorize, pkcePair, postToken, registerApp, signIn, type RegisteredApp } from '../support/oauth.js';
@@ -12,6 +13,8 @@ const CB_QUERY = 'http://127.0.0.1:9/cb?x=1';
 const TEN_MINUTES = 10 * 60_000;
 // A state with characters that must survive encoding both ways.
 const STATE = 'st/a+te=1&x y?é~';
+const INVALID_GRANT = 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 interface TokenError {
   error: string;
@@ -283,11 +286,26 @@ describe('OAuth misuse matrix', () => {
       await assertTokenError(await exchange(appA, code, { code_verifier: p.verifier }), 400, 'invalid_grant');
     });
 
-    it('a malformed verifier (too short) is invalid_grant', async () => {
-      const p = pkcePair();
-      const code = await getCode(appA, { challenge: p.challenge });
-      await assertTokenError(await exchange(appA, code, { code_verifier: 'short' }), 400, 'invalid_grant');
-      await assertTokenError(await exchange(appA, code, { code_verifier: p.verifier }), 400, 'invalid_grant');
+    // The challenge at authorization is the S256 of the very verifier sent, so the hash comparison alone would
+    // accept it: only RFC 7636's verifier format (43 to 128 of A-Z a-z 0-9 - . _ ~) refuses it.
+    const malformed: Array<[string, string]> = [
+      ['42 characters, one too few', 'a'.repeat(42)],
+      ['129 characters, one too many', 'a'.repeat(129)],
+      ['base64 rather than base64url characters', `${'a'.repeat(40)}+/=`],
+    ];
+    for (const [what, verifier] of malformed) {
+      it(`a malformed verifier (${what}) is invalid_grant even when its own S256 challenge was sent`, async () => {
+        const code = await getCode(appA, { challenge: s256(verifier) });
+        const body = await assertTokenError(await exchange(appA, code, { code_verifier: verifier }), 400, 'invalid_grant');
+        assert.equal(body.error_description, INVALID_GRANT);
+      });
+    }
+
+    it('a verifier of exactly 43 or 128 characters is accepted (control for the malformed ones)', async () => {
+      for (const verifier of ['a'.repeat(43), `${'a'.repeat(124)}-._~`]) {
+        const code = await getCode(appA, { challenge: s256(verifier) });
+        await assertSuccess(await exchange(appA, code, { code_verifier: verifier }), 'read');
+      }
     });
 
     it("the verifier from another attempt is invalid_grant, though it is right for its own attempt", async () => {
