@@ -66,6 +66,7 @@ import { inboxRoutes } from './federation/inbox-route.js';
 import { LocalActors } from './federation/local-actors.js';
 import { LocalUris } from './urls/local-uris.js';
 import { Publisher } from './federation/publisher.js';
+import { Wake } from './wake.js';
 import { RemoteActors } from './federation/remote-actors.js';
 import { RsaSigner } from './federation/rsa.js';
 import { AccountStore } from './store/accounts.js';
@@ -183,7 +184,10 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const lists = new ListStore(db);
   const reports = new ReportStore(db);
   const media = new MediaStore(db);
-  const polls = new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs });
+  // Wake-ups from those who queue work to the actors that do it, connected when each actor starts.
+  const deliveryDue = new Wake<[hosts: readonly string[]]>();
+  const pollsDue = new Wake();
+  const polls = new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue);
   const reactions = new ReactionStore(db);
   const mediaFiles = new MediaFiles(config.dataDir);
   const localActors = new LocalActors(accounts, rsa, uris, config, statements, clock);
@@ -197,7 +201,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const fedLog = log.child({ component: 'federation' });
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements, clock, log: fedLog });
   const remote = new RemoteActors({ config, log: fedLog, accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
-  const publisher = new Publisher(deliveries, follows, config);
+  const publisher = new Publisher(deliveries, follows, config, deliveryDue);
   const followService = new FollowService(follows, blocks, localActors, publisher, notifications);
   const notes = new NoteHandlers({ log: fedLog, accounts, follows, statuses, interactions, remote, notifier: notifications, media, polls, reactions, uris, http: httpClient, signer: localActors.instanceSigner });
   const inboxHandlers = new InboxHandlers({ log: fedLog, accounts, follows, blocks, remote, actors: localActors, publisher, notes, notifier: notifications, reports, statuses });
@@ -231,7 +235,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       onError: (err) => fedLog.error({ err }, 'delivery scheduler round failed'),
       onExpired: (count) => fedLog.info({ count }, 'deliveries given up unsent (past their give-up time)'),
     });
-    publisher.kick = (hosts) => scheduler.kick(hosts);
+    deliveryDue.connect((hosts) => scheduler.kick(hosts));
     return deliverySup;
   };
   const localNotes = new LocalNotes({ config, statuses, accounts, media, polls, uris });
@@ -246,7 +250,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       onClosed: (count) => fedLog.info({ count }, 'polls ended'),
       onError: (err) => fedLog.error({ err }, 'poll closer round failed'),
     });
-    polls.onDue = () => pollCloser?.kick();
+    pollsDue.connect(() => pollCloser?.kick());
     return pollCloser;
   };
   const supLog = log.child({ component: 'supervisor' });

@@ -5,18 +5,22 @@ import type { Account } from '../store/accounts.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { FollowStore } from '../store/follows.js';
 import type { Activity } from './activities.js';
+import type { Wake } from '../wake.js';
 import { stringifyWithRaw } from './raw-json.js';
 
 export class Publisher {
-  /** Set once the delivery scheduler runs; until then queued work is found by its first round. */
-  kick: (hosts: readonly string[]) => void = () => undefined;
-
-  constructor(private readonly deliveries: DeliveryStore, private readonly follows: FollowStore, private readonly config: Config) {}
+  constructor(
+    private readonly deliveries: DeliveryStore,
+    private readonly follows: FollowStore,
+    private readonly config: Config,
+    /** The delivery scheduler, for the hosts that have new work. */
+    private readonly deliveryDue: Wake<[hosts: readonly string[]]>,
+  ) {}
 
   async send(activity: Activity, signer: Account, inboxes: readonly (string | null)[]): Promise<void> {
     const targets = inboxes.filter((i): i is string => !!i);
     const hosts = await this.deliveries.enqueue(activity.id, signer.id, stringifyWithRaw(activity), targets, this.config.federation.deliveryGiveUpMs);
-    if (hosts.length) this.kick(hosts);
+    if (hosts.length) this.deliveryDue.wake(hosts);
   }
 
   /** To one remote account's own inbox. */

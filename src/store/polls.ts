@@ -2,6 +2,7 @@
 // already answered by them, or the choices do not fit the poll. A vote counted in a local poll schedules the Update
 // that tells other servers the new counts (once per burst: `update_due_at`), and so does its end.
 import type { Database, Queryable } from './db.js';
+import type { Wake } from '../wake.js';
 import { threadNotMuted } from './visibility.js';
 
 export interface Poll {
@@ -103,10 +104,17 @@ export interface RemotePollState {
 }
 
 export class PollStore {
-  /** Told when a poll has new work for the poll closer (created, counted, its end moved), which sleeps until it is due. */
-  onDue: () => void = () => {};
+  constructor(
+    private readonly db: Database,
+    private readonly o: PollStoreOptions,
+    /** The poll closer, told of new work (a poll created or counted, its end moved); it sleeps until work is due. */
+    private readonly due: Wake,
+  ) {}
 
-  constructor(private readonly db: Database, private readonly o: PollStoreOptions) {}
+  /** Tells the poll closer a poll has new work. */
+  onDue(): void {
+    this.due.wake();
+  }
 
   async create(p: { statusId: string; accountId: string; options: readonly string[]; multiple: boolean; hideTotals: boolean; expiresAt: Date | null; remoteCounts?: number[]; remoteVoters?: number | null }): Promise<void> {
     await this.db.exec(

@@ -1,0 +1,19 @@
+// A wake-up port: how a store or service that queues work wakes the actor that does it. Stores are built before the
+// actors start (the actors need them), so the port is made first, handed to the constructor of whoever queues work,
+// and connected when the actor starts; a wake before that, or after the actor stops, is dropped: the work is durable
+// and the actor's first round finds it.
+export class Wake<A extends unknown[] = []> {
+  private target: ((...args: A) => void) | null = null;
+
+  /** Points the port at the actor; returns a function that disconnects it again. */
+  connect(target: (...args: A) => void): () => void {
+    this.target = target;
+    return () => {
+      if (this.target === target) this.target = null;
+    };
+  }
+
+  wake(...args: A): void {
+    this.target?.(...args);
+  }
+}
