@@ -1,0 +1,153 @@
+// Builds the parts of the application from a Config and an open database: every store, the federation machinery
+// and the member-action services, with the wake-up ports that connect those who queue work to the actors that do
+// it. Nothing here runs anything: app.ts starts the actors and the HTTP front end, routes.ts maps URLs to handlers.
+import type { Config } from '../config/schema.js';
+import { VerifyPool } from '../actors/verify-pool.js';
+import { AccountViews } from './api/account-views.js';
+import { ReportViews } from './api/report-views.js';
+import { StatusViews } from './api/status-views.js';
+import type { Clock } from './clock.js';
+import { HttpClient } from './federation/http-client.js';
+import { InboxHandlers } from './federation/inbox-handlers.js';
+import { LocalActors } from './federation/local-actors.js';
+import { LocalNotes } from './federation/local-notes.js';
+import { NoteHandlers } from './federation/note-handlers.js';
+import { Publisher } from './federation/publisher.js';
+import { RemoteActors } from './federation/remote-actors.js';
+import { RemoteStatements } from './federation/remote-statements.js';
+import { RsaSigner } from './federation/rsa.js';
+import type { Logger } from './log.js';
+import { MediaFiles } from './media/media-files.js';
+import { TokenCache } from './oauth/token-cache.js';
+import { TokenUsage } from './oauth/token-usage.js';
+import { FollowService } from './services/follow-service.js';
+import { InteractionService } from './services/interaction-service.js';
+import { PollService } from './services/poll-service.js';
+import { StatusService } from './services/status-service.js';
+import { AccountStore } from './store/accounts.js';
+import { BlockStore } from './store/blocks.js';
+import { ConversationStore } from './store/conversations.js';
+import type { Database } from './store/db.js';
+import { DeliveryStore } from './store/deliveries.js';
+import { FollowStore } from './store/follows.js';
+import { IdentityStatementStore } from './store/identity-statements.js';
+import { InboxJobStore } from './store/inbox-jobs.js';
+import { InteractionStore } from './store/interactions.js';
+import { ListStore } from './store/lists.js';
+import { MarkerStore } from './store/markers.js';
+import { MediaStore } from './store/media.js';
+import { MuteStore } from './store/mutes.js';
+import { NotificationGroupStore } from './store/notification-groups.js';
+import { NotificationStore } from './store/notifications.js';
+import { AppStore } from './store/oauth-apps.js';
+import { CodeStore } from './store/oauth-codes.js';
+import { TokenStore } from './store/oauth-tokens.js';
+import { PollStore } from './store/polls.js';
+import { ReactionStore } from './store/reactions.js';
+import { RemoteImageStore } from './store/remote-images.js';
+import { ReportStore } from './store/reports.js';
+import { SessionStore } from './store/sessions.js';
+import { SettingsStore } from './store/settings.js';
+import { StatusStore } from './store/statuses.js';
+import { TimelineStore } from './store/timelines.js';
+import { UserStore } from './store/users.js';
+import { LocalUris } from './urls/local-uris.js';
+import { MediaUrls } from './urls/media-urls.js';
+import { STOA_VERSION } from './version.js';
+import { Wake } from './wake.js';
+
+export type Wiring = Awaited<ReturnType<typeof wire>>;
+
+/** Every store over the one database. */
+function stores(db: Database, config: Config, pollsDue: Wake) {
+  return {
+    users: new UserStore(db),
+    settings: new SettingsStore(db),
+    sessions: new SessionStore(db),
+    apps: new AppStore(db),
+    codes: new CodeStore(db),
+    tokens: new TokenStore(db),
+    accounts: new AccountStore(db),
+    follows: new FollowStore(db),
+    blocks: new BlockStore(db),
+    mutes: new MuteStore(db),
+    inboxJobs: new InboxJobStore(db),
+    deliveries: new DeliveryStore(db),
+    statements: new IdentityStatementStore(db),
+    statuses: new StatusStore(db),
+    timelines: new TimelineStore(db),
+    interactions: new InteractionStore(db),
+    notifications: new NotificationStore(db),
+    notificationGroups: new NotificationGroupStore(db),
+    conversations: new ConversationStore(db),
+    markers: new MarkerStore(db),
+    lists: new ListStore(db),
+    reports: new ReportStore(db),
+    media: new MediaStore(db),
+    polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
+    reactions: new ReactionStore(db),
+    remoteImages: new RemoteImageStore(db),
+  };
+}
+
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock) {
+  // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
+  const wakes = {
+    deliveryDue: new Wake<[hosts: readonly string[]]>(),
+    pollsDue: new Wake(),
+    inboxQueued: new Wake(),
+  };
+  const s = stores(db, config, wakes.pollsDue);
+  const tokenCache = new TokenCache();
+  const tokenUsage = new TokenUsage(s.tokens, log.child({ component: 'token-usage' }));
+  const verifyPool = new VerifyPool(config.verifyPool);
+  const uris = new LocalUris(config);
+  const rsa = new RsaSigner(config.verifyPool.maxQueue);
+  const mediaFiles = new MediaFiles(config.dataDir);
+
+  // Federation: our actors and their keys, the one outbound client, remote actors, sending and receiving.
+  const localActors = new LocalActors(s.accounts, rsa, uris, config, s.statements, clock);
+  await localActors.start();
+  const httpClient = new HttpClient({
+    policy: { allow: config.federation.allowPrivate },
+    timeoutMs: config.federation.fetchTimeoutMs,
+    maxBytes: config.federation.maxResponseBytes,
+    userAgent: `Stoa/${STOA_VERSION} (+${config.baseUrl})`,
+  });
+  const fedLog = log.child({ component: 'federation' });
+  const remoteStatements = new RemoteStatements({ pool: verifyPool, statements: s.statements, clock, log: fedLog });
+  const remote = new RemoteActors({ config, log: fedLog, accounts: s.accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
+  const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
+  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
+  const notes = new NoteHandlers({
+    log: fedLog, accounts: s.accounts, follows: s.follows, statuses: s.statuses, interactions: s.interactions, remote, notifier: s.notifications,
+    media: s.media, polls: s.polls, reactions: s.reactions, uris, http: httpClient, signer: localActors.instanceSigner,
+  });
+
+  // What members do: follow, post, interact, vote.
+  const followService = new FollowService(s.follows, s.blocks, localActors, publisher, s.notifications);
+  const statusService = new StatusService({
+    config, log: fedLog, statuses: s.statuses, accounts: s.accounts, remote, publisher, uris, notifier: s.notifications, media: s.media, polls: s.polls, notes: localNotes,
+  });
+  const pollService = new PollService({ log: fedLog, polls: s.polls, accounts: s.accounts, statuses: s.statuses, publisher, uris, statusService, notes });
+  const interactionService = new InteractionService({
+    accounts: s.accounts, statuses: s.statuses, interactions: s.interactions, publisher, uris, notifier: s.notifications, reactions: s.reactions, notes: localNotes,
+  });
+  const inboxHandlers = new InboxHandlers({
+    log: fedLog, accounts: s.accounts, follows: s.follows, blocks: s.blocks, remote, actors: localActors, publisher, notes, notifier: s.notifications, reports: s.reports, statuses: s.statuses,
+  });
+
+  // How clients see it: entities rendered a page at a time.
+  const accountViews = new AccountViews(s.follows, config);
+  const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'));
+  const statusViews = new StatusViews(s.accounts, accountViews, s.statuses, s.interactions, uris, s.media, mediaUrls, s.polls, s.reactions, s.apps);
+  const reportViews = new ReportViews(s.accounts, s.users, s.statuses, accountViews, statusViews);
+
+  return {
+    ...s,
+    config, log, fedLog, db, clock, wakes, tokenCache, tokenUsage, verifyPool, uris, rsa, mediaFiles,
+    localActors, httpClient, remote, publisher, localNotes, notes, inboxHandlers,
+    followService, statusService, pollService, interactionService,
+    accountViews, mediaUrls, statusViews, reportViews,
+  };
+}
