@@ -7,16 +7,13 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import { REPORT_CATEGORIES, type Report, type ReportStore } from '../store/reports.js';
 import { given, idParam, railsBool } from './params.js';
 import type { ReportViews } from './report-views.js';
 
-const READ: Requirement = { scopes: ['admin:read:reports'], user: true };
-const WRITE: Requirement = { scopes: ['admin:write:reports'], user: true };
 // Mastodon's LIMIT, and its limit_param's cap of twice that.
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 200;
@@ -35,15 +32,14 @@ const UpdateBody = z.object({
 export interface AdminReportApiDeps {
   readonly baseUrl: string;
   readonly log: Logger;
-  readonly bearer: BearerAuth;
   readonly reports: ReportStore;
   readonly views: ReportViews;
 }
 
 export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
-  /** The moderator's account id: the scope first (403 outside it), then the role's Manage reports permission. */
-  const moderator = async (req: Request, need: Requirement): Promise<string> => {
-    const user = (await d.bearer.authenticate(req, need)).record.user!;
+  /** The moderator's account id: the route's rule has checked the scope (403 outside it); then the role's Manage reports permission. */
+  const moderator = (who: MemberPrincipal): string => {
+    const user = who.record.user;
     if (!hasPermission(user.permissions, 'manageReports')) throw Errors.forbidden();
     return user.accountId;
   };
@@ -57,19 +53,22 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
     return json(200, await d.views.admin(r, me));
   };
 
-  const actions: Record<string, (id: string, me: string) => Promise<Report | undefined>> = {
-    assign_to_self: (id, me) => d.reports.assign(id, me),
-    unassign: (id) => d.reports.assign(id, null),
-    resolve: (id, me) => d.reports.resolve(id, me),
-    reopen: (id) => d.reports.reopen(id),
+  /** The handler of POST /api/v1/admin/reports/:id/<action>: run the action as the moderator, answer the report. */
+  const act = (action: string, run: (id: string, me: string) => Promise<Report | undefined>) => async (req: Request, who: MemberPrincipal) => {
+    const me = moderator(who);
+    const id = reportId(req);
+    const r = await run(id, me);
+    if (r) d.log.info({ report: id, by: me, action }, 'report handled');
+    return answer(r, me);
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/admin/reports',
-      handler: async (req) => {
-        const me = await moderator(req, READ);
+      auth: { scopes: ['admin:read:reports'], member: true },
+      handler: async (req, who) => {
+        const me = moderator(who);
         const q = ListQuery.safeParse(given(req.query));
         if (!q.success) throw Errors.badRequest(`${q.error.issues[0]!.path.join('.')} is invalid`);
         const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
@@ -77,21 +76,23 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
         const keep = { resolved: typeof req.query['resolved'] === 'string' ? req.query['resolved'] : undefined, account_id: q.data.account_id, target_account_id: q.data.target_account_id };
         return json(200, await d.views.adminMany(reports, me), timelineLinks(d.baseUrl + req.path, page, reports.map((r) => r.id), keep));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/admin/reports/:id',
-      handler: async (req) => {
-        const me = await moderator(req, READ);
+      auth: { scopes: ['admin:read:reports'], member: true },
+      handler: async (req, who) => {
+        const me = moderator(who);
         return answer(await d.reports.byId(reportId(req)), me);
       },
-    },
-    {
+    }),
+    route({
       method: 'PUT',
       path: '/api/v1/admin/reports/:id',
+      auth: { scopes: ['admin:write:reports'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = await moderator(req, WRITE);
+      handler: async (req, who) => {
+        const me = moderator(who);
         const id = reportId(req);
         const p = UpdateBody.safeParse(given(req.fields));
         if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
@@ -101,18 +102,34 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
         if (r && p.data.category) d.log.info({ report: id, by: me, category: p.data.category }, 'report updated');
         return answer(r, me);
       },
-    },
-    ...Object.entries(actions).map(([action, run]): Route => ({
+    }),
+    route({
       method: 'POST',
-      path: `/api/v1/admin/reports/:id/${action}`,
+      path: '/api/v1/admin/reports/:id/assign_to_self',
+      auth: { scopes: ['admin:write:reports'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = await moderator(req, WRITE);
-        const id = reportId(req);
-        const r = await run(id, me);
-        if (r) d.log.info({ report: id, by: me, action }, 'report handled');
-        return answer(r, me);
-      },
-    })),
+      handler: act('assign_to_self', (id, me) => d.reports.assign(id, me)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/v1/admin/reports/:id/unassign',
+      auth: { scopes: ['admin:write:reports'], member: true },
+      body: true,
+      handler: act('unassign', (id) => d.reports.assign(id, null)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/v1/admin/reports/:id/resolve',
+      auth: { scopes: ['admin:write:reports'], member: true },
+      body: true,
+      handler: act('resolve', (id, me) => d.reports.resolve(id, me)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/v1/admin/reports/:id/reopen',
+      auth: { scopes: ['admin:write:reports'], member: true },
+      body: true,
+      handler: act('reopen', (id) => d.reports.reopen(id)),
+    }),
   ];
 }

@@ -4,8 +4,7 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Conversation, ConversationStore } from '../store/conversations.js';
 import { isId } from '../store/ids.js';
@@ -13,12 +12,8 @@ import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
 
-const READ: Requirement = { scopes: ['read:statuses'], user: true };
-const WRITE: Requirement = { scopes: ['write:conversations'], user: true };
-
 export interface ConversationApiDeps {
   readonly baseUrl: string;
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly conversations: ConversationStore;
@@ -27,7 +22,6 @@ export interface ConversationApiDeps {
 }
 
 export function conversationRoutes(d: ConversationApiDeps): Route[] {
-  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
   const id = (req: Request): string => {
     const v = req.params['id']!;
     if (!isId(v)) throw Errors.notFound();
@@ -50,34 +44,37 @@ export function conversationRoutes(d: ConversationApiDeps): Route[] {
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/conversations',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:statuses'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const page = pageQuery(req.query, 20, 40);
         const list = await d.conversations.list(viewer, page);
         return json(200, await render(list, viewer), timelineLinks(d.baseUrl + req.path, page, list.map((c) => c.lastStatusId)));
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/conversations/:id/read',
+      auth: { scopes: ['write:conversations'], member: true },
       body: true,
-      handler: async (req) => {
-        const viewer = await me(req, WRITE);
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const c = await d.conversations.markRead(viewer, id(req));
         if (!c) throw Errors.notFound();
         return json(200, (await render([c], viewer))[0]);
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/conversations/:id',
-      handler: async (req) => {
-        if (!(await d.conversations.remove(await me(req, WRITE), id(req)))) throw Errors.notFound();
+      auth: { scopes: ['write:conversations'], member: true },
+      handler: async (req, who) => {
+        if (!(await d.conversations.remove(who.record.user.accountId, id(req)))) throw Errors.notFound();
         return json(200, {});
       },
-    },
+    }),
   ];
 }

@@ -5,8 +5,7 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { MarkerStore } from '../store/markers.js';
 import { groupKeyOf, type GroupData, type NotificationGroupStore, type PageRange } from '../store/notification-groups.js';
@@ -19,9 +18,6 @@ import type { StatusViews } from './status-views.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 
-const READ: Requirement = { scopes: ['read:notifications'], user: true };
-const WRITE: Requirement = { scopes: ['write:notifications'], user: true };
-
 /** Types whose group names a status (status_id, and the status in `statuses`). */
 const STATUS_TYPES = new Set(['favourite', 'reblog', 'status', 'mention', 'poll', 'update', 'quote']);
 /** Group keys are ours ("favourite-1-2", "follow-3", "ungrouped-4", "admin.sign_up-5"); anything else names nothing. */
@@ -29,7 +25,6 @@ const GROUP_KEY = /^[a-z_.]{1,30}(-\d{1,19}){1,2}$/;
 
 export interface GroupedNotificationApiDeps {
   readonly baseUrl: string;
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly notifications: NotificationStore;
@@ -62,8 +57,6 @@ function filterParams(q: Request['query']): NotificationFilter {
 }
 
 export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[] {
-  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
-
   const groupKeyParam = (req: Request): string => {
     const key = req.params['group_key']!;
     if (!GROUP_KEY.test(key)) throw Errors.notFound();
@@ -143,11 +136,12 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v2/notifications',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const page = pageQuery(req.query, 40, 80);
         const expand = expandParam(req.query['expand_accounts']);
         const grouped = groupedTypesParam(req.query['grouped_types']);
@@ -162,40 +156,44 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         };
         return json(200, await render(viewer, items, data, grouped, expand, true), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id), keep));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v2/notifications/unread_count',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const { limit } = pageQuery(req.query, 100, 1000);
         const f = filterParams(req.query);
         return json(200, { count: await d.groups.unreadGroups(viewer, await markerOf(viewer), limit, f, groupedTypesParam(req.query['grouped_types'])) });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/notifications/unread_count',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const { limit } = pageQuery(req.query, 100, 1000);
         return json(200, { count: await d.groups.unread(viewer, await markerOf(viewer), limit, filterParams(req.query)) });
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v2/notifications/clear',
+      auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req) => {
-        await d.notifications.clear(await me(req, WRITE));
+      handler: async (req, who) => {
+        await d.notifications.clear(who.record.user.accountId);
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v2/notifications/:group_key',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const key = groupKeyParam(req);
         const n = await d.groups.newestOf(viewer, key);
         if (!n) throw Errors.notFound();
@@ -204,21 +202,23 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         if (body.notification_groups.length === 0) throw Errors.notFound();
         return json(200, body);
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v2/notifications/:group_key/dismiss',
+      auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req) => {
-        await d.groups.dismiss(await me(req, WRITE), groupKeyParam(req));
+      handler: async (req, who) => {
+        await d.groups.dismiss(who.record.user.accountId, groupKeyParam(req));
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v2/notifications/:group_key/accounts',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const page = pageQuery(req.query, 40, 80);
         const items = await d.groups.members(viewer, groupKeyParam(req), page);
         const byId = new Map((await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))])).map((a) => [a.id, a]));
@@ -228,6 +228,6 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         });
         return json(200, await d.accountViews.many(rows), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id)));
       },
-    },
+    }),
   ];
 }

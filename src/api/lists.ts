@@ -5,8 +5,7 @@ import { Errors } from '../errors.js';
 import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
@@ -15,9 +14,6 @@ import type { AccountViews } from './account-views.js';
 import { given, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
-
-const READ: Requirement = { scopes: ['read:lists'], user: true };
-const WRITE: Requirement = { scopes: ['write:lists'], user: true };
 
 const ListBody = z.object({
   title: z.string().trim().min(1, "Title can't be blank").max(100, 'Title is too long (maximum is 100 characters)'),
@@ -29,7 +25,6 @@ const AccountIds = z.object({ account_ids: z.union([id, z.array(id).min(1).max(1
 
 export interface ListApiDeps {
   readonly baseUrl: string;
-  readonly bearer: BearerAuth;
   readonly lists: ListStore;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
@@ -41,9 +36,9 @@ export interface ListApiDeps {
 const entity = (l: List) => ({ id: l.id, title: l.title, replies_policy: l.repliesPolicy, exclusive: l.exclusive });
 
 export function listRoutes(d: ListApiDeps): Route[] {
-  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
-  const own = async (req: Request, need: Requirement): Promise<List> => {
-    const owner = await me(req, need);
+  /** The caller's list named by :id; another member's list, or none, is not found. */
+  const own = async (req: Request, who: MemberPrincipal): Promise<List> => {
+    const owner = who.record.user.accountId;
     const listId = req.params['id']!;
     const l = isId(listId) ? await d.lists.one(owner, listId) : undefined;
     if (!l) throw Errors.notFound();
@@ -52,46 +47,60 @@ export function listRoutes(d: ListApiDeps): Route[] {
   const validation = (e: z.ZodError) => invalid(e);
 
   return [
-    { method: 'GET', path: '/api/v1/lists', handler: async (req) => json(200, (await d.lists.of(await me(req, READ))).map(entity)) },
-    { method: 'GET', path: '/api/v1/lists/:id', handler: async (req) => json(200, entity(await own(req, READ))) },
-    {
+    route({
+      method: 'GET',
+      path: '/api/v1/lists',
+      auth: { scopes: ['read:lists'], member: true },
+      handler: async (_req, who) => json(200, (await d.lists.of(who.record.user.accountId)).map(entity)),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/lists/:id',
+      auth: { scopes: ['read:lists'], member: true },
+      handler: async (req, who) => json(200, entity(await own(req, who))),
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/lists',
+      auth: { scopes: ['write:lists'], member: true },
       body: true,
-      handler: async (req) => {
-        const owner = await me(req, WRITE);
+      handler: async (req, who) => {
+        const owner = who.record.user.accountId;
         const p = ListBody.safeParse(given(req.fields));
         if (!p.success) throw validation(p.error);
         const l = await d.lists.create(owner, p.data.title, p.data.replies_policy ?? 'list', p.data.exclusive ?? false);
         if (!l) throw Errors.validation('You have reached the maximum number of lists');
         return json(200, entity(l));
       },
-    },
-    {
+    }),
+    route({
       method: 'PUT',
       path: '/api/v1/lists/:id',
+      auth: { scopes: ['write:lists'], member: true },
       body: true,
-      handler: async (req) => {
-        const l = await own(req, WRITE);
+      handler: async (req, who) => {
+        const l = await own(req, who);
         const p = ListBody.partial().safeParse(given(req.fields));
         if (!p.success) throw validation(p.error);
         return json(200, entity((await d.lists.update(l.accountId, l.id, { title: p.data.title, repliesPolicy: p.data.replies_policy, exclusive: p.data.exclusive }))!));
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/lists/:id',
-      handler: async (req) => {
-        const l = await own(req, WRITE);
+      auth: { scopes: ['write:lists'], member: true },
+      handler: async (req, who) => {
+        const l = await own(req, who);
         await d.lists.remove(l.accountId, l.id);
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/lists/:id/accounts',
-      handler: async (req) => {
-        const l = await own(req, READ);
+      auth: { scopes: ['read:lists'], member: true },
+      handler: async (req, who) => {
+        const l = await own(req, who);
         // limit=0 is every member at once, without Link (Mastodon's `unlimited?`).
         const page = req.query['limit'] === '0' ? null : pageQuery(req.query, 40, 80);
         const ids = await d.lists.members(l.id, page);
@@ -99,13 +108,14 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const ordered = ids.map((i) => byId.get(i)).filter((a): a is NonNullable<typeof a> => !!a);
         return json(200, await d.accountViews.many(ordered), page ? linkHeader(d.baseUrl + req.path, page, ids) : undefined);
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/lists/:id/accounts',
+      auth: { scopes: ['write:lists'], member: true },
       body: true,
-      handler: async (req) => {
-        const l = await own(req, WRITE);
+      handler: async (req, who) => {
+        const l = await own(req, who);
         const p = AccountIds.safeParse(req.fields);
         if (!p.success) throw validation(p.error);
         const r = await d.lists.add(l, p.data.account_ids);
@@ -113,38 +123,41 @@ export function listRoutes(d: ListApiDeps): Route[] {
         if (r.full) throw Errors.validation('The list has reached the maximum number of accounts');
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/lists/:id/accounts',
+      auth: { scopes: ['write:lists'], member: true },
       body: true,
-      handler: async (req) => {
-        const l = await own(req, WRITE);
+      handler: async (req, who) => {
+        const l = await own(req, who);
         const p = AccountIds.safeParse({ ...req.query, ...(req.fields as object) });
         if (!p.success) throw validation(p.error);
         await d.lists.removeAccounts(l.id, p.data.account_ids);
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/accounts/:id/lists',
-      handler: async (req) => {
-        const owner = await me(req, READ);
+      auth: { scopes: ['read:lists'], member: true },
+      handler: async (req, who) => {
+        const owner = who.record.user.accountId;
         const other = req.params['id']!;
         if (!isId(other)) throw Errors.notFound();
         return json(200, (await d.lists.containing(owner, other)).map(entity));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/timelines/list/:id',
-      handler: async (req) => {
-        const l = await own(req, READ);
+      auth: { scopes: ['read:lists'], member: true },
+      handler: async (req, who) => {
+        const l = await own(req, who);
         const page = pageQuery(req.query, 20, 40);
         const list = await d.timelines.listTimeline(l, page);
         return json(200, await d.statusViews.many(list, l.accountId), timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id)));
       },
-    },
+    }),
   ];
 }

@@ -4,8 +4,7 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notification, NotificationStore } from '../store/notifications.js';
 import type { StatusStore } from '../store/statuses.js';
@@ -15,12 +14,8 @@ import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import { isId } from '../store/ids.js';
 
-const READ: Requirement = { scopes: ['read:notifications'], user: true };
-const WRITE: Requirement = { scopes: ['write:notifications'], user: true };
-
 export interface NotificationApiDeps {
   readonly baseUrl: string;
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly notifications: NotificationStore;
@@ -36,8 +31,6 @@ function list(v: unknown): string[] | undefined {
 }
 
 export function notificationRoutes(d: NotificationApiDeps): Route[] {
-  const me = async (req: Request, need: Requirement) => (await d.bearer.authenticate(req, need)).record.user!.accountId;
-
   /** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
   const render = async (items: readonly Notification[], viewerId: string) => {
     const senders = await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))]);
@@ -64,11 +57,12 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/notifications',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const page = pageQuery(req.query, 40, 80);
         const from = typeof req.query['account_id'] === 'string' ? req.query['account_id'] : undefined;
         if (from !== undefined && !isId(from)) return json(200, []);
@@ -82,37 +76,40 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
         if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
         return json(200, await render(items, viewer), links);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/notifications/:id',
-      handler: async (req) => {
-        const viewer = await me(req, READ);
+      auth: { scopes: ['read:notifications'], member: true },
+      handler: async (req, who) => {
+        const viewer = who.record.user.accountId;
         const n = await d.notifications.one(viewer, id(req));
         const [entity] = n ? await render([n], viewer) : [];
         if (!entity) throw Errors.notFound();
         return json(200, entity);
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/notifications/:id/dismiss',
+      auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req) => {
+      handler: async (req, who) => {
         // Another member's notification, or one already dismissed, is not found (Mastodon's find raises).
-        if (!(await d.notifications.dismiss(await me(req, WRITE), id(req)))) throw Errors.notFound();
+        if (!(await d.notifications.dismiss(who.record.user.accountId, id(req)))) throw Errors.notFound();
         return json(200, {});
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/notifications/clear',
+      auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req) => {
-        await d.notifications.clear(await me(req, WRITE));
+      handler: async (req, who) => {
+        await d.notifications.clear(who.record.user.accountId);
         return json(200, {});
       },
-    },
+    }),
   ];
 }
 

@@ -7,8 +7,7 @@ import type { LocalActors } from '../federation/local-actors.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import type { Publisher } from '../federation/publisher.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notifier } from '../store/notifications.js';
 import { reportEntity } from '../entities/report.js';
@@ -18,7 +17,6 @@ import type { AccountViews } from './account-views.js';
 import { given, invalid, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
 
-const WRITE: Requirement = { scopes: ['write:reports'], user: true };
 const id = z.string().refine(isId, 'must be an id');
 
 const ReportBody = z.object({
@@ -31,7 +29,6 @@ const ReportBody = z.object({
 });
 
 export interface ReportApiDeps {
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly reports: ReportStore;
@@ -44,12 +41,13 @@ export interface ReportApiDeps {
 
 export function reportRoutes(d: ReportApiDeps): Route[] {
   return [
-    {
+    route({
       method: 'POST',
       path: '/api/v1/reports',
+      auth: { scopes: ['write:reports'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = (await d.bearer.authenticate(req, WRITE)).record.user!.accountId;
+      handler: async (req, who) => {
+        const me = who.record.user.accountId;
         const p = ReportBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
         const target = await d.accounts.byId(p.data.account_id);
@@ -73,6 +71,6 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
         }
         return json(200, reportEntity(report, await d.accountViews.one(target)));
       },
-    },
+    }),
   ];
 }
