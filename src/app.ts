@@ -312,7 +312,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...identityStatementRoutes({ bearer: oauth.bearer, clock, pool: verifyPool, statements, accounts, uris, followService }),
     ...noteRoutes({ accounts, statuses, timelines, notes: localNotes, uris }),
     ...statusRoutes({ accounts, statuses, service: statusService, views: statusViews, interactions: interactionService }),
-    ...statusActionRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
+    ...statusActionRoutes({ baseUrl: config.baseUrl, accounts, statuses, interactions, service: interactionService, views: statusViews, accountViews: views }),
     ...notificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, accountViews: views, statusViews, reports, reportViews }),
     ...groupedNotificationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, notifications, groups: new NotificationGroupStore(db), markers, accountViews: views, statusViews, reports, reportViews }),
     ...conversationRoutes({ baseUrl: config.baseUrl, bearer: oauth.bearer, accounts, statuses, conversations: new ConversationStore(db), accountViews: views, statusViews }),
