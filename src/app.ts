@@ -301,7 +301,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     ...preferenceRoutes({ bearer: oauth.bearer, markers }),
     ...reportRoutes({ bearer: oauth.bearer, accounts, statuses, reports, accountViews: views, publisher, actors: localActors, uris, notifier: notifications }),
     ...adminReportRoutes({ baseUrl: config.baseUrl, log: log.child({ component: 'api' }), bearer: oauth.bearer, reports, views: reportViews }),
-    ...searchRoutes({ config, log: log.child({ component: 'api' }), bearer: oauth.bearer, accounts, follows, statuses, timelines, remote, notes, uris, accountViews: views, statusViews }),
+    ...searchRoutes({ config, log: log.child({ component: 'api' }), accounts, follows, statuses, timelines, remote, notes, uris, accountViews: views, statusViews }),
     ...mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media, files: mediaFiles }),
     ...mediaProxyRoutes({ log: log.child({ component: 'media' }), bearer: oauth.bearer, media, statuses, files: mediaFiles, urls: mediaUrls, http: httpClient, signer: localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs }),
     ...pollRoutes({ accounts, statuses, polls, service: pollService }),
