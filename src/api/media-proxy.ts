@@ -12,27 +12,30 @@ import type { MediaUrls } from '../urls/media-urls.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { route, type Authenticate, type Reply, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
 import { RecentFailures } from '../media/recent-failures.js';
 import { SingleFlight } from '../media/single-flight.js';
 import { sniff } from '../media/sniff.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import type { Media, MediaStore, MediaType } from '../store/media.js';
 import type { StatusStore } from '../store/statuses.js';
 import { mediaHeaders } from './media.js';
 
-const READ: Requirement = { scopes: ['read:statuses'], user: false };
 const FETCH_FAILED = 'The remote media could not be fetched';
 // A followers-only or direct post's file may be kept by the reader's browser, never by a shared cache.
 const PRIVATE_CACHE = 'private, max-age=31536000, immutable';
 
 export interface MediaProxyDeps {
   readonly log: Logger;
-  readonly bearer: BearerAuth;
+  /**
+   * Reads a bearer token inside the handler, not through a route rule: a rule refuses a bad token (401/403), but here
+   * a token that is missing, invalid or without read:statuses only means "no reader" (then 404 unless public or
+   * signed), and a token is looked at only when the post is neither public nor opened by its `sig`.
+   */
+  readonly bearer: { readonly authenticate: Authenticate };
   readonly media: MediaStore;
   readonly statuses: StatusStore;
   readonly files: MediaFiles;
@@ -57,7 +60,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   const viewerOf = async (req: Request): Promise<string | null> => {
     if (req.headers['authorization'] === undefined) return null;
     try {
-      return (await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null;
+      return (await d.bearer.authenticate(req, { scopes: ['read:statuses'] })).record.user?.accountId ?? null;
     } catch (e) {
       if (e instanceof ApiError) return null;
       throw e;
@@ -99,7 +102,8 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   };
 
   return [
-    {
+    // No auth rule: who may see the file is decided by the post (permitted above), a token being only one way in.
+    route({
       method: 'GET',
       path: '/media_proxy/:id',
       handler: async (req): Promise<Reply> => {
@@ -125,7 +129,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         if (!reply) throw Errors.routeNotFound();
         return reply;
       },
-    },
+    }),
   ];
 }
 

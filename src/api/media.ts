@@ -5,18 +5,15 @@ import { Errors } from '../errors.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
 import { mediaEntity } from '../entities/media.js';
 import { mediaUrl } from '../urls/media-urls.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
 import { isId } from '../store/ids.js';
 import { description, focus, invalid } from './params.js';
 import type { Media, MediaStore } from '../store/media.js';
-
-const WRITE: Requirement = { scopes: ['write:media'], user: true };
 
 // A JSON null description clears it (Mastodon sets the attribute to nil).
 const Describe = z.object({ description: description.nullable().optional(), focus: focus.optional() });
@@ -35,7 +32,6 @@ export interface MediaApiDeps {
   readonly baseUrl: string;
   /** MAX_MULTIPART_BYTES: the files an upload may carry follow from it (media/limits.ts). */
   readonly multipartBytes: number;
-  readonly bearer: BearerAuth;
   readonly media: MediaStore;
   readonly files: MediaFiles;
 }
@@ -47,16 +43,15 @@ function file(v: unknown): { data: Buffer; contentType: string } | null {
 export function mediaRoutes(d: MediaApiDeps): Route[] {
   const limits = uploadLimits(d.multipartBytes);
   const entity = (m: Media) => mediaEntity(m, mediaUrl(m, d.baseUrl));
-  const me = async (req: Request) => (await d.bearer.authenticate(req, WRITE)).record.user!.accountId;
-  const own = async (req: Request): Promise<Media> => {
-    const owner = await me(req);
+  const own = async (req: Request, who: MemberPrincipal): Promise<Media> => {
+    const owner = who.record.user.accountId;
     const id = req.params['id']!;
     const m = isId(id) ? await d.media.byId(id) : undefined;
     if (!m || m.accountId !== owner) throw Errors.notFound();
     return m;
   };
-  const upload = async (req: Request): Promise<Reply> => {
-    const owner = await me(req);
+  const upload = async (req: Request, who: MemberPrincipal): Promise<Reply> => {
+    const owner = who.record.user.accountId;
     const f = file(req.fields['file']);
     if (!f) throw Errors.validation('file is required (multipart/form-data)');
     const kind = sniff(f.data);
@@ -83,22 +78,24 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
   };
 
   return [
-    { method: 'POST', path: '/api/v2/media', body: true, handler: upload },
-    { method: 'POST', path: '/api/v1/media', body: true, handler: upload },
-    { method: 'GET', path: '/api/v1/media/:id', handler: async (req) => json(200, entity(await own(req))) },
-    {
+    route({ method: 'POST', path: '/api/v2/media', auth: { scopes: ['write:media'], member: true }, body: true, handler: upload }),
+    route({ method: 'POST', path: '/api/v1/media', auth: { scopes: ['write:media'], member: true }, body: true, handler: upload }),
+    // Reading one's upload asks write:media too, as before (and as Mastodon's MediaController does).
+    route({ method: 'GET', path: '/api/v1/media/:id', auth: { scopes: ['write:media'], member: true }, handler: async (req, who) => json(200, entity(await own(req, who))) }),
+    route({
       method: 'PUT',
       path: '/api/v1/media/:id',
+      auth: { scopes: ['write:media'], member: true },
       body: true,
-      handler: async (req) => {
-        const m = await own(req);
+      handler: async (req, who) => {
+        const m = await own(req, who);
         const p = Describe.safeParse(req.fields);
         if (!p.success) throw invalid(p.error);
         const updated = await d.media.update(m.id, { description: p.data.description, focusX: p.data.focus?.[0], focusY: p.data.focus?.[1] });
         return json(200, entity(updated!));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/system/media/:name',
       handler: async (req) => {
@@ -108,6 +105,6 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         if (!reply) throw Errors.routeNotFound();
         return reply;
       },
-    },
+    }),
   ];
 }

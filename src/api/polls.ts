@@ -6,21 +6,17 @@ import { Errors } from '../errors.js';
 import type { PollService } from '../services/poll-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import type { Poll, PollStore } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 
-const READ: Requirement = { scopes: ['read:statuses'], user: false };
-const VOTE: Requirement = { scopes: ['write:statuses'], user: true };
 const Choices = z.object({
   choices: z.union([z.array(z.union([z.number().int(), z.string().regex(/^\d{1,3}$/).transform(Number)])).min(1).max(10), z.string().regex(/^\d{1,3}$/).transform((v) => [Number(v)])]),
 });
 
 export interface PollApiDeps {
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly polls: PollStore;
@@ -41,23 +37,25 @@ export function pollRoutes(d: PollApiDeps): Route[] {
     return pollEntity(poll, Date.now(), own, viewerId === poll.accountId);
   };
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/polls/:id',
-      handler: async (req) => {
-        const viewerId = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = who?.record.user?.accountId ?? null;
         const { poll, status } = await find(req, viewerId);
         // A member viewing a remote poll whose copy may be stale: fetched again, this answer not waiting for it.
         if (viewerId) d.service.refreshIfStale(poll, status);
         return json(200, await render(poll.id, viewerId));
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/polls/:id/votes',
+      auth: { scopes: ['write:statuses'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = await d.accounts.byId((await d.bearer.authenticate(req, VOTE)).record.user!.accountId);
+      handler: async (req, who) => {
+        const me = await d.accounts.byId(who.record.user.accountId);
         if (!me) throw Errors.notFound();
         const { poll, status } = await find(req, me.id);
         const p = Choices.safeParse(req.fields);
@@ -65,6 +63,6 @@ export function pollRoutes(d: PollApiDeps): Route[] {
         await d.service.vote(me, poll, status, p.data.choices);
         return json(200, await render(poll.id, me.id));
       },
-    },
+    }),
   ];
 }

@@ -6,20 +6,14 @@ import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type MemberPrincipal, type Principal, type Reply, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isEmoji, SHORTCODE, type ReactionEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
 
-// Pleroma's EmojiReactionController asks write:statuses (not write:favourites) to react or take a reaction back.
-const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
-const READ: Requirement = { scopes: ['read:statuses'], user: false };
-
 export interface ReactionApiDeps {
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly reactions: ReactionStore;
@@ -52,13 +46,13 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
     if (!custom) throw Errors.validation('Custom emoji can only be used when someone has already reacted with them on this status');
     return custom;
   };
-  const me = async (req: Request): Promise<Account> => {
-    const a = await d.accounts.byId((await d.bearer.authenticate(req, WRITE)).record.user!.accountId);
+  const me = async (who: MemberPrincipal): Promise<Account> => {
+    const a = await d.accounts.byId(who.record.user.accountId);
     if (!a) throw Errors.notFound();
     return a;
   };
-  const list = async (req: Request) => {
-    const viewerId = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
+  const list = async (req: Request, who: Principal | null): Promise<Reply> => {
+    const viewerId = who?.record.user?.accountId ?? null;
     const s = await visible(req, viewerId);
     const only = req.params['emoji'] === undefined ? null : nameOf(req);
     const summaries = ((await d.reactions.summaries([s.id], viewerId)).get(s.id) ?? []).filter((r) => only === null || r.name === only);
@@ -72,12 +66,14 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
   };
 
   return [
-    {
+    // Pleroma's EmojiReactionController asks write:statuses (not write:favourites) to react or take a reaction back.
+    route({
       method: 'PUT',
       path: '/api/v1/pleroma/statuses/:id/reactions/:emoji',
+      auth: { scopes: ['write:statuses'], member: true },
       body: true,
-      handler: async (req) => {
-        const member = await me(req);
+      handler: async (req, who) => {
+        const member = await me(who);
         const s = await visible(req, member.id);
         const emoji = await emojiOf(req, s);
         if (!(await d.service.react(member, s, emoji)) && !(await d.reactions.summaries([s.id], member.id)).get(s.id)?.some((r) => r.name === emoji.name && r.me)) {
@@ -85,18 +81,19 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
         }
         return json(200, await d.views.one(s, member.id));
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/pleroma/statuses/:id/reactions/:emoji',
-      handler: async (req) => {
-        const member = await me(req);
+      auth: { scopes: ['write:statuses'], member: true },
+      handler: async (req, who) => {
+        const member = await me(who);
         const s = await visible(req, member.id);
         await d.service.unreact(member, s, nameOf(req));
         return json(200, await d.views.one(s, member.id));
       },
-    },
-    { method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions', handler: list },
-    { method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions/:emoji', handler: list },
+    }),
+    route({ method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions', auth: { scopes: ['read:statuses'], optional: true }, handler: list }),
+    route({ method: 'GET', path: '/api/v1/pleroma/statuses/:id/reactions/:emoji', auth: { scopes: ['read:statuses'], optional: true }, handler: list }),
   ];
 }

@@ -11,9 +11,8 @@ import type { RemoteActors } from '../federation/remote-actors.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { route, type Principal, type Reply, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import { isId } from '../store/ids.js';
@@ -23,7 +22,6 @@ import type { AccountViews } from './account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 
-const READ: Requirement = { scopes: ['read:search'], user: false };
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)$/;
 const PAGINATION = 'Pagination values for `offset` and `limit` must be positive';
 
@@ -50,7 +48,6 @@ const SearchQuery = z.object({
 export interface SearchDeps {
   readonly config: { readonly baseUrl: string; readonly localDomain: string };
   readonly log: Logger;
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
   readonly statuses: StatusStore;
@@ -109,8 +106,8 @@ export function searchRoutes(d: SearchDeps): Route[] {
   /** As Mastodon's `following`: accounts the viewer follows, and the viewer (Account::Search's first_degree). */
   const followedBy = async (viewer: string, a: Account) => a.id === viewer || (await d.follows.find('follows', viewer, a.id)) !== undefined;
 
-  const search = async (req: Request) => {
-    const viewer = req.headers['authorization'] === undefined ? null : ((await d.bearer.authenticate(req, READ)).record.user?.accountId ?? null);
+  const search = async (req: Request, who: Principal | null): Promise<Reply> => {
+    const viewer = who?.record.user?.accountId ?? null;
     const parsed = SearchQuery.safeParse(req.query);
     // In Mastodon's order: q first, then the refusals to anonymous searches, then the other parameters.
     const badQuery = parsed.error?.issues.find((i) => i.path[0] === 'q');
@@ -153,5 +150,5 @@ export function searchRoutes(d: SearchDeps): Route[] {
     });
   };
 
-  return [{ method: 'GET', path: '/api/v2/search', handler: search }];
+  return [route({ method: 'GET', path: '/api/v2/search', auth: { scopes: ['read:search'], optional: true }, handler: search })];
 }

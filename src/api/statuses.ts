@@ -5,11 +5,8 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
-import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { CachedToken } from '../oauth/token-cache.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type MemberPrincipal, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
@@ -18,8 +15,6 @@ import { description, focus, given, idList, idParam, invalid, railsBool } from '
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
-const WRITE: Requirement = { scopes: ['write:statuses'], user: true };
-const READ: Requirement = { scopes: ['read:statuses'], user: false };
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
 /** Mastodon's DEFAULT_STATUSES_LIMIT, the most `GET /api/v1/statuses?id[]=` takes. */
@@ -99,7 +94,6 @@ const BOTH = 'A status cannot have both media and a poll';
 const QuoteId = z.object({ quoted_status_id: idParam.optional() });
 
 export interface StatusApiDeps {
-  readonly bearer: BearerAuth;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly service: StatusService;
@@ -108,18 +102,13 @@ export interface StatusApiDeps {
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
-  const accountOf = async (t: CachedToken): Promise<Account> => {
-    const me = await d.accounts.byId(t.record.user!.accountId);
+  const accountOf = async (who: MemberPrincipal): Promise<Account> => {
+    const me = await d.accounts.byId(who.record.user.accountId);
     if (!me) throw Errors.notFound();
     return me;
   };
-  const member = async (req: Request): Promise<Account> => accountOf(await d.bearer.authenticate(req, WRITE));
-  /** Public reads take no token; a token that is sent must be valid. Returns the viewer's account id. */
-  const viewer = async (req: Request): Promise<string | null> => {
-    if (req.headers['authorization'] === undefined) return null;
-    const t = await d.bearer.authenticate(req, READ);
-    return t.record.user?.accountId ?? null;
-  };
+  /** Public reads take no token (a token that is sent must be valid): the viewer's account id, or null. */
+  const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   const found = (s: Status | undefined): Status => {
     if (!s) throw Errors.notFound();
     return s;
@@ -129,14 +118,14 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
   const original = async (id: string | undefined, viewerId: string | null) => found(id === undefined ? undefined : await d.statuses.readable(id, viewerId, true));
 
   return [
-    {
+    route({
       method: 'POST',
       path: '/api/v1/statuses',
+      auth: { scopes: ['write:statuses'], member: true },
       body: true,
-      handler: async (req) => {
-        const t = await d.bearer.authenticate(req, WRITE);
-        const me = await accountOf(t);
-        const defaults = t.record.user!;
+      handler: async (req, who) => {
+        const me = await accountOf(who);
+        const defaults = who.record.user;
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
@@ -167,36 +156,39 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           mediaIds,
           quote,
           poll,
-          applicationId: t.record.appId,
+          applicationId: who.record.appId,
         });
         return json(200, await d.views.one(status, me.id));
       },
-    },
-    {
+    }),
+    route({
       // Several statuses at once (Mastodon 4.3): those the viewer may read, in the order asked.
       method: 'GET',
       path: '/api/v1/statuses',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const ids = idList(req.query);
         if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} statuses can be asked for at once`);
         const byId = new Map((await d.statuses.visibleAmong(ids, viewerId)).map((s) => [s.id, s]));
         return json(200, await d.views.many(ids.map((id) => byId.get(id)).filter((s): s is Status => !!s), viewerId));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/statuses/:id',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         return json(200, await d.views.one(await visible(req.params['id'], viewerId), viewerId));
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/statuses/:id',
-      handler: async (req) => {
-        const me = await member(req);
+      auth: { scopes: ['write:statuses'], member: true },
+      handler: async (req, who) => {
+        const me = await accountOf(who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id) throw Errors.notFound();
         if (s.reblogOfId) {
@@ -210,13 +202,14 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         await d.service.remove(me, s);
         return json(200, shown);
       },
-    },
-    {
+    }),
+    route({
       method: 'PUT',
       path: '/api/v1/statuses/:id',
+      auth: { scopes: ['write:statuses'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = await member(req);
+      handler: async (req, who) => {
+        const me = await accountOf(who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || s.reblogOfId) throw Errors.notFound();
         const parsed = EditBody.safeParse(given(req.fields));
@@ -240,32 +233,34 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         });
         return json(200, await d.views.one(edited, me.id));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/statuses/:id/source',
-      handler: async (req) => {
-        const me = await d.accounts.byId((await d.bearer.authenticate(req, { scopes: ['read:statuses'], user: true })).record.user!.accountId);
-        if (!me) throw Errors.notFound();
+      auth: { scopes: ['read:statuses'], member: true },
+      handler: async (req, who) => {
+        const me = await accountOf(who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || !s.local) throw Errors.notFound();
         return json(200, { id: s.id, text: s.text, spoiler_text: s.spoilerText });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/statuses/:id/history',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const s = await visible(req.params['id'], viewerId);
         return json(200, await d.views.history(s, viewerId));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/statuses/:id/context',
-      handler: async (req) => {
-        const viewerId = await viewer(req);
+      auth: { scopes: ['read:statuses'], optional: true },
+      handler: async (req, who) => {
+        const viewerId = viewer(who);
         const s = await original(req.params['id'], viewerId);
         const ancestors: Status[] = [];
         for (let p = s.inReplyToId; p && ancestors.length < MAX_ANCESTORS; ) {
@@ -288,6 +283,6 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         }
         return json(200, { ancestors: await d.views.many(ancestors, viewerId), descendants: await d.views.many(descendants, viewerId) });
       },
-    },
+    }),
   ];
 }
