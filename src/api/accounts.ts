@@ -3,17 +3,12 @@
 // Hot: verify_credentials keeps its serialised entity on the cached token, dropped with it when the member changes.
 import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
-import type { Request } from '../http/request.js';
 import { json, jsonText } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { Requirement } from '../http/auth.js';
-import type { CachedToken } from '../oauth/token-cache.js';
+import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { idList } from './params.js';
 
-const VERIFY: Requirement = { scopes: ['read:accounts', 'profile'], user: true };
-const READ: Requirement = { scopes: ['read:accounts'], user: false };
 /** Mastodon's DEFAULT_ACCOUNTS_LIMIT, the most `GET /api/v1/accounts?id[]=` takes. */
 const MAX_IDS = 40;
 
@@ -22,14 +17,10 @@ const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})(?:@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?
 export function accountRoutes(d: AccountApiDeps): Route[] {
   const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
   // The cached entity is dropped with the token whenever the member's profile, follows or posts change.
-  const reply = (t: CachedToken) => {
+  const reply = (t: MemberPrincipal) => {
     if (t.credentialAccountJson !== undefined) return jsonText(200, t.credentialAccountJson);
-    return d.views.credential(t.record.user!).then((entity) => jsonText(200, (t.credentialAccountJson = JSON.stringify(entity))));
+    return d.views.credential(t.record.user).then((entity) => jsonText(200, (t.credentialAccountJson = JSON.stringify(entity))));
   };
-
-  /** Public routes accept no token; a token that is sent must be valid. Returns the member, if any. */
-  const viewer = async (req: Request): Promise<CachedToken | undefined> =>
-    req.headers['authorization'] === undefined ? undefined : await d.bearer.authenticate(req, READ);
 
   const visible = (a: Account | undefined): Account => {
     if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
@@ -37,19 +28,18 @@ export function accountRoutes(d: AccountApiDeps): Route[] {
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/accounts/verify_credentials',
-      handler: (req) => {
-        const t = d.bearer.authenticate(req, VERIFY);
-        return t instanceof Promise ? t.then(reply) : reply(t);
-      },
-    },
-    {
+      auth: { scopes: ['read:accounts', 'profile'], member: true },
+      handler: (_req, who) => reply(who),
+    }),
+    // Public routes accept no token; a token that is sent must be valid.
+    route({
       method: 'GET',
       path: '/api/v1/accounts/lookup',
-      handler: async (req) => {
-        const token = await viewer(req);
+      auth: { scopes: ['read:accounts'], optional: true },
+      handler: async (req, who) => {
         const acct = req.query['acct'];
         const m = typeof acct === 'string' ? HANDLE.exec(acct.trim()) : null;
         if (!m) throw Errors.notFound();
@@ -62,7 +52,7 @@ export function accountRoutes(d: AccountApiDeps): Route[] {
         if (known) return json(200, await d.views.one(visible(known)));
         // Only members make the server fetch unknown remote accounts (an anonymous lookup could be used to make
         // us send requests anywhere).
-        if (!token?.record.user) throw Errors.notFound();
+        if (!who?.record.user) throw Errors.notFound();
         try {
           return json(200, await d.views.one(visible(await d.remote.byHandle(username!, domain))));
         } catch (e) {
@@ -73,27 +63,25 @@ export function accountRoutes(d: AccountApiDeps): Route[] {
           throw e;
         }
       },
-    },
-    {
+    }),
+    route({
       // Several accounts at once (Mastodon 4.3): those that exist, in the order asked.
       method: 'GET',
       path: '/api/v1/accounts',
+      auth: { scopes: ['read:accounts'], optional: true },
       handler: async (req) => {
-        await viewer(req);
         const ids = idList(req.query);
         if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} accounts can be asked for at once`);
         const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
         const shown = ids.map((id) => byId.get(id)).filter((a): a is Account => !!a && !a.deletedAt && (a.domain !== null || a.hasUser));
         return json(200, await d.views.many(shown));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/accounts/:id',
-      handler: async (req) => {
-        await viewer(req);
-        return json(200, await d.views.one(visible(await d.accounts.byId(req.params['id']!))));
-      },
-    },
+      auth: { scopes: ['read:accounts'], optional: true },
+      handler: async (req) => json(200, await d.views.one(visible(await d.accounts.byId(req.params['id']!)))),
+    }),
   ];
 }

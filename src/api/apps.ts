@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { applicationEntity, credentialApplicationEntity } from '../entities/application.js';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { route, type Route } from '../http/types.js';
 import { parseRedirectUris } from '../oauth/redirect-uris.js';
 import { splitScopes, unknownScope } from '../oauth/scopes.js';
 import type { OAuthDeps } from './deps.js';
@@ -49,15 +49,15 @@ export function appRoutes(d: OAuthDeps): Route[] {
         return json(200, credentialApplicationEntity(app, clientSecret));
       },
     },
-    {
+    route({
       method: 'GET',
       path: '/api/v1/apps/verify_credentials',
-      handler: async (req) => {
-        const t = await d.bearer.authenticate(req, { scopes: [], user: false });
-        const app = await d.apps.byId(t.record.appId);
+      auth: { scopes: [] },
+      handler: async (_req, who) => {
+        const app = await d.apps.byId(who.record.appId);
         if (!app) throw Errors.unauthorized();
         return json(200, applicationEntity(app));
       },
-    },
+    }),
   ];
 }

@@ -7,18 +7,13 @@ import { Errors } from '../errors.js';
 import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Handler, Route } from '../http/types.js';
-import type { Requirement } from '../http/auth.js';
+import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
 import type { Account } from '../store/accounts.js';
 import type { MuteStore } from '../store/mutes.js';
 import type { AccountApiDeps } from './deps.js';
 import { given, invalid, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
 
-const WRITE_BLOCKS: Requirement = { scopes: ['write:blocks', 'follow'], user: true };
-const READ_BLOCKS: Requirement = { scopes: ['read:blocks', 'follow'], user: true };
-const WRITE_MUTES: Requirement = { scopes: ['write:mutes', 'follow'], user: true };
-const READ_MUTES: Requirement = { scopes: ['read:mutes', 'follow'], user: true };
 const MAX_MUTE_SECONDS = 10 * 365 * 86_400;
 
 const MuteBody = z.object({
@@ -27,21 +22,22 @@ const MuteBody = z.object({
 });
 
 export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): Route[] {
-  const me = async (req: Request, need: Requirement): Promise<Account> => (await d.accounts.byId((await d.bearer.authenticate(req, need)).record.user!.accountId))!;
+  type MemberHandler = (req: Request, who: MemberPrincipal) => Promise<Reply>;
+  const me = async (who: MemberPrincipal): Promise<Account> => (await d.accounts.byId(who.record.user.accountId))!;
   const target = async (req: Request): Promise<Account> => {
     const id = req.params['id']!;
     const a = isId(id) ? await d.accounts.byId(id) : undefined;
     if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
     return a;
   };
-  const act = (need: Requirement, fn: (viewer: Account, other: Account, req: Request) => Promise<void>): Handler => async (req) => {
-    const viewer = await me(req, need);
+  const act = (fn: (viewer: Account, other: Account, req: Request) => Promise<void>): MemberHandler => async (req, who) => {
+    const viewer = await me(who);
     const other = await target(req);
     await fn(viewer, other, req);
     return json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
   };
-  const list = (kind: 'blocks' | 'mutes', need: Requirement): Handler => async (req) => {
-    const viewer = await me(req, need);
+  const list = (kind: 'blocks' | 'mutes'): MemberHandler => async (req, who) => {
+    const viewer = await me(who);
     const page = pageQuery(req.query, 40, 80);
     const rows = await d.mutes.page(kind, viewer.id, page);
     const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
@@ -53,13 +49,14 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
   };
 
   return [
-    { method: 'POST', path: '/api/v1/accounts/:id/block', body: true, handler: act(WRITE_BLOCKS, (v, o) => d.followService.block(v, o)) },
-    { method: 'POST', path: '/api/v1/accounts/:id/unblock', body: true, handler: act(WRITE_BLOCKS, (v, o) => d.followService.unblock(v, o)) },
-    {
+    route({ method: 'POST', path: '/api/v1/accounts/:id/block', auth: { scopes: ['write:blocks', 'follow'], member: true }, body: true, handler: act((v, o) => d.followService.block(v, o)) }),
+    route({ method: 'POST', path: '/api/v1/accounts/:id/unblock', auth: { scopes: ['write:blocks', 'follow'], member: true }, body: true, handler: act((v, o) => d.followService.unblock(v, o)) }),
+    route({
       method: 'POST',
       path: '/api/v1/accounts/:id/mute',
+      auth: { scopes: ['write:mutes', 'follow'], member: true },
       body: true,
-      handler: act(WRITE_MUTES, async (v, o, req) => {
+      handler: act(async (v, o, req) => {
         if (v.id === o.id) throw Errors.forbidden('You cannot mute yourself');
         const p = MuteBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
@@ -67,9 +64,9 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
         if (seconds < 0 || seconds > MAX_MUTE_SECONDS) throw Errors.validation('duration is out of range');
         await d.mutes.mute(v.id, o.id, p.data.notifications ?? true, seconds > 0 ? new Date(Date.now() + seconds * 1000) : null);
       }),
-    },
-    { method: 'POST', path: '/api/v1/accounts/:id/unmute', body: true, handler: act(WRITE_MUTES, (v, o) => d.mutes.unmute(v.id, o.id)) },
-    { method: 'GET', path: '/api/v1/blocks', handler: list('blocks', READ_BLOCKS) },
-    { method: 'GET', path: '/api/v1/mutes', handler: list('mutes', READ_MUTES) },
+    }),
+    route({ method: 'POST', path: '/api/v1/accounts/:id/unmute', auth: { scopes: ['write:mutes', 'follow'], member: true }, body: true, handler: act((v, o) => d.mutes.unmute(v.id, o.id)) }),
+    route({ method: 'GET', path: '/api/v1/blocks', auth: { scopes: ['read:blocks', 'follow'], member: true }, handler: list('blocks') }),
+    route({ method: 'GET', path: '/api/v1/mutes', auth: { scopes: ['read:mutes', 'follow'], member: true }, handler: list('mutes') }),
   ];
 }

@@ -6,15 +6,11 @@ import { Errors } from '../errors.js';
 import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
-import type { Requirement } from '../http/auth.js';
+import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { idList, railsBool } from './params.js';
 
-const WRITE_FOLLOWS: Requirement = { scopes: ['write:follows', 'follow'], user: true };
-const READ_FOLLOWS: Requirement = { scopes: ['read:follows', 'follow'], user: true };
-const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: false };
 const MAX_RELATIONSHIP_IDS = 80;
 
 const FollowBody = z.object({
@@ -25,10 +21,7 @@ const FollowBody = z.object({
 });
 
 export function followRoutes(d: AccountApiDeps): Route[] {
-  const me = async (req: Request, need: Requirement): Promise<Account> => {
-    const t = await d.bearer.authenticate(req, need);
-    return (await d.accounts.byId(t.record.user!.accountId))!;
-  };
+  const me = async (who: MemberPrincipal): Promise<Account> => (await d.accounts.byId(who.record.user.accountId))!;
   const target = async (id: string): Promise<Account> => {
     const a = await d.accounts.byId(id);
     if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
@@ -47,13 +40,12 @@ export function followRoutes(d: AccountApiDeps): Route[] {
   };
 
   const list = (kind: 'followers' | 'following') => async (req: Request): Promise<Reply> => {
-    if (req.headers['authorization'] !== undefined) await d.bearer.authenticate(req, READ_ACCOUNTS);
     const account = await target(req.params['id']!);
     return accountPage(kind, account.id, req, `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`);
   };
 
-  const answer = (approve: boolean) => async (req: Request): Promise<Reply> => {
-    const viewer = await me(req, WRITE_FOLLOWS);
+  const answer = (approve: boolean) => async (req: Request, who: MemberPrincipal): Promise<Reply> => {
+    const viewer = await me(who);
     const requester = await target(req.params['id']!);
     const done = approve ? await d.followService.authorize(viewer, requester) : await d.followService.reject(viewer, requester);
     if (!done) throw Errors.notFound();
@@ -61,12 +53,13 @@ export function followRoutes(d: AccountApiDeps): Route[] {
   };
 
   return [
-    {
+    route({
       method: 'POST',
       path: '/api/v1/accounts/:id/follow',
+      auth: { scopes: ['write:follows', 'follow'], member: true },
       body: true,
-      handler: async (req) => {
-        const viewer = await me(req, WRITE_FOLLOWS);
+      handler: async (req, who) => {
+        const viewer = await me(who);
         const parsed = FollowBody.safeParse(req.fields);
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const other = await target(req.params['id']!);
@@ -74,37 +67,41 @@ export function followRoutes(d: AccountApiDeps): Route[] {
         await d.followService.follow(viewer, other, { showReblogs: p.reblogs, notify: p.notify, languages: p.languages === undefined ? undefined : p.languages.length ? p.languages : null });
         return relationship(viewer, other);
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/accounts/:id/unfollow',
+      auth: { scopes: ['write:follows', 'follow'], member: true },
       body: true,
-      handler: async (req) => {
-        const viewer = await me(req, WRITE_FOLLOWS);
+      handler: async (req, who) => {
+        const viewer = await me(who);
         const other = await target(req.params['id']!);
         await d.followService.unfollow(viewer, other);
         return relationship(viewer, other);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/accounts/relationships',
-      handler: async (req) => {
-        const viewer = await me(req, READ_FOLLOWS);
+      auth: { scopes: ['read:follows', 'follow'], member: true },
+      handler: async (req, who) => {
+        const viewer = await me(who);
         const valid = idList(req.query).slice(0, MAX_RELATIONSHIP_IDS);
         const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
         const rels = await d.follows.relationships(viewer.id, valid.filter((id) => known.has(id)));
         return json(200, rels.map(relationshipEntity));
       },
-    },
-    { method: 'GET', path: '/api/v1/accounts/:id/followers', handler: list('followers') },
-    { method: 'GET', path: '/api/v1/accounts/:id/following', handler: list('following') },
-    {
+    }),
+    // Public lists: no token needed; a token that is sent must be valid.
+    route({ method: 'GET', path: '/api/v1/accounts/:id/followers', auth: { scopes: ['read:accounts'], optional: true }, handler: list('followers') }),
+    route({ method: 'GET', path: '/api/v1/accounts/:id/following', auth: { scopes: ['read:accounts'], optional: true }, handler: list('following') }),
+    route({
       method: 'GET',
       path: '/api/v1/follow_requests',
-      handler: async (req) => accountPage('requests', (await me(req, READ_FOLLOWS)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
-    },
-    { method: 'POST', path: '/api/v1/follow_requests/:id/authorize', body: true, handler: answer(true) },
-    { method: 'POST', path: '/api/v1/follow_requests/:id/reject', body: true, handler: answer(false) },
+      auth: { scopes: ['read:follows', 'follow'], member: true },
+      handler: async (req, who) => accountPage('requests', (await me(who)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
+    }),
+    route({ method: 'POST', path: '/api/v1/follow_requests/:id/authorize', auth: { scopes: ['write:follows', 'follow'], member: true }, body: true, handler: answer(true) }),
+    route({ method: 'POST', path: '/api/v1/follow_requests/:id/reject', auth: { scopes: ['write:follows', 'follow'], member: true }, body: true, handler: answer(false) }),
   ];
 }

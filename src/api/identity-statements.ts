@@ -10,17 +10,13 @@ import type { Clock } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { FollowService } from '../services/follow-service.js';
 import type { LocalUris } from '../urls/local-uris.js';
-import type { Request } from '../http/request.js';
 import { jsonText } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
 import { MAX_STATEMENT_BYTES, MAX_STATEMENTS_PER_ACCOUNT } from '../identity/identity-statement.js';
 import { REFUSALS } from '../identity/refusals.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { IdentityStatementStore } from '../store/identity-statements.js';
 
-const WRITE: Requirement = { scopes: ['write:accounts'], user: true };
-const READ: Requirement = { scopes: ['read:accounts'], user: false };
 /** The transport limit (413); anything between MAX_STATEMENT_BYTES and this is read and refused with 422. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -29,7 +25,6 @@ const DeleteBody = z.object({
 });
 
 export interface IdentityStatementDeps {
-  readonly bearer: BearerAuth;
   readonly clock: Clock;
   readonly pool: VerifyPool;
   readonly statements: IdentityStatementStore;
@@ -55,22 +50,22 @@ function invalid(description: string) {
 }
 
 export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
-  const member = async (req: Request): Promise<Account> => {
-    const t = await d.bearer.authenticate(req, WRITE);
-    const account = await d.accounts.byId(t.record.user!.accountId);
+  const member = async (who: MemberPrincipal): Promise<Account> => {
+    const account = await d.accounts.byId(who.record.user.accountId);
     if (!account) throw Errors.notFound();
     return account;
   };
   const now = () => new Date(d.clock.now());
 
   return [
-    {
+    route({
       method: 'POST',
       path: '/api/v1/accounts/identity_statements',
+      auth: { scopes: ['write:accounts'], member: true },
       body: 'raw',
       maxBodyBytes: MAX_BODY_BYTES,
-      handler: async (req) => {
-        const me = await member(req);
+      handler: async (req, who) => {
+        const me = await member(who);
         const raw = req.rawBody!;
         if (raw.byteLength > MAX_STATEMENT_BYTES) throw invalid(REFUSALS.too_large);
         const verdict = await d.pool.verifyStatement({ input: raw, actorId: d.uris.actor(me.username), nowMs: d.clock.now() });
@@ -92,15 +87,16 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
         if (outcome.changed) await d.followService.announceProfile(me);
         return list(outcome.statements);
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/api/v1/accounts/identity_statements',
+      auth: { scopes: ['write:accounts'], member: true },
       // Read raw so that unparsable JSON is the 422 the endpoint promises, not the generic 400.
       body: 'raw',
       maxBodyBytes: 4096,
-      handler: async (req) => {
-        const me = await member(req);
+      handler: async (req, who) => {
+        const me = await member(who);
         const parsed = DeleteBody.safeParse(parseJson(req.rawBody!));
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
@@ -109,16 +105,16 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
         if (await d.statements.remove(me.id, parsed.data.subject)) await d.followService.announceProfile(me);
         return list(await d.statements.live(me.id, now()));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/api/v1/accounts/:id/identity_statements',
+      auth: { scopes: ['read:accounts'], optional: true },
       handler: async (req) => {
-        if (req.headers['authorization'] !== undefined) await d.bearer.authenticate(req, READ);
         const a = await d.accounts.byId(req.params['id']!);
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
         return list(await d.statements.live(a.id, now()));
       },
-    },
+    }),
   ];
 }

@@ -3,20 +3,15 @@
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
-import type { BearerAuth, Requirement } from '../http/auth.js';
+import { route, type Route } from '../http/types.js';
 import { invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
 
-const READ_ACCOUNTS: Requirement = { scopes: ['read:accounts'], user: true };
-const READ_STATUSES: Requirement = { scopes: ['read:statuses'], user: true };
-const WRITE_STATUSES: Requirement = { scopes: ['write:statuses'], user: true };
 
 const Position = z.object({ last_read_id: z.string().regex(/^\d{1,19}$/, 'last_read_id must be an id') });
 const MarkerBody = z.object({ home: Position.optional(), notifications: Position.optional() });
 
 export interface PreferenceDeps {
-  readonly bearer: BearerAuth;
   readonly markers: MarkerStore;
 }
 
@@ -29,11 +24,12 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
     return out;
   };
   return [
-    {
+    route({
       method: 'GET',
       path: '/api/v1/preferences',
-      handler: async (req) => {
-        const u = (await d.bearer.authenticate(req, READ_ACCOUNTS)).record.user!;
+      auth: { scopes: ['read:accounts'], member: true },
+      handler: (_req, who) => {
+        const u = who.record.user;
         return json(200, {
           'posting:default:visibility': u.defaultPrivacy,
           'posting:default:sensitive': u.defaultSensitive,
@@ -44,24 +40,26 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
           'reading:autoplay:gifs': false,
         });
       },
-    },
+    }),
     { method: 'GET', path: '/api/v1/custom_emojis', handler: () => json(200, []) },
-    {
+    route({
       method: 'GET',
       path: '/api/v1/markers',
-      handler: async (req) => {
-        const me = (await d.bearer.authenticate(req, READ_STATUSES)).record.user!.accountId;
+      auth: { scopes: ['read:statuses'], member: true },
+      handler: async (req, who) => {
+        const me = who.record.user.accountId;
         const raw = req.query['timeline'];
         const asked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((t): t is MarkerTimeline => MARKER_TIMELINES.some((m) => m === t));
         return json(200, await markersJson(me, asked.length ? asked : MARKER_TIMELINES));
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/api/v1/markers',
+      auth: { scopes: ['write:statuses'], member: true },
       body: true,
-      handler: async (req) => {
-        const me = (await d.bearer.authenticate(req, WRITE_STATUSES)).record.user!.accountId;
+      handler: async (req, who) => {
+        const me = who.record.user.accountId;
         const parsed = MarkerBody.safeParse(req.fields);
         if (!parsed.success) throw invalid(parsed.error);
         const set = MARKER_TIMELINES.filter((t) => parsed.data[t]);
@@ -69,6 +67,6 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
         for (const t of set) await d.markers.set(me, t, parsed.data[t]!.last_read_id);
         return json(200, await markersJson(me, set));
       },
-    },
+    }),
   ];
 }

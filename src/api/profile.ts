@@ -7,15 +7,13 @@ import { isUploadedFile, type UploadedFile } from '../http/params.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import { MediaFiles } from '../media/media-files.js';
 import { sniff } from '../media/sniff.js';
-import type { Requirement } from '../http/auth.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { given, invalid, railsBool } from './params.js';
 
-const UPDATE: Requirement = { scopes: ['write:accounts'], user: true };
 /** Mastodon's limits (with libvips): 8 MB per image, 4 profile fields of 255 characters a side. */
 export const MAX_PROFILE_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_PROFILE_FIELDS = 4;
@@ -59,9 +57,8 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
     return d.files.save(f.data, sniffed.contentType);
   };
 
-  const apply = async (req: Request, change: ProfileChange) => {
-    const t = await d.bearer.authenticate(req, UPDATE);
-    const accountId = t.record.user!.accountId;
+  const apply = async (who: MemberPrincipal, change: ProfileChange) => {
+    const accountId = who.record.user.accountId;
     let replaced: string[] = [];
     await d.authEvents.publish(
       async (nonce) => {
@@ -77,7 +74,7 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
     return json(200, await d.views.credential((await d.users.byAccountId(accountId))!));
   };
 
-  const removeImage = (kind: ImageKind) => async (req: Request) => apply(req, kind === 'avatar' ? { avatarFile: null } : { headerFile: null });
+  const removeImage = (kind: ImageKind) => async (_req: Request, who: MemberPrincipal) => apply(who, kind === 'avatar' ? { avatarFile: null } : { headerFile: null });
 
   const serveImage = (kind: ImageKind) => async (req: Request) => {
     const name = req.params['name']!;
@@ -92,13 +89,13 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
   };
 
   return [
-    {
+    route({
       method: 'PATCH',
       path: '/api/v1/accounts/update_credentials',
+      // Checked before the body is read: a token that may not write learns nothing about its input.
+      auth: { scopes: ['write:accounts'], member: true },
       body: true,
-      handler: async (req) => {
-        // Scope first: a token that may not write learns nothing about its input.
-        await d.bearer.authenticate(req, UPDATE);
+      handler: async (req, who) => {
         const parsed = UpdateCredentials.safeParse(given(req.fields));
         if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
@@ -113,15 +110,15 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
           if (avatarFile) await d.files.remove(avatarFile); // nothing changes on a refused request
           throw e;
         }
-        return apply(req, {
+        return apply(who, {
           displayName: p.display_name, note: p.note, locked: p.locked, bot: p.bot, discoverable: p.discoverable, fields,
           avatarFile, headerFile, defaultPrivacy: p.source?.privacy, defaultSensitive: p.source?.sensitive,
           defaultLanguage: p.source?.language === undefined ? undefined : p.source.language || null,
         });
       },
-    },
-    { method: 'DELETE', path: '/api/v1/profile/avatar', handler: removeImage('avatar') },
-    { method: 'DELETE', path: '/api/v1/profile/header', handler: removeImage('header') },
+    }),
+    route({ method: 'DELETE', path: '/api/v1/profile/avatar', auth: { scopes: ['write:accounts'], member: true }, handler: removeImage('avatar') }),
+    route({ method: 'DELETE', path: '/api/v1/profile/header', auth: { scopes: ['write:accounts'], member: true }, handler: removeImage('header') }),
     { method: 'GET', path: '/system/accounts/avatars/:name', handler: serveImage('avatar') },
     { method: 'GET', path: '/system/accounts/headers/:name', handler: serveImage('header') },
   ];
