@@ -95,7 +95,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
     mount(['/api/v1/pleroma/statuses/:id/reactions'], reactionRoutes({ accounts: w.accounts, statuses: w.statuses, reactions: w.reactions, service: w.interactionService, views: w.statusViews, accountViews: w.accountViews })),
     mount(['/api/v1/polls'], pollRoutes({ accounts: w.accounts, statuses: w.statuses, polls: w.polls, service: w.pollService })),
     mount(['/api/v1/media', '/api/v2/media', '/system/media'], mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles })),
-    mount(['/media_proxy/:id'], mediaProxyRoutes({ log: mediaLog, media: w.media, statuses: w.statuses, files: w.mediaFiles, urls: w.mediaUrls, http: w.httpClient, signer: w.localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs })),
+    mount(['/media_proxy/:id'], mediaProxyRoutes({ log: mediaLog, bearer: oauth.bearer, media: w.media, statuses: w.statuses, files: w.mediaFiles, urls: w.mediaUrls, http: w.httpClient, signer: w.localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs })),
     mount(['/media_proxy/accounts'], remoteImageRoutes({ config, log: mediaLog, accounts: w.accounts, images: w.remoteImages, files: w.mediaFiles, http: w.httpClient, signer: w.localActors.instanceSigner })),
     // Timelines, lists, search.
     mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes({ baseUrl: config.baseUrl, accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, views: w.statusViews })),

@@ -31,7 +31,6 @@ export interface OAuthDeps {
 export interface AccountApiDeps {
   readonly config: Config;
   readonly log: Logger;
-  readonly bearer: BearerAuth;
   readonly authEvents: AuthEventListener;
   readonly users: UserStore;
   readonly accounts: AccountStore;
