@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // src/wiring.ts and src/routes.ts: the planned split of app.ts (issue 14) lands on app.ts's floor.
   ['src/app.ts', 'src/wiring.ts', 'src/routes.ts'],
   ['src/api', 'src/web'], // the two front ends: JSON for clients, HTML for people
-  ['src/services'], // what a member does (post, boost, follow, vote), called by api and web
+  ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends
   ['src/federation', 'src/entities'], // ActivityPub documents and Mastodon JSON: two renderings of the same rows
   ['src/http', 'src/bootstrap.ts'],
   ['src/oauth', 'src/urls'],
