@@ -1,0 +1,613 @@
+-- GENERATED, NOT APPLIED. The schema every migration in src/store/migrations/ leaves behind, read back from
+-- PostgreSQL's catalog, so a table's current shape is found here in one place. Migrations remain the only way the
+-- schema changes; test/store/schema.test.ts fails when this file and the migrations disagree.
+-- Regenerate with: npm run schema
+
+-- Sequences
+
+CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.thread_root(status bigint)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+AS $function$
+  WITH RECURSIVE up (id, parent, depth) AS (
+    SELECT id, in_reply_to_id, 0 FROM statuses WHERE id = status
+    UNION ALL
+    SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM statuses s JOIN up ON s.id = up.parent WHERE up.depth < 1000
+  )
+  SELECT id FROM up ORDER BY depth DESC LIMIT 1
+$function$;
+
+CREATE OR REPLACE FUNCTION public.timestamp_id(ts timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE sql
+AS $function$ SELECT ((floor(extract(epoch FROM ts) * 1000)::bigint) << 16) | (nextval('timestamp_id_seq') & 65535) $function$;
+
+-- Tables
+
+CREATE TABLE account_conversations (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id      bigint NOT NULL,
+  thread          text NOT NULL,
+  participant_ids bigint[] NOT NULL,
+  status_ids      bigint[] NOT NULL,
+  last_status_id  bigint NOT NULL,
+  unread          boolean DEFAULT false NOT NULL,
+  CONSTRAINT account_conversations_pkey PRIMARY KEY (id),
+  CONSTRAINT account_conversations_account_id_thread_participant_ids_key UNIQUE (account_id, thread, participant_ids),
+  CONSTRAINT account_conversations_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX account_conversations_list ON account_conversations USING btree (account_id, last_status_id DESC);
+CREATE INDEX account_conversations_statuses ON account_conversations USING gin (status_ids);
+
+CREATE TABLE accounts (
+  id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
+  username               text NOT NULL,
+  domain                 text,
+  display_name           text DEFAULT ''::text NOT NULL,
+  note                   text DEFAULT ''::text NOT NULL,
+  locked                 boolean DEFAULT false NOT NULL,
+  bot                    boolean DEFAULT false NOT NULL,
+  discoverable           boolean,
+  created_at             timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at             timestamp with time zone DEFAULT now() NOT NULL,
+  uri                    text,
+  url                    text,
+  actor_type             text DEFAULT 'Person'::text NOT NULL,
+  inbox_url              text,
+  shared_inbox_url       text,
+  outbox_url             text,
+  followers_url          text,
+  following_url          text,
+  featured_url           text,
+  avatar_remote_url      text,
+  header_remote_url      text,
+  fields                 jsonb DEFAULT '[]'::jsonb NOT NULL,
+  attachment             jsonb DEFAULT '[]'::jsonb NOT NULL,
+  also_known_as          text[] DEFAULT '{}'::text[] NOT NULL,
+  moved_to_uri           text,
+  public_key_id          text,
+  public_key_pem         text,
+  private_key_pem        text,
+  remote_followers_count integer,
+  remote_following_count integer,
+  remote_statuses_count  integer,
+  published_at           timestamp with time zone,
+  fetched_at             timestamp with time zone,
+  deleted_at             timestamp with time zone,
+  instance_actor         boolean DEFAULT false NOT NULL,
+  avatar_file            text,
+  header_file            text,
+  CONSTRAINT accounts_pkey PRIMARY KEY (id)
+);
+CREATE UNIQUE INDEX accounts_avatar_file ON accounts USING btree (avatar_file) WHERE (avatar_file IS NOT NULL);
+CREATE UNIQUE INDEX accounts_handle ON accounts USING btree (lower(username), COALESCE(lower(domain), ''::text));
+CREATE UNIQUE INDEX accounts_header_file ON accounts USING btree (header_file) WHERE (header_file IS NOT NULL);
+CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_id) WHERE ((public_key_id IS NOT NULL) AND (domain IS NOT NULL));
+CREATE UNIQUE INDEX accounts_single_instance_actor ON accounts USING btree (instance_actor) WHERE instance_actor;
+CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) text_pattern_ops);
+
+CREATE TABLE blocks (
+  id                bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  uri               text,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT blocks_pkey PRIMARY KEY (id),
+  CONSTRAINT blocks_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
+  CONSTRAINT blocks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT blocks_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE bookmarks (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  status_id  bigint NOT NULL,
+  CONSTRAINT bookmarks_pkey PRIMARY KEY (id),
+  CONSTRAINT bookmarks_account_id_status_id_key UNIQUE (account_id, status_id),
+  CONSTRAINT bookmarks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT bookmarks_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+
+CREATE TABLE deliveries (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  activity_id     text NOT NULL,
+  inbox_url       text NOT NULL,
+  host            text NOT NULL,
+  signer_id       bigint NOT NULL,
+  body            text NOT NULL,
+  attempts        integer DEFAULT 0 NOT NULL,
+  next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+  give_up_at      timestamp with time zone NOT NULL,
+  lease_until     timestamp with time zone,
+  lease_owner     text,
+  last_error      text,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT deliveries_pkey PRIMARY KEY (id),
+  CONSTRAINT deliveries_activity_id_inbox_url_key UNIQUE (activity_id, inbox_url),
+  CONSTRAINT deliveries_signer_id_fkey FOREIGN KEY (signer_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX deliveries_due ON deliveries USING btree (host, next_attempt_at);
+CREATE INDEX deliveries_next ON deliveries USING btree (next_attempt_at);
+
+CREATE TABLE favourites (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  status_id  bigint NOT NULL,
+  uri        text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT favourites_pkey PRIMARY KEY (id),
+  CONSTRAINT favourites_account_id_status_id_key UNIQUE (account_id, status_id),
+  CONSTRAINT favourites_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT favourites_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX favourites_status ON favourites USING btree (status_id, id DESC);
+CREATE UNIQUE INDEX favourites_uri ON favourites USING btree (uri) WHERE (uri IS NOT NULL);
+
+CREATE TABLE follow_requests (
+  id                bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  uri               text,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  show_reblogs      boolean DEFAULT true NOT NULL,
+  notify            boolean DEFAULT false NOT NULL,
+  languages         text[],
+  CONSTRAINT follow_requests_pkey PRIMARY KEY (id),
+  CONSTRAINT follow_requests_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
+  CONSTRAINT follow_requests_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT follow_requests_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX follow_requests_target ON follow_requests USING btree (target_account_id, id);
+CREATE INDEX follow_requests_uri ON follow_requests USING btree (uri) WHERE (uri IS NOT NULL);
+
+CREATE TABLE follows (
+  id                bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  uri               text,
+  show_reblogs      boolean DEFAULT true NOT NULL,
+  notify            boolean DEFAULT false NOT NULL,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  languages         text[],
+  CONSTRAINT follows_pkey PRIMARY KEY (id),
+  CONSTRAINT follows_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
+  CONSTRAINT follows_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT follows_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX follows_account ON follows USING btree (account_id, id);
+CREATE INDEX follows_notify ON follows USING btree (target_account_id) WHERE notify;
+CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
+CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
+
+CREATE TABLE identity_statements (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  subject    text NOT NULL,
+  document   text NOT NULL,
+  expires_at timestamp with time zone,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT identity_statements_pkey PRIMARY KEY (id),
+  CONSTRAINT identity_statements_account_id_subject_key UNIQUE (account_id, subject),
+  CONSTRAINT identity_statements_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE inbox_jobs (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  activity_id     text NOT NULL,
+  signer_id       bigint,
+  body            jsonb NOT NULL,
+  attempts        integer DEFAULT 0 NOT NULL,
+  next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+  lease_until     timestamp with time zone,
+  lease_owner     text,
+  processed_at    timestamp with time zone,
+  last_error      text,
+  received_at     timestamp with time zone DEFAULT now() NOT NULL,
+  raw             text,
+  CONSTRAINT inbox_jobs_pkey PRIMARY KEY (id),
+  CONSTRAINT inbox_jobs_activity_id_key UNIQUE (activity_id),
+  CONSTRAINT inbox_jobs_signer_id_fkey FOREIGN KEY (signer_id) REFERENCES accounts(id) ON DELETE SET NULL
+);
+CREATE INDEX inbox_jobs_due ON inbox_jobs USING btree (next_attempt_at) WHERE (processed_at IS NULL);
+CREATE INDEX inbox_jobs_processed ON inbox_jobs USING btree (processed_at) WHERE (processed_at IS NOT NULL);
+
+CREATE TABLE list_accounts (
+  list_id    bigint NOT NULL,
+  account_id bigint NOT NULL,
+  CONSTRAINT list_accounts_pkey PRIMARY KEY (list_id, account_id),
+  CONSTRAINT list_accounts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT list_accounts_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE
+);
+CREATE INDEX list_accounts_account ON list_accounts USING btree (account_id);
+
+CREATE TABLE lists (
+  id             bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id     bigint NOT NULL,
+  title          text NOT NULL,
+  replies_policy text DEFAULT 'list'::text NOT NULL,
+  exclusive      boolean DEFAULT false NOT NULL,
+  created_at     timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT lists_pkey PRIMARY KEY (id),
+  CONSTRAINT lists_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT lists_replies_policy_check CHECK (replies_policy = ANY (ARRAY['followed'::text, 'list'::text, 'none'::text]))
+);
+CREATE INDEX lists_account ON lists USING btree (account_id, id);
+
+CREATE TABLE markers (
+  account_id   bigint NOT NULL,
+  timeline     text NOT NULL,
+  last_read_id text NOT NULL,
+  version      integer DEFAULT 1 NOT NULL,
+  updated_at   timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT markers_pkey PRIMARY KEY (account_id, timeline),
+  CONSTRAINT markers_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE media_attachments (
+  id           bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id   bigint NOT NULL,
+  status_id    bigint,
+  type         text NOT NULL,
+  content_type text NOT NULL,
+  file_name    text,
+  file_size    bigint,
+  width        integer,
+  height       integer,
+  description  text,
+  focus_x      real DEFAULT 0 NOT NULL,
+  focus_y      real DEFAULT 0 NOT NULL,
+  remote_url   text,
+  position     smallint DEFAULT 0 NOT NULL,
+  created_at   timestamp with time zone DEFAULT now() NOT NULL,
+  removed      boolean DEFAULT false NOT NULL,
+  CONSTRAINT media_attachments_pkey PRIMARY KEY (id),
+  CONSTRAINT media_attachments_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT media_attachments_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT media_attachments_type_check CHECK (type = ANY (ARRAY['image'::text, 'gifv'::text, 'video'::text, 'audio'::text, 'unknown'::text]))
+);
+CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
+CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
+
+CREATE TABLE mutes (
+  id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id         bigint NOT NULL,
+  target_account_id  bigint NOT NULL,
+  hide_notifications boolean DEFAULT true NOT NULL,
+  expires_at         timestamp with time zone,
+  created_at         timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT mutes_pkey PRIMARY KEY (id),
+  CONSTRAINT mutes_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
+  CONSTRAINT mutes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT mutes_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE notifications (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id      bigint NOT NULL,
+  from_account_id bigint NOT NULL,
+  type            text NOT NULL,
+  status_id       bigint,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  report_id       bigint,
+  group_key       text,
+  CONSTRAINT notifications_pkey PRIMARY KEY (id),
+  CONSTRAINT notifications_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notifications_from_account_id_fkey FOREIGN KEY (from_account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notifications_report_id_fkey FOREIGN KEY (report_id) REFERENCES reports(id) ON DELETE CASCADE,
+  CONSTRAINT notifications_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX notifications_account ON notifications USING btree (account_id, id DESC);
+CREATE INDEX notifications_group_key ON notifications USING btree (account_id, group_key) WHERE (group_key IS NOT NULL);
+CREATE UNIQUE INDEX notifications_once ON notifications USING btree (account_id, type, from_account_id, COALESCE(status_id, (0)::bigint), COALESCE(report_id, (0)::bigint));
+
+CREATE TABLE oauth_apps (
+  id            bigint DEFAULT timestamp_id(now()) NOT NULL,
+  name          text NOT NULL,
+  website       text,
+  redirect_uris text[] NOT NULL,
+  scopes        text[] NOT NULL,
+  client_id     text NOT NULL,
+  secret_hash   bytea NOT NULL,
+  created_at    timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT oauth_apps_pkey PRIMARY KEY (id),
+  CONSTRAINT oauth_apps_client_id_key UNIQUE (client_id)
+);
+
+CREATE TABLE oauth_codes (
+  code_hash      bytea NOT NULL,
+  app_id         bigint NOT NULL,
+  user_id        bigint NOT NULL,
+  redirect_uri   text NOT NULL,
+  scopes         text[] NOT NULL,
+  code_challenge text,
+  expires_at     timestamp with time zone NOT NULL,
+  created_at     timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT oauth_codes_pkey PRIMARY KEY (code_hash),
+  CONSTRAINT oauth_codes_app_id_fkey FOREIGN KEY (app_id) REFERENCES oauth_apps(id) ON DELETE CASCADE,
+  CONSTRAINT oauth_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+CREATE INDEX oauth_codes_expiry ON oauth_codes USING btree (expires_at);
+CREATE INDEX oauth_codes_user_app ON oauth_codes USING btree (user_id, app_id);
+
+CREATE TABLE oauth_tokens (
+  id           bigint DEFAULT timestamp_id(now()) NOT NULL,
+  token_hash   bytea NOT NULL,
+  app_id       bigint NOT NULL,
+  user_id      bigint,
+  scopes       text[] NOT NULL,
+  created_at   timestamp with time zone DEFAULT now() NOT NULL,
+  last_used_at timestamp with time zone,
+  revoked_at   timestamp with time zone,
+  CONSTRAINT oauth_tokens_pkey PRIMARY KEY (id),
+  CONSTRAINT oauth_tokens_token_hash_key UNIQUE (token_hash),
+  CONSTRAINT oauth_tokens_app_id_fkey FOREIGN KEY (app_id) REFERENCES oauth_apps(id) ON DELETE CASCADE,
+  CONSTRAINT oauth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+CREATE INDEX oauth_tokens_app ON oauth_tokens USING btree (app_id) WHERE (revoked_at IS NULL);
+CREATE INDEX oauth_tokens_user_app ON oauth_tokens USING btree (user_id, app_id) WHERE (revoked_at IS NULL);
+
+CREATE TABLE pins (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  status_id  bigint NOT NULL,
+  CONSTRAINT pins_pkey PRIMARY KEY (id),
+  CONSTRAINT pins_account_id_status_id_key UNIQUE (account_id, status_id),
+  CONSTRAINT pins_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT pins_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+
+CREATE TABLE poll_votes (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  poll_id    bigint NOT NULL,
+  account_id bigint NOT NULL,
+  choice     smallint NOT NULL,
+  uri        text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT poll_votes_pkey PRIMARY KEY (id),
+  CONSTRAINT poll_votes_poll_id_account_id_choice_key UNIQUE (poll_id, account_id, choice),
+  CONSTRAINT poll_votes_uri_key UNIQUE (uri),
+  CONSTRAINT poll_votes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT poll_votes_poll_id_fkey FOREIGN KEY (poll_id) REFERENCES polls(id) ON DELETE CASCADE
+);
+CREATE INDEX poll_votes_account ON poll_votes USING btree (account_id, poll_id);
+
+CREATE TABLE polls (
+  id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
+  status_id          bigint NOT NULL,
+  account_id         bigint NOT NULL,
+  options            text[] NOT NULL,
+  multiple           boolean DEFAULT false NOT NULL,
+  hide_totals        boolean DEFAULT false NOT NULL,
+  expires_at         timestamp with time zone,
+  remote_counts      integer[],
+  remote_voters      integer,
+  created_at         timestamp with time zone DEFAULT now() NOT NULL,
+  closed_at          timestamp with time zone,
+  update_due_at      timestamp with time zone,
+  update_lease_until timestamp with time zone,
+  refreshed_at       timestamp with time zone,
+  CONSTRAINT polls_pkey PRIMARY KEY (id),
+  CONSTRAINT polls_status_id_key UNIQUE (status_id),
+  CONSTRAINT polls_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT polls_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX polls_open ON polls USING btree (expires_at) WHERE ((closed_at IS NULL) AND (expires_at IS NOT NULL));
+CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update_due_at IS NOT NULL);
+CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
+
+CREATE TABLE remote_images (
+  url          text NOT NULL,
+  file_name    text NOT NULL,
+  content_type text NOT NULL,
+  byte_size    integer NOT NULL,
+  created_at   timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT remote_images_pkey PRIMARY KEY (url)
+);
+
+CREATE TABLE reports (
+  id                         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id                 bigint NOT NULL,
+  target_account_id          bigint NOT NULL,
+  status_ids                 bigint[] DEFAULT '{}'::bigint[] NOT NULL,
+  comment                    text DEFAULT ''::text NOT NULL,
+  category                   text DEFAULT 'other'::text NOT NULL,
+  forwarded                  boolean DEFAULT false NOT NULL,
+  uri                        text,
+  created_at                 timestamp with time zone DEFAULT now() NOT NULL,
+  action_taken_at            timestamp with time zone,
+  action_taken_by_account_id bigint,
+  assigned_account_id        bigint,
+  updated_at                 timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT reports_pkey PRIMARY KEY (id),
+  CONSTRAINT reports_uri_key UNIQUE (uri),
+  CONSTRAINT reports_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT reports_action_taken_by_account_id_fkey FOREIGN KEY (action_taken_by_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT reports_assigned_account_id_fkey FOREIGN KEY (assigned_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT reports_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX reports_target ON reports USING btree (target_account_id, id DESC);
+CREATE INDEX reports_unresolved ON reports USING btree (id DESC) WHERE (action_taken_at IS NULL);
+
+CREATE TABLE roles (
+  id          bigint NOT NULL,
+  name        text NOT NULL,
+  permissions bigint DEFAULT 0 NOT NULL,
+  color       text DEFAULT ''::text NOT NULL,
+  highlighted boolean DEFAULT false NOT NULL,
+  position    integer NOT NULL,
+  CONSTRAINT roles_pkey PRIMARY KEY (id),
+  CONSTRAINT roles_name_key UNIQUE (name)
+);
+
+CREATE TABLE schema_migrations (
+  version    integer NOT NULL,
+  name       text NOT NULL,
+  applied_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT schema_migrations_pkey PRIMARY KEY (version)
+);
+
+CREATE TABLE sessions (
+  id_hash      bytea NOT NULL,
+  user_id      bigint NOT NULL,
+  created_at   timestamp with time zone DEFAULT now() NOT NULL,
+  last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+  ip           text DEFAULT ''::text NOT NULL,
+  user_agent   text DEFAULT ''::text NOT NULL,
+  CONSTRAINT sessions_pkey PRIMARY KEY (id_hash),
+  CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+CREATE INDEX sessions_user ON sessions USING btree (user_id);
+
+CREATE TABLE settings (
+  key        text NOT NULL,
+  value      jsonb NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT settings_pkey PRIMARY KEY (key)
+);
+
+CREATE TABLE status_edits (
+  id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
+  status_id          bigint NOT NULL,
+  content            text NOT NULL,
+  spoiler_text       text DEFAULT ''::text NOT NULL,
+  sensitive          boolean DEFAULT false NOT NULL,
+  created_at         timestamp with time zone NOT NULL,
+  media_ids          bigint[] DEFAULT '{}'::bigint[] NOT NULL,
+  media_descriptions text[] DEFAULT '{}'::text[] NOT NULL,
+  poll_options       text[],
+  CONSTRAINT status_edits_pkey PRIMARY KEY (id),
+  CONSTRAINT status_edits_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX status_edits_status ON status_edits USING btree (status_id, id);
+
+CREATE TABLE status_idempotency (
+  account_id bigint NOT NULL,
+  key        text NOT NULL,
+  status_id  bigint NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT status_idempotency_pkey PRIMARY KEY (account_id, key),
+  CONSTRAINT status_idempotency_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT status_idempotency_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+
+CREATE TABLE status_mentions (
+  status_id  bigint NOT NULL,
+  account_id bigint NOT NULL,
+  CONSTRAINT status_mentions_pkey PRIMARY KEY (status_id, account_id),
+  CONSTRAINT status_mentions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT status_mentions_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX status_mentions_account ON status_mentions USING btree (account_id, status_id DESC);
+
+CREATE TABLE status_reactions (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  status_id  bigint NOT NULL,
+  emoji      text NOT NULL,
+  uri        text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  emoji_url  text,
+  CONSTRAINT status_reactions_pkey PRIMARY KEY (id),
+  CONSTRAINT status_reactions_account_id_status_id_emoji_key UNIQUE (account_id, status_id, emoji),
+  CONSTRAINT status_reactions_uri_key UNIQUE (uri),
+  CONSTRAINT status_reactions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT status_reactions_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX status_reactions_status ON status_reactions USING btree (status_id, emoji);
+
+CREATE TABLE status_tags (
+  status_id bigint NOT NULL,
+  tag_id    bigint NOT NULL,
+  CONSTRAINT status_tags_pkey PRIMARY KEY (status_id, tag_id),
+  CONSTRAINT status_tags_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT status_tags_tag_id_fkey FOREIGN KEY (tag_id) REFERENCES tags(id) ON DELETE CASCADE
+);
+CREATE INDEX status_tags_tag ON status_tags USING btree (tag_id, status_id DESC);
+
+CREATE TABLE statuses (
+  id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id             bigint NOT NULL,
+  uri                    text,
+  url                    text,
+  text                   text DEFAULT ''::text NOT NULL,
+  content                text NOT NULL,
+  spoiler_text           text DEFAULT ''::text NOT NULL,
+  visibility             smallint NOT NULL,
+  sensitive              boolean DEFAULT false NOT NULL,
+  language               text,
+  in_reply_to_id         bigint,
+  in_reply_to_account_id bigint,
+  in_reply_to_uri        text,
+  application_id         bigint,
+  local                  boolean NOT NULL,
+  created_at             timestamp with time zone DEFAULT now() NOT NULL,
+  edited_at              timestamp with time zone,
+  deleted_at             timestamp with time zone,
+  reblog_of_id           bigint,
+  quote_of_id            bigint,
+  quote_uri              text,
+  CONSTRAINT statuses_pkey PRIMARY KEY (id),
+  CONSTRAINT statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT statuses_application_fk FOREIGN KEY (application_id) REFERENCES oauth_apps(id) ON DELETE SET NULL,
+  CONSTRAINT statuses_in_reply_to_account_id_fkey FOREIGN KEY (in_reply_to_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT statuses_in_reply_to_id_fkey FOREIGN KEY (in_reply_to_id) REFERENCES statuses(id) ON DELETE SET NULL,
+  CONSTRAINT statuses_quote_of_id_fkey FOREIGN KEY (quote_of_id) REFERENCES statuses(id) ON DELETE SET NULL,
+  CONSTRAINT statuses_reblog_of_id_fkey FOREIGN KEY (reblog_of_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT statuses_visibility_check CHECK (visibility >= 0 AND visibility <= 3)
+);
+CREATE INDEX statuses_account ON statuses USING btree (account_id, id DESC) WHERE (deleted_at IS NULL);
+CREATE UNIQUE INDEX statuses_one_reblog ON statuses USING btree (account_id, reblog_of_id) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
+CREATE INDEX statuses_public ON statuses USING btree (id DESC) WHERE ((deleted_at IS NULL) AND (visibility = 0));
+CREATE INDEX statuses_quotes ON statuses USING btree (quote_of_id) WHERE (quote_of_id IS NOT NULL);
+CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
+CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
+CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
+CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT NULL);
+
+CREATE TABLE tags (
+  id   bigint DEFAULT timestamp_id(now()) NOT NULL,
+  name text NOT NULL,
+  key  text NOT NULL,
+  CONSTRAINT tags_pkey PRIMARY KEY (id),
+  CONSTRAINT tags_key_key UNIQUE (key)
+);
+CREATE INDEX tags_key_prefix ON tags USING btree (key text_pattern_ops);
+
+CREATE TABLE thread_mutes (
+  account_id     bigint NOT NULL,
+  root_status_id bigint NOT NULL,
+  created_at     timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT thread_mutes_pkey PRIMARY KEY (account_id, root_status_id),
+  CONSTRAINT thread_mutes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT thread_mutes_root_status_id_fkey FOREIGN KEY (root_status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+
+CREATE TABLE users (
+  id                bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id        bigint NOT NULL,
+  email             text NOT NULL,
+  password_hash     text NOT NULL,
+  role_id           bigint DEFAULT 0 NOT NULL,
+  approved          boolean DEFAULT true NOT NULL,
+  disabled          boolean DEFAULT false NOT NULL,
+  sign_up_reason    text,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  last_sign_in_at   timestamp with time zone,
+  last_sign_in_ip   text,
+  default_privacy   smallint DEFAULT 0 NOT NULL,
+  default_sensitive boolean DEFAULT false NOT NULL,
+  default_language  text,
+  CONSTRAINT users_pkey PRIMARY KEY (id),
+  CONSTRAINT users_account_id_key UNIQUE (account_id),
+  CONSTRAINT users_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT users_role_id_fkey FOREIGN KEY (role_id) REFERENCES roles(id),
+  CONSTRAINT users_default_privacy_check CHECK (default_privacy >= 0 AND default_privacy <= 3)
+);
+CREATE UNIQUE INDEX users_email ON users USING btree (lower(email));
+CREATE INDEX users_pending ON users USING btree (created_at) WHERE (NOT approved);
