@@ -9,7 +9,7 @@ import { startPollCloser } from '../actors/poll-closer.js';
 import type { Poller } from '../actors/poller.js';
 import { Supervisor } from '../actors/supervisor.js';
 import type { VerifyPool } from '../actors/verify-pool.js';
-import type { OAuthDeps } from './api/deps.js';
+import type { OAuthDeps } from './http/oauth-deps.js';
 import { InstanceDocuments } from './api/instance.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';

@@ -8,7 +8,7 @@ import { adminReportRoutes } from './api/admin-reports.js';
 import { appRoutes } from './api/apps.js';
 import { blockRoutes } from './api/blocks.js';
 import { conversationRoutes } from './api/conversations.js';
-import type { OAuthDeps } from './api/deps.js';
+import type { OAuthDeps } from './http/oauth-deps.js';
 import { followRoutes } from './api/follows.js';
 import { groupedNotificationRoutes } from './api/grouped-notifications.js';
 import { identityStatementRoutes } from './api/identity-statements.js';

@@ -6,7 +6,7 @@ import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import { parseRedirectUris } from '../oauth/redirect-uris.js';
 import { splitScopes, unknownScope } from '../oauth/scopes.js';
-import type { OAuthDeps } from './deps.js';
+import type { OAuthDeps } from '../http/oauth-deps.js';
 
 const Registration = z.object({
   client_name: z.string({ error: "Name can't be blank" }).trim().min(1, "Name can't be blank").max(60, 'Name is too long (maximum is 60 characters)'),

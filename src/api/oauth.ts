@@ -9,7 +9,7 @@ import type { Route } from '../http/types.js';
 import { verifierMatches } from '../oauth/authorization.js';
 import { ALL_SCOPES, coversAll, splitScopes, unknownScope } from '../oauth/scopes.js';
 import type { OAuthApp } from '../store/oauth-apps.js';
-import type { OAuthDeps } from './deps.js';
+import type { OAuthDeps } from '../http/oauth-deps.js';
 
 const E = {
   invalidClient: () => new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.'),

@@ -1,7 +1,7 @@
 // GET /oauth/authorize: the consent page (sign in first, then Authorize or Deny); POST /oauth/authorize: the
 // decision, re-validated from scratch and CSRF-protected. Approval issues a single-use code bound to the app, the
 // member, the redirect URI, the scopes and the PKCE challenge.
-import type { OAuthDeps } from '../api/deps.js';
+import type { OAuthDeps } from '../http/oauth-deps.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { contentSecurityPolicy, redirect } from '../http/respond.js';

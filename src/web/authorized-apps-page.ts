@@ -1,6 +1,6 @@
 // Settings, Authorized applications: the apps a member approved, their scopes and last use, and Revoke, which
 // revokes every token the member gave that app (and unexchanged codes); every node hears it through AUTH_CHANNEL.
-import type { OAuthDeps } from '../api/deps.js';
+import type { OAuthDeps } from '../http/oauth-deps.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
