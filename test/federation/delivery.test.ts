@@ -1,6 +1,7 @@
 // Durable delivery against recording peers on loopback: retry with backoff while a peer is down and delivery once it
-// is back, Retry-After on 429, 410/404 dropped at once, giving up, one POST per shared inbox, valid signatures on
-// every POST, and the per-host concurrency bound. Activities are real actor Updates sent through the client API.
+// is back, Retry-After on 429, 401 and 408 retried, 410/404 and redirects dropped at once, giving up, one POST per
+// shared inbox, valid signatures on every POST, and the per-host concurrency bound. Activities are real actor Updates
+// sent through the client API.
 import assert from 'node:assert/strict';
 import { createHash, verify } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -24,15 +25,37 @@ interface Row {
   activity_id: string;
   inbox_url: string;
   attempts: number;
+}
+
+/** What became of one attempt, as the trigger below recorded it: rescheduled (UPDATE) or removed (DELETE). */
+interface Outcome {
+  op: 'UPDATE' | 'DELETE';
+  attempts: number;
+  last_error: string | null;
   next_attempt_at: Date;
   give_up_at: Date;
   created_at: Date;
-  lease_until: Date | null;
-  last_error: string | null;
-  now: Date;
+  /** The delay the retry was scheduled with: next_attempt_at less the time of the statement that set it. */
+  delay_ms: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+// A waiting row lasts one backoff period (80 ms for the first retry), too short to be sure of seeing it by polling
+// under load. This trigger in the test's own database keeps every state a row passes through, so each attempt's
+// outcome stays observable; `at` is now() of the statement that wrote the row, the same now() its delay was added to.
+const KEEP_HISTORY = `
+  CREATE TABLE delivery_history (
+    seq bigserial PRIMARY KEY, op text NOT NULL, host text NOT NULL, attempts integer NOT NULL,
+    next_attempt_at timestamptz NOT NULL, give_up_at timestamptz NOT NULL, created_at timestamptz NOT NULL,
+    lease_until timestamptz, last_error text, at timestamptz NOT NULL DEFAULT now());
+  CREATE FUNCTION keep_delivery_history() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE r deliveries%ROWTYPE;
+  BEGIN
+    IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
+    INSERT INTO delivery_history (op, host, attempts, next_attempt_at, give_up_at, created_at, lease_until, last_error)
+      VALUES (TG_OP, r.host, r.attempts, r.next_attempt_at, r.give_up_at, r.created_at, r.lease_until, r.last_error);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER keep_delivery_history AFTER UPDATE OR DELETE ON deliveries FOR EACH ROW EXECUTE FUNCTION keep_delivery_history();`;
 
 describe('delivery', () => {
   let s: TestServer;
@@ -55,6 +78,7 @@ describe('delivery', () => {
     actorUrl = `${s.url}/users/admin`;
     const doc = (await (await fetch(actorUrl, { headers: { Accept: 'application/activity+json' } })).json()) as { publicKey: { id: string; publicKeyPem: string } };
     key = { id: doc.publicKey.id, pem: doc.publicKey.publicKeyPem };
+    await s.app.db.pool.query(KEEP_HISTORY);
   });
   afterEach(async () => {
     for (const id of followerIds) await s.app.federation.follows.remove('follows', id, localId);
@@ -89,25 +113,62 @@ describe('delivery', () => {
   }
 
   async function rowsFor(peer: RecordingInbox): Promise<Row[]> {
-    const r = await s.app.db.pool.query<Row>(
-      `SELECT activity_id, inbox_url, attempts, next_attempt_at, give_up_at, created_at, lease_until, last_error, now() AS now
-       FROM deliveries WHERE host = $1 ORDER BY id`,
-      [peer.host],
-    );
+    const r = await s.app.db.pool.query<Row>('SELECT activity_id, inbox_url, attempts FROM deliveries WHERE host = $1 ORDER BY id', [peer.host]);
     return r.rows;
   }
 
-  /** The one row of this peer, once it waits for its next attempt after exactly `attempts` attempts. */
-  async function waitingRow(peer: RecordingInbox, attempts: number): Promise<Row> {
-    let row!: Row;
+  /** The outcome of this peer's attempt number `attempts` (its only delivery), once Stoa has recorded it. */
+  async function outcome(peer: RecordingInbox, attempts: number): Promise<Outcome> {
+    let found: Outcome | undefined;
     await eventually(async () => {
-      const rows = await rowsFor(peer);
-      assert.equal(rows.length, 1);
-      row = rows[0]!;
-      assert.equal(row.attempts, attempts);
-      assert.equal(row.lease_until, null);
-    }, 10_000, 5);
-    return row;
+      const r = await s.app.db.pool.query<Outcome & { delay_ms: string }>(
+        `SELECT op, attempts, last_error, next_attempt_at, give_up_at, created_at, extract(epoch FROM next_attempt_at - at) * 1000 AS delay_ms
+         FROM delivery_history WHERE host = $1 AND attempts = $2 AND (op = 'DELETE' OR lease_until IS NULL) ORDER BY seq LIMIT 1`,
+        [peer.host, attempts],
+      );
+      found = r.rows[0] && { ...r.rows[0], delay_ms: Number(r.rows[0].delay_ms) };
+      assert.ok(found, `the outcome of attempt ${attempts} to ${peer.host} is recorded`);
+    }, 10_000, 10);
+    return found!;
+  }
+
+  /** Attempt `attempts` failed with `error` and the delivery was kept for another attempt. */
+  async function retried(peer: RecordingInbox, attempts: number, error: string | RegExp): Promise<Outcome> {
+    const o = await outcome(peer, attempts);
+    assert.equal(o.op, 'UPDATE', `attempt ${attempts} to ${peer.host} is retried, not dropped`);
+    if (typeof error === 'string') assert.equal(o.last_error, error);
+    else assert.match(String(o.last_error), error);
+    assert.ok(o.delay_ms > 0, 'the next attempt is in the future');
+    return o;
+  }
+
+  /** The peer's one delivery was removed after its first attempt, which the peer answered `status`. */
+  async function droppedAfterOne(peer: RecordingInbox, status: number): Promise<void> {
+    const o = await outcome(peer, 1);
+    assert.equal(o.op, 'DELETE', `a ${status} is not retried`);
+    assert.deepEqual(peer.posts.map((p) => p.status), [status]);
+    assert.deepEqual(await rowsFor(peer), []);
+  }
+
+  /**
+   * On the wire as well: once the host's delivery actor has claimed and sent a later activity (claims take the oldest
+   * due rows first), that activity is the only POST since, so nothing was left to retry the dropped one.
+   */
+  async function nextActivityOnlyFollows(targets: readonly RecordingInbox[]): Promise<void> {
+    const before = targets.map((p) => p.posts.length);
+    for (const p of targets) p.setMode({ kind: 'ok' });
+    await announce();
+    await eventually(async () => {
+      for (const p of targets) {
+        assert.equal(p.delivered().length, 1, p.host);
+        assert.deepEqual(await rowsFor(p), []);
+      }
+    }, 10_000);
+    targets.forEach((p, i) => {
+      assert.equal(p.posts.length, before[i]! + 1, `${p.host}: only the next activity was sent`);
+      const earlier = new Set(p.posts.slice(0, -1).map((x) => updateOf(x).id));
+      assert.ok(!earlier.has(updateOf(p.delivered()[0]!).id), 'what arrived is the new activity');
+    });
   }
 
   /** The POST is signed by the local member's key (draft-cavage rsa-sha256) and its Digest matches the body. */
@@ -142,24 +203,26 @@ describe('delivery', () => {
     const peer = await peerWithFollowers(['ann']);
     peer.setMode({ kind: 'status', status: 503 });
     await announce();
-    for (let attempt = 1; attempt <= 4; attempt++) {
-      const row = await waitingRow(peer, attempt);
-      assert.equal(row.last_error, 'HTTP 503');
-      assert.ok(row.next_attempt_at > row.now, 'the next attempt is in the future');
-      // Scheduled from the attempt that just failed: the backoff for this attempt, less at most 20 % of jitter.
-      const delay = row.next_attempt_at.getTime() - peer.posts[attempt - 1]!.at;
-      assert.ok(delay >= rawDelay(attempt) * 0.8 && delay <= rawDelay(attempt) + 100, `attempt ${attempt}: waits ${delay} ms`);
-    }
-    assert.ok(peer.posts.every((p) => p.status === 503));
+    for (let attempt = 1; attempt <= 4; attempt++) await retried(peer, attempt, 'HTTP 503');
     peer.setMode({ kind: 'ok' });
     await eventually(async () => {
       assert.equal(peer.delivered().length, 1);
       assert.deepEqual(await rowsFor(peer), []);
     }, 10_000);
-    assert.equal(peer.posts.length, 5);
+    // At least the four observed failures, then the delivery (a fifth 503 may land before the mode changes).
+    const n = peer.posts.length;
+    assert.ok(n >= 5, `${n} attempts`);
+    assert.deepEqual(peer.posts.map((p) => p.status), [...Array<number>(n - 1).fill(503), 202]);
+    for (let attempt = 1; attempt < n; attempt++) {
+      const o = await retried(peer, attempt, 'HTTP 503');
+      // The backoff for this attempt, less at most 20 % of jitter (whole milliseconds).
+      assert.ok(o.delay_ms >= rawDelay(attempt) * 0.8 - 1 && o.delay_ms <= rawDelay(attempt), `attempt ${attempt}: waits ${o.delay_ms} ms`);
+      // The next attempt waited for it (both clocks are this machine's; 1 ms for rounding).
+      assert.ok(peer.posts[attempt]!.at >= o.next_attempt_at.getTime() - 1, `attempt ${attempt + 1} came ${o.next_attempt_at.getTime() - peer.posts[attempt]!.at} ms early`);
+    }
     const ids = new Set(peer.posts.map((p) => updateOf(p).id));
     assert.equal(ids.size, 1, 'every attempt carries the same activity');
-    assert.equal(peer.posts[4]!.path, '/inbox');
+    assert.equal(peer.posts[n - 1]!.path, '/inbox');
     // Each attempt is signed afresh.
     for (const p of peer.posts) assertSignedByStoa(p, peer);
   });
@@ -168,15 +231,14 @@ describe('delivery', () => {
     const peer = await peerWithFollowers(['bea']);
     await peer.down();
     await announce();
-    const row = await waitingRow(peer, 2);
-    assert.ok(row.next_attempt_at > row.now);
-    assert.ok(row.last_error, 'the connection failure is recorded');
+    await retried(peer, 2, /./);
     assert.equal(peer.posts.length, 0);
     await peer.up();
     await eventually(async () => {
       assert.equal(peer.delivered().length, 1);
       assert.deepEqual(await rowsFor(peer), []);
     }, 10_000);
+    assert.equal(peer.posts.length, 1);
     updateOf(peer.posts[0]!);
     assertSignedByStoa(peer.posts[0]!, peer);
   });
@@ -185,17 +247,55 @@ describe('delivery', () => {
     const peer = await peerWithFollowers(['cid']);
     peer.setMode({ kind: 'status', status: 429, headers: { 'Retry-After': '1' } });
     await announce();
-    const row = await waitingRow(peer, 1);
-    assert.equal(row.last_error, 'HTTP 429');
+    const o = await retried(peer, 1, 'HTTP 429');
     // The base backoff would be at most 100 ms; Retry-After asks for a full second.
-    assert.ok(row.next_attempt_at.getTime() - peer.posts[0]!.at >= 1_000, 'scheduled at least 1 s after the 429');
+    assert.ok(o.delay_ms >= 1_000, `scheduled ${o.delay_ms} ms after the 429`);
     peer.setMode({ kind: 'ok' });
     await eventually(async () => {
       assert.equal(peer.delivered().length, 1);
       assert.deepEqual(await rowsFor(peer), []);
     }, 10_000);
-    assert.equal(peer.posts.length, 2);
-    assert.ok(peer.posts[1]!.at - peer.posts[0]!.at >= 1_000, `the retry came ${peer.posts[1]!.at - peer.posts[0]!.at} ms after the 429`);
+    const n = peer.posts.length;
+    assert.deepEqual(peer.posts.map((p) => p.status), [...Array<number>(n - 1).fill(429), 202]);
+    for (let i = 1; i < n; i++) {
+      assert.ok(peer.posts[i]!.at - peer.posts[i - 1]!.at >= 1_000, `attempt ${i + 1} came ${peer.posts[i]!.at - peer.posts[i - 1]!.at} ms after the 429`);
+    }
+  });
+
+  it('retries a peer answering 401 or 408, and delivers once it accepts', async () => {
+    // 401: the peer could not check our signature yet (our key fetch failed there); 408: it timed the request out.
+    const unauthorized = await peerWithFollowers(['dan']);
+    const timedOut = await peerWithFollowers(['dot']);
+    unauthorized.setMode({ kind: 'status', status: 401 });
+    timedOut.setMode({ kind: 'status', status: 408 });
+    await announce();
+    await retried(unauthorized, 1, 'HTTP 401');
+    await retried(timedOut, 1, 'HTTP 408');
+    unauthorized.setMode({ kind: 'ok' });
+    timedOut.setMode({ kind: 'ok' });
+    await eventually(async () => {
+      for (const p of [unauthorized, timedOut]) {
+        assert.equal(p.delivered().length, 1);
+        assert.deepEqual(await rowsFor(p), []);
+      }
+    }, 10_000);
+    for (const [p, status] of [[unauthorized, 401], [timedOut, 408]] as const) {
+      const n = p.posts.length;
+      assert.deepEqual(p.posts.map((x) => x.status), [...Array<number>(n - 1).fill(status), 202]);
+      assert.equal(new Set(p.posts.map((x) => updateOf(x).id)).size, 1, 'the same activity, delivered late');
+    }
+  });
+
+  it('drops a delivery answered with a redirect after one attempt, without following it', async () => {
+    const elsewhere = await startRecordingInbox({ actors: ['zed'] });
+    peers.push(elsewhere);
+    const statuses = [301, 302, 303, 307, 308];
+    const redirecting = await Promise.all(statuses.map((_, i) => peerWithFollowers([`r${i}`])));
+    redirecting.forEach((p, i) => p.setMode({ kind: 'status', status: statuses[i]!, headers: { Location: `${elsewhere.url}/inbox` } }));
+    await announce();
+    for (const [i, p] of redirecting.entries()) await droppedAfterOne(p, statuses[i]!);
+    await nextActivityOnlyFollows(redirecting);
+    assert.deepEqual(elsewhere.posts, [], 'the Location was never posted to');
   });
 
   it('drops a delivery answered 410 or 404 after one attempt', async () => {
@@ -204,34 +304,33 @@ describe('delivery', () => {
     gone.setMode({ kind: 'status', status: 410 });
     missing.setMode({ kind: 'status', status: 404 });
     await announce();
-    await eventually(async () => {
-      assert.deepEqual(gone.posts.map((p) => p.status), [410]);
-      assert.deepEqual(missing.posts.map((p) => p.status), [404]);
-      assert.deepEqual(await rowsFor(gone), []);
-      assert.deepEqual(await rowsFor(missing), []);
-    });
-    // Several base backoff periods later, still nothing retried.
-    await sleep(4 * BASE_MS);
-    assert.equal(gone.posts.length, 1);
-    assert.equal(missing.posts.length, 1);
+    await droppedAfterOne(gone, 410);
+    await droppedAfterOne(missing, 404);
+    await nextActivityOnlyFollows([gone, missing]);
   });
 
   it('queues deliveries with the configured give-up time and drops them once it has passed', async () => {
     const peer = await peerWithFollowers(['fay']);
     peer.setMode({ kind: 'status', status: 503 });
     await announce();
-    const row = await waitingRow(peer, 1);
-    const giveUpAfter = row.give_up_at.getTime() - row.created_at.getTime();
+    const o = await retried(peer, 1, 'HTTP 503');
+    const giveUpAfter = o.give_up_at.getTime() - o.created_at.getTime();
     assert.ok(Math.abs(giveUpAfter - 3_600_000) < 1_000, `DELIVERY_GIVE_UP_HOURS=1 gives ${giveUpAfter} ms`);
     await s.app.db.pool.query(`UPDATE deliveries SET give_up_at = now() - interval '1 second' WHERE host = $1`, [peer.host]);
     const before = peer.posts.length;
     await eventually(async () => assert.deepEqual(await rowsFor(peer), []), 10_000);
-    // Past its give-up time a row is never claimed again: at most an attempt already in flight lands.
+    // Past its give-up time a row is never claimed again (a claim is the change that sets a lease): at most an
+    // attempt already in flight lands. A row is only removed once no attempt holds it, so all have landed by now.
+    const claimedLater = await s.app.db.pool.query(
+      `SELECT count(*)::int AS n FROM delivery_history WHERE host = $1 AND op = 'UPDATE' AND lease_until IS NOT NULL
+         AND seq > (SELECT min(seq) FROM delivery_history WHERE host = $1 AND give_up_at < at)`,
+      [peer.host],
+    );
+    assert.equal(claimedLater.rows[0].n, 0, 'claimed after its give-up time');
     const attempts = peer.posts.length;
     assert.ok(attempts <= before + 1, `${attempts - before} attempts after the give-up time`);
-    await sleep(4 * BASE_MS);
-    assert.equal(peer.posts.length, attempts);
     assert.equal(peer.delivered().length, 0);
+    await nextActivityOnlyFollows([peer]);
   });
 
   it('sends one POST per shared inbox, and one per follower to a peer without one', async () => {

@@ -4,10 +4,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeActorPeer, type FakePeer, type PostResult, type SignedPostOptions } from '../support/fake-actor-peer.js';
+import { adminToken, api } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 
 const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
 const HOUR = 3_600_000;
+const AS = 'https://www.w3.org/ns/activitystreams';
+/** Signed headers without Date: the signature's own `(created)` (and `(expires)`) must carry its freshness. */
+const CREATED = ['(request-target)', '(created)', 'host', 'digest'];
+const CREATED_EXPIRES = ['(request-target)', '(created)', '(expires)', 'host', 'digest'];
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('inbox signatures', () => {
   let s: TestServer;
@@ -33,6 +40,7 @@ describe('inbox signatures', () => {
       peer.addActor('alice'),
       peer.addActor('eve'),
       peer.addActor('yves'),
+      peer.addActor('bob'),
       peer.addActor('rotor'),
       peer.addActor('gts', { keyDocument: 'gotosocial' }),
       peer.addActor('misskey', { keyDocument: 'key' }),
@@ -67,6 +75,13 @@ describe('inbox signatures', () => {
 
     it('accepts hs2019 with (created) signed instead of Date', async () => {
       await accepted('alice', { algorithm: 'hs2019', created: true, headers: ['(request-target)', '(created)', 'host', 'digest'] });
+    });
+
+    it('accepts (created) and (expires) signed instead of Date while the signature has not expired', async () => {
+      const now = nowSeconds();
+      await accepted('alice', { algorithm: 'hs2019', created: now, expires: now + 300, headers: CREATED_EXPIRES });
+      // Eleven hours of clock difference are within the allowed skew, as they are for Date.
+      await accepted('alice', { algorithm: 'hs2019', created: now - 11 * 3600, headers: CREATED });
     });
 
     it('accepts the signature in the Authorization: Signature form', async () => {
@@ -147,6 +162,18 @@ describe('inbox signatures', () => {
       }
     });
 
+    it('refuses a (created) 13 hours old or 13 hours ahead when Date is not signed (a replayed signature)', async () => {
+      // The Date header sent alongside is current but unsigned, so only (created) can date the signature.
+      for (const offset of [-13 * 3600, 13 * 3600]) {
+        await refused(`created ${offset}`, /stale_date/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: nowSeconds() + offset, headers: CREATED }));
+      }
+    });
+
+    it('refuses a signature whose (expires) has passed, though its (created) is recent', async () => {
+      const now = nowSeconds();
+      await refused('expired', /stale_date: expired/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: now - 120, expires: now - 60, headers: CREATED_EXPIRES }));
+    });
+
     it('refuses a Digest that does not match the body', async () => {
       await refused('digest mismatch', /digest_mismatch/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', digest: 'SHA-256=' + Buffer.alloc(32).toString('base64') }));
     });
@@ -187,6 +214,54 @@ describe('inbox signatures', () => {
       assert.equal(await jobs(), before);
       assert.ok(peer.requests.some((q) => q.method === 'GET' && q.path === '/users/mallory'), 'Stoa fetched the key');
       assert.equal(await count('SELECT count(*) AS n FROM accounts WHERE uri = $1 OR public_key_id IN ($2, $3)', [forged.id, forged.keyId, servedKey]), 0);
+    });
+  });
+
+  describe('a Delete signed by one actor about another', () => {
+    it("is refused at the route when it names the other actor as its actor, and the other actor and its post stay", async () => {
+      const token = await adminToken(s);
+      const bob = peer.actor('bob');
+      const note = { id: peer.newId('notes'), type: 'Note', attributedTo: bob.id, to: [`${AS}#Public`], cc: [admin], content: '<p>mine</p>', tag: [{ type: 'Mention', href: admin }] };
+      const created = await peer.signedPost(sharedInbox, { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: bob.id, to: note.to, cc: note.cc, object: note }, { actor: 'bob' });
+      assert.equal(created.status, 202);
+      const bobId: string = (await api(s.url, token, 'GET', `/api/v1/accounts/lookup?acct=bob@${peer.host}`)).body.id;
+      let statusId = '';
+      await eventually(async () => {
+        const posts = (await api(s.url, token, 'GET', `/api/v1/accounts/${bobId}/statuses`)).body as { id: string; uri: string }[];
+        statusId = posts.find((x) => x.uri === note.id)?.id ?? '';
+        assert.ok(statusId, "bob's post arrived");
+      });
+      const stillThere = async (label: string) => {
+        assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${statusId}`)).status, 200, `${label}: the post is there`);
+        const account = await api(s.url, token, 'GET', `/api/v1/accounts/${bobId}`);
+        assert.equal(account.status, 200, `${label}: the account is there`);
+        assert.equal(await count('SELECT count(*) AS n FROM accounts WHERE uri = $1 AND deleted_at IS NULL', [bob.id]), 1, label);
+      };
+
+      // Eve signs Deletes that claim to be Bob's: of Bob himself and of his post.
+      for (const object of [bob.id, note.id]) {
+        const forged = { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: bob.id, object };
+        const before = await jobs();
+        const r = await peer.signedPost(sharedInbox, forged, { actor: 'eve' });
+        assert.equal(r.status, 401, `Delete of ${object}: ${r.status} ${JSON.stringify(r.body)}`);
+        assert.match(String((r.body as { error_description?: unknown }).error_description), /does not belong to the activity actor/);
+        assert.equal(await jobs(), before);
+        assert.equal(await count('SELECT count(*) AS n FROM inbox_jobs WHERE activity_id = $1', [forged.id]), 0);
+        await stillThere(`forged Delete of ${object}`);
+      }
+
+      // Eve's own Deletes of Bob and of Bob's post are hers to send, but delete nothing of his once processed.
+      for (const object of [bob.id, note.id]) {
+        const own = { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: peer.actor('eve').id, object };
+        assert.equal((await peer.signedPost(sharedInbox, own, { actor: 'eve' })).status, 202);
+        await eventually(async () => assert.equal(await count('SELECT count(*) AS n FROM inbox_jobs WHERE activity_id = $1 AND processed_at IS NOT NULL', [own.id]), 1));
+        await stillThere(`eve's Delete of ${object}`);
+      }
+
+      // Bob's own Delete of the post removes it: what the checks above look for is what a deletion changes.
+      const mine = { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: bob.id, object: note.id };
+      assert.equal((await peer.signedPost(sharedInbox, mine, { actor: 'bob' })).status, 202);
+      await eventually(async () => assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${statusId}`)).status, 404));
     });
   });
 });

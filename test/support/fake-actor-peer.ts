@@ -64,8 +64,10 @@ export interface SignedPostOptions {
   algorithm?: string | null;
   /** The signed header list; default `(request-target) host date digest`. */
   headers?: readonly string[];
-  /** Adds `created=` (now, in seconds) for a `(created)` pseudo-header. */
-  created?: boolean;
+  /** Adds `created=` for a `(created)` pseudo-header: true for now, or the Unix time in seconds to state. */
+  created?: boolean | number;
+  /** Adds `expires=` (Unix time in seconds) for an `(expires)` pseudo-header. */
+  expires?: number;
   /** Default now. */
   date?: Date;
   /** The Digest header sent and signed instead of the body's. null sends none. */
@@ -134,11 +136,13 @@ export function signingString(
   target: string,
   headers: Readonly<Record<string, string | undefined>>,
   created?: number,
+  expires?: number,
 ): string {
   return names
     .map((h) => {
       if (h === '(request-target)') return `(request-target): ${method.toLowerCase()} ${target}`;
       if (h === '(created)') return `(created): ${created}`;
+      if (h === '(expires)') return `(expires): ${expires}`;
       const v = headers[h];
       if (v === undefined) throw new Error(`signed header ${h} is not on the request`);
       return `${h}: ${v}`;
@@ -290,14 +294,14 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
     const url = new URL(target);
     const signedBody = typeof activity === 'string' ? activity : stringify(activity);
     const names = o.headers ?? ['(request-target)', 'host', 'date', 'digest'];
-    const created = o.created ? Math.floor(Date.now() / 1000) : undefined;
+    const created = typeof o.created === 'number' ? o.created : o.created ? Math.floor(Date.now() / 1000) : undefined;
     const headers: Record<string, string> = {
       host: url.host,
       date: (o.date ?? new Date()).toUTCString(),
       'content-type': AP_JSON,
     };
     if (o.digest !== null) headers['digest'] = o.digest ?? sha256Digest(signedBody);
-    const text = signingString(names, 'POST', o.signedTarget ?? url.pathname + url.search, headers, created);
+    const text = signingString(names, 'POST', o.signedTarget ?? url.pathname + url.search, headers, created, o.expires);
     const sig = rsaSign('sha256', Buffer.from(text), a.privateKeyPem);
     if (o.corruptSignature) sig[sig.length >> 1] = sig[sig.length >> 1]! ^ 0xff;
     const params = [
@@ -305,6 +309,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
       ...(o.algorithm === null ? [] : [`algorithm="${o.algorithm ?? 'rsa-sha256'}"`]),
       `headers="${names.join(' ')}"`,
       ...(created === undefined ? [] : [`created=${created}`]),
+      ...(o.expires === undefined ? [] : [`expires=${o.expires}`]),
       `signature="${sig.toString('base64')}"`,
     ].join(',');
     const sent = o.tamperBody ? o.tamperBody(signedBody) : signedBody;
