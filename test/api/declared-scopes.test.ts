@@ -1,0 +1,187 @@
+// Every client-API route's declared AuthRule (src/routes.ts builds the table; each module declares its rules)
+// held against the OAuth scope Mastodon documents for it (docs.joinmastodon.org, methods/*; Pleroma's for emoji
+// reactions; ours for identity statements). A new /api route without a row here fails, and so does a route whose
+// scope, member requirement or anonymous access drifts from what clients expect. route-scopes.test.ts checks the
+// same rules by behaviour with real tokens; this checks that the declarations say it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { AuthRule, Route } from '../../src/http/types.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * `scope`: the granular scope Mastodon names (null: any valid token); `public`: anonymous calls are allowed (a token
+ * that is sent must carry the scope); `app`: an application token (client_credentials) is enough.
+ */
+interface Documented {
+  readonly scope: string | null;
+  readonly public?: boolean;
+  readonly app?: boolean;
+}
+
+const pub = (scope: string): Documented => ({ scope, public: true });
+const member = (scope: string): Documented => ({ scope });
+
+const MASTODON: Readonly<Record<string, Documented>> = {
+  // accounts
+  'GET /api/v1/accounts': pub('read:accounts'),
+  'GET /api/v1/accounts/:id': pub('read:accounts'),
+  'GET /api/v1/accounts/:id/followers': pub('read:accounts'),
+  'GET /api/v1/accounts/:id/following': pub('read:accounts'),
+  'GET /api/v1/accounts/:id/statuses': pub('read:statuses'),
+  'GET /api/v1/accounts/lookup': pub('read:accounts'),
+  'GET /api/v1/accounts/:id/lists': member('read:lists'),
+  'GET /api/v1/accounts/relationships': member('read:follows'),
+  'GET /api/v1/accounts/verify_credentials': member('read:accounts'),
+  'PATCH /api/v1/accounts/update_credentials': member('write:accounts'),
+  'DELETE /api/v1/profile/avatar': member('write:accounts'),
+  'DELETE /api/v1/profile/header': member('write:accounts'),
+  'POST /api/v1/accounts/:id/follow': member('write:follows'),
+  'POST /api/v1/accounts/:id/unfollow': member('write:follows'),
+  'POST /api/v1/accounts/:id/block': member('write:blocks'),
+  'POST /api/v1/accounts/:id/unblock': member('write:blocks'),
+  'POST /api/v1/accounts/:id/mute': member('write:mutes'),
+  'POST /api/v1/accounts/:id/unmute': member('write:mutes'),
+  'GET /api/v1/blocks': member('read:blocks'),
+  'GET /api/v1/mutes': member('read:mutes'),
+  'GET /api/v1/follow_requests': member('read:follows'),
+  'POST /api/v1/follow_requests/:id/authorize': member('write:follows'),
+  'POST /api/v1/follow_requests/:id/reject': member('write:follows'),
+  // identity statements (FEP-c390; ours, scoped as the account data they are)
+  'GET /api/v1/accounts/:id/identity_statements': pub('read:accounts'),
+  'POST /api/v1/accounts/identity_statements': member('write:accounts'),
+  'DELETE /api/v1/accounts/identity_statements': member('write:accounts'),
+  // apps
+  'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
+  // statuses
+  'GET /api/v1/statuses': pub('read:statuses'),
+  'GET /api/v1/statuses/:id': pub('read:statuses'),
+  'GET /api/v1/statuses/:id/context': pub('read:statuses'),
+  'GET /api/v1/statuses/:id/history': pub('read:statuses'),
+  'GET /api/v1/statuses/:id/favourited_by': pub('read:accounts'),
+  'GET /api/v1/statuses/:id/reblogged_by': pub('read:accounts'),
+  'GET /api/v1/statuses/:id/source': member('read:statuses'),
+  'POST /api/v1/statuses': member('write:statuses'),
+  'PUT /api/v1/statuses/:id': member('write:statuses'),
+  'DELETE /api/v1/statuses/:id': member('write:statuses'),
+  'POST /api/v1/statuses/:id/favourite': member('write:favourites'),
+  'POST /api/v1/statuses/:id/unfavourite': member('write:favourites'),
+  'POST /api/v1/statuses/:id/reblog': member('write:statuses'),
+  'POST /api/v1/statuses/:id/unreblog': member('write:statuses'),
+  'POST /api/v1/statuses/:id/bookmark': member('write:bookmarks'),
+  'POST /api/v1/statuses/:id/unbookmark': member('write:bookmarks'),
+  'POST /api/v1/statuses/:id/mute': member('write:mutes'),
+  'POST /api/v1/statuses/:id/unmute': member('write:mutes'),
+  'POST /api/v1/statuses/:id/pin': member('write:accounts'),
+  'POST /api/v1/statuses/:id/unpin': member('write:accounts'),
+  'GET /api/v1/favourites': member('read:favourites'),
+  'GET /api/v1/bookmarks': member('read:bookmarks'),
+  'GET /api/v1/polls/:id': pub('read:statuses'),
+  'POST /api/v1/polls/:id/votes': member('write:statuses'),
+  // Pleroma's emoji reactions
+  'GET /api/v1/pleroma/statuses/:id/reactions': pub('read:statuses'),
+  'GET /api/v1/pleroma/statuses/:id/reactions/:emoji': pub('read:statuses'),
+  'PUT /api/v1/pleroma/statuses/:id/reactions/:emoji': member('write:statuses'),
+  'DELETE /api/v1/pleroma/statuses/:id/reactions/:emoji': member('write:statuses'),
+  // media
+  'POST /api/v1/media': member('write:media'),
+  'POST /api/v2/media': member('write:media'),
+  'GET /api/v1/media/:id': member('write:media'),
+  'PUT /api/v1/media/:id': member('write:media'),
+  // timelines, lists, search
+  'GET /api/v1/timelines/home': member('read:statuses'),
+  'GET /api/v1/timelines/public': pub('read:statuses'),
+  'GET /api/v1/timelines/tag/:hashtag': pub('read:statuses'),
+  'GET /api/v1/timelines/list/:id': member('read:lists'),
+  'GET /api/v1/lists': member('read:lists'),
+  'GET /api/v1/lists/:id': member('read:lists'),
+  'POST /api/v1/lists': member('write:lists'),
+  'PUT /api/v1/lists/:id': member('write:lists'),
+  'DELETE /api/v1/lists/:id': member('write:lists'),
+  'GET /api/v1/lists/:id/accounts': member('read:lists'),
+  'POST /api/v1/lists/:id/accounts': member('write:lists'),
+  'DELETE /api/v1/lists/:id/accounts': member('write:lists'),
+  'GET /api/v2/search': pub('read:search'),
+  // notifications, conversations, markers, preferences
+  'GET /api/v1/notifications': member('read:notifications'),
+  'GET /api/v1/notifications/:id': member('read:notifications'),
+  'GET /api/v1/notifications/unread_count': member('read:notifications'),
+  'POST /api/v1/notifications/:id/dismiss': member('write:notifications'),
+  'POST /api/v1/notifications/clear': member('write:notifications'),
+  'GET /api/v2/notifications': member('read:notifications'),
+  'GET /api/v2/notifications/:group_key': member('read:notifications'),
+  'GET /api/v2/notifications/:group_key/accounts': member('read:notifications'),
+  'GET /api/v2/notifications/unread_count': member('read:notifications'),
+  'POST /api/v2/notifications/:group_key/dismiss': member('write:notifications'),
+  'POST /api/v2/notifications/clear': member('write:notifications'),
+  'GET /api/v1/conversations': member('read:statuses'),
+  'POST /api/v1/conversations/:id/read': member('write:conversations'),
+  'DELETE /api/v1/conversations/:id': member('write:conversations'),
+  'GET /api/v1/markers': member('read:statuses'),
+  'POST /api/v1/markers': member('write:statuses'),
+  'GET /api/v1/preferences': member('read:accounts'),
+  // reports and moderation
+  'POST /api/v1/reports': member('write:reports'),
+  'GET /api/v1/admin/reports': member('admin:read:reports'),
+  'GET /api/v1/admin/reports/:id': member('admin:read:reports'),
+  'PUT /api/v1/admin/reports/:id': member('admin:write:reports'),
+  'POST /api/v1/admin/reports/:id/assign_to_self': member('admin:write:reports'),
+  'POST /api/v1/admin/reports/:id/unassign': member('admin:write:reports'),
+  'POST /api/v1/admin/reports/:id/resolve': member('admin:write:reports'),
+  'POST /api/v1/admin/reports/:id/reopen': member('admin:write:reports'),
+};
+
+/** API routes Mastodon serves without a token. */
+const OPEN = new Set(['GET /api/v1/instance', 'GET /api/v2/instance', 'POST /api/v1/apps', 'GET /api/v1/custom_emojis']);
+
+/** Scopes a route may accept besides the documented one: Mastodon's pre-3.1 `follow` and the `profile` scope. */
+const LEGACY: Readonly<Record<string, readonly string[]>> = {
+  'write:follows': ['follow'],
+  'read:follows': ['follow'],
+  'write:blocks': ['follow'],
+  'read:blocks': ['follow'],
+  'write:mutes': ['follow'],
+  'read:mutes': ['follow'],
+};
+
+describe('declared route scopes', () => {
+  let s: TestServer;
+  let api: Route[];
+  before(async () => {
+    s = await startTestServer();
+    api = s.app.routes.filter((r) => r.path.startsWith('/api/'));
+  });
+  after(() => s.stop());
+
+  const key = (r: Route) => `${r.method} ${r.path}`;
+
+  it('covers every client-API route: each has a documented rule or is open as in Mastodon', () => {
+    const undocumented = api.filter((r) => !(key(r) in MASTODON) && !OPEN.has(key(r))).map(key);
+    assert.deepEqual(undocumented, [], 'routes with no documented scope: add them to MASTODON (or OPEN)');
+    const served = new Set(api.map(key));
+    const missing = [...Object.keys(MASTODON), ...OPEN].filter((k) => !served.has(k));
+    assert.deepEqual(missing, [], 'documented routes the server no longer serves');
+  });
+
+  it('declares the documented scope, member requirement and anonymous access on every route', () => {
+    const wrong: string[] = [];
+    for (const r of api) {
+      const doc = MASTODON[key(r)];
+      if (!doc) {
+        if (r.auth) wrong.push(`${key(r)}: open in Mastodon, declares ${JSON.stringify(r.auth)}`);
+        continue;
+      }
+      const rule: AuthRule | undefined = r.auth;
+      if (!rule) {
+        wrong.push(`${key(r)}: declares no rule`);
+        continue;
+      }
+      const allowed = doc.scope === null ? [] : [doc.scope, ...(LEGACY[doc.scope] ?? [])];
+      if (doc.scope === null ? rule.scopes.length !== 0 : !rule.scopes.includes(doc.scope) || rule.scopes.some((x) => !allowed.includes(x) && !(key(r) === 'GET /api/v1/accounts/verify_credentials' && x === 'profile'))) {
+        wrong.push(`${key(r)}: scopes ${JSON.stringify(rule.scopes)}, Mastodon: ${doc.scope ?? 'any token'}`);
+      }
+      if (!!rule.optional !== !!doc.public) wrong.push(`${key(r)}: optional ${!!rule.optional}, Mastodon: ${doc.public ? 'public' : 'token required'}`);
+      if (!!rule.member === (!!doc.public || !!doc.app)) wrong.push(`${key(r)}: member ${!!rule.member}, Mastodon: ${doc.app ? 'app tokens too' : doc.public ? 'anyone' : 'a user token'}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+});
