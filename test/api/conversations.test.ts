@@ -4,14 +4,11 @@
 // and a direct Note delivered from another server starts one too (and its Delete ends it).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FED_ENV } from '../support/api.js';
+import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 
@@ -21,13 +18,7 @@ describe('conversations API', () => {
   const id: Record<string, string> = {};
   const token: Record<string, string> = {};
 
-  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; link: string | null }> {
-    const headers: Record<string, string> = who ? { Authorization: `Bearer ${token[who] ?? who}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
-  }
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => api(s.url, who ? (token[who] ?? who) : undefined, method, path, body);
   const ok = async (who: string, method: string, path: string, body?: unknown): Promise<Json> => {
     const r = await call(who, method, path, body);
     assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);

@@ -7,25 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { newNonce } from '../../src/store/auth-events.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
+import { api, form, type Json } from '../support/api.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly body: Json;
-  readonly link: string | null;
-}
-
-async function call(s: TestServer, token: string | undefined, method: string, path: string, form?: Record<string, string>): Promise<Reply> {
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  if (form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  const res = await fetch(s.url + path, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
-}
+const call = (s: TestServer, token: string | undefined, method: string, path: string, fields?: Record<string, string>) => api(s.url, token, method, path, fields && form(fields));
 
 /** The rel="next" / rel="prev" URLs of a Link header. */
 function links(header: string | null): Record<string, string> {

@@ -4,11 +4,9 @@
 // accounts, dismissing it (gone from v1 too); the 12-hour window of a group; unread counts behind the marker.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, type Json } from '../support/api.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 describe('grouped notifications API', () => {
   let s: TestServer;
@@ -22,13 +20,7 @@ describe('grouped notifications API', () => {
   /** ana's v1 notifications once everything happened, newest first. */
   let v1: Json[];
 
-  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; link: string | null }> {
-    const headers: Record<string, string> = who ? { Authorization: `Bearer ${token[who] ?? who}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
-  }
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => api(s.url, who ? (token[who] ?? who) : undefined, method, path, body);
   const ok = async (who: string, method: string, path: string, body?: unknown): Promise<Json> => {
     const r = await call(who, method, path, body);
     assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);

@@ -6,29 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { REFUSALS } from '../../src/identity/refusals.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
+import { api, type ApiReply, type Json, raw } from '../support/api.js';
 import { newIdentityKey, signStatement, type IdentityKey } from '../support/identity-statements.js';
 import { registerApp, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly text: string;
-  readonly body: Json;
-}
-
 const PATH = '/api/v1/accounts/identity_statements';
 const HOUR = 3_600_000;
 
-async function call(s: TestServer, token: string | undefined, method: string, path: string, body?: string): Promise<Reply> {
-  const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(s.url + path, { method, headers, body });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : null };
-}
+const call = (s: TestServer, token: string | undefined, method: string, path: string, body?: string) => api(s.url, token, method, path, body === undefined ? undefined : raw(body));
 
 describe('identity statement limits, expiry, actor document and concurrency', () => {
   let s: TestServer;
@@ -57,7 +43,7 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
 
   const publish = (m: Member, text: string) => call(s, m.token, 'POST', PATH, text);
   const remove = (m: Member, subject: string) => call(s, m.token, 'DELETE', PATH, JSON.stringify({ subject }));
-  const listOf = async (m: Member): Promise<Reply> => {
+  const listOf = async (m: Member): Promise<ApiReply> => {
     const r = await call(s, undefined, 'GET', `/api/v1/accounts/${m.id}/identity_statements`);
     assert.equal(r.status, 200, r.text);
     return r;

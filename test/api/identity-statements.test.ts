@@ -8,30 +8,16 @@ import type { JsonObject } from '../../src/identity/data-integrity.js';
 import { REFUSALS, type Refusal } from '../../src/identity/refusals.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
+import { api, type ApiReply, raw } from '../support/api.js';
 import type { CookieJar } from '../support/forms.js';
 import { newIdentityKey, signStatement } from '../support/identity-statements.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly text: string;
-  readonly body: Json;
-  readonly type: string | null;
-}
-
 const PATH = '/api/v1/accounts/identity_statements';
 
-async function call(s: TestServer, token: string | undefined, method: string, path: string, body?: string | Uint8Array, contentType = 'application/json'): Promise<Reply> {
-  const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['Content-Type'] = contentType;
-  const res = await fetch(s.url + path, { method, headers, body });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : null, type: res.headers.get('content-type') };
-}
+const call = (s: TestServer, token: string | undefined, method: string, path: string, body?: string | Uint8Array, contentType = 'application/json') =>
+  api(s.url, token, method, path, body === undefined ? undefined : raw(body, contentType));
 
 /** The statement written by hand: keys in reverse order, odd spacing and line breaks, a 3-space indented proof. */
 function unusual(st: JsonObject): string {
@@ -76,7 +62,7 @@ describe('identity statement API', () => {
     return (await tokens.issue(app.id, m.userId, scope.split(' '))).token;
   };
 
-  const listOf = async (m: Member): Promise<Reply> => {
+  const listOf = async (m: Member): Promise<ApiReply> => {
     const r = await call(s, undefined, 'GET', `/api/v1/accounts/${m.id}/identity_statements`);
     assert.equal(r.status, 200);
     return r;

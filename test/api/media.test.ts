@@ -3,24 +3,11 @@
 // fetching it once from the origin.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { adminToken } from '../support/api.js';
+import { adminToken, api, type Json } from '../support/api.js';
 import { ftyp, png, upload } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 describe('media', () => {
   let s: TestServer;

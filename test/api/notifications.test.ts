@@ -4,24 +4,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newNonce } from '../../src/store/auth-events.js';
+import { api, type Json } from '../support/api.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 describe('notifications API', () => {
   let s: TestServer;
   const id: Record<string, string> = {};
   const token: Record<string, string> = {};
 
-  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; link: string | null }> {
-    const headers: Record<string, string> = who ? { Authorization: `Bearer ${token[who] ?? who}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
-  }
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => api(s.url, who ? (token[who] ?? who) : undefined, method, path, body);
   const notes = async (who: string, query = ''): Promise<Json[]> => {
     const r = await call(who, 'GET', `/api/v1/notifications${query}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -4,11 +4,9 @@
 // an empty page without Link — never an empty page with a next link, nor a short page while more exist.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 /** The rel → URL pairs of a Link header. */
 function links(header: string | null): Record<string, string> {
@@ -40,13 +38,7 @@ describe('Link-header paging of every list', () => {
   let m: LocalMembers;
   const cases = new Map<string, Case>();
 
-  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; link: string | null }> {
-    const headers: Record<string, string> = who ? { Authorization: `Bearer ${m.token[who]}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
-  }
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => api(s.url, who ? m.token[who] : undefined, method, path, body);
   const ok = async (who: string, method: string, path: string, body?: unknown): Promise<Json> => {
     const r = await call(who, method, path, body);
     assert.equal(r.status, 200, `${who} ${method} ${path}: ${JSON.stringify(r.body)}`);

@@ -3,11 +3,9 @@
 // text in grapheme clusters, the content warning with the text.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, type Json } from '../support/api.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 const LIMIT_ERROR = 'Validation failed: Text character limit of 500 exceeded';
 
@@ -15,10 +13,7 @@ describe('status length', () => {
   let s: TestServer;
   let token = '';
 
-  async function call(method: string, path: string, body: unknown): Promise<{ status: number; body: Json }> {
-    const res = await fetch(s.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
-  }
+  const call = (method: string, path: string, body: unknown) => api(s.url, token, method, path, body);
   const post = (body: unknown) => call('POST', '/api/v1/statuses', body);
 
   before(async () => {

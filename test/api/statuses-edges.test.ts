@@ -4,24 +4,16 @@
 // replies to the boosted status; ids beyond the bigint range are 404.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, type Json } from '../support/api.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
 
 describe('status API edges', () => {
   let s: TestServer;
   const id: Record<string, string> = {};
   const token: Record<string, string> = {};
 
-  async function call(who: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-    const headers: Record<string, string> = who ? { Authorization: `Bearer ${token[who]}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (who: string | undefined, method: string, path: string, body?: unknown) => api(s.url, who ? token[who] : undefined, method, path, body);
   const post = async (who: string, fields: Record<string, unknown>) => (await call(who, 'POST', '/api/v1/statuses', fields)).body;
 
   before(async () => {

@@ -7,17 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
+import { api, type Json } from '../support/api.js';
 import { registerApp, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly body: Json;
-  readonly type: string | null;
-}
 
 interface Member {
   readonly id: string;
@@ -34,13 +26,7 @@ describe('statuses API: idempotency, delete and context', () => {
   let bob: Member;
   let cal: Member;
 
-  async function call(token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-    const h: Record<string, string> = token === undefined ? { ...headers } : { ...headers, Authorization: `Bearer ${token}` };
-    if (body !== undefined) h['Content-Type'] = 'application/json';
-    const res = await fetch(s.url + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, type: res.headers.get('content-type') };
-  }
+  const call = (token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => api(s.url, token, method, path, body, headers);
   const post = (m: Member, fields: Record<string, unknown>, key?: string) =>
     call(m.token, 'POST', '/api/v1/statuses', fields, key === undefined ? {} : { 'Idempotency-Key': key });
   const posted = async (m: Member, fields: Record<string, unknown>): Promise<Json> => {

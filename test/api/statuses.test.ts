@@ -7,17 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
+import { api, type ApiReply, form, type Json } from '../support/api.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly body: Json;
-  readonly type: string | null;
-}
 
 interface Member {
   readonly username: string;
@@ -51,17 +43,8 @@ describe('statuses API: posting and reading one status', () => {
   let cal: Member;
   let dee: Member;
 
-  async function call(token: string | undefined, method: string, path: string, body?: unknown, form = false): Promise<Reply> {
-    const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
-    let payload: string | undefined;
-    if (body !== undefined) {
-      headers['Content-Type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
-      payload = form ? String(body) : JSON.stringify(body);
-    }
-    const res = await fetch(s.url + path, { method, headers, body: payload });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, type: res.headers.get('content-type') };
-  }
+  const call = (token: string | undefined, method: string, path: string, body?: unknown, isForm = false) =>
+    api(s.url, token, method, path, isForm && body !== undefined ? form(body as URLSearchParams | string) : body);
   const post = (m: Member, fields: Record<string, unknown>) => call(m.token, 'POST', '/api/v1/statuses', fields);
 
   /** A member whose token comes straight from the store (sign-in is throttled per address). */
@@ -225,7 +208,7 @@ describe('statuses API: posting and reading one status', () => {
 
   describe('validation', () => {
     // The exact error, so that a refusal for another reason than the one meant fails.
-    const refused = async (r: Reply, status: number, error: string, what: string) => {
+    const refused = async (r: ApiReply, status: number, error: string, what: string) => {
       assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
       assert.match(r.type ?? '', /^application\/json/, what);
       assert.equal(r.body.error, error, what);
@@ -284,7 +267,7 @@ describe('statuses API: posting and reading one status', () => {
     const INVALID_TOKEN = 'The access token is invalid';
     const OUTSIDE_SCOPES = 'This action is outside the authorized scopes';
     /** The status and the exact error, so that a refusal for another reason fails. */
-    const assertRefused = (r: Reply, status: number, error: string, what: string) => {
+    const assertRefused = (r: ApiReply, status: number, error: string, what: string) => {
       assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
       assert.match(r.type ?? '', /^application\/json/, what);
       assert.equal(r.body.error, error, what);

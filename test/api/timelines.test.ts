@@ -8,18 +8,9 @@ import { hashPassword } from '../../src/auth/password.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { StatusStore } from '../../src/store/statuses.js';
 import { UserStore } from '../../src/store/users.js';
+import { api, type ApiReply, type Json } from '../support/api.js';
 import { registerApp, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-interface Reply {
-  readonly status: number;
-  readonly body: Json;
-  readonly link: string | null;
-  readonly type: string | null;
-}
 
 interface Member {
   readonly id: string;
@@ -46,14 +37,8 @@ describe('timelines API', () => {
   let rue: Member;
   let remoteStatus: string;
 
-  async function call(token: string | undefined, method: string, path: string, body?: unknown): Promise<Reply> {
-    const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(path.startsWith('http') ? path : s.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link'), type: res.headers.get('content-type') };
-  }
-  const get = async (token: string | undefined, path: string): Promise<Reply> => {
+  const call = (token: string | undefined, method: string, path: string, body?: unknown) => api(path.startsWith('http') ? '' : s.url, token, method, path, body);
+  const get = async (token: string | undefined, path: string): Promise<ApiReply> => {
     const r = await call(token, 'GET', path);
     assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
     assert.match(r.type ?? '', /^application\/json/);
@@ -64,7 +49,7 @@ describe('timelines API', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.id;
   };
-  const idsOf = (r: Reply): string[] => r.body.map((x: Json) => x.id);
+  const idsOf = (r: ApiReply): string[] => r.body.map((x: Json) => x.id);
   const newestPats = (n: number) => [...pats].reverse().slice(0, n);
 
   async function member(username: string): Promise<Member> {

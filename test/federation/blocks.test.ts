@@ -2,15 +2,11 @@
 // muting stays on this server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { deliveriesDone } from '../support/federation-wait.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ActivityPub JSON
-type Json = any;
 
 describe('blocking a remote account', () => {
   let s: TestServer;
@@ -27,10 +23,7 @@ describe('blocking a remote account', () => {
     await Promise.all([s?.stop(), peer?.stop()]);
   });
 
-  const call = async (method: string, path: string) => {
-    const r = await fetch(s.url + path, { method, headers: { Authorization: `Bearer ${token}` } });
-    return { status: r.status, body: (await r.json()) as Json };
-  };
+  const call = (method: string, path: string) => api(s.url, token, method, path);
 
   it('sends Block, then Undo of that Block; a mute sends nothing', async () => {
     const zed = (await call('GET', `/api/v1/accounts/lookup?acct=zed@${peer.host}`)).body;

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { hashPassword } from '../../src/auth/password.js';
 import { newNonce } from '../../src/store/auth-events.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
+import { type Json } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback' };
@@ -17,8 +18,7 @@ const LD = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const NODEINFO_REL = (v: string) => `http://nodeinfo.diaspora.software/ns/schema/${v}`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents are asserted field by field
-type Doc = Record<string, any>;
+type Doc = Record<string, Json>;
 
 async function get(url: string, accept?: string): Promise<{ status: number; headers: Headers; text: string; json: () => Doc }> {
   const res = await fetch(url, { headers: accept ? { Accept: accept } : {}, redirect: 'manual' });

@@ -9,28 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
+import { api, FED_ENV, form, type Json } from '../support/api.js';
 import { createMarkerPoll, deliveriesDone, inboxDone, inboxJobsProcessed, pollCloserRound, pollUpdateQueued } from '../support/federation-wait.js';
 import { createMembers } from '../support/members.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200', POLL_UPDATE_DELAY_MS: '200' };
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-type Json = any;
-
-async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown, form = false): Promise<{ status: number; body: Json }> {
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  let payload: string | undefined;
-  if (body !== undefined) {
-    headers['Content-Type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
-    payload = form ? (body as string) : JSON.stringify(body);
-  }
-  const res = await fetch(base + path, { method, headers, body: payload });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const ENV = { ...FED_ENV, POLL_UPDATE_DELAY_MS: '200' };
 
 describe('polls', () => {
   let a: TestServer;
@@ -41,7 +27,7 @@ describe('polls', () => {
   const markerOn = async (s: TestServer, key: 'a' | 'b') => (marker[key] ??= await createMarkerPoll(s, (await createMembers(s, ['marker'])).token['marker']!));
 
   before(async () => {
-    [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);
+    [a, b] = await Promise.all([startTestServer(ENV), startTestServer(ENV)]);
     const users = new UserStore(a.app.db);
     const tokens = new TokenStore(a.app.db);
     const app = await registerApp(a.url, { scopes: 'read write follow' });
@@ -58,8 +44,8 @@ describe('polls', () => {
   });
 
   it('takes one vote per member, never the author\'s, and shows counts and own votes', async () => {
-    const form = 'status=Which%3F&poll[options][]=Tea&poll[options][]=Coffee&poll[options][]=Water&poll[expires_in]=3600';
-    const posted = await api(a.url, token['vic'], 'POST', '/api/v1/statuses', form, true);
+    const fields = 'status=Which%3F&poll[options][]=Tea&poll[options][]=Coffee&poll[options][]=Water&poll[expires_in]=3600';
+    const posted = await api(a.url, token['vic'], 'POST', '/api/v1/statuses', form(fields));
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
     const poll = posted.body.poll;
     assert.deepEqual(poll.options.map((o: Json) => o.title), ['Tea', 'Coffee', 'Water']);

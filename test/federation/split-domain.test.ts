@@ -6,26 +6,17 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { api, FED_ENV, type Json } from '../support/api.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
 const AP = 'application/activity+json';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API and JRD JSON, asserted field by field
-type Json = any;
 
 async function memberToken(s: TestServer): Promise<string> {
   const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
   const app = await registerApp(s.url, { scopes: 'read write follow' });
   return userToken(s.url, jar, app, 'read write follow');
-}
-
-async function api(base: string, token: string | undefined, method: string, path: string): Promise<{ status: number; body: Json }> {
-  const res = await fetch(base + path, { method, headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 /** The handle domain's web server: only the two discovery paths, redirected to the hosting domain. */

@@ -3,11 +3,10 @@
 // and a profile Update seen by the other side.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api, FED_ENV } from '../support/api.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
-
-const FED_ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '200' };
 
 interface Member {
   readonly server: TestServer;
@@ -22,17 +21,6 @@ async function member(server: TestServer): Promise<Member> {
   const token = await userToken(server.url, jar, app, 'read write follow');
   const me = await api(server.url, token, 'GET', '/api/v1/accounts/verify_credentials');
   return { server, token, accountId: me.body['id'] as string, host: new URL(server.url).host };
-}
-
-async function api(base: string, token: string | undefined, method: string, path: string, body?: Record<string, unknown>) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any, headers: res.headers };
 }
 
 describe('two Stoa servers federating', () => {

@@ -5,12 +5,12 @@
 // (mentioned, not a follower), dee (a stranger) and fay (a follower, mentioned, then blocked by amy: the block
 // outweighs both). eve and gil are members for tests of their own (eve follows amy later; gil is a third party).
 import assert from 'node:assert/strict';
+import { api, type ApiReply, type Json } from './api.js';
 import { createMembers } from './members.js';
 import { appToken, registerApp } from './oauth.js';
 import { startTestServer, type TestServer } from './server.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-export type Json = any;
+export type { Json };
 
 export type Kind = 'public' | 'unlisted' | 'private' | 'direct';
 export type Viewer = 'anonymous' | 'app' | 'amy' | 'bob' | 'cal' | 'dee' | 'fay';
@@ -31,11 +31,7 @@ export const MAY_SEE: Record<Viewer, readonly Kind[]> = {
   fay: [],
 };
 
-export interface Reply {
-  readonly status: number;
-  readonly body: Json;
-  readonly link: string | null;
-}
+export type Reply = ApiReply;
 
 export interface Matrix {
   readonly server: TestServer;
@@ -70,12 +66,9 @@ export async function startMatrix(opts: { beforeBlock?: (m: Matrix) => Promise<v
   const token: Record<string, string> = { ...members.token, app: await appToken(server.url, await registerApp(server.url, { scopes: 'read' }), 'read') };
 
   const call = async (who: Caller, method: string, path: string, body?: unknown): Promise<Reply> => {
-    const headers: Record<string, string> = who === 'anonymous' ? {} : { Authorization: `Bearer ${token[who]}` };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${method} ${path}`);
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, link: res.headers.get('link') };
+    const r = await api(server.url, who === 'anonymous' ? undefined : token[who], method, path, body);
+    assert.match(r.type ?? '', /^application\/json/, `${method} ${path}`);
+    return r;
   };
   const postAs = async (who: Caller, fields: Record<string, unknown>): Promise<Json> => {
     const r = await call(who, 'POST', '/api/v1/statuses', fields);
