@@ -3,6 +3,7 @@
 // Update and Delete of actors, Block, unknown types; and what the inbox refuses before queueing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { api as callApi } from '../support/api.js';
 import { startFakeActorPeer, verifyReceived, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -21,16 +22,7 @@ describe('inbox activities', () => {
   let adminInbox: string;
   let stoaKey: { id: string; owner: string; publicKeyPem: string };
 
-  async function api(method: string, path: string, body?: Json) {
-    const res = await fetch(s.url + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API JSON, asserted field by field
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
-  }
+  const api = (method: string, path: string, body?: Json) => callApi(s.url, token, method, path, body);
   const count = async (sql: string, params: unknown[] = []): Promise<number> =>
     Number((await s.app.db.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
   const acct = (name: string) => `${name}@${peer.host}`;
