@@ -76,7 +76,7 @@ export class DeliveryScheduler {
 
   private async wake(host: string): Promise<void> {
     let actor = this.hosts.get(host);
-    if (!actor || !actor.alive) {
+    if (!actor?.alive) {
       try {
         actor = await this.startHost(host);
       } catch (e) {

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { destination, pino } from 'pino';
-import { startEmbeddedPostgres } from '../src/store/embedded.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/store/embedded.js';
 
 export interface BenchDatabase {
   readonly url: string;
@@ -20,7 +20,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   if (external) {
     return { url: external, description: 'DATABASE_URL', dataDir: dir, stop: () => fs.rm(dir, { recursive: true, force: true }) };
   }
-  let pg;
+  let pg: EmbeddedDatabase;
   try {
     pg = await startEmbeddedPostgres(dir, pino({ level: 'warn' }, destination(2)));
   } catch (e) {

@@ -1,12 +1,12 @@
 // Wiring only: config → logger → application → signals. SIGTERM/SIGINT close in reverse order.
-import { ConfigError, loadConfig } from '../config/schema.js';
+import { type Config, ConfigError, loadConfig } from '../config/schema.js';
 import { startApp } from './app.js';
 import { printBanner } from './cli/banner.js';
 import { nativeUws } from './http/uws.js';
 import { createLogger } from './log.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (e) {

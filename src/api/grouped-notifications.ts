@@ -183,7 +183,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       path: '/api/v2/notifications/clear',
       auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req, who) => {
+      handler: async (_req, who) => {
         await d.notifications.clear(who.record.user.accountId);
         return json(200, {});
       },

@@ -105,7 +105,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
       path: '/api/v1/notifications/clear',
       auth: { scopes: ['write:notifications'], member: true },
       body: true,
-      handler: async (req, who) => {
+      handler: async (_req, who) => {
         await d.notifications.clear(who.record.user.accountId);
         return json(200, {});
       },

@@ -52,7 +52,7 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
     if (!isUploadedFile(v)) throw Errors.validation(`${kind} must be an image file (multipart/form-data)`);
     const f: UploadedFile = v;
     const sniffed = sniff(f.data);
-    if (!sniffed || sniffed.type !== 'image') throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
+    if (sniffed?.type !== 'image') throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
     if (f.data.length > MAX_PROFILE_IMAGE_BYTES) throw Errors.bodyTooLarge(MAX_PROFILE_IMAGE_BYTES);
     return d.files.save(f.data, sniffed.contentType);
   };

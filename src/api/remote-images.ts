@@ -42,7 +42,7 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
       const res = await d.http.request({ method: 'GET', url, sign: d.signer, maxBytes: MAX_PROFILE_IMAGE_BYTES });
       if (res.status !== 200) throw new FetchError('transient', `status_${res.status}`, url);
       const kind = sniff(res.body);
-      if (!kind || kind.type !== 'image') throw new FetchError('unsupported', 'not_an_image', url);
+      if (kind?.type !== 'image') throw new FetchError('unsupported', 'not_an_image', url);
       const fileName = await d.files.save(res.body, kind.contentType);
       await d.images.put(url, fileName, kind.contentType, res.body.length);
       return { url, fileName, contentType: kind.contentType };

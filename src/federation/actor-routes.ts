@@ -34,7 +34,7 @@ export function activityJson(value: unknown, status = 200): Reply {
 export function actorRoutes(d: ActorRoutesDeps): Route[] {
   const member = async (name: string): Promise<Account> => {
     const a = await d.accounts.byHandle(name, null);
-    if (!a || !a.hasUser || a.instanceActor) throw Errors.notFound();
+    if (!a?.hasUser || a.instanceActor) throw Errors.notFound();
     return a;
   };
   const actorOrPage = async (req: Request): Promise<Reply> => {

@@ -275,8 +275,14 @@ function untilDeadline<T>(p: Promise<T>, signal: AbortSignal, href: string): Pro
     const onAbort = (): void => reject(fetchError('timeout', href));
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
     );
   });
 }

@@ -57,7 +57,7 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     const name = req.params['name'];
     if (name !== undefined) {
       const target = await d.accounts.byHandle(name, null);
-      if (!target || !target.hasUser) throw Errors.notFound();
+      if (!target?.hasUser) throw Errors.notFound();
     }
     const body = req.rawBody ?? Buffer.alloc(0);
     const parts = { method: 'POST', target: req.rawQuery ? `${req.path}?${req.rawQuery}` : req.path, headers: req.headers };

@@ -30,7 +30,7 @@ export interface NoteRouteDeps {
 export function noteRoutes(d: NoteRouteDeps): Route[] {
   const outbox = async (req: Request) => {
     const author = await d.accounts.byHandle(req.params['name']!, null);
-    if (!author || !author.hasUser || author.instanceActor) throw Errors.notFound();
+    if (!author?.hasUser || author.instanceActor) throw Errors.notFound();
     const id = d.uris.outbox(author.username);
     if (req.query['page'] === undefined) {
       const total = await d.statuses.countPublic(author.id);

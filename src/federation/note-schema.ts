@@ -155,5 +155,5 @@ export function visibilityOf(n: NoteDoc, followersUrl: string | null): 'public' 
 function contentWarning(raw: Record<string, unknown>): string {
   const map = isRecord(raw['summaryMap']) ? raw['summaryMap'] : null;
   const cw = text(raw['summary'], MAX_SUMMARY) || (map ? text(Object.values(map).find((v) => typeof v === 'string'), MAX_SUMMARY) : null);
-  return cw && cw.trim() ? cw : '';
+  return cw?.trim() ? cw : '';
 }

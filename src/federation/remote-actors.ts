@@ -49,7 +49,7 @@ export class RemoteActors {
   /** Resolves `user@domain` through WebFinger on that domain. */
   async byHandle(username: string, domain: string): Promise<Account> {
     const stored = await this.d.accounts.byHandle(username, domain);
-    if (stored && stored.domain && !isStale(stored)) return stored;
+    if (stored?.domain && !isStale(stored)) return stored;
     const resource = `acct:${username}@${domain}`;
     const link = actorLink(await this.webfinger(domain, resource));
     if (!link) throw new FetchError('unsupported', 'no_actor_link', resource);

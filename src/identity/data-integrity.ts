@@ -37,7 +37,7 @@ export function checkProof(proof: unknown, policy: ProofPolicy): ProofChecked {
   if (typeof proof['verificationMethod'] !== 'string') return refuse('verification_method_mismatch');
   const value = proof['proofValue'];
   const signature = typeof value === 'string' ? decodeBase58btc(value, MAX_PROOF_VALUE_CHARS) : null;
-  if (!signature || signature.length !== 64) return refuse('proof_value_invalid');
+  if (signature?.length !== 64) return refuse('proof_value_invalid');
   if ('created' in proof && (typeof proof['created'] !== 'string' || parseDateTimeStamp(proof['created']) === null)) return refuse('created_invalid');
   let expiresAtMs: number | null = null;
   if ('expires' in proof) {

@@ -14,6 +14,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function redirectUriProblem(uri: string): string | undefined {
   if (uri === OOB_URI) return undefined;
   if (uri.length > MAX_LENGTH) return `is too long (maximum is ${MAX_LENGTH} characters)`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\s\0-\x1f\x7f]/.test(uri)) return 'must be a valid URI.';
   const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
   if (!scheme) return 'must be an absolute URI.';

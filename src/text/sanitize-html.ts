@@ -53,7 +53,9 @@ function escapeText(s: string): string {
  * `jav&#x09;ascript:` or ` javascript:` is judged by the scheme a browser would see.
  */
 export function safeHref(value: string): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers strip these around a URL, and so must we
   const cleaned = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character left inside an href is refused
   if (/[\u0000-\u001f\u007f]/.test(cleaned)) return null;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(cleaned)?.[1]?.toLowerCase();
   if (!scheme || !LINK_SCHEMES.has(scheme)) return null;

@@ -7,7 +7,7 @@ import { isId } from '../store/ids.js';
 import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
 import type { Reply, Route } from '../http/types.js';
-import { DuplicateError } from '../store/users.js';
+import { DuplicateError, type LocalUser } from '../store/users.js';
 import { USERNAME_PATTERN, RESERVED_USERNAMES } from '../auth/usernames.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
@@ -68,7 +68,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         const parsed = SignUpForm.safeParse(body);
         if (!parsed.success) return form(ctx, 422, parsed.error.issues[0]!.message, values);
         const f = parsed.data;
-        let user;
+        let user: LocalUser;
         try {
           user = await d.users.create({
             username: f.username, email: f.email, passwordHash: await hashPassword(f.password), roleId: RoleId.user,

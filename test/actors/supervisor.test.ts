@@ -195,7 +195,10 @@ describe('Supervisor restarts', () => {
   it('waits restartDelay before restarting', async () => {
     const child = new TestChild('slow', 'permanent');
     const delays: number[] = [];
-    const sup = await Supervisor.start('sup', spec({ restartDelay: (n) => (delays.push(n), 40) }), [child.spec]);
+    const sup = await Supervisor.start('sup', spec({ restartDelay: (n) => {
+        delays.push(n);
+        return 40;
+      } }), [child.spec]);
     try {
       const t0 = Date.now();
       await child.crash();

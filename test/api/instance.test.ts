@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.js';
+import type { Json } from '../support/api.js';
 
 describe('instance endpoints', () => {
   let s: TestServer;
@@ -13,7 +14,7 @@ describe('instance endpoints', () => {
     const r = await fetch(`${s.url}/api/v1/instance`);
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type')!, /application\/json/);
-    const i = (await r.json()) as Record<string, any>;
+    const i = (await r.json()) as Record<string, Json>;
     assert.equal(i['uri'], 'example.test');
     assert.equal(i['title'], 'Test Stoa');
     assert.match(i['version'], /^4\.3\.0 \(compatible; Stoa \d/);
@@ -26,7 +27,7 @@ describe('instance endpoints', () => {
   });
 
   it('GET /api/v2/instance has the v2 shape', async () => {
-    const i = (await (await fetch(`${s.url}/api/v2/instance`)).json()) as Record<string, any>;
+    const i = (await (await fetch(`${s.url}/api/v2/instance`)).json()) as Record<string, Json>;
     assert.equal(i['domain'], 'example.test');
     assert.deepEqual(i['registrations'], { enabled: true, approval_required: true, reason_required: true, message: null, min_age: null, url: null });
     assert.equal(i['api_versions'].mastodon, 2);

@@ -227,11 +227,11 @@ describe('OAuth authorization in Chromium', () => {
 
     // A page of no site of ours posting the consent form, with a forged token and then even with the real one
     // (SameSite=Lax keeps the cookies out of a cross-site POST).
-    const escape = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    const escapeAttr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
     for (const token of ['forged', realToken]) {
       await page.goto('about:blank');
       const fields = { authenticity_token: token, ...query, decision: 'approve' };
-      await page.setContent(`<form method="post" action="${s.url}/oauth/authorize">${Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escape(v)}">`).join('')}<button>go</button></form>`);
+      await page.setContent(`<form method="post" action="${s.url}/oauth/authorize">${Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeAttr(v)}">`).join('')}<button>go</button></form>`);
       const [response] = await Promise.all([page.waitForResponse(`${s.url}/oauth/authorize`), page.click('button')]);
       assert.equal(response.status(), 403);
       assert.equal(response.headers()['location'], undefined);

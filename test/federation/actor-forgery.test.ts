@@ -29,7 +29,7 @@ describe('actor forgery', () => {
     const jar = await signIn(s.url, 'admin', s.app.firstAdmin!.password);
     token = await userToken(s.url, jar, await registerApp(s.url, { scopes: 'read write follow' }), 'read write follow');
     // A server whose WebFinger says its "bob" is the peer's bob.
-    liar = http.createServer((req, res) => {
+    liar = http.createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/jrd+json' });
       res.end(JSON.stringify({ subject: `acct:bob@${liarHost}`, links: [{ rel: 'self', type: 'application/activity+json', href: peer.actor('bob').id }] }));
     });

@@ -255,7 +255,7 @@ describe('actorSchema on real servers’ actor documents', () => {
     for (const dir of ['actors', 'activities']) for (const name of fixtureNames(dir)) walk(fixture(`${dir}/${name}.json`));
     // 8 actors (Fedify has two keys), the GoToSocial key stub, the key inside the Mastodon Update.
     assert.equal(pems.length, 11);
-    pems.forEach((pem, i) => assertRsa2048(pem, `pem ${i}`));
+    for (const [i, pem] of pems.entries()) assertRsa2048(pem, `pem ${i}`);
   });
 
   it('keeps every attachment raw, PropertyValue or not, including a single unwrapped one (Fedify)', () => {

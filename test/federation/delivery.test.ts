@@ -291,7 +291,7 @@ describe('delivery', () => {
     peers.push(elsewhere);
     const statuses = [301, 302, 303, 307, 308];
     const redirecting = await Promise.all(statuses.map((_, i) => peerWithFollowers([`r${i}`])));
-    redirecting.forEach((p, i) => p.setMode({ kind: 'status', status: statuses[i]!, headers: { Location: `${elsewhere.url}/inbox` } }));
+    for (const [i, p] of redirecting.entries()) p.setMode({ kind: 'status', status: statuses[i]!, headers: { Location: `${elsewhere.url}/inbox` } });
     await announce();
     for (const [i, p] of redirecting.entries()) await droppedAfterOne(p, statuses[i]!);
     await nextActivityOnlyFollows(redirecting);

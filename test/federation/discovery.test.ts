@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { hashPassword } from '../../src/auth/password.js';
 import { newNonce } from '../../src/store/auth-events.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
-import { type Json } from '../support/api.js';
+import type { Json } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ENV = { BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback' };

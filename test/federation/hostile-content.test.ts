@@ -43,7 +43,7 @@ const cleanContent = (admin: string, word: string) =>
  * javascript: url there would be a link in every client).
  */
 function checkResponse(x: unknown, path = '$'): void {
-  if (Array.isArray(x)) x.forEach((v, i) => checkResponse(v, `${path}[${i}]`));
+  if (Array.isArray(x)) for (const [i, v] of x.entries()) checkResponse(v, `${path}[${i}]`);
   else if (x !== null && typeof x === 'object') {
     for (const [k, v] of Object.entries(x)) {
       const at = `${path}.${k}`;

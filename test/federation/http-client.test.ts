@@ -181,7 +181,12 @@ describe('HttpClient redirects', () => {
     const signed: string[] = [];
     const c = client();
     const opened = await socketsOpenedDuring(() =>
-      rejectsWith(c.getJson(origin.origin + '/start', Doc, { sign: (r) => (signed.push(r.url.href), {}) }), 'unsupported', 'forbidden_address'),
+      rejectsWith(c.getJson(origin.origin + '/start', Doc, {
+          sign: (r) => {
+            signed.push(r.url.href);
+            return {};
+          },
+        }), 'unsupported', 'forbidden_address'),
     );
     assert.equal(opened, 1, 'only the first hop connected');
     assert.deepEqual(signed, [origin.origin + '/start']);

@@ -13,7 +13,7 @@ describe('throttle', () => {
   });
 
   it('cannot be reset by flooding fresh keys: blocked windows are never evicted', () => {
-    let t = 0;
+    const t = 0;
     const th = new Throttle(2, 60_000, 10, () => t);
     for (let i = 0; i < 3; i++) th.hit('attacker');
     assert.equal(th.check('attacker').allowed, false);

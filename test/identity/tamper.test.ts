@@ -69,7 +69,7 @@ function pathKey(path: Path): string {
 /** Every path in `value` (objects' properties and arrays' elements, at every depth), parents before children. */
 function paths(value: Json, prefix: Path = []): Path[] {
   const out: Path[] = [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push([...prefix, i], ...paths(v, [...prefix, i])));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) out.push([...prefix, i], ...paths(v, [...prefix, i]));
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...paths(v, [...prefix, k]));
   return out;
 }

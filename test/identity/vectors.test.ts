@@ -114,7 +114,7 @@ describe('generic eddsa-jcs-2022 vectors', () => {
 
   it('recomputes the W3C canonical document, the three hashes and the signature with jcs and SHA-256', () => {
     const v = vectors.generic_eddsa_jcs_2022_vectors.find((g) => g.id === 'w3c-vc-di-eddsa-eddsa-jcs-2022-alumni');
-    assert.ok(v && v.unsigned_document && v.proof_options && v.proofValue);
+    assert.ok(v?.unsigned_document && v.proof_options && v.proofValue);
     const canonicalDocument = jcs(v.unsigned_document);
     const canonicalOptions = jcs(v.proof_options);
     assert.ok(canonicalDocument !== null && canonicalOptions !== null);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
-import { CookieJar, getForm, postForm } from '../support/forms.js';
+import { type CookieJar, getForm, postForm } from '../support/forms.js';
 import { registerApp, signIn, userToken, verifyCredentials as verifyWith, type RegisteredApp } from '../support/oauth.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';

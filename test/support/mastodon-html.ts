@@ -53,6 +53,7 @@ export function assertMastodonHtml(html: string, label = 'html'): void {
         seen.add(attr!);
         const v = decode(value);
         if (attr === 'href' && !SCHEMES.test(v)) fail(`href ${v}`, i);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the check is for control characters
         if (attr === 'href' && /[\u0000-\u001f]/.test(v)) fail('control character in href', i);
         // Our rel on links, and Mastodon's rel="tag" on hashtags written here.
         if (attr === 'rel' && v !== 'nofollow noopener noreferrer' && v !== 'tag') fail(`rel ${v}`, i);

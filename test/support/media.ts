@@ -18,7 +18,7 @@ export function ftyp(major: string, compatible: readonly string[] = [], extra = 
   b.writeUInt32BE(size, 0);
   b.write('ftyp', 4, 'latin1');
   b.write(major, 8, 'latin1');
-  compatible.forEach((c, i) => b.write(c, 16 + 4 * i, 'latin1'));
+  for (const [i, c] of compatible.entries()) b.write(c, 16 + 4 * i, 'latin1');
   return b;
 }
 
