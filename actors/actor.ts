@@ -32,7 +32,10 @@ export class MailboxFullError extends Error {
   }
 }
 export class CallTimeoutError extends Error {
-  constructor(readonly actor: string, readonly timeoutMs: number) {
+  constructor(
+    readonly actor: string,
+    readonly timeoutMs: number,
+  ) {
     super(`call to ${actor} timed out after ${timeoutMs} ms`);
     this.name = 'CallTimeoutError';
   }
@@ -66,7 +69,11 @@ export class Actor<S, M> implements Process {
   /** The one exit in progress: a second finish (overlapping stops, stop during passivation) joins it. */
   private finishing: Promise<void> | null = null;
 
-  private constructor(readonly name: string, private readonly behavior: Behavior<S, M>, private readonly opts: ActorOptions) {
+  private constructor(
+    readonly name: string,
+    private readonly behavior: Behavior<S, M>,
+    private readonly opts: ActorOptions,
+  ) {
     this.mailbox = new Mailbox<M>(opts.capacity);
     this.ctx = { self: this as unknown as Actor<unknown, M>, stopAfterThis: () => void (this.stopRequested = true) };
   }

@@ -31,7 +31,10 @@ export class DeliveryScheduler {
   private readonly hosts = new Map<string, Actor<null, DeliveryHostMsg>>();
   private lastRelease = 0;
 
-  private constructor(private readonly sup: Supervisor, private readonly d: DeliverySchedulerDeps<QueuedDelivery>) {
+  private constructor(
+    private readonly sup: Supervisor,
+    private readonly d: DeliverySchedulerDeps<QueuedDelivery>,
+  ) {
     this.poller = new Poller('delivery-scheduler', {
       round: () => this.round(),
       maxSleepMs: 1_000,
@@ -51,7 +54,12 @@ export class DeliveryScheduler {
       restart: 'permanent',
       shutdownMs: 5_000,
     });
-    return { supervisor, get scheduler() { return scheduler; } } as { supervisor: Supervisor; scheduler: DeliveryScheduler };
+    return {
+      supervisor,
+      get scheduler() {
+        return scheduler;
+      },
+    } as { supervisor: Supervisor; scheduler: DeliveryScheduler };
   }
 
   /** New work for these hosts: wake their actors now rather than at the next round. */

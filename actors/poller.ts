@@ -24,7 +24,10 @@ export class Poller implements Process {
   private failures = 0;
   private readonly backoff = exponentialBackoff({ baseMs: 200, maxMs: 10_000 });
 
-  constructor(readonly name: string, private readonly o: PollerOptions) {
+  constructor(
+    readonly name: string,
+    private readonly o: PollerOptions,
+  ) {
     this.schedule(0);
   }
 

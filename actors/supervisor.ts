@@ -33,7 +33,11 @@ export interface SupervisorEvents {
 }
 
 export class EscalationError extends Error {
-  constructor(readonly supervisor: string, readonly child: string, readonly restarts: number) {
+  constructor(
+    readonly supervisor: string,
+    readonly child: string,
+    readonly restarts: number,
+  ) {
     super(`${supervisor}: child ${child} restarted ${restarts} times within the period; giving up`);
     this.name = 'EscalationError';
   }
@@ -62,7 +66,11 @@ export class Supervisor implements Process {
   private shuttingDown: Promise<void> | null = null;
   private readonly now: () => number;
 
-  private constructor(readonly name: string, private readonly spec: SupervisorSpec, private readonly events: SupervisorEvents) {
+  private constructor(
+    readonly name: string,
+    private readonly spec: SupervisorSpec,
+    private readonly events: SupervisorEvents,
+  ) {
     this.now = events.now ?? Date.now;
   }
 

@@ -33,12 +33,21 @@ export async function measureHomeTimeline(): Promise<HomeFigures> {
     await migrate(db, pino({ level: 'silent' }));
     const users = new UserStore(db);
     if (!(await db.one('SELECT 1 FROM users LIMIT 1'))) {
-      await users.create({ username: 'reader', email: 'reader@bench.example', passwordHash: await hashPassword('bench-password-1'), roleId: 0, approved: true });
+      await users.create({
+        username: 'reader',
+        email: 'reader@bench.example',
+        passwordHash: await hashPassword('bench-password-1'),
+        roleId: 0,
+        approved: true,
+      });
     }
     await seedHomeTimeline(bench.url);
     const me = (await db.one<{ account_id: string }>('SELECT account_id FROM users ORDER BY id LIMIT 1'))!.account_id;
     const timelines = new TimelineStore(db);
-    const counts = (await db.one<{ f: number; s: number }>('SELECT (SELECT count(*)::int FROM follows WHERE account_id = $1) AS f, (SELECT count(*)::int FROM statuses) AS s', [me]))!;
+    const counts = (await db.one<{ f: number; s: number }>(
+      'SELECT (SELECT count(*)::int FROM follows WHERE account_id = $1) AS f, (SELECT count(*)::int FROM statuses) AS s',
+      [me],
+    ))!;
     for (let i = 0; i < 20; i++) await timelines.home(me, { limit: 20 }); // warm caches
     const first: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -59,7 +68,16 @@ export async function measureHomeTimeline(): Promise<HomeFigures> {
          OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1))) ORDER BY s.id DESC LIMIT 20`,
       [me],
     );
-    return { following: counts.f, statuses: counts.s, firstPageMs: percentiles(first), deepPageMs: percentiles(deep), plan: plan.map((r) => r['QUERY PLAN']).slice(0, 6).join('\n') };
+    return {
+      following: counts.f,
+      statuses: counts.s,
+      firstPageMs: percentiles(first),
+      deepPageMs: percentiles(deep),
+      plan: plan
+        .map((r) => r['QUERY PLAN'])
+        .slice(0, 6)
+        .join('\n'),
+    };
   } finally {
     await db.close();
     await bench.stop();
@@ -78,8 +96,11 @@ export function homeTable(f: HomeFigures): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  measureHomeTimeline().then((f) => process.stdout.write(homeTable(f) + '\n'), (e: unknown) => {
-    process.stderr.write(String(e) + '\n');
-    process.exit(1);
-  });
+  measureHomeTimeline().then(
+    (f) => process.stdout.write(homeTable(f) + '\n'),
+    (e: unknown) => {
+      process.stderr.write(String(e) + '\n');
+      process.exit(1);
+    },
+  );
 }

@@ -17,7 +17,12 @@ const N = Number(process.env['BENCH_STATEMENTS'] ?? 20000);
 const KEYS = 256;
 const NOW = Date.now();
 
-noble.etc.sha512Sync = (...m) => new Uint8Array(createHash('sha512').update(noble.etc.concatBytes(...m)).digest());
+noble.etc.sha512Sync = (...m) =>
+  new Uint8Array(
+    createHash('sha512')
+      .update(noble.etc.concatBytes(...m))
+      .digest(),
+  );
 
 export interface IdentityFigures {
   readonly cores: number;
@@ -40,8 +45,17 @@ function statements(): { text: string; actorId: string }[] {
     const seed = randomBytes(32);
     const subject = ed25519DidKey(ed25519PublicKey(seed));
     const actorId = `https://peer${k % 16}.example/users/member${k}`;
-    const signed = signDataIntegrityProof({ type: 'VerifiableIdentityStatement', subject, alsoKnownAs: actorId },
-      { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', created: new Date(NOW).toISOString(), verificationMethod: subject, proofPurpose: 'assertionMethod' }, seed);
+    const signed = signDataIntegrityProof(
+      { type: 'VerifiableIdentityStatement', subject, alsoKnownAs: actorId },
+      {
+        type: 'DataIntegrityProof',
+        cryptosuite: 'eddsa-jcs-2022',
+        created: new Date(NOW).toISOString(),
+        verificationMethod: subject,
+        proofPurpose: 'assertionMethod',
+      },
+      seed,
+    );
     out.push({ text: JSON.stringify(signed), actorId });
   }
   return out;
@@ -97,13 +111,15 @@ async function closedLoop(threads: number, clients: number, items: { text: strin
   };
   const drive = async (count: number): Promise<void> => {
     let next = 0;
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next < count) {
-        const it = items[next++ % items.length]!;
-        if (!(await pool.verifyStatement({ input: it.text, actorId: it.actorId, nowMs: NOW })).ok) throw new Error('a statement failed to verify');
-        await new Promise<void>((r) => setImmediate(r));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < count) {
+          const it = items[next++ % items.length]!;
+          if (!(await pool.verifyStatement({ input: it.text, actorId: it.actorId, nowMs: NOW })).ok) throw new Error('a statement failed to verify');
+          await new Promise<void>((r) => setImmediate(r));
+        }
+      }),
+    );
   };
   try {
     await drive(2000);
@@ -125,10 +141,11 @@ type Items = { text: string; actorId: string }[];
 async function bareThreads(threads: number, items: Items): Promise<number> {
   const share = Math.floor(N / threads);
   const workers = Array.from({ length: threads }, () => new Worker(new URL(import.meta.url), { workerData: { bare: { items, n: share } } }));
-  const next = (w: Worker) => new Promise<unknown>((resolve, reject) => {
-    w.once('message', resolve);
-    w.once('error', reject);
-  });
+  const next = (w: Worker) =>
+    new Promise<unknown>((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
   try {
     await Promise.all(workers.map(next)); // warmed up
     const t0 = performance.now();
@@ -204,7 +221,10 @@ export function identityTable(f: IdentityFigures): string {
     `single thread, node:crypto (native)           ${fmt(f.nativePerSec)}   (${f.nativeRange[0].toLocaleString('en-US')} – ${f.nativeRange[1].toLocaleString('en-US')} over the run)`,
     `single thread, @noble/ed25519                 ${fmt(f.noblePerSec)}   (native is ${(f.nativePerSec / f.noblePerSec).toFixed(1)}× faster)`,
     `${f.cores} bare threads, no pool (the ceiling)  ${fmt(f.bare.perSec)}   ${f.bare.ratio.toFixed(2)}`,
-    ...f.pool.map((p) => `pool, ${p.threads} thread${p.threads > 1 ? 's' : ' '}, ${p.batched ? 'batched per turn' : 'one task each  '}       ${fmt(p.perSec)}   ${p.ratio.toFixed(2)}`),
+    ...f.pool.map(
+      (p) =>
+        `pool, ${p.threads} thread${p.threads > 1 ? 's' : ' '}, ${p.batched ? 'batched per turn' : 'one task each  '}       ${fmt(p.perSec)}   ${p.ratio.toFixed(2)}`,
+    ),
     `pool, ${f.closedLoop.threads} threads, ${f.closedLoop.clients} callers one at a time ${fmt(f.closedLoop.perSec)}   ${f.closedLoop.ratio.toFixed(2)}   (mean batch ${f.closedLoop.meanBatch.toFixed(1)})`,
     `best: ${best.threads} threads, ${best.batched ? 'batched' : 'unbatched'}: ${best.ratio.toFixed(2)} of ${f.cores} cores × native single-thread measured just before (goal ≥ 0.80)`,
   ].join('\n');
@@ -213,8 +233,11 @@ export function identityTable(f: IdentityFigures): string {
 if (!isMainThread && (workerData as { bare?: unknown } | null)?.bare) {
   bareWorker((workerData as { bare: { items: Items; n: number } }).bare);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  measureIdentity().then((f) => process.stdout.write(identityTable(f) + '\n'), (e: unknown) => {
-    process.stderr.write(String(e) + '\n');
-    process.exit(1);
-  });
+  measureIdentity().then(
+    (f) => process.stdout.write(identityTable(f) + '\n'),
+    (e: unknown) => {
+      process.stderr.write(String(e) + '\n');
+      process.exit(1);
+    },
+  );
 }

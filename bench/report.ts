@@ -22,11 +22,22 @@ export function table(rows: readonly Row[]): string {
     const { bare, stoa } = r;
     lines.push([r.scenario, 'bare', fmtRps(bare.requestsPerSec), bare.p99Ms.toFixed(2), fmtUs(bare), fmtCpu(bare), '', '', '']);
     lines.push([
-      r.scenario, 'stoa', fmtRps(stoa.requestsPerSec), stoa.p99Ms.toFixed(2), fmtUs(stoa), fmtCpu(stoa),
-      ratio(stoa.requestsPerSec, bare.requestsPerSec), ratio(stoa.p99Ms, bare.p99Ms, '×'), ratio(usPerRequest(stoa), usPerRequest(bare), '×'),
+      r.scenario,
+      'stoa',
+      fmtRps(stoa.requestsPerSec),
+      stoa.p99Ms.toFixed(2),
+      fmtUs(stoa),
+      fmtCpu(stoa),
+      ratio(stoa.requestsPerSec, bare.requestsPerSec),
+      ratio(stoa.p99Ms, bare.p99Ms, '×'),
+      ratio(usPerRequest(stoa), usPerRequest(bare), '×'),
     ]);
   }
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  const fmt = (l: string[]) => l.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const fmt = (l: string[]) =>
+    l
+      .map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [fmt(lines[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1).map(fmt)].join('\n');
 }

@@ -19,7 +19,11 @@ import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js
 
 let interrupted = false;
 
-const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(' ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 function settingsFromEnv(): WrkSettings {
   const raw = process.env['BENCH_DURATION'] ?? '10';
@@ -73,8 +77,10 @@ async function main(): Promise<number> {
   });
 
   try {
-    process.stderr.write(`bench: wrk -t${settings.threads} -c${settings.connections} -d${settings.durationSec}s --latency (warm-up ${WARMUP_SEC} s); ` +
-      `${os.availableParallelism()} CPUs, Node ${process.version}, load average ${loadavg()}\n`);
+    process.stderr.write(
+      `bench: wrk -t${settings.threads} -c${settings.connections} -d${settings.durationSec}s --latency (warm-up ${WARMUP_SEC} s); ` +
+        `${os.availableParallelism()} CPUs, Node ${process.version}, load average ${loadavg()}\n`,
+    );
     db = await openBenchDatabase();
     process.stderr.write(`bench: database: ${db.description}\n`);
     servers.push(await startBare());
@@ -92,8 +98,10 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${identityTable(await measureIdentity())}\n`);
     process.stderr.write('bench: home timeline query\n');
     process.stdout.write(`\n${homeTable(await measureHomeTimeline())}\n`);
-    process.stderr.write(`bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
-      `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`);
+    process.stderr.write(
+      `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
+        `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,
+    );
     return 0;
   } finally {
     await cleanup();

@@ -30,7 +30,10 @@ export async function seedHomeTimeline(databaseUrl: string, following = 5_000, p
     const seeded = await db.one<{ n: number }>("SELECT count(*)::int AS n FROM accounts WHERE domain = 'bench-followed.example'");
     if (!seeded?.n) {
       await db.tx(async (q) => {
-        for (const [domain, n] of [['bench-followed.example', following], ['bench-other.example', following]] as const) {
+        for (const [domain, n] of [
+          ['bench-followed.example', following],
+          ['bench-other.example', following],
+        ] as const) {
           await q.query(
             `INSERT INTO accounts (id, username, domain, uri, inbox_url)
              SELECT timestamp_id(now()), 'u' || i, $1, 'https://' || $1 || '/users/u' || i, 'https://' || $1 || '/users/u' || i || '/inbox'
@@ -38,10 +41,9 @@ export async function seedHomeTimeline(databaseUrl: string, following = 5_000, p
             [domain, n],
           );
         }
-        await q.query(
-          `INSERT INTO follows (account_id, target_account_id) SELECT $1, id FROM accounts WHERE domain = 'bench-followed.example'`,
-          [user.account_id],
-        );
+        await q.query(`INSERT INTO follows (account_id, target_account_id) SELECT $1, id FROM accounts WHERE domain = 'bench-followed.example'`, [
+          user.account_id,
+        ]);
         // Statuses spread over the last 30 days, followed and unfollowed accounts interleaved.
         await q.query(
           `INSERT INTO statuses (id, account_id, uri, content, visibility, local, created_at)

@@ -8,9 +8,7 @@ import { DEFAULT_MULTIPART_BYTES } from '../src/media/limits.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
 const httpUrl = z
   .string()
   .url()
@@ -19,9 +17,7 @@ const httpUrl = z
     const p = new URL(u);
     return (p.pathname === '/' || p.pathname === '') && !p.search && !p.hash;
   }, 'must be an origin without a path, query or fragment');
-const domain = z
-  .string()
-  .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host name, optionally with :port');
+const domain = z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host name, optionally with :port');
 
 /** Raw environment shape: every variable is a string or absent. Defaults that depend on others come after. */
 const EnvSchema = z.object({
@@ -52,7 +48,7 @@ const EnvSchema = z.object({
     .default('false')
     .transform((v, ctx) => {
       const ranges = allowPrivateRanges(v);
-      if (!ranges) ctx.addIssue({ code: 'custom', message: "must be false, true, loopback or a comma-separated list of CIDR ranges" });
+      if (!ranges) ctx.addIssue({ code: 'custom', message: 'must be false, true, loopback or a comma-separated list of CIDR ranges' });
       return ranges ?? [];
     }),
   FEDERATION_FETCH_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
@@ -107,7 +103,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, readonly rule: string) {
+  constructor(
+    readonly variable: string,
+    readonly rule: string,
+  ) {
     super(`Invalid configuration: ${variable} ${rule}`);
     this.name = 'ConfigError';
   }
@@ -179,8 +178,14 @@ function allowPrivateRanges(v: string): string[] | undefined {
   if (['false', '0', 'no', 'off'].includes(t)) return [];
   if (['true', '1', 'yes', 'on'].includes(t)) return ALL_PRIVATE;
   const out: string[] = [];
-  for (const part of t.split(',').map((x) => x.trim()).filter(Boolean)) {
-    if (part === 'loopback') { out.push(...LOOPBACK); continue; }
+  for (const part of t
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (part === 'loopback') {
+      out.push(...LOOPBACK);
+      continue;
+    }
     const m = /^([0-9a-f:.]+)\/(\d{1,3})$/.exec(part);
     const family = m ? isIP(m[1]!) : 0;
     if (!m || family === 0 || Number(m[2]) > (family === 4 ? 32 : 128)) return undefined;

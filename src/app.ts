@@ -131,7 +131,12 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     const closer = startPollCloser({
       polls: w.polls,
       sendDueUpdates: (limit) =>
-        w.polls.sendDueUpdates(limit, POLL_UPDATE_LEASE_MS, (p) => w.pollService.sendUpdate(p), (poll, err) => fedLog.warn({ err, poll }, 'poll update not sent; retried later')),
+        w.polls.sendDueUpdates(
+          limit,
+          POLL_UPDATE_LEASE_MS,
+          (p) => w.pollService.sendUpdate(p),
+          (poll, err) => fedLog.warn({ err, poll }, 'poll update not sent; retried later'),
+        ),
       onClosed: (count) => fedLog.info({ count }, 'polls ended'),
       onError: (err) => fedLog.error({ err }, 'poll closer round failed'),
     });
@@ -147,7 +152,15 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       { id: 'verify-pool', start: () => w.verifyPool, restart: 'temporary', shutdownMs: 5_000 },
       { id: 'auth-events', start: startAuthEvents, restart: 'temporary', shutdownMs: 2_000 },
       { id: 'token-usage', start: () => w.tokenUsage, restart: 'temporary', shutdownMs: 5_000 },
-      { id: 'inbox-worker', start: () => { nodeName = authEvents.node; return startInbox(); }, restart: 'permanent', shutdownMs: 5_000 },
+      {
+        id: 'inbox-worker',
+        start: () => {
+          nodeName = authEvents.node;
+          return startInbox();
+        },
+        restart: 'permanent',
+        shutdownMs: 5_000,
+      },
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
     ],

@@ -27,21 +27,17 @@ export class OAuthError extends ApiError {
 export const Errors = {
   notFound: () => new ApiError(404, 'Record not found'),
   routeNotFound: () => new ApiError(404, 'Not found'),
-  methodNotAllowed: (allowed: readonly string[]) =>
-    new ApiError(405, 'Method not allowed', undefined, { Allow: allowed.join(', ') }),
+  methodNotAllowed: (allowed: readonly string[]) => new ApiError(405, 'Method not allowed', undefined, { Allow: allowed.join(', ') }),
   badRequest: (message: string) => new ApiError(400, message),
   malformedBody: (what: string) => new ApiError(400, `Malformed ${what} body`),
   validation: (message: string) => new ApiError(422, `Validation failed: ${message}`),
   unprocessable: (message: string, description?: string) => new ApiError(422, message, description),
   bodyTooLarge: (limit: number) => new ApiError(413, 'Request entity too large', `The body is limited to ${limit} bytes`),
-  unsupportedMediaType: (type: string) =>
-    new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
+  unsupportedMediaType: (type: string) => new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
   unauthorized: (message = 'The access token is invalid') => new ApiError(401, message),
   forbidden: (message = 'This action is not allowed') => new ApiError(403, message),
-  tooManyRequests: (retryAfterSeconds: number) =>
-    new ApiError(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterSeconds) }),
-  busy: (retryAfterSeconds: number, what = 'The server is busy') =>
-    new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
+  tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterSeconds) }),
+  busy: (retryAfterSeconds: number, what = 'The server is busy') => new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (message: string) => new ApiError(503, message),
 } as const;
 

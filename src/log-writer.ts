@@ -15,7 +15,10 @@ export class LineWriter {
   private timer: NodeJS.Timeout | null = null;
   private dropped = 0;
 
-  constructor(private readonly fd: number, private readonly maxPendingChars = 16 * 1024 * 1024) {
+  constructor(
+    private readonly fd: number,
+    private readonly maxPendingChars = 16 * 1024 * 1024,
+  ) {
     process.once('exit', () => this.flushSync());
   }
 
@@ -68,7 +71,9 @@ export class LineWriter {
 
   private take(): Buffer {
     if (this.dropped > 0) {
-      this.parts.push(`${JSON.stringify({ level: 40, time: new Date().toISOString(), msg: 'log lines dropped: the destination was too slow', dropped: this.dropped })}\n`);
+      this.parts.push(
+        `${JSON.stringify({ level: 40, time: new Date().toISOString(), msg: 'log lines dropped: the destination was too slow', dropped: this.dropped })}\n`,
+      );
       this.dropped = 0;
     }
     const data = Buffer.from(this.parts.length === 1 ? this.parts[0]! : this.parts.join(''));

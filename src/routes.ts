@@ -70,47 +70,196 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
   const mediaLog = w.log.child({ component: 'media' });
-  const accountApi = { config, log: apiLog, authEvents, users: w.users, accounts: w.accounts, follows: w.follows, remote: w.remote, followService: w.followService, views: w.accountViews };
+  const accountApi = {
+    config,
+    log: apiLog,
+    authEvents,
+    users: w.users,
+    accounts: w.accounts,
+    follows: w.follows,
+    remote: w.remote,
+    followService: w.followService,
+    views: w.accountViews,
+  };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
-    mount(['/.well-known/webfinger', '/.well-known/host-meta', '/.well-known/host-meta.json', '/.well-known/nodeinfo', '/nodeinfo'], discoveryRoutes({ config, db: w.db, accounts: w.accounts, uris: w.uris })),
-    mount(['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'], actorRoutes({ accounts: w.accounts, follows: w.follows, actors: w.localActors, profilePage: profilePage(web, w.follows) })),
-    mount(['/inbox', '/users/:name/inbox', '/actor/inbox'], inboxRoutes({ log: w.fedLog, accounts: w.accounts, remote: w.remote, jobs: w.inboxJobs, rsa: w.rsa, maxBodyBytes: config.limits.bodyBytes, queued: () => w.wakes.inboxQueued.wake() })),
-    mount(['/users/:name/outbox', '/users/:name/statuses'], noteRoutes({ accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, notes: w.localNotes, uris: w.uris })),
+    mount(
+      ['/.well-known/webfinger', '/.well-known/host-meta', '/.well-known/host-meta.json', '/.well-known/nodeinfo', '/nodeinfo'],
+      discoveryRoutes({ config, db: w.db, accounts: w.accounts, uris: w.uris }),
+    ),
+    mount(
+      ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],
+      actorRoutes({ accounts: w.accounts, follows: w.follows, actors: w.localActors, profilePage: profilePage(web, w.follows) }),
+    ),
+    mount(
+      ['/inbox', '/users/:name/inbox', '/actor/inbox'],
+      inboxRoutes({
+        log: w.fedLog,
+        accounts: w.accounts,
+        remote: w.remote,
+        jobs: w.inboxJobs,
+        rsa: w.rsa,
+        maxBodyBytes: config.limits.bodyBytes,
+        queued: () => w.wakes.inboxQueued.wake(),
+      }),
+    ),
+    mount(
+      ['/users/:name/outbox', '/users/:name/statuses'],
+      noteRoutes({ accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, notes: w.localNotes, uris: w.uris }),
+    ),
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),
     mount(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'], oauthRoutes(oauth)),
     // Accounts and relationships.
     mount(['/api/v1/accounts', '/api/v1/accounts/lookup', '/api/v1/accounts/verify_credentials', '/api/v1/accounts/:id'], accountRoutes(accountApi)),
-    mount(['/api/v1/accounts/:id/follow', '/api/v1/accounts/:id/unfollow', '/api/v1/accounts/:id/followers', '/api/v1/accounts/:id/following', '/api/v1/accounts/relationships', '/api/v1/follow_requests'], followRoutes(accountApi)),
-    mount(['/api/v1/accounts/:id/block', '/api/v1/accounts/:id/unblock', '/api/v1/accounts/:id/mute', '/api/v1/accounts/:id/unmute', '/api/v1/blocks', '/api/v1/mutes'], blockRoutes({ ...accountApi, mutes: w.mutes })),
+    mount(
+      [
+        '/api/v1/accounts/:id/follow',
+        '/api/v1/accounts/:id/unfollow',
+        '/api/v1/accounts/:id/followers',
+        '/api/v1/accounts/:id/following',
+        '/api/v1/accounts/relationships',
+        '/api/v1/follow_requests',
+      ],
+      followRoutes(accountApi),
+    ),
+    mount(
+      [
+        '/api/v1/accounts/:id/block',
+        '/api/v1/accounts/:id/unblock',
+        '/api/v1/accounts/:id/mute',
+        '/api/v1/accounts/:id/unmute',
+        '/api/v1/blocks',
+        '/api/v1/mutes',
+      ],
+      blockRoutes({ ...accountApi, mutes: w.mutes }),
+    ),
     mount(['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'], profileRoutes({ ...accountApi, files: w.mediaFiles })),
-    mount(['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'], identityStatementRoutes({ clock: w.clock, pool: w.verifyPool, statements: w.statements, accounts: w.accounts, uris: w.uris, followService: w.followService })),
+    mount(
+      ['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'],
+      identityStatementRoutes({
+        clock: w.clock,
+        pool: w.verifyPool,
+        statements: w.statements,
+        accounts: w.accounts,
+        uris: w.uris,
+        followService: w.followService,
+      }),
+    ),
     mount(['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'], preferenceRoutes({ markers: w.markers })),
     // Statuses and what members do with them.
-    mount(['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'], statusRoutes({ accounts: w.accounts, statuses: w.statuses, service: w.statusService, views: w.statusViews, interactions: w.interactionService })),
-    mount(['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'], statusActionRoutes({ baseUrl: config.baseUrl, accounts: w.accounts, statuses: w.statuses, interactions: w.interactions, service: w.interactionService, views: w.statusViews, accountViews: w.accountViews })),
-    mount(['/api/v1/pleroma/statuses/:id/reactions'], reactionRoutes({ accounts: w.accounts, statuses: w.statuses, reactions: w.reactions, service: w.interactionService, views: w.statusViews, accountViews: w.accountViews })),
+    mount(
+      ['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'],
+      statusRoutes({ accounts: w.accounts, statuses: w.statuses, service: w.statusService, views: w.statusViews, interactions: w.interactionService }),
+    ),
+    mount(
+      ['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'],
+      statusActionRoutes({
+        baseUrl: config.baseUrl,
+        accounts: w.accounts,
+        statuses: w.statuses,
+        interactions: w.interactions,
+        service: w.interactionService,
+        views: w.statusViews,
+        accountViews: w.accountViews,
+      }),
+    ),
+    mount(
+      ['/api/v1/pleroma/statuses/:id/reactions'],
+      reactionRoutes({
+        accounts: w.accounts,
+        statuses: w.statuses,
+        reactions: w.reactions,
+        service: w.interactionService,
+        views: w.statusViews,
+        accountViews: w.accountViews,
+      }),
+    ),
     mount(['/api/v1/polls'], pollRoutes({ accounts: w.accounts, statuses: w.statuses, polls: w.polls, service: w.pollService })),
-    mount(['/api/v1/media', '/api/v2/media', '/system/media'], mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles })),
-    mount(['/media_proxy/:id'], mediaProxyRoutes({ log: mediaLog, bearer: oauth.bearer, media: w.media, statuses: w.statuses, files: w.mediaFiles, urls: w.mediaUrls, http: w.httpClient, signer: w.localActors.instanceSigner, retryMs: config.federation.mediaProxyRetryMs })),
-    mount(['/media_proxy/accounts'], remoteImageRoutes({ config, log: mediaLog, accounts: w.accounts, images: w.remoteImages, files: w.mediaFiles, http: w.httpClient, signer: w.localActors.instanceSigner })),
+    mount(
+      ['/api/v1/media', '/api/v2/media', '/system/media'],
+      mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles }),
+    ),
+    mount(
+      ['/media_proxy/:id'],
+      mediaProxyRoutes({
+        log: mediaLog,
+        bearer: oauth.bearer,
+        media: w.media,
+        statuses: w.statuses,
+        files: w.mediaFiles,
+        urls: w.mediaUrls,
+        http: w.httpClient,
+        signer: w.localActors.instanceSigner,
+        retryMs: config.federation.mediaProxyRetryMs,
+      }),
+    ),
+    mount(
+      ['/media_proxy/accounts'],
+      remoteImageRoutes({
+        config,
+        log: mediaLog,
+        accounts: w.accounts,
+        images: w.remoteImages,
+        files: w.mediaFiles,
+        http: w.httpClient,
+        signer: w.localActors.instanceSigner,
+      }),
+    ),
     // Timelines, lists, search.
-    mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes({ baseUrl: config.baseUrl, accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, views: w.statusViews })),
-    mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelines, ...listed })),
-    mount(['/api/v2/search'], searchRoutes({ config, log: apiLog, follows: w.follows, timelines: w.timelines, remote: w.remote, notes: w.notes, uris: w.uris, ...listed })),
+    mount(
+      ['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'],
+      timelineRoutes({ baseUrl: config.baseUrl, accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, views: w.statusViews }),
+    ),
+    mount(
+      ['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'],
+      listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelines, ...listed }),
+    ),
+    mount(
+      ['/api/v2/search'],
+      searchRoutes({ config, log: apiLog, follows: w.follows, timelines: w.timelines, remote: w.remote, notes: w.notes, uris: w.uris, ...listed }),
+    ),
     // Notifications and conversations.
-    mount(['/api/v1/notifications'], notificationRoutes({ baseUrl: config.baseUrl, notifications: w.notifications, reports: w.reports, reportViews: w.reportViews, ...listed })),
-    mount(['/api/v2/notifications', '/api/v1/notifications/unread_count'], groupedNotificationRoutes({ baseUrl: config.baseUrl, notifications: w.notifications, groups: w.notificationGroups, markers: w.markers, reports: w.reports, reportViews: w.reportViews, ...listed })),
+    mount(
+      ['/api/v1/notifications'],
+      notificationRoutes({ baseUrl: config.baseUrl, notifications: w.notifications, reports: w.reports, reportViews: w.reportViews, ...listed }),
+    ),
+    mount(
+      ['/api/v2/notifications', '/api/v1/notifications/unread_count'],
+      groupedNotificationRoutes({
+        baseUrl: config.baseUrl,
+        notifications: w.notifications,
+        groups: w.notificationGroups,
+        markers: w.markers,
+        reports: w.reports,
+        reportViews: w.reportViews,
+        ...listed,
+      }),
+    ),
     mount(['/api/v1/conversations'], conversationRoutes({ baseUrl: config.baseUrl, conversations: w.conversations, ...listed })),
     // Reports and moderation.
-    mount(['/api/v1/reports'], reportRoutes({ accounts: w.accounts, statuses: w.statuses, reports: w.reports, accountViews: w.accountViews, publisher: w.publisher, actors: w.localActors, uris: w.uris, notifier: w.notifications })),
+    mount(
+      ['/api/v1/reports'],
+      reportRoutes({
+        accounts: w.accounts,
+        statuses: w.statuses,
+        reports: w.reports,
+        accountViews: w.accountViews,
+        publisher: w.publisher,
+        actors: w.localActors,
+        uris: w.uris,
+        notifier: w.notifications,
+      }),
+    ),
     mount(['/api/v1/admin/reports'], adminReportRoutes({ baseUrl: config.baseUrl, log: apiLog, reports: w.reports, views: w.reportViews })),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),
-    mount(['/auth/sign_up', '/admin/registrations'], registrationPageRoutes(web, () => instanceDocs.invalidate())),
+    mount(
+      ['/auth/sign_up', '/admin/registrations'],
+      registrationPageRoutes(web, () => instanceDocs.invalidate()),
+    ),
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),
     mount(['/admin/reports'], reportPageRoutes(web, { reports: w.reports, accounts: w.accounts, statuses: w.statuses })),

@@ -116,25 +116,71 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   });
   const fedLog = log.child({ component: 'federation' });
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements: s.statements, clock, log: fedLog });
-  const remote = new RemoteActors({ config, log: fedLog, accounts: s.accounts, http: httpClient, uris, signer: localActors.instanceSigner, statements: remoteStatements });
+  const remote = new RemoteActors({
+    config,
+    log: fedLog,
+    accounts: s.accounts,
+    http: httpClient,
+    uris,
+    signer: localActors.instanceSigner,
+    statements: remoteStatements,
+  });
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
   const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
   const notes = new NoteHandlers({
-    log: fedLog, accounts: s.accounts, follows: s.follows, statuses: s.statuses, interactions: s.interactions, remote, notifier: s.notifications,
-    media: s.media, polls: s.polls, reactions: s.reactions, uris, http: httpClient, signer: localActors.instanceSigner,
+    log: fedLog,
+    accounts: s.accounts,
+    follows: s.follows,
+    statuses: s.statuses,
+    interactions: s.interactions,
+    remote,
+    notifier: s.notifications,
+    media: s.media,
+    polls: s.polls,
+    reactions: s.reactions,
+    uris,
+    http: httpClient,
+    signer: localActors.instanceSigner,
   });
 
   // What members do: follow, post, interact, vote.
   const followService = new FollowService(s.follows, s.blocks, localActors, publisher, s.notifications);
   const statusService = new StatusService({
-    config, log: fedLog, statuses: s.statuses, accounts: s.accounts, remote, publisher, uris, notifier: s.notifications, media: s.media, polls: s.polls, notes: localNotes,
+    config,
+    log: fedLog,
+    statuses: s.statuses,
+    accounts: s.accounts,
+    remote,
+    publisher,
+    uris,
+    notifier: s.notifications,
+    media: s.media,
+    polls: s.polls,
+    notes: localNotes,
   });
   const pollService = new PollService({ log: fedLog, polls: s.polls, accounts: s.accounts, statuses: s.statuses, publisher, uris, statusService, notes });
   const interactionService = new InteractionService({
-    accounts: s.accounts, statuses: s.statuses, interactions: s.interactions, publisher, uris, notifier: s.notifications, reactions: s.reactions, notes: localNotes,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    interactions: s.interactions,
+    publisher,
+    uris,
+    notifier: s.notifications,
+    reactions: s.reactions,
+    notes: localNotes,
   });
   const inboxHandlers = new InboxHandlers({
-    log: fedLog, accounts: s.accounts, follows: s.follows, blocks: s.blocks, remote, actors: localActors, publisher, notes, notifier: s.notifications, reports: s.reports, statuses: s.statuses,
+    log: fedLog,
+    accounts: s.accounts,
+    follows: s.follows,
+    blocks: s.blocks,
+    remote,
+    actors: localActors,
+    publisher,
+    notes,
+    notifier: s.notifications,
+    reports: s.reports,
+    statuses: s.statuses,
   });
 
   // How clients see it: entities rendered a page at a time.
@@ -145,9 +191,32 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
 
   return {
     ...s,
-    config, log, fedLog, db, clock, wakes, tokenCache, tokenUsage, verifyPool, uris, rsa, mediaFiles,
-    localActors, httpClient, remote, publisher, localNotes, notes, inboxHandlers,
-    followService, statusService, pollService, interactionService,
-    accountViews, mediaUrls, statusViews, reportViews,
+    config,
+    log,
+    fedLog,
+    db,
+    clock,
+    wakes,
+    tokenCache,
+    tokenUsage,
+    verifyPool,
+    uris,
+    rsa,
+    mediaFiles,
+    localActors,
+    httpClient,
+    remote,
+    publisher,
+    localNotes,
+    notes,
+    inboxHandlers,
+    followService,
+    statusService,
+    pollService,
+    interactionService,
+    accountViews,
+    mediaUrls,
+    statusViews,
+    reportViews,
   };
 }

@@ -23,8 +23,15 @@ describe('LineWriter', () => {
     }
     await flushed(w);
     fs.closeSync(fd);
-    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).n as number);
-    assert.deepEqual(lines, Array.from({ length: 2000 }, (_, i) => i));
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).n as number);
+    assert.deepEqual(
+      lines,
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
   });
 
   it('drops lines past its bound and reports how many', async () => {

@@ -7,7 +7,10 @@ import type { FollowStore } from '../store/follows.js';
 import type { LocalUser } from '../store/users.js';
 
 export class AccountViews {
-  constructor(private readonly follows: FollowStore, private readonly config: Config) {}
+  constructor(
+    private readonly follows: FollowStore,
+    private readonly config: Config,
+  ) {}
 
   async one(a: Account) {
     return (await this.many([a]))[0]!;

@@ -26,7 +26,10 @@ const ListQuery = z.object({
 
 const UpdateBody = z.object({
   category: z.enum(REPORT_CATEGORIES, { error: `Category must be one of ${REPORT_CATEGORIES.join(', ')}` }).optional(),
-  rule_ids: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+  rule_ids: z
+    .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .optional(),
 });
 
 export interface AdminReportApiDeps {
@@ -73,8 +76,21 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
         if (!q.success) throw Errors.badRequest(`${q.error.issues[0]!.path.join('.')} is invalid`);
         const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
         const reports = await d.reports.list({ resolved: q.data.resolved, accountId: q.data.account_id, targetAccountId: q.data.target_account_id }, page);
-        const keep = { resolved: typeof req.query['resolved'] === 'string' ? req.query['resolved'] : undefined, account_id: q.data.account_id, target_account_id: q.data.target_account_id };
-        return json(200, await d.views.adminMany(reports, me), timelineLinks(d.baseUrl + req.path, page, reports.map((r) => r.id), keep));
+        const keep = {
+          resolved: typeof req.query['resolved'] === 'string' ? req.query['resolved'] : undefined,
+          account_id: q.data.account_id,
+          target_account_id: q.data.target_account_id,
+        };
+        return json(
+          200,
+          await d.views.adminMany(reports, me),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            reports.map((r) => r.id),
+            keep,
+          ),
+        );
       },
     }),
     route({

@@ -30,7 +30,9 @@ export function conversationRoutes(d: ConversationApiDeps): Route[] {
 
   /** Conversations as entities: the other participants (oneself for a note to oneself) and the last status if readable. */
   const render = async (list: readonly Conversation[], viewer: string) => {
-    const accountRows = (await d.accounts.byIds([...new Set(list.flatMap((c) => (c.participantIds.length ? c.participantIds : [c.accountId])))])).filter((a) => !a.deletedAt);
+    const accountRows = (await d.accounts.byIds([...new Set(list.flatMap((c) => (c.participantIds.length ? c.participantIds : [c.accountId])))])).filter(
+      (a) => !a.deletedAt,
+    );
     const accounts = new Map((await d.accountViews.many(accountRows)).map((e) => [e.id, e]));
     const readable = [];
     for (const s of await d.statuses.byIds(list.map((c) => c.lastStatusId))) if (await d.statuses.canSee(s, viewer)) readable.push(s);
@@ -52,7 +54,15 @@ export function conversationRoutes(d: ConversationApiDeps): Route[] {
         const viewer = who.record.user.accountId;
         const page = pageQuery(req.query, 20, 40);
         const list = await d.conversations.list(viewer, page);
-        return json(200, await render(list, viewer), timelineLinks(d.baseUrl + req.path, page, list.map((c) => c.lastStatusId)));
+        return json(
+          200,
+          await render(list, viewer),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            list.map((c) => c.lastStatusId),
+          ),
+        );
       },
     }),
     route({

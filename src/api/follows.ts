@@ -17,7 +17,12 @@ const FollowBody = z.object({
   reblogs: railsBool.nullish().transform((v) => v ?? undefined),
   notify: railsBool.nullish().transform((v) => v ?? undefined),
   // An empty list (or null) means every language.
-  languages: z.array(z.string().regex(/^[a-z]{2,3}$/, 'languages must be ISO 639 codes')).max(100).nullable().optional().transform((v) => (v === null ? [] : v)),
+  languages: z
+    .array(z.string().regex(/^[a-z]{2,3}$/, 'languages must be ISO 639 codes'))
+    .max(100)
+    .nullable()
+    .optional()
+    .transform((v) => (v === null ? [] : v)),
 });
 
 export function followRoutes(d: AccountApiDeps): Route[] {
@@ -36,21 +41,33 @@ export function followRoutes(d: AccountApiDeps): Route[] {
     const { items } = await d.follows.page(kind, accountId, page);
     const accounts = new Map((await d.accounts.byIds(items.map(([, id]) => id))).map((a) => [a.id, a]));
     const ordered = items.map(([, id]) => accounts.get(id)).filter((a): a is Account => !!a);
-    return json(200, await d.views.many(ordered), linkHeader(url, page, items.map(([rowId]) => rowId)));
+    return json(
+      200,
+      await d.views.many(ordered),
+      linkHeader(
+        url,
+        page,
+        items.map(([rowId]) => rowId),
+      ),
+    );
   };
 
-  const list = (kind: 'followers' | 'following') => async (req: Request): Promise<Reply> => {
-    const account = await target(req.params['id']!);
-    return accountPage(kind, account.id, req, `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`);
-  };
+  const list =
+    (kind: 'followers' | 'following') =>
+    async (req: Request): Promise<Reply> => {
+      const account = await target(req.params['id']!);
+      return accountPage(kind, account.id, req, `${d.config.baseUrl}/api/v1/accounts/${account.id}/${kind}`);
+    };
 
-  const answer = (approve: boolean) => async (req: Request, who: MemberPrincipal): Promise<Reply> => {
-    const viewer = await me(who);
-    const requester = await target(req.params['id']!);
-    const done = approve ? await d.followService.authorize(viewer, requester) : await d.followService.reject(viewer, requester);
-    if (!done) throw Errors.notFound();
-    return relationship(viewer, requester);
-  };
+  const answer =
+    (approve: boolean) =>
+    async (req: Request, who: MemberPrincipal): Promise<Reply> => {
+      const viewer = await me(who);
+      const requester = await target(req.params['id']!);
+      const done = approve ? await d.followService.authorize(viewer, requester) : await d.followService.reject(viewer, requester);
+      if (!done) throw Errors.notFound();
+      return relationship(viewer, requester);
+    };
 
   return [
     route({
@@ -64,7 +81,11 @@ export function followRoutes(d: AccountApiDeps): Route[] {
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const other = await target(req.params['id']!);
         const p = parsed.data;
-        await d.followService.follow(viewer, other, { showReblogs: p.reblogs, notify: p.notify, languages: p.languages === undefined ? undefined : p.languages.length ? p.languages : null });
+        await d.followService.follow(viewer, other, {
+          showReblogs: p.reblogs,
+          notify: p.notify,
+          languages: p.languages === undefined ? undefined : p.languages.length ? p.languages : null,
+        });
         return relationship(viewer, other);
       },
     }),
@@ -88,7 +109,10 @@ export function followRoutes(d: AccountApiDeps): Route[] {
         const viewer = await me(who);
         const valid = idList(req.query).slice(0, MAX_RELATIONSHIP_IDS);
         const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
-        const rels = await d.follows.relationships(viewer.id, valid.filter((id) => known.has(id)));
+        const rels = await d.follows.relationships(
+          viewer.id,
+          valid.filter((id) => known.has(id)),
+        );
         return json(200, rels.map(relationshipEntity));
       },
     }),
@@ -101,7 +125,19 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       auth: { scopes: ['read:follows', 'follow'], member: true },
       handler: async (req, who) => accountPage('requests', (await me(who)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
     }),
-    route({ method: 'POST', path: '/api/v1/follow_requests/:id/authorize', auth: { scopes: ['write:follows', 'follow'], member: true }, body: true, handler: answer(true) }),
-    route({ method: 'POST', path: '/api/v1/follow_requests/:id/reject', auth: { scopes: ['write:follows', 'follow'], member: true }, body: true, handler: answer(false) }),
+    route({
+      method: 'POST',
+      path: '/api/v1/follow_requests/:id/authorize',
+      auth: { scopes: ['write:follows', 'follow'], member: true },
+      body: true,
+      handler: answer(true),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/v1/follow_requests/:id/reject',
+      auth: { scopes: ['write:follows', 'follow'], member: true },
+      body: true,
+      handler: answer(false),
+    }),
   ];
 }

@@ -53,7 +53,11 @@ function groupedTypesParam(v: unknown): readonly string[] {
 function filterParams(q: Request['query']): NotificationFilter {
   const from = typeof q['account_id'] === 'string' ? q['account_id'] : undefined;
   // An account_id that is no id names nobody: nothing matches it.
-  return { types: stringList(q['types']), excludeTypes: stringList(q['exclude_types']), fromAccountId: from === undefined ? undefined : isId(from) ? from : '0' };
+  return {
+    types: stringList(q['types']),
+    excludeTypes: stringList(q['exclude_types']),
+    fromAccountId: from === undefined ? undefined : isId(from) ? from : '0',
+  };
 }
 
 export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[] {
@@ -64,7 +68,14 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
   };
 
   /** The response of every v2 read: groups, with the accounts and statuses they name listed once. */
-  const render = async (viewer: string, items: readonly Notification[], data: Map<string, GroupData>, grouped: readonly string[], expand: Expand, paged: boolean) => {
+  const render = async (
+    viewer: string,
+    items: readonly Notification[],
+    data: Map<string, GroupData>,
+    grouped: readonly string[],
+    expand: Expand,
+    paged: boolean,
+  ) => {
     const groups = items.map((n) => {
       const key = groupKeyOf(n, grouped);
       const g = data.get(key);
@@ -89,8 +100,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     const reportIds = [...new Set(groups.flatMap((g) => (g.n.reportId ? [g.n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map<string, unknown>();
     // A group whose status, report or accounts went away between the queries is left out, as v1 leaves them out.
-    const shown = groups.filter((g) => (!g.statusId || statuses.has(g.statusId)) && (!g.n.reportId || reports.has(g.n.reportId))
-      && g.samples.some((id) => accounts.has(id)));
+    const shown = groups.filter(
+      (g) => (!g.statusId || statuses.has(g.statusId)) && (!g.n.reportId || reports.has(g.n.reportId)) && g.samples.some((id) => accounts.has(id)),
+    );
 
     const full = new Set<string>();
     const partial = new Set<string>();
@@ -102,7 +114,16 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     if (expand === 'partial_avatars') for (const g of shown) for (const id of g.samples) if (accounts.has(id) && !full.has(id)) partial.add(id);
     const partialEntity = (id: string) => {
       const a = accounts.get(id)!;
-      return { id: a.id, acct: a.acct, locked: a.locked, bot: a.bot, url: a.url, avatar: a.avatar, avatar_static: a.avatar_static, avatar_description: a.avatar_description };
+      return {
+        id: a.id,
+        acct: a.acct,
+        locked: a.locked,
+        bot: a.bot,
+        url: a.url,
+        avatar: a.avatar,
+        avatar_static: a.avatar_static,
+        avatar_description: a.avatar_description,
+      };
     };
     return {
       accounts: [...full].map((id) => accounts.get(id)!),
@@ -151,10 +172,23 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         const data = items.length ? await d.groups.data(viewer, keys, rangeOf(items, page)) : new Map<string, GroupData>();
         const one = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
         const keep: Keep = {
-          types: stringList(req.query['types']), exclude_types: stringList(req.query['exclude_types']), grouped_types: stringList(req.query['grouped_types']),
-          account_id: one('account_id'), expand_accounts: one('expand_accounts'), include_filtered: one('include_filtered'),
+          types: stringList(req.query['types']),
+          exclude_types: stringList(req.query['exclude_types']),
+          grouped_types: stringList(req.query['grouped_types']),
+          account_id: one('account_id'),
+          expand_accounts: one('expand_accounts'),
+          include_filtered: one('include_filtered'),
         };
-        return json(200, await render(viewer, items, data, grouped, expand, true), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id), keep));
+        return json(
+          200,
+          await render(viewer, items, data, grouped, expand, true),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            items.map((n) => n.id),
+            keep,
+          ),
+        );
       },
     }),
     route({
@@ -226,7 +260,15 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
           const a = byId.get(n.fromAccountId);
           return a && !a.deletedAt ? [a] : [];
         });
-        return json(200, await d.accountViews.many(rows), timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id)));
+        return json(
+          200,
+          await d.accountViews.many(rows),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            items.map((n) => n.id),
+          ),
+        );
       },
     }),
   ];

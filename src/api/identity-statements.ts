@@ -21,7 +21,10 @@ import type { IdentityStatementStore } from '../store/identity-statements.js';
 const MAX_BODY_BYTES = 64 * 1024;
 
 const DeleteBody = z.object({
-  subject: z.string().max(2048).regex(/^did:key:/, 'subject must be a did:key identifier'),
+  subject: z
+    .string()
+    .max(2048)
+    .regex(/^did:key:/, 'subject must be a did:key identifier'),
 });
 
 export interface IdentityStatementDeps {

@@ -15,7 +15,10 @@ export class InstanceDocuments {
   private pending: Promise<{ v1: string; v2: string }> | null = null;
   private generation = 0;
 
-  constructor(private readonly db: Database, private readonly config: Config) {}
+  constructor(
+    private readonly db: Database,
+    private readonly config: Config,
+  ) {}
 
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
   invalidate(): void {
@@ -55,8 +58,22 @@ export class InstanceDocuments {
 
 export function instanceRoutes(docs: InstanceDocuments, db: Database): Route[] {
   return [
-    { method: 'GET', path: '/api/v1/instance', handler: () => { const c = docs.peek(); return c ? jsonText(200, c.v1) : docs.get().then((d) => jsonText(200, d.v1)); } },
-    { method: 'GET', path: '/api/v2/instance', handler: () => { const c = docs.peek(); return c ? jsonText(200, c.v2) : docs.get().then((d) => jsonText(200, d.v2)); } },
+    {
+      method: 'GET',
+      path: '/api/v1/instance',
+      handler: () => {
+        const c = docs.peek();
+        return c ? jsonText(200, c.v1) : docs.get().then((d) => jsonText(200, d.v1));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v2/instance',
+      handler: () => {
+        const c = docs.peek();
+        return c ? jsonText(200, c.v2) : docs.get().then((d) => jsonText(200, d.v2));
+      },
+    },
     {
       method: 'GET',
       path: '/health',

@@ -82,7 +82,10 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const l = await own(req, who);
         const p = ListBody.partial().safeParse(given(req.fields));
         if (!p.success) throw validation(p.error);
-        return json(200, entity((await d.lists.update(l.accountId, l.id, { title: p.data.title, repliesPolicy: p.data.replies_policy, exclusive: p.data.exclusive }))!));
+        return json(
+          200,
+          entity((await d.lists.update(l.accountId, l.id, { title: p.data.title, repliesPolicy: p.data.replies_policy, exclusive: p.data.exclusive }))!),
+        );
       },
     }),
     route({
@@ -119,7 +122,8 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const p = AccountIds.safeParse(req.fields);
         if (!p.success) throw validation(p.error);
         const r = await d.lists.add(l, p.data.account_ids);
-        if (r.notFollowed.length) throw Errors.unprocessable('Validation failed: you can only add accounts you follow', `Not followed: ${r.notFollowed.join(', ')}`);
+        if (r.notFollowed.length)
+          throw Errors.unprocessable('Validation failed: you can only add accounts you follow', `Not followed: ${r.notFollowed.join(', ')}`);
         if (r.full) throw Errors.validation('The list has reached the maximum number of accounts');
         return json(200, {});
       },
@@ -156,7 +160,15 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const l = await own(req, who);
         const page = pageQuery(req.query, 20, 40);
         const list = await d.timelines.listTimeline(l, page);
-        return json(200, await d.statusViews.many(list, l.accountId), timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id)));
+        return json(
+          200,
+          await d.statusViews.many(list, l.accountId),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            list.map((s) => s.id),
+          ),
+        );
       },
     }),
   ];

@@ -66,8 +66,17 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     if (!p.success) throw invalid(p.error);
     const fileName = await d.files.save(f.data, kind.contentType);
     const m = await d.media.create({
-      accountId: owner, type: kind.type, contentType: kind.contentType, fileName, fileSize: f.data.length, width: kind.width, height: kind.height,
-      description: p.data.description ?? null, focusX: p.data.focus?.[0] ?? 0, focusY: p.data.focus?.[1] ?? 0, remoteUrl: null,
+      accountId: owner,
+      type: kind.type,
+      contentType: kind.contentType,
+      fileName,
+      fileSize: f.data.length,
+      width: kind.width,
+      height: kind.height,
+      description: p.data.description ?? null,
+      focusX: p.data.focus?.[0] ?? 0,
+      focusY: p.data.focus?.[1] ?? 0,
+      remoteUrl: null,
     });
     return json(200, entity(m));
   };
@@ -81,7 +90,12 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     route({ method: 'POST', path: '/api/v2/media', auth: { scopes: ['write:media'], member: true }, body: true, handler: upload }),
     route({ method: 'POST', path: '/api/v1/media', auth: { scopes: ['write:media'], member: true }, body: true, handler: upload }),
     // Reading one's upload asks write:media too, as before (and as Mastodon's MediaController does).
-    route({ method: 'GET', path: '/api/v1/media/:id', auth: { scopes: ['write:media'], member: true }, handler: async (req, who) => json(200, entity(await own(req, who))) }),
+    route({
+      method: 'GET',
+      path: '/api/v1/media/:id',
+      auth: { scopes: ['write:media'], member: true },
+      handler: async (req, who) => json(200, entity(await own(req, who))),
+    }),
     route({
       method: 'PUT',
       path: '/api/v1/media/:id',

@@ -47,7 +47,17 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
       if (n.statusId && !status) return [];
       const report = n.reportId ? reports.get(n.reportId) : undefined;
       if (n.reportId && !report) return [];
-      return [{ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}`, account: rendered[i], ...(status ? { status } : {}), ...(report ? { report } : {}) }];
+      return [
+        {
+          id: n.id,
+          type: n.type,
+          created_at: n.createdAt.toISOString(),
+          group_key: n.groupKey ?? `ungrouped-${n.id}`,
+          account: rendered[i],
+          ...(status ? { status } : {}),
+          ...(report ? { report } : {}),
+        },
+      ];
     });
   };
   const id = (req: Request): string => {
@@ -70,9 +80,17 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
         const excludeTypes = list(req.query['exclude_types']);
         const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from });
         const keep: Record<string, string | undefined> = { account_id: from };
-        const links = timelineLinks(d.baseUrl + req.path, page, items.map((n) => n.id), keep);
+        const links = timelineLinks(
+          d.baseUrl + req.path,
+          page,
+          items.map((n) => n.id),
+          keep,
+        );
         // Repeated parameters (types[]) are carried over as written.
-        const extra = [...(types ?? []).map((t) => `types[]=${encodeURIComponent(t)}`), ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`)].join('&');
+        const extra = [
+          ...(types ?? []).map((t) => `types[]=${encodeURIComponent(t)}`),
+          ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`),
+        ].join('&');
         if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
         return json(200, await render(items, viewer), links);
       },
@@ -112,4 +130,3 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
     }),
   ];
 }
-

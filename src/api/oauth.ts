@@ -12,8 +12,18 @@ import type { OAuthApp } from '../store/oauth-apps.js';
 import type { OAuthDeps } from '../http/oauth-deps.js';
 
 const E = {
-  invalidClient: () => new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.'),
-  invalidGrant: () => new OAuthError(400, 'invalid_grant', 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.'),
+  invalidClient: () =>
+    new OAuthError(
+      401,
+      'invalid_client',
+      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    ),
+  invalidGrant: () =>
+    new OAuthError(
+      400,
+      'invalid_grant',
+      'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+    ),
   invalidScope: () => new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.'),
   unsupportedGrant: () => new OAuthError(400, 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.'),
   missing: (name: string) => new OAuthError(400, 'invalid_request', `Missing required parameter: ${name}.`),
@@ -100,7 +110,11 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
         const grant = grantType === 'authorization_code' ? await grantCode(req, app) : { userId: null, scopes: grantClientCredentials(req, app) };
         const { token, createdAt } = await d.tokens.issue(app.id, grant.userId, grant.scopes);
         d.log.info({ app: app.id, user: grant.userId, grant: grantType }, 'token issued');
-        return json(200, { access_token: token, token_type: 'Bearer', scope: grant.scopes.join(' '), created_at: Math.floor(createdAt.getTime() / 1000) }, NO_STORE);
+        return json(
+          200,
+          { access_token: token, token_type: 'Bearer', scope: grant.scopes.join(' '), created_at: Math.floor(createdAt.getTime() / 1000) },
+          NO_STORE,
+        );
       },
     },
     {
@@ -113,7 +127,10 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
         const token = field(req, 'token');
         if (!token) throw E.missing('token');
         // Answers once every node has dropped the token: the client's very next request anywhere is refused.
-        const outcome = await d.authEvents.publish((nonce) => d.tokens.revokeForApp(token, app.id, nonce), (o) => o.kind === 'revoked' && o.notified);
+        const outcome = await d.authEvents.publish(
+          (nonce) => d.tokens.revokeForApp(token, app.id, nonce),
+          (o) => o.kind === 'revoked' && o.notified,
+        );
         if (outcome.kind === 'other_app') throw E.notYourToken();
         if (outcome.kind === 'revoked' && outcome.notified) d.log.info({ app: app.id }, 'token revoked');
         return json(200, {}, NO_STORE);

@@ -42,7 +42,10 @@ export const idParam = z.string().refine(isId, 'must be an id');
 export const description = z.string().max(MEDIA_LIMITS.descriptionChars, `Description is too long (maximum is ${MEDIA_LIMITS.descriptionChars} characters)`);
 
 /** A media focal point, "x,y" with each between -1 and 1. */
-export const focus = z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"').transform((v) => v.split(',').map(Number) as [number, number])
+export const focus = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, 'focus must be "x,y"')
+  .transform((v) => v.split(',').map(Number) as [number, number])
   .refine(([x, y]) => Math.abs(x) <= 1 && Math.abs(y) <= 1, 'focus values must be between -1 and 1');
 
 /**
@@ -70,6 +73,11 @@ export function invalid(e: z.ZodError, within?: string): ApiError {
   const issue = e.issues[0]!;
   const path = [...(within ? [within] : []), ...issue.path.map(String)];
   if (path.length === 0 || !UNNAMED.test(issue.message) || path.some((p) => issue.message.startsWith(p))) return Errors.validation(issue.message);
-  const name = path[0]! + path.slice(1).map((p) => `[${p}]`).join('');
+  const name =
+    path[0]! +
+    path
+      .slice(1)
+      .map((p) => `[${p}]`)
+      .join('');
   return Errors.validation(/^[a-z]/.test(issue.message) ? `${name} ${issue.message}` : `${name}: ${issue.message}`);
 }

@@ -13,7 +13,24 @@ import type { Poll, PollStore } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 
 const Choices = z.object({
-  choices: z.union([z.array(z.union([z.number().int(), z.string().regex(/^\d{1,3}$/).transform(Number)])).min(1).max(10), z.string().regex(/^\d{1,3}$/).transform((v) => [Number(v)])]),
+  choices: z.union([
+    z
+      .array(
+        z.union([
+          z.number().int(),
+          z
+            .string()
+            .regex(/^\d{1,3}$/)
+            .transform(Number),
+        ]),
+      )
+      .min(1)
+      .max(10),
+    z
+      .string()
+      .regex(/^\d{1,3}$/)
+      .transform((v) => [Number(v)]),
+  ]),
 });
 
 export interface PollApiDeps {

@@ -31,15 +31,28 @@ const UpdateCredentials = z.object({
   bot: railsBool.optional(),
   discoverable: railsBool.optional(),
   // Rails forms send fields_attributes[0][name]; JSON clients send an array or the same index-keyed object.
-  fields_attributes: z.union([z.array(Field), z.record(z.string().regex(/^\d{1,2}$/, 'fields_attributes must be indexed by number'), Field)])
-    .transform((v) => (Array.isArray(v) ? v : Object.keys(v).sort((a, b) => Number(a) - Number(b)).map((k) => v[k]!)))
+  fields_attributes: z
+    .union([z.array(Field), z.record(z.string().regex(/^\d{1,2}$/, 'fields_attributes must be indexed by number'), Field)])
+    .transform((v) =>
+      Array.isArray(v)
+        ? v
+        : Object.keys(v)
+            .sort((a, b) => Number(a) - Number(b))
+            .map((k) => v[k]!),
+    )
     .refine((v) => v.length <= MAX_PROFILE_FIELDS, `Fields are too many (maximum is ${MAX_PROFILE_FIELDS})`)
     .optional(),
-  source: z.object({
-    privacy: z.enum(['public', 'unlisted', 'private'], { message: 'Privacy must be public, unlisted or private' }).optional(),
-    sensitive: railsBool.optional(),
-    language: z.string().regex(/^([a-z]{2,3})?$/, 'Language is not a valid ISO 639 code').nullable().optional(),
-  }).optional(),
+  source: z
+    .object({
+      privacy: z.enum(['public', 'unlisted', 'private'], { message: 'Privacy must be public, unlisted or private' }).optional(),
+      sensitive: railsBool.optional(),
+      language: z
+        .string()
+        .regex(/^([a-z]{2,3})?$/, 'Language is not a valid ISO 639 code')
+        .nullable()
+        .optional(),
+    })
+    .optional(),
 });
 
 type ImageKind = 'avatar' | 'header';
@@ -52,7 +65,8 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
     if (!isUploadedFile(v)) throw Errors.validation(`${kind} must be an image file (multipart/form-data)`);
     const f: UploadedFile = v;
     const sniffed = sniff(f.data);
-    if (sniffed?.type !== 'image') throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
+    if (sniffed?.type !== 'image')
+      throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
     if (f.data.length > MAX_PROFILE_IMAGE_BYTES) throw Errors.bodyTooLarge(MAX_PROFILE_IMAGE_BYTES);
     return d.files.save(f.data, sniffed.contentType);
   };
@@ -74,7 +88,8 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
     return json(200, await d.views.credential((await d.users.byAccountId(accountId))!));
   };
 
-  const removeImage = (kind: ImageKind) => async (_req: Request, who: MemberPrincipal) => apply(who, kind === 'avatar' ? { avatarFile: null } : { headerFile: null });
+  const removeImage = (kind: ImageKind) => async (_req: Request, who: MemberPrincipal) =>
+    apply(who, kind === 'avatar' ? { avatarFile: null } : { headerFile: null });
 
   const serveImage = (kind: ImageKind) => async (req: Request) => {
     const name = req.params['name']!;
@@ -111,8 +126,16 @@ export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }
           throw e;
         }
         return apply(who, {
-          displayName: p.display_name, note: p.note, locked: p.locked, bot: p.bot, discoverable: p.discoverable, fields,
-          avatarFile, headerFile, defaultPrivacy: p.source?.privacy, defaultSensitive: p.source?.sensitive,
+          displayName: p.display_name,
+          note: p.note,
+          locked: p.locked,
+          bot: p.bot,
+          discoverable: p.discoverable,
+          fields,
+          avatarFile,
+          headerFile,
+          defaultPrivacy: p.source?.privacy,
+          defaultSensitive: p.source?.sensitive,
           defaultLanguage: p.source?.language === undefined ? undefined : p.source.language || null,
         });
       },

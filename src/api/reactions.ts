@@ -76,7 +76,10 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
         const member = await me(who);
         const s = await visible(req, member.id);
         const emoji = await emojiOf(req, s);
-        if (!(await d.service.react(member, s, emoji)) && !(await d.reactions.summaries([s.id], member.id)).get(s.id)?.some((r) => r.name === emoji.name && r.me)) {
+        if (
+          !(await d.service.react(member, s, emoji)) &&
+          !(await d.reactions.summaries([s.id], member.id)).get(s.id)?.some((r) => r.name === emoji.name && r.me)
+        ) {
           throw Errors.validation('Too many different reactions on this status');
         }
         return json(200, await d.views.one(s, member.id));

@@ -22,10 +22,12 @@ export class ReportViews {
     const targets = await this.accounts.byIds([...new Set(reports.map((r) => r.targetAccountId))]);
     const rendered = await this.accountViews.many(targets);
     const byId = new Map(targets.map((a, i) => [a.id, rendered[i]]));
-    return new Map(reports.flatMap((r) => {
-      const target = byId.get(r.targetAccountId);
-      return target ? [[r.id, reportEntity(r, target)] as const] : [];
-    }));
+    return new Map(
+      reports.flatMap((r) => {
+        const target = byId.get(r.targetAccountId);
+        return target ? [[r.id, reportEntity(r, target)] as const] : [];
+      }),
+    );
   }
 
   async admin(r: Report, viewerId: string) {
@@ -56,13 +58,15 @@ export class ReportViews {
       const account = admins.get(r.accountId);
       const targetAccount = admins.get(r.targetAccountId);
       if (!account || !targetAccount) return [];
-      return [adminReportEntity(r, {
-        account,
-        targetAccount,
-        assignedAccount: (r.assignedAccountId && admins.get(r.assignedAccountId)) || null,
-        actionTakenByAccount: (r.actionTakenByAccountId && admins.get(r.actionTakenByAccountId)) || null,
-        statuses: r.statusIds.flatMap((id) => statusEntities.get(id) ?? []),
-      })];
+      return [
+        adminReportEntity(r, {
+          account,
+          targetAccount,
+          assignedAccount: (r.assignedAccountId && admins.get(r.assignedAccountId)) || null,
+          actionTakenByAccount: (r.actionTakenByAccountId && admins.get(r.actionTakenByAccountId)) || null,
+          statuses: r.statusIds.flatMap((id) => statusEntities.get(id) ?? []),
+        }),
+      ];
     });
   }
 }

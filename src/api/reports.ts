@@ -21,7 +21,10 @@ const id = z.string().refine(isId, 'must be an id');
 
 const ReportBody = z.object({
   account_id: id,
-  status_ids: z.union([id, z.array(id).max(100)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+  status_ids: z
+    .union([id, z.array(id).max(100)])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .optional(),
   comment: z.string().max(1000, 'Comment is too long (maximum is 1000 characters)').optional(),
   forward: railsBool.optional(),
   category: z.enum(REPORT_CATEGORIES).optional(),
@@ -61,8 +64,12 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
         if (statuses.length !== wanted.length) throw Errors.notFound();
         const forward = (p.data.forward ?? false) && target.domain !== null;
         const report = (await d.reports.create({
-          accountId: me, targetAccountId: target.id, statusIds: statuses.map((s) => s.id), comment: p.data.comment ?? '',
-          category: p.data.category ?? (p.data.rule_ids ? 'violation' : 'other'), forwarded: forward,
+          accountId: me,
+          targetAccountId: target.id,
+          statusIds: statuses.map((s) => s.id),
+          comment: p.data.comment ?? '',
+          category: p.data.category ?? (p.data.rule_ids ? 'violation' : 'other'),
+          forwarded: forward,
         }))!;
         await d.notifier.reportFiled(report);
         if (forward) {

@@ -29,7 +29,15 @@ const PAGINATION = 'Pagination values for `offset` and `limit` must be positive'
 const absentIfBlank = (v: unknown) => (v === '' ? undefined : v);
 const count = (name: string) => {
   const integer = z.string({ message: `${name} must be an integer` }).regex(/^\s*-?\d{1,9}\s*$/, `${name} must be an integer`);
-  return z.preprocess(absentIfBlank, integer.transform(Number).refine((n) => n >= 0, PAGINATION).optional()).optional();
+  return z
+    .preprocess(
+      absentIfBlank,
+      integer
+        .transform(Number)
+        .refine((n) => n >= 0, PAGINATION)
+        .optional(),
+    )
+    .optional();
 };
 /** Rails' truthy_param?: absent or anything else is false. */
 const truthy = z.unknown().optional().transform(flag);
@@ -37,10 +45,14 @@ const truthy = z.unknown().optional().transform(flag);
 // Mastodon's Api::V2::SearchController parameters. Its limit_param: 20 by default, at most 40, and 0 finds nothing.
 const SearchQuery = z.object({
   q: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ message: 'q is required' }).min(1, 'q is required').max(500, 'q is too long')),
-  type: z.preprocess(absentIfBlank, z.enum(['accounts', 'statuses', 'hashtags'], { message: 'type must be accounts, statuses or hashtags' }).optional()).optional(),
+  type: z
+    .preprocess(absentIfBlank, z.enum(['accounts', 'statuses', 'hashtags'], { message: 'type must be accounts, statuses or hashtags' }).optional())
+    .optional(),
   limit: count('limit').transform((n) => Math.min(n ?? 20, 40)),
   offset: count('offset'),
-  account_id: z.preprocess(absentIfBlank, z.string({ message: 'account_id must be an account id' }).refine(isId, 'account_id must be an account id').optional()).optional(),
+  account_id: z
+    .preprocess(absentIfBlank, z.string({ message: 'account_id must be an account id' }).refine(isId, 'account_id must be an account id').optional())
+    .optional(),
   resolve: truthy,
   following: truthy,
 });
@@ -131,7 +143,9 @@ export function searchRoutes(d: SearchDeps): Route[] {
     let accounts: Account[] = [];
     if (wantAccounts) {
       const named = found.account && (!following || (await followedBy(viewer!, found.account))) ? found.account : undefined;
-      const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q) ? await d.accounts.search(q.replace(/^@/, ''), { limit, offset, followerId: following ? viewer! : undefined }) : [];
+      const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q)
+        ? await d.accounts.search(q.replace(/^@/, ''), { limit, offset, followerId: following ? viewer! : undefined })
+        : [];
       accounts = [...(named ? [named] : []), ...byName.filter((a) => a.id !== named?.id)].slice(0, limit);
     }
     let statuses: Status[] = [];

@@ -40,12 +40,14 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
   };
   type MemberHandler = (req: Request, who: MemberPrincipal) => Promise<Reply>;
   /** An action on a status the member can see (404 otherwise, and nothing changes), answered with the status as it now is. */
-  const act = (fn: (me: Account, s: Status, req: Request) => Promise<Status | void>, throughBoost = true): MemberHandler => async (req, who) => {
-    const me = await member(who);
-    const s = await visible(req, me.id, throughBoost);
-    const shown = (await fn(me, s, req)) ?? s;
-    return json(200, await d.views.one((await d.statuses.byId(shown.id)) ?? shown, me.id));
-  };
+  const act =
+    (fn: (me: Account, s: Status, req: Request) => Promise<Status | void>, throughBoost = true): MemberHandler =>
+    async (req, who) => {
+      const me = await member(who);
+      const s = await visible(req, me.id, throughBoost);
+      const shown = (await fn(me, s, req)) ?? s;
+      return json(200, await d.views.one((await d.statuses.byId(shown.id)) ?? shown, me.id));
+    };
   // Mastodon's StatusPinValidator and its messages: one's own posts (private ones too), not boosts nor direct posts.
   const pin = async (me: Account, s: Status) => {
     if (s.reblogOfId) throw Errors.validation('A boost cannot be pinned');
@@ -53,24 +55,44 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
     if (s.visibility === 'direct') throw Errors.validation('Posts that are only visible to mentioned users cannot be pinned');
     if (!(await d.interactions.pin(me.id, s.id))) throw Errors.validation('You have already pinned the maximum number of posts');
   };
-  const actors = (kind: 'favouritedBy' | 'rebloggedBy') => async (req: Request, who: Principal | null): Promise<Reply> => {
-    const viewer = who?.record.user?.accountId ?? null;
-    const s = await visible(req, viewer);
-    const page = pageQuery(req.query, 40, 80);
-    const rows = await d.interactions[kind](s.id, viewer, page);
-    const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
-    const list = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a);
-    return json(200, await d.accountViews.many(list), linkHeader(d.baseUrl + req.path, page, rows.map((r) => r[0])));
-  };
+  const actors =
+    (kind: 'favouritedBy' | 'rebloggedBy') =>
+    async (req: Request, who: Principal | null): Promise<Reply> => {
+      const viewer = who?.record.user?.accountId ?? null;
+      const s = await visible(req, viewer);
+      const page = pageQuery(req.query, 40, 80);
+      const rows = await d.interactions[kind](s.id, viewer, page);
+      const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));
+      const list = rows.map((r) => accounts.get(r[1])).filter((a): a is Account => !!a);
+      return json(
+        200,
+        await d.accountViews.many(list),
+        linkHeader(
+          d.baseUrl + req.path,
+          page,
+          rows.map((r) => r[0]),
+        ),
+      );
+    };
   // Mastodon's favourites and bookmarks link prev by min_id (the page just newer), unlike its account lists.
-  const mine = (kind: 'favouritesOf' | 'bookmarksOf'): MemberHandler => async (req, who) => {
-    const me = await member(who);
-    const page = pageQuery(req.query, 20, 40);
-    const rows = await d.interactions[kind](me.id, page);
-    const byId = new Map((await d.statuses.byIds(rows.map((r) => r[1]))).map((s) => [s.id, s]));
-    const list = rows.map((r) => byId.get(r[1])).filter((s): s is Status => !!s);
-    return json(200, await d.views.many(list, me.id), timelineLinks(d.baseUrl + req.path, page, rows.map((r) => r[0])));
-  };
+  const mine =
+    (kind: 'favouritesOf' | 'bookmarksOf'): MemberHandler =>
+    async (req, who) => {
+      const me = await member(who);
+      const page = pageQuery(req.query, 20, 40);
+      const rows = await d.interactions[kind](me.id, page);
+      const byId = new Map((await d.statuses.byIds(rows.map((r) => r[1]))).map((s) => [s.id, s]));
+      const list = rows.map((r) => byId.get(r[1])).filter((s): s is Status => !!s);
+      return json(
+        200,
+        await d.views.many(list, me.id),
+        timelineLinks(
+          d.baseUrl + req.path,
+          page,
+          rows.map((r) => r[0]),
+        ),
+      );
+    };
 
   return [
     route({

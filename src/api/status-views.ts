@@ -43,10 +43,17 @@ export class StatusViews {
     if (versions.length === 0) {
       const media = (await this.media.ofStatuses([s.id])).get(s.id) ?? [];
       const poll = (await this.polls.ofStatuses([s.id])).get(s.id);
-      versions = [{
-        content: s.content, spoilerText: s.spoilerText, sensitive: s.sensitive, createdAt: s.createdAt,
-        mediaIds: media.map((m) => m.id), mediaDescriptions: media.map((m) => m.description), pollOptions: poll?.options ?? null,
-      }];
+      versions = [
+        {
+          content: s.content,
+          spoilerText: s.spoilerText,
+          sensitive: s.sensitive,
+          createdAt: s.createdAt,
+          mediaIds: media.map((m) => m.id),
+          mediaDescriptions: media.map((m) => m.description),
+          pollOptions: poll?.options ?? null,
+        },
+      ];
     }
     const media = await this.media.byIds([...new Set(versions.flatMap((v) => v.mediaIds))]);
     return versions.map((v) => statusEditEntity(v, entity?.account, media, (m) => this.mediaUrls.url(m, s.visibility)));
@@ -93,7 +100,12 @@ export class StatusViews {
     ]);
     const polls = await this.polls.ofStatuses(ids);
     const reactions = await this.reactions.summaries(ids, viewerId);
-    const ownVotes = viewerId ? await this.polls.ownVotes(viewerId, [...polls.values()].map((p) => p.id)) : null;
+    const ownVotes = viewerId
+      ? await this.polls.ownVotes(
+          viewerId,
+          [...polls.values()].map((p) => p.id),
+        )
+      : null;
     const now = Date.now();
     const render = (s: Status, reblog?: unknown) => {
       const author = byId.get(s.accountId);

@@ -23,10 +23,28 @@ const MAX_ANCESTORS = 40;
 const MAX_DESCENDANTS = 60;
 
 const PollBody = z.object({
-  options: z.array(z.string().trim().min(1, 'Poll options must not be blank').max(LIMITS.maxCharactersPerOption, `Poll options are limited to ${LIMITS.maxCharactersPerOption} characters`))
-    .min(2, 'A poll needs at least 2 options').max(LIMITS.maxPollOptions, `A poll has at most ${LIMITS.maxPollOptions} options`),
-  expires_in: z.union([z.number(), z.string().regex(/^\d{1,9}$/).transform(Number)])
-    .refine((n) => n >= LIMITS.minPollExpiration && n <= LIMITS.maxPollExpiration, `Poll duration must be between ${LIMITS.minPollExpiration} seconds and a month`),
+  options: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, 'Poll options must not be blank')
+        .max(LIMITS.maxCharactersPerOption, `Poll options are limited to ${LIMITS.maxCharactersPerOption} characters`),
+    )
+    .min(2, 'A poll needs at least 2 options')
+    .max(LIMITS.maxPollOptions, `A poll has at most ${LIMITS.maxPollOptions} options`),
+  expires_in: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,9}$/)
+        .transform(Number),
+    ])
+    .refine(
+      (n) => n >= LIMITS.minPollExpiration && n <= LIMITS.maxPollExpiration,
+      `Poll duration must be between ${LIMITS.minPollExpiration} seconds and a month`,
+    ),
   multiple: railsBool.optional(),
   hide_totals: railsBool.optional(),
 });
@@ -34,7 +52,8 @@ const PollBody = z.object({
  * An ISO 639 code, optionally with a subtag; '' clears it. Clients that send the device's locale write it as "en_US"
  * or "EN": read as en-US and en rather than refused.
  */
-const Language = z.string()
+const Language = z
+  .string()
   .transform((v) => v.replace(/^([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))?$/, (_, lang: string, sub?: string) => lang.toLowerCase() + (sub ? `-${sub}` : '')))
   .refine((v) => v === '' || /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v), 'Language is not a valid language code')
   .transform((v) => v || null);
@@ -61,12 +80,17 @@ const EditBody = z.object({
   sensitive: railsBool.optional(),
   language: Language.optional(),
   media_ids: MediaIds.optional(),
-  media_attributes: z.array(z.object({
-    id: idParam,
-    description: description.nullable().optional(),
-    focus: focus.optional(),
-    thumbnail: z.unknown().optional(), // accepted and ignored: Stoa makes no thumbnails
-  })).max(MAX_MEDIA).optional(),
+  media_attributes: z
+    .array(
+      z.object({
+        id: idParam,
+        description: description.nullable().optional(),
+        focus: focus.optional(),
+        thumbnail: z.unknown().optional(), // accepted and ignored: Stoa makes no thumbnails
+      }),
+    )
+    .max(MAX_MEDIA)
+    .optional(),
   poll: z.unknown().optional(),
 });
 
@@ -115,7 +139,8 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
   };
   const visible = async (id: string | undefined, viewerId: string | null) => found(id === undefined ? undefined : await d.statuses.readable(id, viewerId));
   /** A status to reply to, quote or thread from: a boost's id stands for the boosted status. */
-  const original = async (id: string | undefined, viewerId: string | null) => found(id === undefined ? undefined : await d.statuses.readable(id, viewerId, true));
+  const original = async (id: string | undefined, viewerId: string | null) =>
+    found(id === undefined ? undefined : await d.statuses.readable(id, viewerId, true));
 
   return [
     route({
@@ -171,7 +196,13 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const ids = idList(req.query);
         if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} statuses can be asked for at once`);
         const byId = new Map((await d.statuses.visibleAmong(ids, viewerId)).map((s) => [s.id, s]));
-        return json(200, await d.views.many(ids.map((id) => byId.get(id)).filter((s): s is Status => !!s), viewerId));
+        return json(
+          200,
+          await d.views.many(
+            ids.map((id) => byId.get(id)).filter((s): s is Status => !!s),
+            viewerId,
+          ),
+        );
       },
     }),
     route({

@@ -28,7 +28,12 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
   const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
-    const links = timelineLinks(d.baseUrl + req.path, page, list.map((s) => s.id), keep);
+    const links = timelineLinks(
+      d.baseUrl + req.path,
+      page,
+      list.map((s) => s.id),
+      keep,
+    );
     return json(200, await d.views.many(list, viewerId), links);
   };
   const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
@@ -56,7 +61,10 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const viewerId = viewer(who);
         const { scope, keep } = scopeOf(req);
         const onlyMedia = flag(req.query['only_media']);
-        return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined });
+        return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, {
+          ...keep,
+          only_media: onlyMedia ? 'true' : undefined,
+        });
       },
     }),
     route({
@@ -96,7 +104,12 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const tagged = str(req.query['tagged']);
         const onlyMedia = flag(req.query['only_media']);
         const list = await d.timelines.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged, onlyMedia });
-        const keep = { exclude_replies: excludeReplies ? 'true' : undefined, exclude_reblogs: excludeReblogs ? 'true' : undefined, tagged, only_media: onlyMedia ? 'true' : undefined };
+        const keep = {
+          exclude_replies: excludeReplies ? 'true' : undefined,
+          exclude_reblogs: excludeReblogs ? 'true' : undefined,
+          tagged,
+          only_media: onlyMedia ? 'true' : undefined,
+        };
         return reply(req, list, viewerId, keep);
       },
     }),

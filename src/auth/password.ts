@@ -32,7 +32,8 @@ async function derive(password: string, salt: Buffer, opts: ScryptOptions): Prom
     return await scryptAsync(password, salt, opts);
   } finally {
     const next = waiting.shift();
-    if (next) next(); // hand our slot straight to the next waiter
+    if (next)
+      next(); // hand our slot straight to the next waiter
     else running--;
   }
 }

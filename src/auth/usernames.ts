@@ -3,5 +3,16 @@
 export const USERNAME_PATTERN = /^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$/i;
 
 export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
-  'admin', 'administrator', 'root', 'support', 'help', 'webmaster', 'mod', 'moderator', 'postmaster', 'instance', 'actor', 'stoa',
+  'admin',
+  'administrator',
+  'root',
+  'support',
+  'help',
+  'webmaster',
+  'mod',
+  'moderator',
+  'postmaster',
+  'instance',
+  'actor',
+  'stoa',
 ]);

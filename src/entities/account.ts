@@ -42,8 +42,14 @@ export interface AccountCounts {
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
   const remote = !!a.domain;
   // Remote images go through our proxy; local ones are served from the data directory.
-  const avatar = (remote ? a.avatarRemoteUrl && remoteImageUrl(config, a.id, 'avatar', a.avatarRemoteUrl) : a.avatarFile && profileImageUrl(config, 'avatars', a.avatarFile)) || missingImage(config, 'avatars');
-  const header = (remote ? a.headerRemoteUrl && remoteImageUrl(config, a.id, 'header', a.headerRemoteUrl) : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
+  const avatar =
+    (remote
+      ? a.avatarRemoteUrl && remoteImageUrl(config, a.id, 'avatar', a.avatarRemoteUrl)
+      : a.avatarFile && profileImageUrl(config, 'avatars', a.avatarFile)) || missingImage(config, 'avatars');
+  const header =
+    (remote
+      ? a.headerRemoteUrl && remoteImageUrl(config, a.id, 'header', a.headerRemoteUrl)
+      : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
   const created = new Date(remote && a.publishedAt ? a.publishedAt : a.createdAt);
   created.setUTCHours(0, 0, 0, 0); // Mastodon reports the sign-up day, not the instant
   return {
@@ -82,14 +88,29 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
 
 function accountRowOf(u: LocalUser): AccountRow {
   return {
-    id: u.accountId, username: u.username, displayName: u.displayName, note: u.note, locked: u.locked, bot: u.bot, discoverable: u.discoverable,
-    createdAt: u.accountCreatedAt, avatarFile: u.avatarFile, headerFile: u.headerFile, fields: u.fields,
+    id: u.accountId,
+    username: u.username,
+    displayName: u.displayName,
+    note: u.note,
+    locked: u.locked,
+    bot: u.bot,
+    discoverable: u.discoverable,
+    createdAt: u.accountCreatedAt,
+    avatarFile: u.avatarFile,
+    headerFile: u.headerFile,
+    fields: u.fields,
   };
 }
 
 /** Mastodon's Role entity (the base role, everyone, has no name). */
 export function roleEntity(u: Pick<LocalUser, 'roleId' | 'roleName' | 'permissions' | 'roleColor' | 'roleHighlighted'>) {
-  return { id: String(u.roleId), name: u.roleName === 'everyone' ? '' : u.roleName, permissions: String(u.permissions), color: u.roleColor, highlighted: u.roleHighlighted };
+  return {
+    id: String(u.roleId),
+    name: u.roleName === 'everyone' ? '' : u.roleName,
+    permissions: String(u.permissions),
+    color: u.roleColor,
+    highlighted: u.roleHighlighted,
+  };
 }
 
 /** CredentialAccount: the member's own Account with counts, `source` (editing defaults) and `role`. */

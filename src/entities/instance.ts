@@ -31,19 +31,32 @@ export const LIMITS = {
 } as const;
 
 function statusLimits() {
-  return { max_characters: LIMITS.maxCharacters, max_media_attachments: LIMITS.maxMediaAttachments, characters_reserved_per_url: LIMITS.charactersReservedPerUrl };
+  return {
+    max_characters: LIMITS.maxCharacters,
+    max_media_attachments: LIMITS.maxMediaAttachments,
+    characters_reserved_per_url: LIMITS.charactersReservedPerUrl,
+  };
 }
 /** What the upload route enforces (media/limits.ts, media/sniff.ts), under this server's multipart limit. */
 function mediaLimits(config: Config) {
   const sizes = uploadLimits(config.limits.multipartBytes);
   return {
-    supported_mime_types: SUPPORTED_MIME_TYPES, description_limit: MEDIA_LIMITS.descriptionChars, image_size_limit: sizes.image,
-    image_matrix_limit: MEDIA_LIMITS.imageMatrix, video_size_limit: sizes.video,
-    video_frame_rate_limit: MEDIA_LIMITS.videoFrameRate, video_matrix_limit: MEDIA_LIMITS.videoMatrix,
+    supported_mime_types: SUPPORTED_MIME_TYPES,
+    description_limit: MEDIA_LIMITS.descriptionChars,
+    image_size_limit: sizes.image,
+    image_matrix_limit: MEDIA_LIMITS.imageMatrix,
+    video_size_limit: sizes.video,
+    video_frame_rate_limit: MEDIA_LIMITS.videoFrameRate,
+    video_matrix_limit: MEDIA_LIMITS.videoMatrix,
   };
 }
 function pollLimits() {
-  return { max_options: LIMITS.maxPollOptions, max_characters_per_option: LIMITS.maxCharactersPerOption, min_expiration: LIMITS.minPollExpiration, max_expiration: LIMITS.maxPollExpiration };
+  return {
+    max_options: LIMITS.maxPollOptions,
+    max_characters_per_option: LIMITS.maxCharactersPerOption,
+    min_expiration: LIMITS.minPollExpiration,
+    max_expiration: LIMITS.maxPollExpiration,
+  };
 }
 
 export function instanceV1(config: Config, f: InstanceFacts) {
@@ -87,8 +100,11 @@ export function instanceV2(config: Config, f: InstanceFacts) {
       urls: { status: null, about: `${config.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
       vapid: { public_key: '' },
       accounts: {
-        max_featured_tags: LIMITS.maxFeaturedTags, max_pinned_statuses: LIMITS.maxPinnedStatuses,
-        max_display_name_length: LIMITS.maxDisplayNameLength, max_note_length: LIMITS.maxNoteLength, max_profile_fields: LIMITS.maxProfileFields,
+        max_featured_tags: LIMITS.maxFeaturedTags,
+        max_pinned_statuses: LIMITS.maxPinnedStatuses,
+        max_display_name_length: LIMITS.maxDisplayNameLength,
+        max_note_length: LIMITS.maxNoteLength,
+        max_profile_fields: LIMITS.maxProfileFields,
       },
       statuses: statusLimits(),
       media_attachments: mediaLimits(config),

@@ -12,7 +12,7 @@ export function pollEntity(p: Poll, now: number, ownVotes: readonly number[] | n
     multiple: p.multiple,
     votes_count: hidden ? null : p.counts.reduce((a, b) => a + b, 0),
     voters_count: hidden ? null : p.multiple ? p.votersCount : null,
-    options: p.options.map((title, i) => ({ title, votes_count: hidden ? null : p.counts[i] ?? 0 })),
+    options: p.options.map((title, i) => ({ title, votes_count: hidden ? null : (p.counts[i] ?? 0) })),
     emojis: [],
     ...(ownVotes !== null ? { voted: isAuthor || ownVotes.length > 0, own_votes: ownVotes } : {}),
   };

@@ -54,13 +54,16 @@ export function adminAccountEntity(a: Account, user: ModeratedUser | undefined, 
 export type AdminAccountEntity = ReturnType<typeof adminAccountEntity>;
 
 /** REST::Admin::ReportSerializer; rules is empty: the server has no rules. */
-export function adminReportEntity(r: Report, parts: {
-  readonly account: AdminAccountEntity;
-  readonly targetAccount: AdminAccountEntity;
-  readonly assignedAccount: AdminAccountEntity | null;
-  readonly actionTakenByAccount: AdminAccountEntity | null;
-  readonly statuses: readonly unknown[];
-}) {
+export function adminReportEntity(
+  r: Report,
+  parts: {
+    readonly account: AdminAccountEntity;
+    readonly targetAccount: AdminAccountEntity;
+    readonly assignedAccount: AdminAccountEntity | null;
+    readonly actionTakenByAccount: AdminAccountEntity | null;
+    readonly statuses: readonly unknown[];
+  },
+) {
   return {
     id: r.id,
     action_taken: r.actionTakenAt !== null,

@@ -30,7 +30,6 @@ export const ACTOR_CONTEXT = [
   },
 ];
 
-
 /** statements: the member's live identity statements as their original JSON text. */
 export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris, config: Config, statements: readonly string[] = []): Record<string, unknown> {
   const id = uris.actor(a.username);
@@ -59,7 +58,9 @@ export function personDocument(a: Account, publicKeyPem: string, uris: LocalUris
     icon: a.avatarFile
       ? { type: 'Image', mediaType: MediaFiles.contentTypeOf(a.avatarFile), url: profileImageUrl(config, 'avatars', a.avatarFile) }
       : { type: 'Image', mediaType: 'image/png', url: missingImage(config, 'avatars') },
-    ...(a.headerFile ? { image: { type: 'Image', mediaType: MediaFiles.contentTypeOf(a.headerFile), url: profileImageUrl(config, 'headers', a.headerFile) } } : {}),
+    ...(a.headerFile
+      ? { image: { type: 'Image', mediaType: MediaFiles.contentTypeOf(a.headerFile), url: profileImageUrl(config, 'headers', a.headerFile) } }
+      : {}),
   };
 }
 

@@ -42,22 +42,31 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
     if (!wantsActivityJson(req)) return d.profilePage(req, a);
     return activityJson(await d.actors.document(a));
   };
-  const collection = (kind: 'followers' | 'following') => async (req: Request): Promise<Reply> => {
-    const a = await member(req.params['name']!);
-    const id = kind === 'followers' ? d.actors.uris.followers(a.username) : d.actors.uris.following(a.username);
-    const counts = await d.follows.counts(a.id);
-    const total = kind === 'followers' ? counts.followers : counts.following;
-    const page = pageNumber(req);
-    if (page === undefined) {
-      return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=1` });
-    }
-    const rows = await d.follows.collectionPage(kind, a.id, COLLECTION_PAGE_SIZE, (page - 1) * COLLECTION_PAGE_SIZE);
-    const items = rows.map((r) => r.uri ?? d.actors.uris.actor(r.username));
-    const doc: Record<string, unknown> = { '@context': AS_CONTEXT, id: `${id}?page=${page}`, type: 'OrderedCollectionPage', totalItems: total, partOf: id, orderedItems: items };
-    if (page * COLLECTION_PAGE_SIZE < total) doc['next'] = `${id}?page=${page + 1}`;
-    if (page > 1) doc['prev'] = `${id}?page=${page - 1}`;
-    return activityJson(doc);
-  };
+  const collection =
+    (kind: 'followers' | 'following') =>
+    async (req: Request): Promise<Reply> => {
+      const a = await member(req.params['name']!);
+      const id = kind === 'followers' ? d.actors.uris.followers(a.username) : d.actors.uris.following(a.username);
+      const counts = await d.follows.counts(a.id);
+      const total = kind === 'followers' ? counts.followers : counts.following;
+      const page = pageNumber(req);
+      if (page === undefined) {
+        return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=1` });
+      }
+      const rows = await d.follows.collectionPage(kind, a.id, COLLECTION_PAGE_SIZE, (page - 1) * COLLECTION_PAGE_SIZE);
+      const items = rows.map((r) => r.uri ?? d.actors.uris.actor(r.username));
+      const doc: Record<string, unknown> = {
+        '@context': AS_CONTEXT,
+        id: `${id}?page=${page}`,
+        type: 'OrderedCollectionPage',
+        totalItems: total,
+        partOf: id,
+        orderedItems: items,
+      };
+      if (page * COLLECTION_PAGE_SIZE < total) doc['next'] = `${id}?page=${page + 1}`;
+      if (page > 1) doc['prev'] = `${id}?page=${page - 1}`;
+      return activityJson(doc);
+    };
   // The instance actor posts nothing: its outbox is a real, empty collection (members' outboxes: note-routes.ts).
   const emptyOrdered = (id: string, req: Request): Reply =>
     pageNumber(req) === undefined

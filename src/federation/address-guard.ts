@@ -4,15 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 
-export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link_local'
-  | 'unique_local'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved';
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'unique_local' | 'multicast' | 'unspecified' | 'reserved';
 
 export interface AddressPolicy {
   /** CIDR ranges (IPv4 or IPv6) that may be reached even though they are not public. */

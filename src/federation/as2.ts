@@ -149,7 +149,11 @@ export function text(x: unknown, max: number): string | null {
 function displayText(raw: Record<string, unknown>, key: 'name' | 'summary', max: number): string | null {
   let value = text(raw[key], max);
   const map = raw[`${key}Map`];
-  if (value === null && isRecord(map)) value = text(Object.values(map).find((v) => typeof v === 'string'), max);
+  if (value === null && isRecord(map))
+    value = text(
+      Object.values(map).find((v) => typeof v === 'string'),
+      max,
+    );
   return value === null || value.trim() === '' ? null : value;
 }
 
@@ -285,24 +289,25 @@ export const actorSchema: z.ZodType<ActorDoc> = rawActorSchema.transform(normali
 
 /** A fetched keyId: either an actor (Mastodon: `actor#main-key` returns the actor) or a bare key document
  *  (GoToSocial-style, with `owner`). Result says which. */
-export const keyOrActorSchema: z.ZodType<{ kind: 'actor'; actor: ActorDoc } | { kind: 'key'; key: KeyDoc }> = z
-  .unknown()
-  .transform((doc, ctx) => {
-    const actor = actorSchema.safeParse(doc);
-    if (actor.success) return { kind: 'actor' as const, actor: actor.data };
-    // A key document proper (Misskey's `/publickey`: type Key with owner), or an actor stub that carries only
-    // its key (GoToSocial's `/main-key`: id, type, preferredUsername, publicKey; no inbox, so not an actor).
-    const stubId = isRecord(doc) && (doc.type === undefined || actorTypeOf(doc.type)) ? httpUrl(doc.id) : null;
-    const key = keyFrom(doc) ?? (stubId && isRecord(doc) ? ownedKey(doc.publicKey, stubId) : null);
-    if (key) return { kind: 'key' as const, key };
-    for (const issue of actor.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: doc });
-    return z.NEVER;
-  });
+export const keyOrActorSchema: z.ZodType<{ kind: 'actor'; actor: ActorDoc } | { kind: 'key'; key: KeyDoc }> = z.unknown().transform((doc, ctx) => {
+  const actor = actorSchema.safeParse(doc);
+  if (actor.success) return { kind: 'actor' as const, actor: actor.data };
+  // A key document proper (Misskey's `/publickey`: type Key with owner), or an actor stub that carries only
+  // its key (GoToSocial's `/main-key`: id, type, preferredUsername, publicKey; no inbox, so not an actor).
+  const stubId = isRecord(doc) && (doc.type === undefined || actorTypeOf(doc.type)) ? httpUrl(doc.id) : null;
+  const key = keyFrom(doc) ?? (stubId && isRecord(doc) ? ownedKey(doc.publicKey, stubId) : null);
+  if (key) return { kind: 'key' as const, key };
+  for (const issue of actor.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: doc });
+  return z.NEVER;
+});
 
 const linkSchema = z
   .object({
     rel: z.string().min(1).max(MAX_URL),
-    type: z.string().max(MAX_TYPE * 2).optional(),
+    type: z
+      .string()
+      .max(MAX_TYPE * 2)
+      .optional(),
     href: z.string().max(MAX_URL).optional(),
     template: z.string().max(MAX_URL).optional(),
   })

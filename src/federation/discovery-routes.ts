@@ -98,12 +98,20 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
     {
       method: 'GET',
       path: '/.well-known/host-meta',
-      handler: () => ({ status: 200, headers: { 'Content-Type': 'application/xrd+xml; charset=utf-8', 'Cache-Control': 'max-age=259200, public' }, body: hostMetaXml }),
+      handler: () => ({
+        status: 200,
+        headers: { 'Content-Type': 'application/xrd+xml; charset=utf-8', 'Cache-Control': 'max-age=259200, public' },
+        body: hostMetaXml,
+      }),
     },
     {
       method: 'GET',
       path: '/.well-known/host-meta.json',
-      handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify({ links: [{ rel: 'lrdd', template }] }) }),
+      handler: () => ({
+        status: 200,
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ links: [{ rel: 'lrdd', template }] }),
+      }),
     },
     {
       method: 'GET',

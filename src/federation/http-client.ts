@@ -172,8 +172,14 @@ export class HttpClient {
     return first;
   }
 
-  private hop(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer | undefined,
-              maxBytes: number, signal: AbortSignal): Promise<Hop> {
+  private hop(
+    method: 'GET' | 'POST',
+    url: URL,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<Hop> {
     const href = url.href;
     return new Promise<Hop>((resolve, reject) => {
       let settled = false;
@@ -194,8 +200,11 @@ export class HttpClient {
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
 
-      const lookup = (hostname: string, options: LookupOptions,
-                      callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+      const lookup = (
+        hostname: string,
+        options: LookupOptions,
+        callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+      ): void => {
         this.resolveAllowed(hostname, href).then(
           (a) => (options.all ? callback(null, [a]) : callback(null, a.address, a.family)),
           (err: FetchError) => {
@@ -221,7 +230,7 @@ export class HttpClient {
         signal.removeEventListener('abort', onAbort);
         return reject(err);
       }
-      req.on('error', (err) => finish(err instanceof FetchError ? err : guardError ?? fetchError('network', href, errorCode(err))));
+      req.on('error', (err) => finish(err instanceof FetchError ? err : (guardError ?? fetchError('network', href, errorCode(err)))));
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         const resHeaders = flattenHeaders(res.headers);
@@ -259,9 +268,7 @@ export class HttpClient {
           chunks.push(chunk);
         });
         out.on('error', (err) => finish(fetchError('network', href, `content-encoding ${encoding}: ${errorCode(err)}`)));
-        out.on('end', () =>
-          finish(null, { kind: 'response', response: { status, headers: resHeaders, body: Buffer.concat(chunks, size), url: href } }),
-        );
+        out.on('end', () => finish(null, { kind: 'response', response: { status, headers: resHeaders, body: Buffer.concat(chunks, size), url: href } }));
       });
       req.end(body);
     });

@@ -23,7 +23,10 @@ export type SignatureProblem =
   | 'digest_mismatch';
 
 export class SignatureError extends Error {
-  constructor(readonly problem: SignatureProblem, detail?: string) {
+  constructor(
+    readonly problem: SignatureProblem,
+    detail?: string,
+  ) {
     super(detail ? `${problem}: ${detail}` : problem);
     this.name = 'SignatureError';
   }
@@ -97,7 +100,10 @@ export function checkSignedPost(p: SignatureParams, r: SignedRequestParts, body:
   const digest = r.headers['digest'];
   if (!digest) throw new SignatureError('missing_signed_header', 'digest');
   const expected = sha256Digest(body).slice('SHA-256='.length);
-  const sha = digest.split(',').map((d) => d.trim()).find((d) => /^sha-256=/i.test(d));
+  const sha = digest
+    .split(',')
+    .map((d) => d.trim())
+    .find((d) => /^sha-256=/i.test(d));
   if (!sha || sha.slice(8) !== expected) throw new SignatureError('digest_mismatch');
 }
 

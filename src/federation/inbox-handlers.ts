@@ -186,7 +186,10 @@ export class InboxHandlers {
 
   /** A report from another server about one of our members (and some of their statuses), for our moderators. */
   private async onFlagged(a: ActivityDoc, reporter: Account, raw: unknown): Promise<void> {
-    const objects = asArray((raw as { object?: unknown }).object).slice(0, 100).map(idOf).filter((x): x is string => typeof x === 'string');
+    const objects = asArray((raw as { object?: unknown }).object)
+      .slice(0, 100)
+      .map(idOf)
+      .filter((x): x is string => typeof x === 'string');
     let target: Account | undefined;
     for (const uri of objects) if (!target) target = await this.localMember(uri);
     if (!target) return;
@@ -194,8 +197,13 @@ export class InboxHandlers {
     const own = (await this.d.statuses.byIds(statusIds)).filter((s) => s.accountId === target.id).map((s) => s.id);
     const content = (raw as { content?: unknown }).content;
     const report = await this.d.reports.create({
-      accountId: reporter.id, targetAccountId: target.id, statusIds: own, comment: typeof content === 'string' ? content.slice(0, 5000) : '',
-      category: 'other', forwarded: false, uri: a.id,
+      accountId: reporter.id,
+      targetAccountId: target.id,
+      statusIds: own,
+      comment: typeof content === 'string' ? content.slice(0, 5000) : '',
+      category: 'other',
+      forwarded: false,
+      uri: a.id,
     });
     // A repeated Flag (same id) files nothing and notifies no one again.
     if (report) await this.d.notifier.reportFiled(report);

@@ -14,8 +14,12 @@ import type { LocalUris } from '../urls/local-uris.js';
 export const NOTE_CONTEXT = [
   AS_CONTEXT,
   {
-    sensitive: 'as:sensitive', Hashtag: 'as:Hashtag', toot: 'http://joinmastodon.org/ns#', quoteUrl: 'as:quoteUrl',
-    quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' }, quoteUri: 'http://fedibird.com/ns#quoteUri',
+    sensitive: 'as:sensitive',
+    Hashtag: 'as:Hashtag',
+    toot: 'http://joinmastodon.org/ns#',
+    quoteUrl: 'as:quoteUrl',
+    quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+    quoteUri: 'http://fedibird.com/ns#quoteUri',
     _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
   },
 ];
@@ -55,7 +59,11 @@ export function questionFields(poll: Poll, now: number): Record<string, unknown>
   const ended = poll.expiresAt !== null && poll.expiresAt.getTime() <= now;
   const hidden = poll.hideTotals && !ended;
   return {
-    [poll.multiple ? 'anyOf' : 'oneOf']: poll.options.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: hidden ? 0 : (poll.counts[i] ?? 0) } })),
+    [poll.multiple ? 'anyOf' : 'oneOf']: poll.options.map((name, i) => ({
+      type: 'Note',
+      name,
+      replies: { type: 'Collection', totalItems: hidden ? 0 : (poll.counts[i] ?? 0) },
+    })),
     ...(poll.expiresAt ? { endTime: isoSeconds(poll.expiresAt) } : {}),
     ...(ended ? { closed: isoSeconds(poll.expiresAt!) } : {}),
     votersCount: poll.votersCount,

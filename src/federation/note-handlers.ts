@@ -49,7 +49,8 @@ export class NoteHandlers {
     if (parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
     const recipients = await this.localRecipients(note);
     const quoted = note.quote ? await this.statusByUri(note.quote) : undefined;
-    const relevant = recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
+    const relevant =
+      recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
     if (!relevant) return;
     await this.store(note, author, parent, recipients, quoted);
   }
@@ -89,7 +90,8 @@ export class NoteHandlers {
         await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
       }
       for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
-      if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId))) await this.d.notifier.notify(quoted.accountId, 'quote', author.id, status.id);
+      if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId)))
+        await this.d.notifier.notify(quoted.accountId, 'quote', author.id, status.id);
       await this.d.notifier.newPost(status);
     }
     return status;
@@ -129,8 +131,22 @@ export class NoteHandlers {
     const visibility = ownPrivate ? (toFollowers ? 'private' : null) : a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
     if (!visibility) return;
     const { created } = await this.d.statuses.create({
-      accountId: actor.id, uri: a.id, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
-      inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: false, mentionIds: [], tags: [],
+      accountId: actor.id,
+      uri: a.id,
+      url: null,
+      text: '',
+      content: '',
+      spoilerText: '',
+      visibility,
+      sensitive: false,
+      language: null,
+      inReplyToId: null,
+      inReplyToAccountId: null,
+      inReplyToUri: null,
+      reblogOfId: s.id,
+      local: false,
+      mentionIds: [],
+      tags: [],
     });
     if (created) await this.d.notifier.notify(s.accountId, 'reblog', actor.id, s.id);
   }
@@ -185,8 +201,13 @@ export class NoteHandlers {
     const remoteMentions = await this.knownRemote(note.mentions);
     const before = new Set(s.mentionIds);
     const { outcome } = await this.d.statuses.edit(s.id, {
-      text: '', content: note.content, spoilerText: note.summary, sensitive: note.sensitive || note.summary !== '', language: note.language,
-      mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])], tags: note.hashtags.slice(0, 20),
+      text: '',
+      content: note.content,
+      spoilerText: note.summary,
+      sensitive: note.sensitive || note.summary !== '',
+      language: note.language,
+      mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
+      tags: note.hashtags.slice(0, 20),
       editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
       media: { remote: remoteMedia(note) },
       poll: remotePoll(note),
@@ -268,7 +289,12 @@ export class NoteHandlers {
 /** A remote post's attachments as we keep them (the files are fetched when someone views them). */
 function remoteMedia(note: NoteDoc): RemoteMedia[] {
   return note.attachments.map((m) => ({
-    url: m.url, type: mediaTypeOf(m.mediaType), contentType: m.mediaType ?? 'application/octet-stream', description: m.description, width: m.width, height: m.height,
+    url: m.url,
+    type: mediaTypeOf(m.mediaType),
+    contentType: m.mediaType ?? 'application/octet-stream',
+    description: m.description,
+    width: m.width,
+    height: m.height,
   }));
 }
 

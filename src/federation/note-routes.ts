@@ -34,7 +34,14 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
     const id = d.uris.outbox(author.username);
     if (req.query['page'] === undefined) {
       const total = await d.statuses.countPublic(author.id);
-      return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=true`, last: `${id}?min_id=0&page=true` });
+      return activityJson({
+        '@context': AS_CONTEXT,
+        id,
+        type: 'OrderedCollection',
+        totalItems: total,
+        first: `${id}?page=true`,
+        last: `${id}?min_id=0&page=true`,
+      });
     }
     const page = pageQuery(req.query, OUTBOX_PAGE, OUTBOX_PAGE);
     const list: Status[] = await d.timelines.ofAccount(author.id, null, page, { excludeReblogs: true });
@@ -61,7 +68,15 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
         const id = req.params['id']!;
         const s = isId(id) ? await d.statuses.byId(id) : undefined;
         const author = s && (await d.accounts.byId(s.accountId));
-        if (!s || !author || !s.local || s.deletedAt || s.reblogOfId || author.username !== req.params['name'] || (s.visibility !== 'public' && s.visibility !== 'unlisted')) {
+        if (
+          !s ||
+          !author ||
+          !s.local ||
+          s.deletedAt ||
+          s.reblogOfId ||
+          author.username !== req.params['name'] ||
+          (s.visibility !== 'public' && s.visibility !== 'unlisted')
+        ) {
           throw Errors.notFound();
         }
         const { note } = await d.notes.note(s, author);

@@ -70,7 +70,9 @@ function pollOf(raw: Record<string, unknown>): NoteDoc['poll'] {
   const closed = date(raw['closed']) ?? (raw['closed'] === true ? new Date(Math.min(endTime?.getTime() ?? Infinity, Date.now())) : null);
   const voters = raw['votersCount'];
   return {
-    options, counts, multiple,
+    options,
+    counts,
+    multiple,
     endTime: closed ?? endTime,
     voters: typeof voters === 'number' && Number.isInteger(voters) && voters >= 0 ? voters : null,
   };
@@ -100,7 +102,15 @@ const rawNoteSchema = z
 function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
   const contentMap = isRecord(raw['contentMap']) ? raw['contentMap'] : null;
   const language = contentMap ? (Object.keys(contentMap).find((k) => /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(k)) ?? null) : null;
-  const content = text(raw['content'], MAX_CONTENT) ?? (contentMap ? text(Object.values(contentMap).find((v) => typeof v === 'string'), MAX_CONTENT) : null) ?? '';
+  const content =
+    text(raw['content'], MAX_CONTENT) ??
+    (contentMap
+      ? text(
+          Object.values(contentMap).find((v) => typeof v === 'string'),
+          MAX_CONTENT,
+        )
+      : null) ??
+    '';
   const published = typeof raw['published'] === 'string' ? new Date(raw['published']) : null;
   const updated = typeof raw['updated'] === 'string' ? new Date(raw['updated']) : null;
   const mentions: string[] = [];
@@ -154,6 +164,13 @@ export function visibilityOf(n: NoteDoc, followersUrl: string | null): 'public' 
  */
 function contentWarning(raw: Record<string, unknown>): string {
   const map = isRecord(raw['summaryMap']) ? raw['summaryMap'] : null;
-  const cw = text(raw['summary'], MAX_SUMMARY) || (map ? text(Object.values(map).find((v) => typeof v === 'string'), MAX_SUMMARY) : null);
+  const cw =
+    text(raw['summary'], MAX_SUMMARY) ||
+    (map
+      ? text(
+          Object.values(map).find((v) => typeof v === 'string'),
+          MAX_SUMMARY,
+        )
+      : null);
   return cw?.trim() ? cw : '';
 }

@@ -30,7 +30,10 @@ export class RemoteStatements {
       const texts = statementTexts(attachment, source).slice(0, MAX_STATEMENTS_PER_ACCOUNT);
       const nowMs = this.d.clock.now();
       const verdicts = await Promise.all(
-        texts.map((input): Promise<StatementVerdict> => (input === null ? Promise.resolve(refuse('malformed_statement')) : this.d.pool.verifyStatement({ input, actorId, nowMs }))),
+        texts.map(
+          (input): Promise<StatementVerdict> =>
+            input === null ? Promise.resolve(refuse('malformed_statement')) : this.d.pool.verifyStatement({ input, actorId, nowMs }),
+        ),
       );
       const kept = new Map<string, StoredStatement>();
       verdicts.forEach((v, i) => {

@@ -22,7 +22,9 @@ const INVALID_TOKEN = 'The access token is invalid';
 const invalidToken = () =>
   new ApiError(401, INVALID_TOKEN, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="invalid_token", error_description="${INVALID_TOKEN}"` });
 const insufficientScope = () =>
-  new ApiError(403, OUTSIDE_SCOPES, undefined, { 'WWW-Authenticate': `Bearer realm="Stoa", error="insufficient_scope", error_description="${OUTSIDE_SCOPES}"` });
+  new ApiError(403, OUTSIDE_SCOPES, undefined, {
+    'WWW-Authenticate': `Bearer realm="Stoa", error="insufficient_scope", error_description="${OUTSIDE_SCOPES}"`,
+  });
 const TOKEN_VALUE = /^[\x21-\x7e]{1,512}$/;
 
 /** The token of an `Authorization: Bearer …` header (scheme case-insensitive), or undefined. */

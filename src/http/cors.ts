@@ -17,9 +17,8 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 export function preflightHeaders(allowed: readonly string[], requestedHeaders: string | undefined): Record<string, string> {
   return {
     'Access-Control-Allow-Methods': allowed.join(', '),
-    'Access-Control-Allow-Headers': requestedHeaders && /^[\w-]+(\s*,\s*[\w-]+)*$/.test(requestedHeaders)
-      ? requestedHeaders
-      : 'Authorization, Content-Type, Idempotency-Key',
+    'Access-Control-Allow-Headers':
+      requestedHeaders && /^[\w-]+(\s*,\s*[\w-]+)*$/.test(requestedHeaders) ? requestedHeaders : 'Authorization, Content-Type, Idempotency-Key',
     'Access-Control-Max-Age': '86400',
   };
 }

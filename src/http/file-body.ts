@@ -16,7 +16,12 @@ export function fileReply(path: string, size: number, range: string | undefined,
   const base = { ...headers, 'Accept-Ranges': 'bytes' };
   const r = range === undefined ? null : parseRange(range, size);
   if (r === 'unsatisfiable') return { status: 416, headers: { ...base, 'Content-Range': `bytes */${size}` }, body: '' };
-  if (r) return { status: 206, headers: { ...base, 'Content-Range': `bytes ${r.start}-${r.end}/${size}` }, body: { kind: 'file', path, start: r.start, end: r.end } };
+  if (r)
+    return {
+      status: 206,
+      headers: { ...base, 'Content-Range': `bytes ${r.start}-${r.end}/${size}` },
+      body: { kind: 'file', path, start: r.start, end: r.end },
+    };
   if (size === 0) return { status: 200, headers: base, body: '' };
   return { status: 200, headers: base, body: { kind: 'file', path, start: 0, end: size - 1 } };
 }

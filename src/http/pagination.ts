@@ -7,7 +7,6 @@ import { isId } from '../store/ids.js';
 
 export type { PageQuery } from '../store/paging.js';
 
-
 function cursor(v: unknown): string | undefined {
   return typeof v === 'string' && isId(v) ? v : undefined;
 }

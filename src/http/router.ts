@@ -7,10 +7,7 @@ interface ParamRoute {
   readonly byMethod: Map<string, Route>;
 }
 
-export type Match =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method'; allowed: string[] }
-  | { kind: 'none' };
+export type Match = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
 
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 

@@ -70,8 +70,13 @@ function statusLine(status: number): string {
 /** Paths answered in JSON (errors included); everything else is a browser page. */
 export function isApiPath(path: string): boolean {
   return (
-    path.startsWith('/api/') || path.startsWith('/oauth/token') || path.startsWith('/oauth/revoke') ||
-    path.startsWith('/.well-known/') || path.startsWith('/nodeinfo') || path === '/health' || path.endsWith('/inbox')
+    path.startsWith('/api/') ||
+    path.startsWith('/oauth/token') ||
+    path.startsWith('/oauth/revoke') ||
+    path.startsWith('/.well-known/') ||
+    path.startsWith('/nodeinfo') ||
+    path === '/health' ||
+    path.endsWith('/inbox')
   );
 }
 
@@ -191,7 +196,12 @@ export class HttpServer {
       ex.readingBody = false;
       if (ex.aborted) return this.finish(ex, req, 0);
       if (!outcome.ok) {
-        return this.send(res, ex, req, outcome.reason === 'too_large' ? Errors.bodyTooLarge(limit) : Errors.badRequest('Body length does not match Content-Length'));
+        return this.send(
+          res,
+          ex,
+          req,
+          outcome.reason === 'too_large' ? Errors.bodyTooLarge(limit) : Errors.badRequest('Body length does not match Content-Length'),
+        );
       }
       ex.closeAfter = false;
       try {

@@ -6,9 +6,7 @@ import type * as UwsTypes from 'uWebSockets.js';
 const require = createRequire(import.meta.url);
 export const uws = require('uWebSockets.js') as typeof UwsTypes;
 
-export const nativeUws: boolean = Object.keys(require.cache).some(
-  (k) => k.endsWith('.node') && /[\\/]uws_[^\\/]+\.node$/.test(k),
-);
+export const nativeUws: boolean = Object.keys(require.cache).some((k) => k.endsWith('.node') && /[\\/]uws_[^\\/]+\.node$/.test(k));
 
 export type HttpResponse = UwsTypes.HttpResponse;
 export type HttpRequest = UwsTypes.HttpRequest;

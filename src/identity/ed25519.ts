@@ -31,6 +31,9 @@ export function signEd25519(seed: Uint8Array, message: Uint8Array): Uint8Array {
 }
 
 export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
-  const spki = createPublicKey(createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' });
+  const spki = createPublicKey(createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })).export({
+    format: 'der',
+    type: 'spki',
+  });
   return new Uint8Array(spki.subarray(SPKI_PREFIX.length));
 }

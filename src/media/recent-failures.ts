@@ -4,7 +4,10 @@ export class RecentFailures<T> {
   private readonly entries = new Map<string, { readonly until: number; readonly value: T }>();
 
   /** ttlMs 0: nothing is remembered. */
-  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 10_000,
+  ) {}
 
   get(key: string, now = Date.now()): T | undefined {
     const e = this.entries.get(key);

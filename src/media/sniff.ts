@@ -44,7 +44,8 @@ export function sniff(b: Buffer): Sniffed | null {
   if (starts(b, [0x66, 0x74, 0x79, 0x70], 4)) return isoMedia(b);
   if (starts(b, [0x1a, 0x45, 0xdf, 0xa3])) return { contentType: 'video/webm', type: 'video', width: null, height: null };
   if (starts(b, [0x4f, 0x67, 0x67, 0x53])) return { contentType: 'audio/ogg', type: 'audio', width: null, height: null };
-  if (starts(b, [0x49, 0x44, 0x33]) || starts(b, [0xff, 0xfb]) || starts(b, [0xff, 0xf3])) return { contentType: 'audio/mpeg', type: 'audio', width: null, height: null };
+  if (starts(b, [0x49, 0x44, 0x33]) || starts(b, [0xff, 0xfb]) || starts(b, [0xff, 0xf3]))
+    return { contentType: 'audio/mpeg', type: 'audio', width: null, height: null };
   return null;
 }
 

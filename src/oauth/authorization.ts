@@ -46,8 +46,13 @@ export async function validateAuthorization(params: Record<string, unknown>, app
   }
   const state = str(params['state']);
   if (state !== undefined && state.length > MAX_STATE) return { kind: 'page', message: 'The state parameter is too long.' };
-  const fail = (error: keyof typeof DESCRIPTIONS, description: string = DESCRIPTIONS[error]): Validation =>
-    ({ kind: 'redirect', redirectUri, state, error: error.startsWith('pkce') ? 'invalid_request' : error, description });
+  const fail = (error: keyof typeof DESCRIPTIONS, description: string = DESCRIPTIONS[error]): Validation => ({
+    kind: 'redirect',
+    redirectUri,
+    state,
+    error: error.startsWith('pkce') ? 'invalid_request' : error,
+    description,
+  });
 
   const responseType = str(params['response_type']);
   if (!responseType) return fail('invalid_request', 'Missing required parameter: response_type.');

@@ -3,7 +3,21 @@
 // follow → its six block/follow/mute scopes); a granular scope covers only itself.
 
 const READ = ['accounts', 'blocks', 'bookmarks', 'favourites', 'filters', 'follows', 'lists', 'mutes', 'notifications', 'search', 'statuses'];
-const WRITE = ['accounts', 'blocks', 'bookmarks', 'conversations', 'favourites', 'filters', 'follows', 'lists', 'media', 'mutes', 'notifications', 'reports', 'statuses'];
+const WRITE = [
+  'accounts',
+  'blocks',
+  'bookmarks',
+  'conversations',
+  'favourites',
+  'filters',
+  'follows',
+  'lists',
+  'media',
+  'mutes',
+  'notifications',
+  'reports',
+  'statuses',
+];
 const ADMIN = ['accounts', 'reports', 'domain_allows', 'domain_blocks', 'ip_blocks', 'email_domain_blocks', 'canonical_email_blocks'];
 const FOLLOW = ['read:blocks', 'read:follows', 'read:mutes', 'write:blocks', 'write:follows', 'write:mutes'];
 

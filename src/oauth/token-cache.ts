@@ -11,7 +11,11 @@ export class CachedToken {
   usedAt = 0;
   /** Serialised entities derived from this token's member, dropped with the entry. */
   credentialAccountJson: string | undefined;
-  constructor(readonly key: string, readonly record: TokenRecord, readonly expiresAt: number) {}
+  constructor(
+    readonly key: string,
+    readonly record: TokenRecord,
+    readonly expiresAt: number,
+  ) {}
 }
 
 export class TokenCache {

@@ -16,7 +16,10 @@ export class TokenUsage implements Process {
   private readonly exit = new ExitSignal();
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly tokens: TokenStore, private readonly log: Logger) {
+  constructor(
+    private readonly tokens: TokenStore,
+    private readonly log: Logger,
+  ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
     this.timer.unref();
   }

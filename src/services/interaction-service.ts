@@ -31,7 +31,11 @@ export class InteractionService {
 
   async favourite(me: Account, s: Status): Promise<void> {
     const author = await this.author(s);
-    const like = likeActivity(`${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`, this.d.uris.actor(me.username), this.uriOf(s, author));
+    const like = likeActivity(
+      `${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`,
+      this.d.uris.actor(me.username),
+      this.uriOf(s, author),
+    );
     if (await this.d.interactions.favourite(me.id, s.id, like.id)) {
       await this.d.notifier.notify(author.id, 'favourite', me.id, s.id);
       if (author.domain) await this.d.publisher.sendTo(like, me, author);
@@ -61,7 +65,11 @@ export class InteractionService {
     const removed = await this.d.reactions.remove(me.id, s.id, name);
     const author = await this.author(s);
     if (removed?.uri && author.domain) {
-      await this.d.publisher.sendTo(undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), removed.emoji)), me, author);
+      await this.d.publisher.sendTo(
+        undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), removed.emoji)),
+        me,
+        author,
+      );
     }
   }
 
@@ -77,8 +85,22 @@ export class InteractionService {
     const existing = await this.d.statuses.reblogBy(me.id, s.id);
     if (existing) return existing;
     const { status: boost, created } = await this.d.statuses.create({
-      accountId: me.id, uri: null, url: null, text: '', content: '', spoilerText: '', visibility, sensitive: false, language: null,
-      inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, reblogOfId: s.id, local: true, mentionIds: [], tags: [],
+      accountId: me.id,
+      uri: null,
+      url: null,
+      text: '',
+      content: '',
+      spoilerText: '',
+      visibility,
+      sensitive: false,
+      language: null,
+      inReplyToId: null,
+      inReplyToAccountId: null,
+      inReplyToUri: null,
+      reblogOfId: s.id,
+      local: true,
+      mentionIds: [],
+      tags: [],
     });
     if (created) {
       await this.d.notifier.notify(s.accountId, 'reblog', me.id, s.id);

@@ -59,7 +59,11 @@ export class PollService {
     const author = await this.d.accounts.byId(s.accountId);
     if (!author || author.domain || author.deletedAt) return;
     const voters = await this.d.accounts.byIds(await this.d.polls.remoteVoterIds(p.id));
-    await this.d.statusService.federatePoll(s, author, voters.filter((v) => !v.deletedAt));
+    await this.d.statusService.federatePoll(
+      s,
+      author,
+      voters.filter((v) => !v.deletedAt),
+    );
   }
 
   /**

@@ -84,11 +84,25 @@ export class StatusService {
     const accounts = [...new Map([...mentioned.values()].map((a) => [a.id, a])).values()];
     const { status, created } = await this.d.statuses.create(
       {
-        accountId: me.id, uri: null, url: null, text: p.text, content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
-        spoilerText: p.spoilerText, visibility: p.visibility, sensitive: p.sensitive || p.spoilerText !== '', language: p.language,
-        inReplyToId: p.inReplyTo?.id ?? null, inReplyToAccountId: p.inReplyTo?.accountId ?? null, inReplyToUri: null, reblogOfId: null, local: true,
-        quoteOfId: p.quote?.id ?? null, quoteUri: p.quote ? await this.uriOf(p.quote) : null,
-        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id), tags: extractHashtags(p.text), applicationId: p.applicationId ?? null,
+        accountId: me.id,
+        uri: null,
+        url: null,
+        text: p.text,
+        content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
+        spoilerText: p.spoilerText,
+        visibility: p.visibility,
+        sensitive: p.sensitive || p.spoilerText !== '',
+        language: p.language,
+        inReplyToId: p.inReplyTo?.id ?? null,
+        inReplyToAccountId: p.inReplyTo?.accountId ?? null,
+        inReplyToUri: null,
+        reblogOfId: null,
+        local: true,
+        quoteOfId: p.quote?.id ?? null,
+        quoteUri: p.quote ? await this.uriOf(p.quote) : null,
+        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id),
+        tags: extractHashtags(p.text),
+        applicationId: p.applicationId ?? null,
       },
       p.idempotencyKey,
     );
@@ -100,7 +114,11 @@ export class StatusService {
       }
       if (p.poll) {
         await this.d.polls.create({
-          statusId: status.id, accountId: me.id, options: p.poll.options, multiple: p.poll.multiple, hideTotals: p.poll.hideTotals,
+          statusId: status.id,
+          accountId: me.id,
+          options: p.poll.options,
+          multiple: p.poll.multiple,
+          hideTotals: p.poll.hideTotals,
           expiresAt: new Date(status.createdAt.getTime() + p.poll.expiresInSeconds * 1000),
         });
       }
@@ -134,7 +152,10 @@ export class StatusService {
       tags: extractHashtags(p.text),
       media: { ids: [...new Set(p.mediaIds)], attributes: p.mediaAttributes },
       poll: p.poll && {
-        options: p.poll.options, multiple: p.poll.multiple, hideTotals: p.poll.hideTotals, expiresAt: new Date(Date.now() + p.poll.expiresInSeconds * 1000),
+        options: p.poll.options,
+        multiple: p.poll.multiple,
+        hideTotals: p.poll.hideTotals,
+        expiresAt: new Date(Date.now() + p.poll.expiresInSeconds * 1000),
       },
     });
     if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
@@ -169,7 +190,11 @@ export class StatusService {
   private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete', extra: readonly Account[] = []): Promise<void> {
     const { note, mentions, parentAuthor } = await this.d.notes.note(s, author);
     const activity =
-      kind === 'create' ? createNoteActivity(note, this.d.uris, author) : kind === 'update' ? updateNoteActivity(note, this.d.uris, author) : deleteNoteActivity(note, this.d.uris, author);
+      kind === 'create'
+        ? createNoteActivity(note, this.d.uris, author)
+        : kind === 'update'
+          ? updateNoteActivity(note, this.d.uris, author)
+          : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : [...mentions];
     // The author of a remote post we quote hears of a public or unlisted quote, as Mastodon delivers it.

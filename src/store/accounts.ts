@@ -108,27 +108,84 @@ const COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a
 const SELECT = `SELECT ${COLUMNS} FROM accounts a`;
 
 interface AccountDbRow extends Record<string, unknown> {
-  id: string; username: string; domain: string | null; display_name: string; note: string; locked: boolean; bot: boolean;
-  discoverable: boolean | null; created_at: Date; updated_at: Date; uri: string | null; url: string | null; actor_type: string;
-  inbox_url: string | null; shared_inbox_url: string | null; outbox_url: string | null; followers_url: string | null;
-  following_url: string | null; featured_url: string | null; avatar_remote_url: string | null; header_remote_url: string | null;
-  avatar_file: string | null; header_file: string | null; fields: ProfileField[]; attachment: unknown[]; also_known_as: string[]; moved_to_uri: string | null;
-  public_key_id: string | null; public_key_pem: string | null; remote_followers_count: number | null;
-  remote_following_count: number | null; remote_statuses_count: number | null; published_at: Date | null;
-  fetched_at: Date | null; deleted_at: Date | null; instance_actor: boolean; has_user: boolean;
+  id: string;
+  username: string;
+  domain: string | null;
+  display_name: string;
+  note: string;
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean | null;
+  created_at: Date;
+  updated_at: Date;
+  uri: string | null;
+  url: string | null;
+  actor_type: string;
+  inbox_url: string | null;
+  shared_inbox_url: string | null;
+  outbox_url: string | null;
+  followers_url: string | null;
+  following_url: string | null;
+  featured_url: string | null;
+  avatar_remote_url: string | null;
+  header_remote_url: string | null;
+  avatar_file: string | null;
+  header_file: string | null;
+  fields: ProfileField[];
+  attachment: unknown[];
+  also_known_as: string[];
+  moved_to_uri: string | null;
+  public_key_id: string | null;
+  public_key_pem: string | null;
+  remote_followers_count: number | null;
+  remote_following_count: number | null;
+  remote_statuses_count: number | null;
+  published_at: Date | null;
+  fetched_at: Date | null;
+  deleted_at: Date | null;
+  instance_actor: boolean;
+  has_user: boolean;
 }
 
 function toAccount(r: AccountDbRow): Account {
   return {
-    id: r.id, username: r.username, domain: r.domain, displayName: r.display_name, note: r.note, locked: r.locked, bot: r.bot,
-    discoverable: r.discoverable, createdAt: r.created_at, updatedAt: r.updated_at, uri: r.uri, url: r.url, actorType: r.actor_type,
-    inboxUrl: r.inbox_url, sharedInboxUrl: r.shared_inbox_url, outboxUrl: r.outbox_url, followersUrl: r.followers_url,
-    followingUrl: r.following_url, featuredUrl: r.featured_url, avatarRemoteUrl: r.avatar_remote_url,
-    headerRemoteUrl: r.header_remote_url, avatarFile: r.avatar_file, headerFile: r.header_file, fields: r.fields, attachment: r.attachment, alsoKnownAs: r.also_known_as,
-    movedToUri: r.moved_to_uri, publicKeyId: r.public_key_id, publicKeyPem: r.public_key_pem,
-    remoteFollowersCount: r.remote_followers_count, remoteFollowingCount: r.remote_following_count,
-    remoteStatusesCount: r.remote_statuses_count, publishedAt: r.published_at, fetchedAt: r.fetched_at, deletedAt: r.deleted_at,
-    instanceActor: r.instance_actor, hasUser: r.has_user,
+    id: r.id,
+    username: r.username,
+    domain: r.domain,
+    displayName: r.display_name,
+    note: r.note,
+    locked: r.locked,
+    bot: r.bot,
+    discoverable: r.discoverable,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    uri: r.uri,
+    url: r.url,
+    actorType: r.actor_type,
+    inboxUrl: r.inbox_url,
+    sharedInboxUrl: r.shared_inbox_url,
+    outboxUrl: r.outbox_url,
+    followersUrl: r.followers_url,
+    followingUrl: r.following_url,
+    featuredUrl: r.featured_url,
+    avatarRemoteUrl: r.avatar_remote_url,
+    headerRemoteUrl: r.header_remote_url,
+    avatarFile: r.avatar_file,
+    headerFile: r.header_file,
+    fields: r.fields,
+    attachment: r.attachment,
+    alsoKnownAs: r.also_known_as,
+    movedToUri: r.moved_to_uri,
+    publicKeyId: r.public_key_id,
+    publicKeyPem: r.public_key_pem,
+    remoteFollowersCount: r.remote_followers_count,
+    remoteFollowingCount: r.remote_following_count,
+    remoteStatusesCount: r.remote_statuses_count,
+    publishedAt: r.published_at,
+    fetchedAt: r.fetched_at,
+    deletedAt: r.deleted_at,
+    instanceActor: r.instance_actor,
+    hasUser: r.has_user,
   };
 }
 
@@ -159,10 +216,10 @@ export class AccountStore {
 
   /** domain null: a local account (the instance actor included). */
   async byHandle(username: string, domain: string | null): Promise<Account | undefined> {
-    const r = await this.db.one<AccountDbRow>(
-      `${SELECT} WHERE lower(a.username) = lower($1) AND coalesce(lower(a.domain), '') = coalesce(lower($2), '')`,
-      [username, domain],
-    );
+    const r = await this.db.one<AccountDbRow>(`${SELECT} WHERE lower(a.username) = lower($1) AND coalesce(lower(a.domain), '') = coalesce(lower($2), '')`, [
+      username,
+      domain,
+    ]);
     return r && toAccount(r);
   }
 
@@ -199,10 +256,34 @@ export class AccountStore {
    */
   async upsertRemote(d: RemoteAccountData): Promise<Account> {
     const values = [
-      d.uri, d.username, d.domain, d.actorType, d.displayName, d.note, d.url, d.locked, d.bot, d.discoverable, d.inboxUrl,
-      d.sharedInboxUrl, d.outboxUrl, d.followersUrl, d.followingUrl, d.featuredUrl, d.avatarRemoteUrl, d.headerRemoteUrl,
-      JSON.stringify(d.fields), JSON.stringify(d.attachment), d.alsoKnownAs, d.movedToUri, d.publicKeyId, d.publicKeyPem,
-      d.publishedAt, d.remoteFollowersCount ?? null, d.remoteFollowingCount ?? null, d.remoteStatusesCount ?? null,
+      d.uri,
+      d.username,
+      d.domain,
+      d.actorType,
+      d.displayName,
+      d.note,
+      d.url,
+      d.locked,
+      d.bot,
+      d.discoverable,
+      d.inboxUrl,
+      d.sharedInboxUrl,
+      d.outboxUrl,
+      d.followersUrl,
+      d.followingUrl,
+      d.featuredUrl,
+      d.avatarRemoteUrl,
+      d.headerRemoteUrl,
+      JSON.stringify(d.fields),
+      JSON.stringify(d.attachment),
+      d.alsoKnownAs,
+      d.movedToUri,
+      d.publicKeyId,
+      d.publicKeyPem,
+      d.publishedAt,
+      d.remoteFollowersCount ?? null,
+      d.remoteFollowingCount ?? null,
+      d.remoteStatusesCount ?? null,
     ];
     const set = `username = $2, domain = $3, actor_type = $4, display_name = $5, note = $6, url = $7, locked = $8, bot = $9,
       discoverable = $10, inbox_url = $11, shared_inbox_url = $12, outbox_url = $13, followers_url = $14, following_url = $15,
@@ -275,17 +356,19 @@ export class AccountStore {
   /** The key pair of a local account, or undefined when it has none yet. */
   async localKeys(id: string): Promise<LocalKeys | undefined> {
     const r = await this.db.one<{ public_key_pem: string | null; private_key_pem: string | null }>(
-      'SELECT public_key_pem, private_key_pem FROM accounts WHERE id = $1 AND domain IS NULL', [id],
+      'SELECT public_key_pem, private_key_pem FROM accounts WHERE id = $1 AND domain IS NULL',
+      [id],
     );
     return r?.public_key_pem && r.private_key_pem ? { publicKeyPem: r.public_key_pem, privateKeyPem: r.private_key_pem } : undefined;
   }
 
   /** Stores a key pair unless one exists (a concurrent writer wins); returns the pair in force. */
   async setLocalKeysIfMissing(id: string, keys: LocalKeys): Promise<LocalKeys | undefined> {
-    await this.db.exec(
-      'UPDATE accounts SET public_key_pem = $2, private_key_pem = $3 WHERE id = $1 AND domain IS NULL AND private_key_pem IS NULL',
-      [id, keys.publicKeyPem, keys.privateKeyPem],
-    );
+    await this.db.exec('UPDATE accounts SET public_key_pem = $2, private_key_pem = $3 WHERE id = $1 AND domain IS NULL AND private_key_pem IS NULL', [
+      id,
+      keys.publicKeyPem,
+      keys.privateKeyPem,
+    ]);
     return this.localKeys(id);
   }
 
@@ -317,8 +400,12 @@ export class AccountStore {
    */
   async updateLocalProfile(id: string, p: ProfileChange, nonce: string): Promise<{ changed: boolean; replacedFiles: string[] }> {
     return this.db.tx(async (q) => {
-      const old = (await q.query<{ avatar_file: string | null; header_file: string | null }>(
-        'SELECT avatar_file, header_file FROM accounts WHERE id = $1 AND domain IS NULL FOR UPDATE', [id])).rows[0];
+      const old = (
+        await q.query<{ avatar_file: string | null; header_file: string | null }>(
+          'SELECT avatar_file, header_file FROM accounts WHERE id = $1 AND domain IS NULL FOR UPDATE',
+          [id],
+        )
+      ).rows[0];
       if (!old) return { changed: false, replacedFiles: [] };
       await q.query(
         `UPDATE accounts SET display_name = coalesce($2, display_name), note = coalesce($3, note), locked = coalesce($4, locked),
@@ -326,13 +413,30 @@ export class AccountStore {
            avatar_file = CASE WHEN $8 THEN $9 ELSE avatar_file END, header_file = CASE WHEN $10 THEN $11 ELSE header_file END,
            updated_at = now()
          WHERE id = $1`,
-        [id, p.displayName ?? null, p.note ?? null, p.locked ?? null, p.bot ?? null, p.discoverable ?? null,
-          p.fields ? JSON.stringify(p.fields) : null, p.avatarFile !== undefined, p.avatarFile ?? null, p.headerFile !== undefined, p.headerFile ?? null],
+        [
+          id,
+          p.displayName ?? null,
+          p.note ?? null,
+          p.locked ?? null,
+          p.bot ?? null,
+          p.discoverable ?? null,
+          p.fields ? JSON.stringify(p.fields) : null,
+          p.avatarFile !== undefined,
+          p.avatarFile ?? null,
+          p.headerFile !== undefined,
+          p.headerFile ?? null,
+        ],
       );
       await q.query(
         `UPDATE users SET default_privacy = coalesce($2, default_privacy), default_sensitive = coalesce($3, default_sensitive),
            default_language = CASE WHEN $4 THEN $5 ELSE default_language END WHERE account_id = $1`,
-        [id, p.defaultPrivacy === undefined ? null : VISIBILITIES.indexOf(p.defaultPrivacy), p.defaultSensitive ?? null, p.defaultLanguage !== undefined, p.defaultLanguage ?? null],
+        [
+          id,
+          p.defaultPrivacy === undefined ? null : VISIBILITIES.indexOf(p.defaultPrivacy),
+          p.defaultSensitive ?? null,
+          p.defaultLanguage !== undefined,
+          p.defaultLanguage ?? null,
+        ],
       );
       await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = $1`, [id, nonce]);
       const replacedFiles = [p.avatarFile !== undefined ? old.avatar_file : null, p.headerFile !== undefined ? old.header_file : null];
@@ -345,5 +449,4 @@ export class AccountStore {
     const column = kind === 'avatar' ? 'avatar_file' : 'header_file';
     return (await this.db.one(`SELECT 1 FROM accounts WHERE ${column} = $1 AND domain IS NULL AND deleted_at IS NULL`, [fileName])) !== undefined;
   }
-
 }

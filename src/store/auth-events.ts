@@ -34,12 +34,17 @@ export function newNonce(): string {
  * delivered when the change commits; accounts without a member are skipped by the join.
  */
 export async function notifyMembersChanged(q: { query(text: string, values?: unknown[]): Promise<unknown> }, accountIds: readonly string[]): Promise<void> {
-  await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = ANY($1::bigint[])`, [accountIds, newNonce()]);
+  await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = ANY($1::bigint[])`, [
+    accountIds,
+    newNonce(),
+  ]);
 }
 
 const PAYLOAD = /^(token|user):(\d{1,20})\|([\w-]{1,32})$|^grant:(\d{1,20}):(\d{1,20})\|([\w-]{1,32})$|^ack:([\w-]{1,32}):([\w.:-]{1,80})$/;
 
-type Message = { readonly kind: 'event'; readonly event: AuthEvent; readonly nonce: string } | { readonly kind: 'ack'; readonly nonce: string; readonly node: string };
+type Message =
+  | { readonly kind: 'event'; readonly event: AuthEvent; readonly nonce: string }
+  | { readonly kind: 'ack'; readonly nonce: string; readonly node: string };
 
 function parsePayload(p: string): Message | undefined {
   const m = PAYLOAD.exec(p);
@@ -89,7 +94,11 @@ export class AuthEventListener implements Process {
   readonly node = `${os.hostname().slice(0, 24)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
   connected = false;
 
-  private constructor(private readonly connectionString: string, private readonly handlers: AuthEventHandlers, private readonly log: Logger) {}
+  private constructor(
+    private readonly connectionString: string,
+    private readonly handlers: AuthEventHandlers,
+    private readonly log: Logger,
+  ) {}
 
   /** Resolves once listening, so a node never serves from a cache it cannot invalidate. */
   static async start(connectionString: string, handlers: AuthEventHandlers, log: Logger): Promise<AuthEventListener> {

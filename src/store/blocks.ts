@@ -16,10 +16,10 @@ export class BlockStore {
         [accountId, targetId, uri],
       );
       for (const table of ['follows', 'follow_requests']) {
-        await q.query(
-          `DELETE FROM ${table} WHERE (account_id = $1 AND target_account_id = $2) OR (account_id = $2 AND target_account_id = $1)`,
-          [accountId, targetId],
-        );
+        await q.query(`DELETE FROM ${table} WHERE (account_id = $1 AND target_account_id = $2) OR (account_id = $2 AND target_account_id = $1)`, [
+          accountId,
+          targetId,
+        ]);
       }
       await q.query(LEAVE_LISTS, [accountId, targetId]);
       await q.query(LEAVE_LISTS, [targetId, accountId]);
@@ -29,7 +29,9 @@ export class BlockStore {
 
   /** The id of the Block we sent for this block, if any. */
   async blockUri(accountId: string, targetId: string): Promise<string | null> {
-    return (await this.db.one<{ uri: string | null }>('SELECT uri FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]))?.uri ?? null;
+    return (
+      (await this.db.one<{ uri: string | null }>('SELECT uri FROM blocks WHERE account_id = $1 AND target_account_id = $2', [accountId, targetId]))?.uri ?? null
+    );
   }
 
   async unblock(accountId: string, targetId: string): Promise<boolean> {

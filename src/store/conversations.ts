@@ -17,11 +17,21 @@ export interface Conversation {
 
 interface Row {
   [k: string]: unknown;
-  id: string; account_id: string; participant_ids: string[]; last_status_id: string; unread: boolean;
+  id: string;
+  account_id: string;
+  participant_ids: string[];
+  last_status_id: string;
+  unread: boolean;
 }
 
 const COLUMNS = 'c.id, c.account_id, ARRAY(SELECT p::text FROM unnest(c.participant_ids) p) AS participant_ids, c.last_status_id, c.unread';
-const toConversation = (r: Row): Conversation => ({ id: r.id, accountId: r.account_id, participantIds: r.participant_ids, lastStatusId: r.last_status_id, unread: r.unread });
+const toConversation = (r: Row): Conversation => ({
+  id: r.id,
+  accountId: r.account_id,
+  participantIds: r.participant_ids,
+  lastStatusId: r.last_status_id,
+  unread: r.unread,
+});
 
 /**
  * A direct status joins the conversations of its local participants: its author's (read) and each mentioned
@@ -78,7 +88,9 @@ export class ConversationStore {
   async list(accountId: string, page: PageQuery): Promise<Conversation[]> {
     const values: unknown[] = [accountId];
     const p = pageSql(page, 'c.last_status_id', values);
-    return p.newestFirst((await this.db.rows<Row>(`SELECT ${COLUMNS} FROM account_conversations c WHERE c.account_id = $1${p.where}${p.orderLimit}`, values)).map(toConversation));
+    return p.newestFirst(
+      (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM account_conversations c WHERE c.account_id = $1${p.where}${p.orderLimit}`, values)).map(toConversation),
+    );
   }
 
   async markRead(accountId: string, id: string): Promise<Conversation | undefined> {

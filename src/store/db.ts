@@ -14,7 +14,11 @@ export interface Queryable {
 export class Database {
   readonly pool: pg.Pool;
 
-  constructor(readonly connectionString: string, max: number, private readonly log: Logger) {
+  constructor(
+    readonly connectionString: string,
+    max: number,
+    private readonly log: Logger,
+  ) {
     this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
     // An idle client's error (server restart, network) must not crash the process; the pool replaces the client.
     this.pool.on('error', (err) => this.log.warn({ err }, 'idle database client error'));
@@ -43,7 +47,10 @@ export class Database {
       return result;
     } catch (e) {
       // A client whose ROLLBACK fails is broken: destroy it instead of returning it to the pool.
-      const rollback = await client.query('ROLLBACK').then(() => undefined, (err: Error) => err);
+      const rollback = await client.query('ROLLBACK').then(
+        () => undefined,
+        (err: Error) => err,
+      );
       client.release(rollback);
       throw e;
     }

@@ -52,14 +52,32 @@ export class DeliveryStore {
   }
 
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<Delivery[]> {
-    const rows = await this.db.rows<{ id: string; activity_id: string; inbox_url: string; host: string; signer_id: string; body: string; attempts: number; give_up_at: Date }>(
+    const rows = await this.db.rows<{
+      id: string;
+      activity_id: string;
+      inbox_url: string;
+      host: string;
+      signer_id: string;
+      body: string;
+      attempts: number;
+      give_up_at: Date;
+    }>(
       `UPDATE deliveries SET lease_until = now() + $4 * interval '1 millisecond', lease_owner = $2, attempts = attempts + 1
        WHERE id IN (SELECT id FROM deliveries WHERE host = $1 AND next_attempt_at <= now() AND give_up_at > now()
                     AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
        RETURNING id, activity_id, inbox_url, host, signer_id, body, attempts, give_up_at`,
       [host, owner, limit, leaseMs],
     );
-    return rows.map((r) => ({ id: r.id, activityId: r.activity_id, inboxUrl: r.inbox_url, host: r.host, signerId: r.signer_id, body: r.body, attempts: r.attempts, giveUpAt: r.give_up_at }));
+    return rows.map((r) => ({
+      id: r.id,
+      activityId: r.activity_id,
+      inboxUrl: r.inbox_url,
+      host: r.host,
+      signerId: r.signer_id,
+      body: r.body,
+      attempts: r.attempts,
+      giveUpAt: r.give_up_at,
+    }));
   }
 
   /** Drops deliveries past their give-up time that nobody holds; returns how many (they are never sent again). */
@@ -80,9 +98,8 @@ export class DeliveryStore {
 
   /** Leases held by nodes that are gone (crashed) are released at once instead of waiting for them to expire. */
   async releaseLeasesExcept(liveOwners: readonly string[]): Promise<number> {
-    return this.db.exec(
-      `UPDATE deliveries SET lease_until = NULL, lease_owner = NULL WHERE lease_until > now() AND NOT (lease_owner = ANY($1::text[]))`,
-      [liveOwners],
-    );
+    return this.db.exec(`UPDATE deliveries SET lease_until = NULL, lease_owner = NULL WHERE lease_until > now() AND NOT (lease_owner = ANY($1::text[]))`, [
+      liveOwners,
+    ]);
   }
 }

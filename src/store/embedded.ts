@@ -78,10 +78,15 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: 
   return {
     url: url.replace('/postgres?', '/stoa?'),
     // Only the process that started (or adopted) PostgreSQL stops it.
-    stop: running === null ? async () => {
-      watchdog?.dismiss();
-      await server.stop();
-    } : adopted ? () => stopPid(running) : async () => undefined,
+    stop:
+      running === null
+        ? async () => {
+            watchdog?.dismiss();
+            await server.stop();
+          }
+        : adopted
+          ? () => stopPid(running)
+          : async () => undefined,
   };
 }
 
@@ -153,9 +158,7 @@ async function socketDirFor(dataDir: string): Promise<string> {
 }
 
 async function chownForPostgres(dir: string): Promise<void> {
-  await new Promise<void>((resolve, reject) =>
-    execFile('chown', ['postgres:postgres', dir], (err) => (err ? reject(err) : resolve())),
-  );
+  await new Promise<void>((resolve, reject) => execFile('chown', ['postgres:postgres', dir], (err) => (err ? reject(err) : resolve())));
 }
 
 /**

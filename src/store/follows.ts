@@ -35,7 +35,6 @@ export interface Relationship {
   readonly mutingExpiresAt: Date | null;
 }
 
-
 export interface PagedIds {
   /** [relationship row id, account id], newest first. */
   readonly items: readonly (readonly [string, string])[];
@@ -60,14 +59,24 @@ export class FollowStore {
    */
   async follow(accountId: string, targetId: string, uri: string | null, o: FollowOptions = {}): Promise<FollowRow> {
     return this.db.tx(async (q) => {
-      const asked = (await q.query<{ show_reblogs: boolean; notify: boolean; languages: string[] | null }>(
-        'DELETE FROM follow_requests WHERE account_id = $1 AND target_account_id = $2 RETURNING show_reblogs, notify, languages', [accountId, targetId])).rows[0];
+      const asked = (
+        await q.query<{ show_reblogs: boolean; notify: boolean; languages: string[] | null }>(
+          'DELETE FROM follow_requests WHERE account_id = $1 AND target_account_id = $2 RETURNING show_reblogs, notify, languages',
+          [accountId, targetId],
+        )
+      ).rows[0];
       const r = await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
         `INSERT INTO follows (account_id, target_account_id, uri, show_reblogs, notify, languages) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri)
          RETURNING id, account_id, target_account_id, uri`,
-        [accountId, targetId, uri, o.showReblogs ?? asked?.show_reblogs ?? true, o.notify ?? asked?.notify ?? false,
-          o.languages !== undefined ? o.languages : (asked?.languages ?? null)],
+        [
+          accountId,
+          targetId,
+          uri,
+          o.showReblogs ?? asked?.show_reblogs ?? true,
+          o.notify ?? asked?.notify ?? false,
+          o.languages !== undefined ? o.languages : (asked?.languages ?? null),
+        ],
       );
       await notifyMembersChanged(q, [accountId, targetId]);
       return toFollow(r.rows[0]!);
@@ -126,10 +135,12 @@ export class FollowStore {
   /** Removes a follow or a request; returns what was removed. An account no longer followed leaves the lists. */
   async remove(table: Table, accountId: string, targetId: string): Promise<FollowRow | undefined> {
     return this.db.tx(async (q) => {
-      const r = (await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
-        `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
-        [accountId, targetId],
-      )).rows[0];
+      const r = (
+        await q.query<{ id: string; account_id: string; target_account_id: string; uri: string | null }>(
+          `DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2 RETURNING id, account_id, target_account_id, uri`,
+          [accountId, targetId],
+        )
+      ).rows[0];
       if (!r) return undefined;
       if (table === 'follows') await q.query(LEAVE_LISTS, [accountId, targetId]);
       await notifyMembersChanged(q, [accountId, targetId]);
@@ -139,8 +150,19 @@ export class FollowStore {
 
   async relationships(accountId: string, targetIds: readonly string[]): Promise<Relationship[]> {
     const rows = await this.db.rows<{
-      id: string; following: boolean; show_reblogs: boolean | null; notify: boolean | null; languages: string[] | null; followed_by: boolean; blocking: boolean;
-      blocked_by: boolean; requested: boolean; requested_by: boolean; muting: boolean; muting_notifications: boolean; muting_expires_at: Date | null;
+      id: string;
+      following: boolean;
+      show_reblogs: boolean | null;
+      notify: boolean | null;
+      languages: string[] | null;
+      followed_by: boolean;
+      blocking: boolean;
+      blocked_by: boolean;
+      requested: boolean;
+      requested_by: boolean;
+      muting: boolean;
+      muting_notifications: boolean;
+      muting_expires_at: Date | null;
     }>(
       `SELECT t.id::text AS id,
          f.id IS NOT NULL AS following, coalesce(f.show_reblogs, fr.show_reblogs) AS show_reblogs, coalesce(f.notify, fr.notify) AS notify,
@@ -159,9 +181,19 @@ export class FollowStore {
       [accountId, targetIds],
     );
     return rows.map((r) => ({
-      id: r.id, following: r.following, showingReblogs: r.show_reblogs ?? false, notifying: r.notify ?? false, languages: r.languages,
-      followedBy: r.followed_by, blocking: r.blocking, blockedBy: r.blocked_by, requested: r.requested, requestedBy: r.requested_by,
-      muting: r.muting, mutingNotifications: r.muting_notifications, mutingExpiresAt: r.muting_expires_at,
+      id: r.id,
+      following: r.following,
+      showingReblogs: r.show_reblogs ?? false,
+      notifying: r.notify ?? false,
+      languages: r.languages,
+      followedBy: r.followed_by,
+      blocking: r.blocking,
+      blockedBy: r.blocked_by,
+      requested: r.requested,
+      requestedBy: r.requested_by,
+      muting: r.muting,
+      mutingNotifications: r.muting_notifications,
+      mutingExpiresAt: r.muting_expires_at,
     }));
   }
 
@@ -216,7 +248,9 @@ export class FollowStore {
                   WHERE account_id = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) st ON st.id = t.id`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following), statuses: Number(r.statuses), lastStatusAt: r.last_status_at }]));
+    return new Map(
+      rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following), statuses: Number(r.statuses), lastStatusAt: r.last_status_at }]),
+    );
   }
 
   /** Whether any local account follows this (remote) account: its posts then belong in someone's home. */

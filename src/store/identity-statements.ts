@@ -19,7 +19,10 @@ export class IdentityStatementStore {
 
   /** The documents whose proofs have not expired at `now`, in publishing order. */
   async live(accountId: string, now: Date): Promise<string[]> {
-    const rows = await this.db.rows<{ document: string }>(`SELECT document FROM identity_statements WHERE account_id = $1 AND ${LIVE} ORDER BY id`, [accountId, now]);
+    const rows = await this.db.rows<{ document: string }>(`SELECT document FROM identity_statements WHERE account_id = $1 AND ${LIVE} ORDER BY id`, [
+      accountId,
+      now,
+    ]);
     return rows.map((r) => r.document);
   }
 
@@ -32,16 +35,32 @@ export class IdentityStatementStore {
       const locked = await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       if (locked.rowCount === 0) return { ok: false, reason: 'no_account' } as const;
       await q.query('DELETE FROM identity_statements WHERE account_id = $1 AND expires_at <= $2', [accountId, now]);
-      const existing = await q.query<{ document: string }>('SELECT document FROM identity_statements WHERE account_id = $1 AND subject = $2', [accountId, s.subject]);
+      const existing = await q.query<{ document: string }>('SELECT document FROM identity_statements WHERE account_id = $1 AND subject = $2', [
+        accountId,
+        s.subject,
+      ]);
       const changed = existing.rows[0]?.document !== s.document;
       if (existing.rowCount && changed) {
-        await q.query('UPDATE identity_statements SET document = $3, expires_at = $4, updated_at = now() WHERE account_id = $1 AND subject = $2', [accountId, s.subject, s.document, s.expiresAt]);
+        await q.query('UPDATE identity_statements SET document = $3, expires_at = $4, updated_at = now() WHERE account_id = $1 AND subject = $2', [
+          accountId,
+          s.subject,
+          s.document,
+          s.expiresAt,
+        ]);
       } else if (!existing.rowCount) {
         const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM identity_statements WHERE account_id = $1', [accountId]);
         if (count.rows[0]!.n >= max) return { ok: false, reason: 'limit' } as const;
-        await q.query('INSERT INTO identity_statements (account_id, subject, document, expires_at) VALUES ($1, $2, $3, $4)', [accountId, s.subject, s.document, s.expiresAt]);
+        await q.query('INSERT INTO identity_statements (account_id, subject, document, expires_at) VALUES ($1, $2, $3, $4)', [
+          accountId,
+          s.subject,
+          s.document,
+          s.expiresAt,
+        ]);
       }
-      const rows = await q.query<{ document: string }>(`SELECT document FROM identity_statements WHERE account_id = $1 AND ${LIVE} ORDER BY id`, [accountId, now]);
+      const rows = await q.query<{ document: string }>(`SELECT document FROM identity_statements WHERE account_id = $1 AND ${LIVE} ORDER BY id`, [
+        accountId,
+        now,
+      ]);
       return { ok: true, changed, statements: rows.rows.map((r) => r.document) } as const;
     });
   }
@@ -57,7 +76,10 @@ export class IdentityStatementStore {
       await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       await q.query('DELETE FROM identity_statements WHERE account_id = $1', [accountId]);
       for (const s of statements) {
-        await q.query('INSERT INTO identity_statements (account_id, subject, document, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, subject) DO NOTHING', [accountId, s.subject, s.document, s.expiresAt]);
+        await q.query(
+          'INSERT INTO identity_statements (account_id, subject, document, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, subject) DO NOTHING',
+          [accountId, s.subject, s.document, s.expiresAt],
+        );
       }
     });
   }

@@ -23,10 +23,14 @@ export class InboxJobStore {
    * embedded signed documents must be kept as written (actor Updates carrying identity statements).
    */
   async enqueue(activityId: string, signerId: string, body: unknown, raw: string | null = null): Promise<boolean> {
-    return (await this.db.exec(
-      'INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING',
-      [activityId, signerId, JSON.stringify(body), raw],
-    )) === 1;
+    return (
+      (await this.db.exec('INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING', [
+        activityId,
+        signerId,
+        JSON.stringify(body),
+        raw,
+      ])) === 1
+    );
   }
 
   async claim(owner: string, limit: number, leaseMs: number): Promise<InboxJob[]> {
@@ -37,7 +41,9 @@ export class InboxJobStore {
        RETURNING id, activity_id, signer_id, body, raw, attempts`,
       [owner, limit, leaseMs],
     );
-    return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => ({ id: r.id, activityId: r.activity_id, signerId: r.signer_id, body: r.body, raw: r.raw, attempts: r.attempts }));
+    return rows
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      .map((r) => ({ id: r.id, activityId: r.activity_id, signerId: r.signer_id, body: r.body, raw: r.raw, attempts: r.attempts }));
   }
 
   async done(id: string, error?: string): Promise<void> {
@@ -45,10 +51,11 @@ export class InboxJobStore {
   }
 
   async retry(id: string, delayMs: number, error: string): Promise<void> {
-    await this.db.exec(
-      `UPDATE inbox_jobs SET next_attempt_at = now() + $2 * interval '1 millisecond', lease_until = NULL, last_error = $3 WHERE id = $1`,
-      [id, delayMs, error],
-    );
+    await this.db.exec(`UPDATE inbox_jobs SET next_attempt_at = now() + $2 * interval '1 millisecond', lease_until = NULL, last_error = $3 WHERE id = $1`, [
+      id,
+      delayMs,
+      error,
+    ]);
   }
 
   /** Milliseconds until the next job is due (0 if one is due now), or null when there is none. */

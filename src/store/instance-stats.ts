@@ -27,7 +27,16 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
             count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '180 days') AS half
        FROM users`,
   );
-  const owner = await db.one<{ id: string; username: string; display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; created_at: Date }>(
+  const owner = await db.one<{
+    id: string;
+    username: string;
+    display_name: string;
+    note: string;
+    locked: boolean;
+    bot: boolean;
+    discoverable: boolean | null;
+    created_at: Date;
+  }>(
     `SELECT a.id, a.username, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at
        FROM users u JOIN accounts a ON a.id = u.account_id
       WHERE u.role_id = 3 AND NOT u.disabled ORDER BY u.id LIMIT 1`,
@@ -37,7 +46,16 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
     activeMonth: Number(counts?.active ?? 0),
     activeHalfyear: Number(counts?.half ?? 0),
     owner: owner
-      ? { id: owner.id, username: owner.username, displayName: owner.display_name, note: owner.note, locked: owner.locked, bot: owner.bot, discoverable: owner.discoverable, createdAt: owner.created_at }
+      ? {
+          id: owner.id,
+          username: owner.username,
+          displayName: owner.display_name,
+          note: owner.note,
+          locked: owner.locked,
+          bot: owner.bot,
+          discoverable: owner.discoverable,
+          createdAt: owner.created_at,
+        }
       : null,
   };
 }

@@ -21,7 +21,6 @@ export interface Counts {
   readonly quotes: ReadonlyMap<string, number>;
 }
 
-
 export const MAX_PINS = 5;
 
 export class InteractionStore {
@@ -29,7 +28,9 @@ export class InteractionStore {
 
   /** Returns whether a favourite was added (false: it already existed). */
   async favourite(accountId: string, statusId: string, uri: string | null = null): Promise<boolean> {
-    return (await this.db.exec('INSERT INTO favourites (account_id, status_id, uri) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [accountId, statusId, uri])) > 0;
+    return (
+      (await this.db.exec('INSERT INTO favourites (account_id, status_id, uri) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [accountId, statusId, uri])) > 0
+    );
   }
 
   /** Removes a favourite; returns it (with the Like id it was sent or received with), if there was one. */
@@ -39,7 +40,8 @@ export class InteractionStore {
 
   /** Removes the favourite a remote Like created (Undo Like), if it was the account's; returns its status id. */
   async unfavouriteByUri(accountId: string, uri: string): Promise<string | undefined> {
-    return (await this.db.one<{ status_id: string }>('DELETE FROM favourites WHERE account_id = $1 AND uri = $2 RETURNING status_id', [accountId, uri]))?.status_id;
+    return (await this.db.one<{ status_id: string }>('DELETE FROM favourites WHERE account_id = $1 AND uri = $2 RETURNING status_id', [accountId, uri]))
+      ?.status_id;
   }
 
   async bookmark(accountId: string, statusId: string): Promise<void> {
@@ -63,8 +65,11 @@ export class InteractionStore {
   async pin(accountId: string, statusId: string): Promise<boolean> {
     return this.db.tx(async (q) => {
       await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const n = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM pins p JOIN statuses s ON s.id = p.status_id
-         WHERE p.account_id = $1 AND p.status_id <> $2 AND s.deleted_at IS NULL`, [accountId, statusId]);
+      const n = await q.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pins p JOIN statuses s ON s.id = p.status_id
+         WHERE p.account_id = $1 AND p.status_id <> $2 AND s.deleted_at IS NULL`,
+        [accountId, statusId],
+      );
       if (n.rows[0]!.n >= MAX_PINS) return false;
       await q.query('INSERT INTO pins (account_id, status_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, statusId]);
       return true;
@@ -105,9 +110,14 @@ export class InteractionStore {
     const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.id));
     // Which statuses are in a muted thread is asked only of a viewer who muted some (planning it costs every page).
     const muted = rows.some((r) => r.kind === 't')
-      ? new Set((await this.db.rows<{ id: string }>(
-        'SELECT x::text AS id FROM unnest($2::bigint[]) x WHERE thread_root(x) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = $1)',
-        [viewerId, ids])).map((r) => r.id))
+      ? new Set(
+          (
+            await this.db.rows<{ id: string }>(
+              'SELECT x::text AS id FROM unnest($2::bigint[]) x WHERE thread_root(x) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = $1)',
+              [viewerId, ids],
+            )
+          ).map((r) => r.id),
+        )
       : new Set<string>();
     return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p'), muted };
   }
@@ -148,13 +158,22 @@ export class InteractionStore {
     return p.newestFirst(rows.map((r): [string, string] => [r.id, r.other]));
   }
 
-  private async whoPage(table: 'favourites' | 'statuses', more: string, statusId: string, viewerId: string | null, page: PageQuery): Promise<[string, string][]> {
+  private async whoPage(
+    table: 'favourites' | 'statuses',
+    more: string,
+    statusId: string,
+    viewerId: string | null,
+    page: PageQuery,
+  ): Promise<[string, string][]> {
     const values: unknown[] = [statusId];
     const column = table === 'favourites' ? 'x.status_id' : 'x.reblog_of_id';
     let where = `${column} = $1${more} AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = x.account_id AND a.deleted_at IS NULL)`;
     if (viewerId !== null) where += ` AND ${notSilenced(`$${values.push(viewerId)}`, 'x.account_id')}`;
     const p = pageSql(page, 'x.id', values);
-    const rows = await this.db.rows<{ id: string; other: string }>(`SELECT x.id, x.account_id AS other FROM ${table} x WHERE ${where}${p.where}${p.orderLimit}`, values);
+    const rows = await this.db.rows<{ id: string; other: string }>(
+      `SELECT x.id, x.account_id AS other FROM ${table} x WHERE ${where}${p.where}${p.orderLimit}`,
+      values,
+    );
     return p.newestFirst(rows.map((r): [string, string] => [r.id, r.other]));
   }
 }

@@ -18,7 +18,11 @@ export const MAX_LIST_ACCOUNTS = 500;
 
 interface Row {
   [k: string]: unknown;
-  id: string; account_id: string; title: string; replies_policy: RepliesPolicy; exclusive: boolean;
+  id: string;
+  account_id: string;
+  title: string;
+  replies_policy: RepliesPolicy;
+  exclusive: boolean;
 }
 const toList = (r: Row): List => ({ id: r.id, accountId: r.account_id, title: r.title, repliesPolicy: r.replies_policy, exclusive: r.exclusive });
 
@@ -41,7 +45,12 @@ export class ListStore {
       await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       const n = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM lists WHERE account_id = $1', [accountId]);
       if (n.rows[0]!.n >= MAX_LISTS) return undefined;
-      const r = await q.query<Row>('INSERT INTO lists (account_id, title, replies_policy, exclusive) VALUES ($1, $2, $3, $4) RETURNING *', [accountId, title, repliesPolicy, exclusive]);
+      const r = await q.query<Row>('INSERT INTO lists (account_id, title, replies_policy, exclusive) VALUES ($1, $2, $3, $4) RETURNING *', [
+        accountId,
+        title,
+        repliesPolicy,
+        exclusive,
+      ]);
       return toList(r.rows[0]!);
     });
   }
@@ -64,7 +73,9 @@ export class ListStore {
     const values: unknown[] = [listId];
     const where = 'la.list_id = $1 AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = la.account_id AND a.deleted_at IS NULL)';
     if (page === null) {
-      return (await this.db.rows<{ account_id: string }>(`SELECT la.account_id FROM list_accounts la WHERE ${where} ORDER BY la.account_id DESC`, values)).map((r) => r.account_id);
+      return (await this.db.rows<{ account_id: string }>(`SELECT la.account_id FROM list_accounts la WHERE ${where} ORDER BY la.account_id DESC`, values)).map(
+        (r) => r.account_id,
+      );
     }
     const p = pageSql(page, 'la.account_id', values);
     const rows = await this.db.rows<{ account_id: string }>(`SELECT la.account_id FROM list_accounts la WHERE ${where}${p.where}${p.orderLimit}`, values);
@@ -95,9 +106,11 @@ export class ListStore {
 
   /** The member's lists that contain an account. */
   async containing(ownerId: string, accountId: string): Promise<List[]> {
-    return (await this.db.rows<Row>(
-      'SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = $1 AND la.account_id = $2 ORDER BY l.id',
-      [ownerId, accountId],
-    )).map(toList);
+    return (
+      await this.db.rows<Row>(
+        'SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = $1 AND la.account_id = $2 ORDER BY l.id',
+        [ownerId, accountId],
+      )
+    ).map(toList);
   }
 }

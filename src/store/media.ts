@@ -22,15 +22,35 @@ export interface Media {
 
 interface Row {
   [k: string]: unknown;
-  id: string; account_id: string; status_id: string | null; type: MediaType; content_type: string; file_name: string | null;
-  file_size: string | null; width: number | null; height: number | null; description: string | null; focus_x: number; focus_y: number;
+  id: string;
+  account_id: string;
+  status_id: string | null;
+  type: MediaType;
+  content_type: string;
+  file_name: string | null;
+  file_size: string | null;
+  width: number | null;
+  height: number | null;
+  description: string | null;
+  focus_x: number;
+  focus_y: number;
   remote_url: string | null;
 }
 
 const toMedia = (r: Row): Media => ({
-  id: r.id, accountId: r.account_id, statusId: r.status_id, type: r.type, contentType: r.content_type, fileName: r.file_name,
-  fileSize: r.file_size === null ? null : Number(r.file_size), width: r.width, height: r.height, description: r.description,
-  focusX: r.focus_x, focusY: r.focus_y, remoteUrl: r.remote_url,
+  id: r.id,
+  accountId: r.account_id,
+  statusId: r.status_id,
+  type: r.type,
+  contentType: r.content_type,
+  fileName: r.file_name,
+  fileSize: r.file_size === null ? null : Number(r.file_size),
+  width: r.width,
+  height: r.height,
+  description: r.description,
+  focusX: r.focus_x,
+  focusY: r.focus_y,
+  remoteUrl: r.remote_url,
 });
 
 export type NewMedia = Omit<Media, 'id' | 'statusId'>;
@@ -62,8 +82,12 @@ async function insert(q: Queryable, m: NewMedia, statusId: string | null, positi
 
 /** The attachments a status shows, in order, with their descriptions (what a version of it records). */
 export async function shownMedia(q: Queryable, statusId: string): Promise<{ ids: string[]; descriptions: (string | null)[] }> {
-  const rows = (await q.query<{ id: string; description: string | null }>(
-    'SELECT id, description FROM media_attachments WHERE status_id = $1 AND NOT removed ORDER BY position, id', [statusId])).rows;
+  const rows = (
+    await q.query<{ id: string; description: string | null }>(
+      'SELECT id, description FROM media_attachments WHERE status_id = $1 AND NOT removed ORDER BY position, id',
+      [statusId],
+    )
+  ).rows;
   return { ids: rows.map((r) => r.id), descriptions: rows.map((r) => r.description) };
 }
 
@@ -82,11 +106,20 @@ async function show(q: Queryable, statusId: string, ids: readonly string[]): Pro
  * an id is not such an upload, 'mixed' when a video or audio file would not be alone (nothing is changed in either
  * case); otherwise whether the post's attachments look any different.
  */
-export async function editAttachments(q: Queryable, accountId: string, statusId: string, ids: readonly string[], attributes: readonly MediaAttributes[]): Promise<boolean | null | 'mixed'> {
+export async function editAttachments(
+  q: Queryable,
+  accountId: string,
+  statusId: string,
+  ids: readonly string[],
+  attributes: readonly MediaAttributes[],
+): Promise<boolean | null | 'mixed'> {
   const before = (await shownMedia(q, statusId)).ids;
-  const rows = (await q.query<Row>(
-    'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
-    [ids, accountId, statusId])).rows.map(toMedia);
+  const rows = (
+    await q.query<Row>(
+      'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
+      [ids, accountId, statusId],
+    )
+  ).rows.map(toMedia);
   if (rows.length !== new Set(ids).size) return null;
   if (mixesVideo(rows.map((r) => r.type))) return 'mixed';
   let changed = before.join() !== ids.join();
@@ -109,7 +142,9 @@ export async function editAttachments(q: Queryable, accountId: string, statusId:
  */
 export async function editRemoteAttachments(q: Queryable, accountId: string, statusId: string, list: readonly RemoteMedia[]): Promise<boolean> {
   const before = (await shownMedia(q, statusId)).ids;
-  const had = (await q.query<Row>('SELECT * FROM media_attachments WHERE status_id = $1 ORDER BY removed, position, id FOR UPDATE', [statusId])).rows.map(toMedia);
+  const had = (await q.query<Row>('SELECT * FROM media_attachments WHERE status_id = $1 ORDER BY removed, position, id FOR UPDATE', [statusId])).rows.map(
+    toMedia,
+  );
   const next: string[] = [];
   let changed = false;
   for (const m of list) {
@@ -163,18 +198,20 @@ export class MediaStore {
 
   /** Attaches the member's unattached uploads to a status, in the given order; false if any is not theirs or taken. */
   async attach(accountId: string, statusId: string, ids: readonly string[]): Promise<boolean> {
-    return this.db.tx(async (q) => {
-      const n = await q.query(
-        `UPDATE media_attachments m SET status_id = $2, position = t.n FROM unnest($3::bigint[]) WITH ORDINALITY AS t(id, n)
+    return this.db
+      .tx(async (q) => {
+        const n = await q.query(
+          `UPDATE media_attachments m SET status_id = $2, position = t.n FROM unnest($3::bigint[]) WITH ORDINALITY AS t(id, n)
          WHERE m.id = t.id AND m.account_id = $1 AND m.status_id IS NULL`,
-        [accountId, statusId, ids],
-      );
-      if ((n.rowCount ?? 0) !== ids.length) throw new AttachError();
-      return true;
-    }).catch((e: unknown) => {
-      if (e instanceof AttachError) return false;
-      throw e;
-    });
+          [accountId, statusId, ids],
+        );
+        if ((n.rowCount ?? 0) !== ids.length) throw new AttachError();
+        return true;
+      })
+      .catch((e: unknown) => {
+        if (e instanceof AttachError) return false;
+        throw e;
+      });
   }
 
   /** Whether every id is an upload of the member not yet attached to a status. */
@@ -190,7 +227,10 @@ export class MediaStore {
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {
     const out = new Map<string, Media[]>();
     if (statusIds.length === 0) return out;
-    const rows = await this.db.rows<Row>('SELECT * FROM media_attachments WHERE status_id = ANY($1::bigint[]) AND NOT removed ORDER BY status_id, position, id', [statusIds]);
+    const rows = await this.db.rows<Row>(
+      'SELECT * FROM media_attachments WHERE status_id = ANY($1::bigint[]) AND NOT removed ORDER BY status_id, position, id',
+      [statusIds],
+    );
     for (const r of rows) {
       const m = toMedia(r);
       const list = out.get(m.statusId!) ?? [];

@@ -29,7 +29,9 @@ export class MuteStore {
     const p = pageSql(page, 'x.id', values);
     const ends = kind === 'mutes' ? 'x.expires_at' : 'NULL::timestamptz';
     const rows = await this.db.rows<{ id: string; target: string; ends: Date | null }>(
-      `SELECT x.id, x.target_account_id AS target, ${ends} AS ends FROM ${kind} x WHERE x.account_id = $1${where}${p.where}${p.orderLimit}`, values);
+      `SELECT x.id, x.target_account_id AS target, ${ends} AS ends FROM ${kind} x WHERE x.account_id = $1${where}${p.where}${p.orderLimit}`,
+      values,
+    );
     return p.newestFirst(rows.map((r): [string, string, Date | null] => [r.id, r.target, r.ends]));
   }
 }

@@ -90,13 +90,24 @@ export class NotificationGroupStore {
     const upTo = range?.end ? ` AND n.id <= $${values.push(range.end)}` : '';
     const of = `FROM notifications n WHERE ${where} AND n.group_key = g.key${upTo}`;
     const from = range ? (range.begin ? ` AND n.id >= $${values.push(range.begin)}` : '') : null;
-    const rows = await this.db.rows<{ key: string; most_recent: string | null; samples: string[]; count: number; page_min_id: string | null; latest_at: Date | null }>(
+    const rows = await this.db.rows<{
+      key: string;
+      most_recent: string | null;
+      samples: string[];
+      count: number;
+      page_min_id: string | null;
+      latest_at: Date | null;
+    }>(
       `SELECT g.key,
          (SELECT n.id ${of} ORDER BY n.id DESC LIMIT 1) AS most_recent,
          ARRAY(SELECT n.from_account_id::text ${of} ORDER BY n.id DESC LIMIT ${SAMPLE_ACCOUNTS}) AS samples,
          (SELECT count(*) ${of})::int AS count
-         ${from === null ? '' : `, (SELECT n.id FROM notifications n WHERE ${where} AND n.group_key = g.key${from} ORDER BY n.id ASC LIMIT 1) AS page_min_id,
-         (SELECT n.created_at ${of} ORDER BY n.id DESC LIMIT 1) AS latest_at`}
+         ${
+           from === null
+             ? ''
+             : `, (SELECT n.id FROM notifications n WHERE ${where} AND n.group_key = g.key${from} ORDER BY n.id ASC LIMIT 1) AS page_min_id,
+         (SELECT n.created_at ${of} ORDER BY n.id DESC LIMIT 1) AS latest_at`
+         }
        FROM unnest(${k}::text[]) AS g(key)`,
       values,
     );
@@ -104,7 +115,9 @@ export class NotificationGroupStore {
     for (const r of rows) {
       if (r.most_recent === null) continue;
       out.set(r.key, {
-        mostRecentId: r.most_recent, sampleAccountIds: r.samples, count: r.count,
+        mostRecentId: r.most_recent,
+        sampleAccountIds: r.samples,
+        count: r.count,
         ...(range ? { pageMinId: r.page_min_id ?? r.most_recent, latestAt: r.latest_at ?? undefined } : {}),
       });
     }
@@ -132,7 +145,10 @@ export class NotificationGroupStore {
     if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
     if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
     const up = !!page.minId && !page.sinceId;
-    const rows = await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where} ORDER BY n.id ${up ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`, values);
+    const rows = await this.db.rows<NotificationRow>(
+      `SELECT n.* FROM notifications n WHERE ${where} ORDER BY n.id ${up ? 'ASC' : 'DESC'} LIMIT $${values.push(page.limit)}`,
+      values,
+    );
     return (up ? rows.reverse() : rows).map(toNotification);
   }
 
@@ -148,7 +164,10 @@ export class NotificationGroupStore {
     const values: unknown[] = [accountId];
     let where = shownWhere(values, f);
     if (after) where += ` AND n.id > $${values.push(after)}`;
-    const r = await this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT $${values.push(limit)}) x`, values);
+    const r = await this.db.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT $${values.push(limit)}) x`,
+      values,
+    );
     return r?.n ?? 0;
   }
 

@@ -33,13 +33,25 @@ export interface NotificationFilter {
 
 export interface NotificationRow {
   [k: string]: unknown;
-  id: string; account_id: string; from_account_id: string; type: NotificationType; status_id: string | null; report_id: string | null;
-  created_at: Date; group_key: string | null;
+  id: string;
+  account_id: string;
+  from_account_id: string;
+  type: NotificationType;
+  status_id: string | null;
+  report_id: string | null;
+  created_at: Date;
+  group_key: string | null;
 }
 
 export const toNotification = (r: NotificationRow): Notification => ({
-  id: r.id, accountId: r.account_id, fromAccountId: r.from_account_id, type: r.type, statusId: r.status_id, reportId: r.report_id,
-  createdAt: r.created_at, groupKey: r.group_key,
+  id: r.id,
+  accountId: r.account_id,
+  fromAccountId: r.from_account_id,
+  type: r.type,
+  statusId: r.status_id,
+  reportId: r.report_id,
+  createdAt: r.created_at,
+  groupKey: r.group_key,
 });
 
 /** Types whose notifications are grouped (Mastodon's GROUPABLE_NOTIFICATION_TYPES). */
@@ -100,8 +112,16 @@ export class NotificationStore {
    * A new post: local followers who follow its author with notify get a `status` notification, as Mastodon sends
    * them: not for boosts, direct posts or replies to others, and not to those it mentions (they are told anyway).
    */
-  async newPost(s: { readonly id: string; readonly accountId: string; readonly visibility: string; readonly reblogOfId: string | null;
-    readonly inReplyToId: string | null; readonly inReplyToUri: string | null; readonly inReplyToAccountId: string | null; readonly mentionIds: readonly string[] }): Promise<void> {
+  async newPost(s: {
+    readonly id: string;
+    readonly accountId: string;
+    readonly visibility: string;
+    readonly reblogOfId: string | null;
+    readonly inReplyToId: string | null;
+    readonly inReplyToUri: string | null;
+    readonly inReplyToAccountId: string | null;
+    readonly mentionIds: readonly string[];
+  }): Promise<void> {
     if (s.reblogOfId || s.visibility === 'direct') return;
     if ((s.inReplyToId || s.inReplyToUri) && s.inReplyToAccountId !== s.accountId) return;
     await this.db.exec(
@@ -142,7 +162,9 @@ export class NotificationStore {
     const values: unknown[] = [accountId];
     const where = notificationWhere(values, f);
     const p = pageSql(page, 'n.id', values);
-    return p.newestFirst((await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification));
+    return p.newestFirst(
+      (await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification),
+    );
   }
 
   async one(accountId: string, id: string): Promise<Notification | undefined> {

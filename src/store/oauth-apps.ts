@@ -13,8 +13,14 @@ export interface OAuthApp {
 }
 
 interface AppRow extends Record<string, unknown> {
-  id: string; name: string; website: string | null; redirect_uris: string[]; scopes: string[]; client_id: string;
-  secret_hash: Buffer; created_at: Date;
+  id: string;
+  name: string;
+  website: string | null;
+  redirect_uris: string[];
+  scopes: string[];
+  client_id: string;
+  secret_hash: Buffer;
+  created_at: Date;
 }
 
 const COLUMNS = 'id, name, website, redirect_uris, scopes, client_id, secret_hash, created_at';
@@ -51,7 +57,10 @@ export class AppStore {
   /** Name and website of each of these apps (how statuses show the app they were posted with). */
   async shown(ids: readonly string[]): Promise<Map<string, { name: string; website: string | null }>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.rows<{ id: string; name: string; website: string | null }>('SELECT id, name, website FROM oauth_apps WHERE id = ANY($1::bigint[])', [ids]);
+    const rows = await this.db.rows<{ id: string; name: string; website: string | null }>(
+      'SELECT id, name, website FROM oauth_apps WHERE id = ANY($1::bigint[])',
+      [ids],
+    );
     return new Map(rows.map((r) => [r.id, { name: r.name, website: r.website }]));
   }
 

@@ -12,7 +12,12 @@ export interface AuthorizationCode {
 }
 
 interface CodeRow extends Record<string, unknown> {
-  app_id: string; user_id: string; redirect_uri: string; scopes: string[]; code_challenge: string | null; expires_at: Date;
+  app_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string | null;
+  expires_at: Date;
 }
 
 export class CodeStore {

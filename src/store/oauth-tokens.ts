@@ -14,7 +14,10 @@ export interface TokenRecord {
 }
 
 interface LookupRow extends UserRow {
-  token_id: string; app_id: string; scopes: string[]; token_user_id: string | null;
+  token_id: string;
+  app_id: string;
+  scopes: string[];
+  token_user_id: string | null;
 }
 
 export interface AuthorizedApp {
@@ -98,7 +101,14 @@ export class TokenStore {
         GROUP BY a.id ORDER BY min(t.created_at)`,
       [userId],
     );
-    return rows.map((r) => ({ appId: r.app_id, name: r.name, website: r.website, scopes: r.scopes, authorizedAt: r.authorized_at, lastUsedAt: r.last_used_at }));
+    return rows.map((r) => ({
+      appId: r.app_id,
+      name: r.name,
+      website: r.website,
+      scopes: r.scopes,
+      authorizedAt: r.authorized_at,
+      lastUsedAt: r.last_used_at,
+    }));
   }
 
   /** Writes a batch of last-use times in one statement. */

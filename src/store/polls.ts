@@ -24,8 +24,17 @@ export type VoteRefusal = 'expired' | 'own' | 'already_voted' | 'bad_choices';
 
 interface Row {
   [k: string]: unknown;
-  id: string; status_id: string; account_id: string; options: string[]; multiple: boolean; hide_totals: boolean; expires_at: Date | null;
-  remote_counts: number[] | null; remote_voters: number | null; counts: (number | null)[]; voters: number;
+  id: string;
+  status_id: string;
+  account_id: string;
+  options: string[];
+  multiple: boolean;
+  hide_totals: boolean;
+  expires_at: Date | null;
+  remote_counts: number[] | null;
+  remote_voters: number | null;
+  counts: (number | null)[];
+  voters: number;
 }
 
 const SELECT = `SELECT p.*,
@@ -37,8 +46,14 @@ function toPoll(r: Row): Poll {
   const local = r.counts.map((n) => n ?? 0);
   const remote = r.remote_counts !== null;
   return {
-    id: r.id, statusId: r.status_id, accountId: r.account_id, options: r.options, multiple: r.multiple, hideTotals: r.hide_totals,
-    expiresAt: r.expires_at, remote,
+    id: r.id,
+    statusId: r.status_id,
+    accountId: r.account_id,
+    options: r.options,
+    multiple: r.multiple,
+    hideTotals: r.hide_totals,
+    expiresAt: r.expires_at,
+    remote,
     counts: remote ? r.options.map((_, i) => Math.max(r.remote_counts![i] ?? 0, local[i] ?? 0)) : local,
     votersCount: remote ? Math.max(r.remote_voters ?? 0, r.voters) : r.voters,
   };
@@ -64,8 +79,12 @@ export async function pollOptions(q: Queryable, statusId: string): Promise<strin
  * readers see a different poll (options, kind, end, totals shown, or a poll added or removed).
  */
 export async function editPoll(q: Queryable, statusId: string, accountId: string, spec: PollSpec | null): Promise<boolean> {
-  const cur = (await q.query<{ id: string; options: string[]; multiple: boolean; hide_totals: boolean; expires_at: Date | null }>(
-    'SELECT id, options, multiple, hide_totals, expires_at FROM polls WHERE status_id = $1 FOR UPDATE', [statusId])).rows[0];
+  const cur = (
+    await q.query<{ id: string; options: string[]; multiple: boolean; hide_totals: boolean; expires_at: Date | null }>(
+      'SELECT id, options, multiple, hide_totals, expires_at FROM polls WHERE status_id = $1 FOR UPDATE',
+      [statusId],
+    )
+  ).rows[0];
   if (!spec) {
     if (cur) await q.query('DELETE FROM polls WHERE id = $1', [cur.id]);
     return cur !== undefined;
@@ -116,7 +135,16 @@ export class PollStore {
     this.due.wake();
   }
 
-  async create(p: { statusId: string; accountId: string; options: readonly string[]; multiple: boolean; hideTotals: boolean; expiresAt: Date | null; remoteCounts?: number[]; remoteVoters?: number | null }): Promise<void> {
+  async create(p: {
+    statusId: string;
+    accountId: string;
+    options: readonly string[];
+    multiple: boolean;
+    hideTotals: boolean;
+    expiresAt: Date | null;
+    remoteCounts?: number[];
+    remoteVoters?: number | null;
+  }): Promise<void> {
     await this.db.exec(
       `INSERT INTO polls (status_id, account_id, options, multiple, hide_totals, expires_at, remote_counts, remote_voters, refreshed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $7::integer[] IS NULL THEN NULL ELSE now() END) ON CONFLICT (status_id) DO NOTHING`,
@@ -156,13 +184,22 @@ export class PollStore {
   async vote(pollId: string, accountId: string, choices: readonly number[], now: Date, uris?: readonly string[]): Promise<VoteRefusal | null> {
     let scheduled = false;
     const refused = await this.db.tx(async (q): Promise<VoteRefusal | null> => {
-      const p = (await q.query<{ account_id: string; options: string[]; multiple: boolean; expires_at: Date | null }>(
-        'SELECT account_id, options, multiple, expires_at FROM polls WHERE id = $1 FOR UPDATE', [pollId])).rows[0];
+      const p = (
+        await q.query<{ account_id: string; options: string[]; multiple: boolean; expires_at: Date | null }>(
+          'SELECT account_id, options, multiple, expires_at FROM polls WHERE id = $1 FOR UPDATE',
+          [pollId],
+        )
+      ).rows[0];
       if (!p) return 'bad_choices';
       if (p.expires_at && p.expires_at <= now) return 'expired';
       if (p.account_id === accountId) return 'own';
       const unique = [...new Set(choices)];
-      if (unique.length === 0 || unique.length !== choices.length || (!p.multiple && unique.length > 1) || unique.some((c) => !Number.isInteger(c) || c < 0 || c >= p.options.length)) {
+      if (
+        unique.length === 0 ||
+        unique.length !== choices.length ||
+        (!p.multiple && unique.length > 1) ||
+        unique.some((c) => !Number.isInteger(c) || c < 0 || c >= p.options.length)
+      ) {
         return 'bad_choices';
       }
       const already = await q.query('SELECT 1 FROM poll_votes WHERE poll_id = $1 AND account_id = $2 LIMIT 1', [pollId, accountId]);
@@ -170,14 +207,25 @@ export class PollStore {
       if (already.rowCount && !(uris && p.multiple)) return 'already_voted';
       let counted = 0;
       for (const [i, c] of unique.entries()) {
-        counted += (await q.query('INSERT INTO poll_votes (poll_id, account_id, choice, uri) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [pollId, accountId, c, uris?.[i] ?? null])).rowCount ?? 0;
+        counted +=
+          (
+            await q.query('INSERT INTO poll_votes (poll_id, account_id, choice, uri) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+              pollId,
+              accountId,
+              c,
+              uris?.[i] ?? null,
+            ])
+          ).rowCount ?? 0;
       }
       if (counted > 0) {
-        scheduled = ((await q.query(
-          `UPDATE polls SET update_due_at = coalesce(update_due_at, now() + $2 * interval '1 millisecond')
+        scheduled =
+          ((
+            await q.query(
+              `UPDATE polls SET update_due_at = coalesce(update_due_at, now() + $2 * interval '1 millisecond')
            WHERE id = $1 AND remote_counts IS NULL AND NOT hide_totals`,
-          [pollId, this.o.updateDelayMs],
-        )).rowCount ?? 0) > 0;
+              [pollId, this.o.updateDelayMs],
+            )
+          ).rowCount ?? 0) > 0;
       }
       return null;
     });
@@ -204,12 +252,14 @@ export class PollStore {
    * (once read after the end, the final counts are known). True for the one caller (of any node) that should fetch.
    */
   async claimRefresh(pollId: string, staleMs: number): Promise<boolean> {
-    return (await this.db.exec(
-      `UPDATE polls SET refreshed_at = now() WHERE id = $1 AND remote_counts IS NOT NULL
+    return (
+      (await this.db.exec(
+        `UPDATE polls SET refreshed_at = now() WHERE id = $1 AND remote_counts IS NOT NULL
          AND (refreshed_at IS NULL OR refreshed_at < now() - $2 * interval '1 millisecond')
          AND (refreshed_at IS NULL OR expires_at IS NULL OR refreshed_at < expires_at)`,
-      [pollId, staleMs],
-    )) > 0;
+        [pollId, staleMs],
+      )) > 0
+    );
   }
 
   /** Remote accounts that voted in a poll (their servers hold a copy of it). */

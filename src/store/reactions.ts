@@ -54,7 +54,10 @@ export class ReactionStore {
   }
 
   async removeByUri(accountId: string, uri: string): Promise<{ status_id: string; emoji: string } | undefined> {
-    return this.db.one<{ status_id: string; emoji: string }>('DELETE FROM status_reactions WHERE account_id = $1 AND uri = $2 RETURNING status_id, emoji', [accountId, uri]);
+    return this.db.one<{ status_id: string; emoji: string }>('DELETE FROM status_reactions WHERE account_id = $1 AND uri = $2 RETURNING status_id, emoji', [
+      accountId,
+      uri,
+    ]);
   }
 
   /**
@@ -64,13 +67,14 @@ export class ReactionStore {
   async summaries(statusIds: readonly string[], viewerId: string | null): Promise<Map<string, ReactionSummary[]>> {
     const out = new Map<string, ReactionSummary[]>();
     if (statusIds.length === 0) return out;
-    const query = (filtered: boolean) => this.db.rows<{ status_id: string; emoji: string; url: string | null; n: number; me: boolean; accounts: string[] }>(
-      `SELECT status_id, emoji, min(emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(account_id = $2), false) AS me,
+    const query = (filtered: boolean) =>
+      this.db.rows<{ status_id: string; emoji: string; url: string | null; n: number; me: boolean; accounts: string[] }>(
+        `SELECT status_id, emoji, min(emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(account_id = $2), false) AS me,
          (array_agg(account_id::text ORDER BY id))[1:40] AS accounts
        FROM status_reactions r WHERE r.status_id = ANY($1::bigint[])${filtered ? ` AND ${notSilenced('$2::bigint', 'r.account_id')}` : ''}
        GROUP BY status_id, emoji ORDER BY status_id, n DESC, min(id)`,
-      [statusIds, viewerId],
-    );
+        [statusIds, viewerId],
+      );
     // Most pages have no reactions: the filtered query (dearer to plan) runs only for a viewer when there are some.
     let rows = await query(false);
     if (rows.length > 0 && viewerId !== null) rows = await query(true);
@@ -99,5 +103,7 @@ export const SHORTCODE = /^[A-Za-z0-9_+-]{1,64}$/;
 /** One Unicode emoji (with its modifiers, variation selectors and ZWJ sequences, or a flag); not custom :shortcode:. */
 export function isEmoji(s: string): boolean {
   if (s.length === 0 || s.length > 32) return false;
-  return /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*)$/u.test(s);
+  return /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*)$/u.test(
+    s,
+  );
 }

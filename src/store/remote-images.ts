@@ -11,7 +11,10 @@ export class RemoteImageStore {
   constructor(private readonly db: Database) {}
 
   async byUrl(url: string): Promise<RemoteImage | undefined> {
-    const r = await this.db.one<{ url: string; file_name: string; content_type: string }>('SELECT url, file_name, content_type FROM remote_images WHERE url = $1', [url]);
+    const r = await this.db.one<{ url: string; file_name: string; content_type: string }>(
+      'SELECT url, file_name, content_type FROM remote_images WHERE url = $1',
+      [url],
+    );
     return r && { url: r.url, fileName: r.file_name, contentType: r.content_type };
   }
 

@@ -31,15 +31,33 @@ export interface ReportFilter {
 
 interface Row {
   [k: string]: unknown;
-  id: string; account_id: string; target_account_id: string; status_ids: string[]; comment: string; category: ReportCategory;
-  forwarded: boolean; created_at: Date; updated_at: Date; action_taken_at: Date | null; action_taken_by_account_id: string | null;
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  status_ids: string[];
+  comment: string;
+  category: ReportCategory;
+  forwarded: boolean;
+  created_at: Date;
+  updated_at: Date;
+  action_taken_at: Date | null;
+  action_taken_by_account_id: string | null;
   assigned_account_id: string | null;
 }
 
 const toReport = (r: Row): Report => ({
-  id: r.id, accountId: r.account_id, targetAccountId: r.target_account_id, statusIds: r.status_ids.map(String), comment: r.comment,
-  category: r.category, forwarded: r.forwarded, createdAt: r.created_at, updatedAt: r.updated_at, actionTakenAt: r.action_taken_at,
-  actionTakenByAccountId: r.action_taken_by_account_id, assignedAccountId: r.assigned_account_id,
+  id: r.id,
+  accountId: r.account_id,
+  targetAccountId: r.target_account_id,
+  statusIds: r.status_ids.map(String),
+  comment: r.comment,
+  category: r.category,
+  forwarded: r.forwarded,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  actionTakenAt: r.action_taken_at,
+  actionTakenByAccountId: r.action_taken_by_account_id,
+  assignedAccountId: r.assigned_account_id,
 });
 
 type NewReport = Pick<Report, 'accountId' | 'targetAccountId' | 'statusIds' | 'comment' | 'category' | 'forwarded'> & { uri?: string };
@@ -100,10 +118,10 @@ export class ReportStore {
   }
 
   private async change(id: string, set: string, values: unknown[], changed: string): Promise<Report | undefined> {
-    const r = await this.db.one<Row>(
-      `UPDATE reports SET ${set}, updated_at = CASE WHEN ${changed} THEN now() ELSE updated_at END WHERE id = $1 RETURNING *`,
-      [id, ...values],
-    );
+    const r = await this.db.one<Row>(`UPDATE reports SET ${set}, updated_at = CASE WHEN ${changed} THEN now() ELSE updated_at END WHERE id = $1 RETURNING *`, [
+      id,
+      ...values,
+    ]);
     return r && toReport(r);
   }
 }

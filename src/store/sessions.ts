@@ -14,9 +14,7 @@ export class SessionStore {
 
   async create(userId: string, ip: string, userAgent: string): Promise<string> {
     const secret = randomBytes(32).toString('base64url');
-    await this.db.exec('INSERT INTO sessions (id_hash, user_id, ip, user_agent) VALUES ($1, $2, $3, $4)', [
-      hash(secret), userId, ip, userAgent.slice(0, 500),
-    ]);
+    await this.db.exec('INSERT INTO sessions (id_hash, user_id, ip, user_agent) VALUES ($1, $2, $3, $4)', [hash(secret), userId, ip, userAgent.slice(0, 500)]);
     return secret;
   }
 

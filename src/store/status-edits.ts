@@ -16,9 +16,7 @@ export interface StatusEdit {
   readonly tags: readonly string[];
   readonly editedAt?: Date;
   /** The attachments from now on (undefined: unchanged): a member's uploads by id, or a remote post's by URL. */
-  readonly media?:
-    | { readonly ids: readonly string[]; readonly attributes: readonly MediaAttributes[] }
-    | { readonly remote: readonly RemoteMedia[] };
+  readonly media?: { readonly ids: readonly string[]; readonly attributes: readonly MediaAttributes[] } | { readonly remote: readonly RemoteMedia[] };
   /** The poll from now on (undefined: unchanged, null: none). */
   readonly poll?: PollSpec | null;
 }
@@ -58,17 +56,30 @@ async function recordVersion(q: Queryable, statusId: string, v: { content: strin
 export async function editStatus(db: Database, id: string, e: StatusEdit, link: Link): Promise<EditOutcome> {
   try {
     return await db.tx(async (q) => {
-      const c = (await q.query<{ account_id: string; text: string; content: string; spoiler_text: string; sensitive: boolean; language: string | null; created_at: Date; edited_at: Date | null }>(
-        'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-        [id],
-      )).rows[0];
+      const c = (
+        await q.query<{
+          account_id: string;
+          text: string;
+          content: string;
+          spoiler_text: string;
+          sensitive: boolean;
+          language: string | null;
+          created_at: Date;
+          edited_at: Date | null;
+        }>(
+          'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+          [id],
+        )
+      ).rows[0];
       if (!c) return 'not_found';
       if (c.edited_at === null) await recordVersion(q, id, { content: c.content, spoilerText: c.spoiler_text, sensitive: c.sensitive, at: c.created_at });
-      let changed = c.text !== e.text || c.content !== e.content || c.spoiler_text !== e.spoilerText || c.sensitive !== e.sensitive || c.language !== e.language;
+      let changed =
+        c.text !== e.text || c.content !== e.content || c.spoiler_text !== e.spoilerText || c.sensitive !== e.sensitive || c.language !== e.language;
       if (e.media) {
-        const media = 'ids' in e.media
-          ? await editAttachments(q, c.account_id, id, e.media.ids, e.media.attributes)
-          : await editRemoteAttachments(q, c.account_id, id, e.media.remote);
+        const media =
+          'ids' in e.media
+            ? await editAttachments(q, c.account_id, id, e.media.ids, e.media.attributes)
+            : await editRemoteAttachments(q, c.account_id, id, e.media.remote);
         if (media === null) throw new Outcome('media_refused');
         if (media === 'mixed') throw new Outcome('media_mixed');
         changed ||= media;
@@ -76,10 +87,15 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
       if (e.poll !== undefined) changed = (await editPoll(q, id, c.account_id, e.poll)) || changed;
       if (!changed) throw new Outcome('unchanged');
       const at = e.editedAt ?? new Date();
-      await q.query(
-        'UPDATE statuses SET text = $2, content = $3, spoiler_text = $4, sensitive = $5, language = $6, edited_at = $7 WHERE id = $1',
-        [id, e.text, e.content, e.spoilerText, e.sensitive, e.language, at],
-      );
+      await q.query('UPDATE statuses SET text = $2, content = $3, spoiler_text = $4, sensitive = $5, language = $6, edited_at = $7 WHERE id = $1', [
+        id,
+        e.text,
+        e.content,
+        e.spoilerText,
+        e.sensitive,
+        e.language,
+        at,
+      ]);
       await recordVersion(q, id, { content: e.content, spoilerText: e.spoilerText, sensitive: e.sensitive, at });
       await q.query('DELETE FROM status_mentions WHERE status_id = $1', [id]);
       await q.query('DELETE FROM status_tags WHERE status_id = $1', [id]);
@@ -94,12 +110,24 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
 
 /** The versions of an edited status, oldest first (empty for one never edited). */
 export async function statusVersions(db: Database, id: string): Promise<StatusVersion[]> {
-  const rows = await db.rows<{ content: string; spoiler_text: string; sensitive: boolean; created_at: Date; media_ids: string[]; media_descriptions: (string | null)[]; poll_options: string[] | null }>(
-    'SELECT content, spoiler_text, sensitive, created_at, media_ids, media_descriptions, poll_options FROM status_edits WHERE status_id = $1 ORDER BY id',
-    [id],
-  );
+  const rows = await db.rows<{
+    content: string;
+    spoiler_text: string;
+    sensitive: boolean;
+    created_at: Date;
+    media_ids: string[];
+    media_descriptions: (string | null)[];
+    poll_options: string[] | null;
+  }>('SELECT content, spoiler_text, sensitive, created_at, media_ids, media_descriptions, poll_options FROM status_edits WHERE status_id = $1 ORDER BY id', [
+    id,
+  ]);
   return rows.map((r) => ({
-    content: r.content, spoilerText: r.spoiler_text, sensitive: r.sensitive, createdAt: r.created_at,
-    mediaIds: r.media_ids, mediaDescriptions: r.media_descriptions, pollOptions: r.poll_options,
+    content: r.content,
+    spoilerText: r.spoiler_text,
+    sensitive: r.sensitive,
+    createdAt: r.created_at,
+    mediaIds: r.media_ids,
+    mediaDescriptions: r.media_descriptions,
+    pollOptions: r.poll_options,
   }));
 }

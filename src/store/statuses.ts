@@ -58,18 +58,56 @@ export const STATUS_COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.conte
 
 export interface StatusRow {
   [k: string]: unknown;
-  id: string; account_id: string; uri: string | null; url: string | null; text: string; content: string; spoiler_text: string;
-  visibility: number; sensitive: boolean; language: string | null; in_reply_to_id: string | null; in_reply_to_account_id: string | null;
-  in_reply_to_uri: string | null; reblog_of_id: string | null; quote_of_id: string | null; quote_uri: string | null; local: boolean; created_at: Date; edited_at: Date | null; deleted_at: Date | null;
-  mention_ids: string[]; tags: string[]; application_id: string | null;
+  id: string;
+  account_id: string;
+  uri: string | null;
+  url: string | null;
+  text: string;
+  content: string;
+  spoiler_text: string;
+  visibility: number;
+  sensitive: boolean;
+  language: string | null;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  in_reply_to_uri: string | null;
+  reblog_of_id: string | null;
+  quote_of_id: string | null;
+  quote_uri: string | null;
+  local: boolean;
+  created_at: Date;
+  edited_at: Date | null;
+  deleted_at: Date | null;
+  mention_ids: string[];
+  tags: string[];
+  application_id: string | null;
 }
 
 export function toStatus(r: StatusRow): Status {
   return {
-    id: r.id, accountId: r.account_id, uri: r.uri, url: r.url, text: r.text, content: r.content, spoilerText: r.spoiler_text,
-    visibility: VISIBILITIES[r.visibility]!, sensitive: r.sensitive, language: r.language, inReplyToId: r.in_reply_to_id,
-    inReplyToAccountId: r.in_reply_to_account_id, inReplyToUri: r.in_reply_to_uri, reblogOfId: r.reblog_of_id, quoteOfId: r.quote_of_id, quoteUri: r.quote_uri, local: r.local, createdAt: r.created_at,
-    editedAt: r.edited_at, deletedAt: r.deleted_at, mentionIds: r.mention_ids, tags: r.tags, applicationId: r.application_id,
+    id: r.id,
+    accountId: r.account_id,
+    uri: r.uri,
+    url: r.url,
+    text: r.text,
+    content: r.content,
+    spoilerText: r.spoiler_text,
+    visibility: VISIBILITIES[r.visibility]!,
+    sensitive: r.sensitive,
+    language: r.language,
+    inReplyToId: r.in_reply_to_id,
+    inReplyToAccountId: r.in_reply_to_account_id,
+    inReplyToUri: r.in_reply_to_uri,
+    reblogOfId: r.reblog_of_id,
+    quoteOfId: r.quote_of_id,
+    quoteUri: r.quote_uri,
+    local: r.local,
+    createdAt: r.created_at,
+    editedAt: r.edited_at,
+    deletedAt: r.deleted_at,
+    mentionIds: r.mention_ids,
+    tags: r.tags,
+    applicationId: r.application_id,
   };
 }
 
@@ -100,9 +138,26 @@ export class StatusStore {
            in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), $15, $16, $17, $18)
          ON CONFLICT DO NOTHING RETURNING id`,
-        [s.accountId, s.uri, s.url, s.text, s.content, s.spoilerText, VISIBILITIES.indexOf(s.visibility), s.sensitive, s.language,
-          s.inReplyToId, s.inReplyToAccountId, s.inReplyToUri, s.local, s.createdAt ?? null, s.reblogOfId ?? null,
-          s.quoteOfId ?? null, s.quoteUri ?? null, s.applicationId ?? null],
+        [
+          s.accountId,
+          s.uri,
+          s.url,
+          s.text,
+          s.content,
+          s.spoilerText,
+          VISIBILITIES.indexOf(s.visibility),
+          s.sensitive,
+          s.language,
+          s.inReplyToId,
+          s.inReplyToAccountId,
+          s.inReplyToUri,
+          s.local,
+          s.createdAt ?? null,
+          s.reblogOfId ?? null,
+          s.quoteOfId ?? null,
+          s.quoteUri ?? null,
+          s.applicationId ?? null,
+        ],
       );
       if (!r.rows[0]) {
         // Already there: the same remote post arrived twice at once (shared and personal inbox), or a second boost.
@@ -133,10 +188,10 @@ export class StatusStore {
       await q.query('INSERT INTO status_mentions (status_id, account_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING', [statusId, mentionIds]);
     }
     for (const name of tags) {
-      const t = await q.query<{ id: string }>(
-        `INSERT INTO tags (name, key) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET name = tags.name RETURNING id`,
-        [name, tagKey(name)],
-      );
+      const t = await q.query<{ id: string }>(`INSERT INTO tags (name, key) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET name = tags.name RETURNING id`, [
+        name,
+        tagKey(name),
+      ]);
       await q.query('INSERT INTO status_tags (status_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [statusId, t.rows[0]!.id]);
     }
   }
@@ -155,7 +210,10 @@ export class StatusStore {
 
   /** The member's live boost of a status, if any. */
   async reblogBy(accountId: string, statusId: string): Promise<Status | undefined> {
-    const r = await this.db.one<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = $1 AND s.reblog_of_id = $2 AND s.deleted_at IS NULL`, [accountId, statusId]);
+    const r = await this.db.one<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = $1 AND s.reblog_of_id = $2 AND s.deleted_at IS NULL`,
+      [accountId, statusId],
+    );
     return r && toStatus(r);
   }
 
@@ -192,10 +250,12 @@ export class StatusStore {
   async pinnedOf(accountId: string, viewerId: string | null): Promise<Status[]> {
     const values: unknown[] = [accountId];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
-    return (await this.db.rows<StatusRow>(
-      `SELECT ${STATUS_COLUMNS} FROM pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = $1 AND s.account_id = $1 AND ${visibleTo(v)} ORDER BY p.id DESC`,
-      values,
-    )).map(toStatus);
+    return (
+      await this.db.rows<StatusRow>(
+        `SELECT ${STATUS_COLUMNS} FROM pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = $1 AND s.account_id = $1 AND ${visibleTo(v)} ORDER BY p.id DESC`,
+        values,
+      )
+    ).map(toStatus);
   }
 
   /** Applies an edit (store/status-edits.ts); the status as it now is, unless none was found or media refused. */
@@ -250,7 +310,10 @@ export class StatusStore {
   /** Marks a status deleted (its row stays for the Delete we send and for replies pointing at it). */
   async softDelete(id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
-      const r = await q.query<{ account_id: string; local: boolean; visibility: number }>('UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local, visibility', [id]);
+      const r = await q.query<{ account_id: string; local: boolean; visibility: number }>(
+        'UPDATE statuses SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING account_id, local, visibility',
+        [id],
+      );
       if (r.rows[0]?.local) {
         await notifyMembersChanged(q, [r.rows[0].account_id]);
         // The uploads go back to their owner, as Mastodon nullifies them: delete-and-redraft posts them again.
@@ -263,7 +326,10 @@ export class StatusStore {
 
   /** An account's public and unlisted statuses (what its outbox lists). */
   async countPublic(accountId: string): Promise<number> {
-    const r = await this.db.one<{ n: number }>('SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1 AND reblog_of_id IS NULL', [accountId]);
+    const r = await this.db.one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM statuses WHERE account_id = $1 AND deleted_at IS NULL AND visibility <= 1 AND reblog_of_id IS NULL',
+      [accountId],
+    );
     return r?.n ?? 0;
   }
 
@@ -272,7 +338,10 @@ export class StatusStore {
     const values: unknown[] = [id];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
     const vis = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
-    const rows = await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND ${vis} ORDER BY s.id LIMIT ${limit}`, values);
+    const rows = await this.db.rows<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.in_reply_to_id = $1 AND ${vis} ORDER BY s.id LIMIT ${limit}`,
+      values,
+    );
     return rows.map(toStatus);
   }
 }

@@ -13,7 +13,12 @@ export class TimelineStore {
   constructor(private readonly db: Database) {}
 
   /** An account's statuses as the viewer may see them. */
-  async ofAccount(accountId: string, viewerId: string | null, page: PageQuery, opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {}): Promise<Status[]> {
+  async ofAccount(
+    accountId: string,
+    viewerId: string | null,
+    page: PageQuery,
+    opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {},
+  ): Promise<Status[]> {
     const values: unknown[] = [accountId];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
     let where = `s.account_id = $1 AND ${visibleTo(v)}`;
@@ -22,7 +27,8 @@ export class TimelineStore {
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     if (opts.onlyMedia) where += HAS_MEDIA;
-    if (opts.tagged) where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
+    if (opts.tagged)
+      where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
     return this.page(where, values, page);
   }
 
@@ -51,8 +57,10 @@ export class TimelineStore {
    */
   async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
     const replies =
-      list.repliesPolicy === 'none' ? ''
-        : list.repliesPolicy === 'list' ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
+      list.repliesPolicy === 'none'
+        ? ''
+        : list.repliesPolicy === 'list'
+          ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
           : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2)';
     const where = `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
       AND ${visibleTo('$2')} AND ${quiet('$2')}
@@ -122,6 +130,8 @@ export class TimelineStore {
 
   private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
     const p = pageSql(page, 's.id', values);
-    return p.newestFirst((await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toStatus));
+    return p.newestFirst(
+      (await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toStatus),
+    );
   }
 }

@@ -44,21 +44,61 @@ export const USER_COLUMNS = `u.id AS user_id, a.id AS account_id, a.username, u.
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
 
 export interface UserRow extends Record<string, unknown> {
-  user_id: string; account_id: string; username: string; email: string; password_hash: string; role_id: string;
-  role_name: string; permissions: string; approved: boolean; disabled: boolean; sign_up_reason: string | null; created_at: Date;
-  display_name: string; note: string; locked: boolean; bot: boolean; discoverable: boolean | null; account_created_at: Date;
-  role_color: string; role_highlighted: boolean; avatar_file: string | null; header_file: string | null;
-  fields: ProfileField[]; default_privacy: number; default_sensitive: boolean; default_language: string | null;
+  user_id: string;
+  account_id: string;
+  username: string;
+  email: string;
+  password_hash: string;
+  role_id: string;
+  role_name: string;
+  permissions: string;
+  approved: boolean;
+  disabled: boolean;
+  sign_up_reason: string | null;
+  created_at: Date;
+  display_name: string;
+  note: string;
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean | null;
+  account_created_at: Date;
+  role_color: string;
+  role_highlighted: boolean;
+  avatar_file: string | null;
+  header_file: string | null;
+  fields: ProfileField[];
+  default_privacy: number;
+  default_sensitive: boolean;
+  default_language: string | null;
 }
 
 export function toUser(r: UserRow): LocalUser {
   return {
-    userId: r.user_id, accountId: r.account_id, username: r.username, email: r.email, passwordHash: r.password_hash,
-    roleId: Number(r.role_id), roleName: r.role_name, permissions: BigInt(r.permissions), approved: r.approved,
-    disabled: r.disabled, signUpReason: r.sign_up_reason, createdAt: r.created_at, displayName: r.display_name,
-    note: r.note, locked: r.locked, bot: r.bot, discoverable: r.discoverable, accountCreatedAt: r.account_created_at,
-    roleColor: r.role_color, roleHighlighted: r.role_highlighted, avatarFile: r.avatar_file, headerFile: r.header_file,
-    fields: r.fields, defaultPrivacy: VISIBILITIES[r.default_privacy] ?? 'public', defaultSensitive: r.default_sensitive,
+    userId: r.user_id,
+    accountId: r.account_id,
+    username: r.username,
+    email: r.email,
+    passwordHash: r.password_hash,
+    roleId: Number(r.role_id),
+    roleName: r.role_name,
+    permissions: BigInt(r.permissions),
+    approved: r.approved,
+    disabled: r.disabled,
+    signUpReason: r.sign_up_reason,
+    createdAt: r.created_at,
+    displayName: r.display_name,
+    note: r.note,
+    locked: r.locked,
+    bot: r.bot,
+    discoverable: r.discoverable,
+    accountCreatedAt: r.account_created_at,
+    roleColor: r.role_color,
+    roleHighlighted: r.role_highlighted,
+    avatarFile: r.avatar_file,
+    headerFile: r.header_file,
+    fields: r.fields,
+    defaultPrivacy: VISIBILITIES[r.default_privacy] ?? 'public',
+    defaultSensitive: r.default_sensitive,
     defaultLanguage: r.default_language,
   };
 }
@@ -91,10 +131,14 @@ export class UserStore {
     try {
       const run = async (c: Queryable) => {
         const acct = await c.query<{ id: string }>('INSERT INTO accounts (username, domain) VALUES ($1, NULL) RETURNING id', [u.username]);
-        await c.query(
-          'INSERT INTO users (account_id, email, password_hash, role_id, approved, sign_up_reason) VALUES ($1, $2, $3, $4, $5, $6)',
-          [acct.rows[0]!.id, u.email, u.passwordHash, u.roleId, u.approved, u.signUpReason ?? null],
-        );
+        await c.query('INSERT INTO users (account_id, email, password_hash, role_id, approved, sign_up_reason) VALUES ($1, $2, $3, $4, $5, $6)', [
+          acct.rows[0]!.id,
+          u.email,
+          u.passwordHash,
+          u.roleId,
+          u.approved,
+          u.signUpReason ?? null,
+        ]);
         return acct.rows[0]!.id;
       };
       const accountId = q === this.db.pool ? await this.db.tx(run) : await run(q);
@@ -147,9 +191,7 @@ export class UserStore {
 
   /** Rejecting a pending sign-up removes it entirely, freeing the username and e-mail. */
   async reject(userId: string): Promise<boolean> {
-    return (await this.db.exec(
-      'DELETE FROM accounts WHERE id = (SELECT account_id FROM users WHERE id = $1 AND NOT approved)', [userId],
-    )) === 1;
+    return (await this.db.exec('DELETE FROM accounts WHERE id = (SELECT account_id FROM users WHERE id = $1 AND NOT approved)', [userId])) === 1;
   }
 
   /**
@@ -157,11 +199,13 @@ export class UserStore {
    * through AuthEventListener.publish to wait until every node has.
    */
   async setDisabled(userId: string, disabled: boolean, nonce = newNonce()): Promise<boolean> {
-    return (await this.db.exec(
-      `WITH u AS (UPDATE users SET disabled = $2 WHERE id = $1 RETURNING id)
+    return (
+      (await this.db.exec(
+        `WITH u AS (UPDATE users SET disabled = $2 WHERE id = $1 RETURNING id)
        SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || id || '|' || $3) FROM u`,
-      [userId, disabled, nonce],
-    )) === 1;
+        [userId, disabled, nonce],
+      )) === 1
+    );
   }
 
   async recordSignIn(userId: string, ip: string): Promise<void> {

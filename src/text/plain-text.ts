@@ -6,10 +6,21 @@ export function escapeText(s: string): string {
 
 export function plainTextToHtml(note: string): string {
   if (!note.trim()) return '';
-  return note.trim().split(/\n{2,}/).map((p) => `<p>${escapeText(p).replace(/\n/g, '<br>')}</p>`).join('');
+  return note
+    .trim()
+    .split(/\n{2,}/)
+    .map((p) => `<p>${escapeText(p).replace(/\n/g, '<br>')}</p>`)
+    .join('');
 }
 
 /** Tags dropped and the usual entities decoded (content warnings received as HTML, posts shown as text). */
 export function htmlToPlainText(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').trim();
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .trim();
 }

@@ -10,8 +10,26 @@
 import { tokenize } from './html-tokens.js';
 
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  p: ['class'], br: [], span: ['class', 'translate'], a: ['class', 'translate'], del: [], s: [], pre: [], blockquote: [],
-  code: [], b: [], strong: [], u: [], i: [], em: [], ul: [], ol: ['start', 'reversed'], li: ['value'], ruby: [], rt: [], rp: [],
+  p: ['class'],
+  br: [],
+  span: ['class', 'translate'],
+  a: ['class', 'translate'],
+  del: [],
+  s: [],
+  pre: [],
+  blockquote: [],
+  code: [],
+  b: [],
+  strong: [],
+  u: [],
+  i: [],
+  em: [],
+  ul: [],
+  ol: ['start', 'reversed'],
+  li: ['value'],
+  ruby: [],
+  rt: [],
+  rp: [],
 };
 const HEADING = /^h[1-6]$/;
 /** Gone with everything inside them (the raw-text ones among them arrive from the tokenizer as one `raw` token). */

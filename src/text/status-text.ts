@@ -13,7 +13,10 @@ export interface MentionToken {
   readonly domain: string | null;
 }
 
-export interface ResolvedMention { readonly url: string; readonly username: string }
+export interface ResolvedMention {
+  readonly url: string;
+  readonly username: string;
+}
 
 type Token =
   | { readonly kind: 'text'; readonly text: string }
@@ -68,9 +71,21 @@ function runAt(re: RegExp, text: string, i: number): string {
 
 /** Stops a URL: whitespace, control characters, and the characters that end an HTML attribute or tag. */
 function endsUrl(code: number): boolean {
-  return code <= 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0x22 || code === 0x3c || code === 0x3e ||
-    code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
-    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code <= 0x20 ||
+    (code >= 0x7f && code <= 0xa0) ||
+    code === 0x22 ||
+    code === 0x3c ||
+    code === 0x3e ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 function isHttpUrl(url: string): boolean {
@@ -92,8 +107,10 @@ function scanUrl(text: string, i: number): [number, string | null] {
   for (;;) {
     const c = text[stop - 1]!;
     if (URL_TRAILING.has(c)) stop--;
-    else if (c === ')' && close > open) { stop--; close--; }
-    else break;
+    else if (c === ')' && close > open) {
+      stop--;
+      close--;
+    } else break;
   }
   const url = text.slice(i, stop);
   const schemeLength = runAt(SCHEME, url, 0).length;
@@ -249,8 +266,7 @@ function renderToken(t: Token, mentions: ReadonlyMap<string, ResolvedMention>, t
       const resolved = mentions.get(t.mention.acct.toLowerCase());
       // The URL comes from a (possibly remote, possibly hostile) actor: only http(s) becomes a link.
       if (!resolved || !isHttpUrl(resolved.url)) return escapeHtml(`@${t.mention.acct}`);
-      return `<span class="h-card"><a href="${escapeHtml(resolved.url)}" class="u-url mention">@<span>` +
-        `${escapeHtml(resolved.username)}</span></a></span>`;
+      return `<span class="h-card"><a href="${escapeHtml(resolved.url)}" class="u-url mention">@<span>` + `${escapeHtml(resolved.username)}</span></a></span>`;
     }
     case 'tag':
       return `<a href="${escapeHtml(tagUrl(t.name))}" class="mention hashtag" rel="tag">#<span>${escapeHtml(t.name)}</span></a>`;
@@ -267,7 +283,9 @@ export function statusHtml(text: string, mentions: ReadonlyMap<string, ResolvedM
   for (const raw of text.replace(/\r\n?/g, '\n').split(/\n(?:[^\S\n]*\n)+/)) {
     const paragraph = raw.trim();
     if (paragraph === '') continue;
-    html += `<p>${tokenize(paragraph).map((t) => renderToken(t, mentions, tagUrl)).join('')}</p>`;
+    html += `<p>${tokenize(paragraph)
+      .map((t) => renderToken(t, mentions, tagUrl))
+      .join('')}</p>`;
   }
   return html;
 }
@@ -278,7 +296,11 @@ export function statusHtml(text: string, mentions: ReadonlyMap<string, ResolvedM
  */
 export function inlineHtml(text: string): string {
   return tokenize(text.replace(/\s+/g, ' ').trim())
-    .map((t) => (t.kind === 'url' ? renderToken(t, NO_MENTIONS, () => '') : escapeHtml(t.kind === 'text' ? t.text : t.kind === 'tag' ? `#${t.name}` : `@${t.mention.acct}`)))
+    .map((t) =>
+      t.kind === 'url'
+        ? renderToken(t, NO_MENTIONS, () => '')
+        : escapeHtml(t.kind === 'text' ? t.text : t.kind === 'tag' ? `#${t.name}` : `@${t.mention.acct}`),
+    )
     .join('');
 }
 

@@ -24,7 +24,10 @@ export function authPageRoutes(d: WebDeps): Route[] {
   const title = d.config.instance.title;
 
   const signInPage = (ctx: PageContext, status: number, opts: { error?: string; login?: string; returnTo: string }): Reply =>
-    pageReply(status, 'Sign in', html`
+    pageReply(
+      status,
+      'Sign in',
+      html`
       <h1>Sign in to ${title}</h1>
       ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
       <form method="post" action="/auth/sign_in">
@@ -36,7 +39,10 @@ export function authPageRoutes(d: WebDeps): Route[] {
         <input type="password" id="password" name="password" autocomplete="current-password" required>
         <button type="submit">Sign in</button>
       </form>
-      ${d.config.registrations !== 'closed' ? html`<p><a href="/auth/sign_up">Create an account</a></p>` : ''}`, title, ctx);
+      ${d.config.registrations !== 'closed' ? html`<p><a href="/auth/sign_up">Create an account</a></p>` : ''}`,
+      title,
+      ctx,
+    );
 
   return [
     {

@@ -20,10 +20,19 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
   const title = web.config.instance.title;
 
   const problemPage = (ctx: PageContext | undefined, message: string, status = 400): Reply =>
-    pageReply(status, 'Authorization failed', html`<h1>Authorization failed</h1><p class="error" id="oauth-error" role="alert">${message}</p><p><a href="/">Home</a></p>`, title, ctx);
+    pageReply(
+      status,
+      'Authorization failed',
+      html`<h1>Authorization failed</h1><p class="error" id="oauth-error" role="alert">${message}</p><p><a href="/">Home</a></p>`,
+      title,
+      ctx,
+    );
 
   const consentPage = (ctx: PageContext, r: AuthorizationRequest): Reply => {
-    const reply = pageReply(200, `Authorize ${r.app.name}`, html`
+    const reply = pageReply(
+      200,
+      `Authorize ${r.app.name}`,
+      html`
       <h1>Authorize <span id="app-name">${r.app.name}</span>?</h1>
       <p>Signed in as <strong>@${ctx.user!.username}</strong>. This application will be able to:</p>
       <ul id="scopes">${r.scopes.map((s) => html`<li data-scope="${s}">${describeScope(s)} <small>(<code>${s}</code>)</small></li>`)}</ul>
@@ -38,13 +47,15 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         ${r.codeChallenge ? html`<input type="hidden" name="code_challenge" value="${r.codeChallenge}"><input type="hidden" name="code_challenge_method" value="S256">` : ''}
         <button type="submit" name="decision" value="approve" id="authorize">Authorize</button>
         <button type="submit" name="decision" value="deny" id="deny" class="secondary">Deny</button>
-      </form>`, title, ctx);
+      </form>`,
+      title,
+      ctx,
+    );
     const source = formActionSource(r.redirectUri);
     return source ? { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': contentSecurityPolicy([source]) } } : reply;
   };
 
-  const oobPage = (ctx: PageContext, heading: string, body: Html): Reply =>
-    pageReply(200, heading, html`<h1>${heading}</h1>${body}`, title, ctx);
+  const oobPage = (ctx: PageContext, heading: string, body: Html): Reply => pageReply(200, heading, html`<h1>${heading}</h1>${body}`, title, ctx);
 
   const decide = async (ctx: PageContext, r: AuthorizationRequest, approve: boolean): Promise<Reply> => {
     if (!approve) {
@@ -53,12 +64,20 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
       return redirect(callbackUrl(r.redirectUri, { error: 'access_denied', error_description: DESCRIPTIONS.access_denied, state: r.state }));
     }
     const code = await d.codes.issue({
-      appId: r.app.id, userId: ctx.user!.userId, redirectUri: r.redirectUri, scopes: r.scopes, codeChallenge: r.codeChallenge,
+      appId: r.app.id,
+      userId: ctx.user!.userId,
+      redirectUri: r.redirectUri,
+      scopes: r.scopes,
+      codeChallenge: r.codeChallenge,
       expiresAt: new Date(d.clock.now() + CODE_LIFETIME_MS),
     });
     d.log.info({ app: r.app.id, user: ctx.user!.userId, scopes: r.scopes.join(' ') }, 'authorization approved');
     if (isOob(r.redirectUri)) {
-      return oobPage(ctx, 'Authorization code', html`<p>Copy this code and paste it into ${r.app.name}:</p><p><code id="authorization-code">${code}</code></p><p>It can be used once, within ten minutes.</p>`);
+      return oobPage(
+        ctx,
+        'Authorization code',
+        html`<p>Copy this code and paste it into ${r.app.name}:</p><p><code id="authorization-code">${code}</code></p><p>It can be used once, within ten minutes.</p>`,
+      );
     }
     return redirect(callbackUrl(r.redirectUri, { code, state: r.state }));
   };
@@ -93,7 +112,8 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
       handler: async (req: Request) => {
         const ctx = await web.auth.context(req);
         const f = req.fields;
-        if (!web.auth.csrfValid(req, f['authenticity_token'])) return problemPage(ctx, 'Your form expired or was not sent from this site. Please start again from the application.', 403);
+        if (!web.auth.csrfValid(req, f['authenticity_token']))
+          return problemPage(ctx, 'Your form expired or was not sent from this site. Please start again from the application.', 403);
         if (!ctx.user) return problemPage(ctx, 'You were signed out. Please start again from the application.', 403);
         const decision = f['decision'];
         if (decision !== 'approve' && decision !== 'deny') throw Errors.badRequest('Choose Authorize or Deny');

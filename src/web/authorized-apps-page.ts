@@ -32,18 +32,30 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         if (!user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`);
         const apps = await d.tokens.authorizedApps(user.userId);
         const notice = req.query['revoked'] === '1' ? html`<p class="notice" id="revoked-notice" role="status">Access revoked.</p>` : '';
-        return pageReply(200, 'Authorized applications', html`
+        return pageReply(
+          200,
+          'Authorized applications',
+          html`
           <nav><strong>Authorized applications</strong><a href="/">Home</a></nav>
           ${notice}
-          ${apps.length === 0 ? html`<p id="no-apps">You have not authorized any application.</p>` : html`
+          ${
+            apps.length === 0
+              ? html`<p id="no-apps">You have not authorized any application.</p>`
+              : html`
           <table id="authorized-apps"><thead><tr><th>Application</th><th>Scopes</th><th>Last used</th><th></th></tr></thead><tbody>
-          ${apps.map((a) => html`<tr data-app-id="${a.appId}" data-app-name="${a.name}">
+          ${apps.map(
+            (a) => html`<tr data-app-id="${a.appId}" data-app-name="${a.name}">
             <td>${a.website ? html`<a href="${a.website}" rel="noopener noreferrer">${a.name}</a>` : a.name}<br><small>authorized ${when(a.authorizedAt)}</small></td>
             <td class="scopes">${a.scopes.join(' ')}</td>
             <td class="last-used">${when(a.lastUsedAt)}</td>
             <td><form class="inline" method="post" action="${PATH}/${a.appId}/revoke">${csrfField(ctx)}<button class="secondary" type="submit">Revoke</button></form></td>
-          </tr>`)}
-          </tbody></table>`}`, title, ctx);
+          </tr>`,
+          )}
+          </tbody></table>`
+          }`,
+          title,
+          ctx,
+        );
       },
     },
     {
@@ -54,7 +66,10 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         if (!web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Your form expired. Go back and try again.');
         const appId = req.params['id']!;
         if (!isId(appId)) throw Errors.notFound();
-        const n = await d.authEvents.publish((nonce) => d.tokens.revokeAppForUser(user.userId, appId, nonce), (count) => count > 0);
+        const n = await d.authEvents.publish(
+          (nonce) => d.tokens.revokeAppForUser(user.userId, appId, nonce),
+          (count) => count > 0,
+        );
         d.log.info({ user: user.userId, app: appId, tokens: n }, 'application access revoked');
         return redirect(`${PATH}?revoked=1`, undefined, 303);
       },

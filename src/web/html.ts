@@ -39,7 +39,9 @@ button.secondary{background:#777}.error{color:#b00020;background:#fde8ea;padding
 nav{display:flex;gap:1rem;align-items:center;justify-content:space-between;margin-bottom:1rem}form.inline{display:inline}`;
 
 export function page(title: string, body: Html, opts: { instanceTitle: string }): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
-    + `<title>${escapeHtml(title)} - ${escapeHtml(opts.instanceTitle)}</title><style>${STYLE}</style></head>`
-    + `<body><main>${body.value}</main></body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${escapeHtml(title)} - ${escapeHtml(opts.instanceTitle)}</title><style>${STYLE}</style></head>` +
+    `<body><main>${body.value}</main></body></html>`
+  );
 }

@@ -15,7 +15,12 @@ export function pageReply(status: number, title: string, body: Html, instanceTit
 
 export function errorPage(instanceTitle: string) {
   return (status: number, message: string): Reply =>
-    pageReply(status, `Error ${status}`, html`<h1>${status === 404 ? 'Page not found' : 'Something went wrong'}</h1><p class="error">${message}</p><p><a href="/">Home</a></p>`, instanceTitle);
+    pageReply(
+      status,
+      `Error ${status}`,
+      html`<h1>${status === 404 ? 'Page not found' : 'Something went wrong'}</h1><p class="error">${message}</p><p><a href="/">Home</a></p>`,
+      instanceTitle,
+    );
 }
 
 export function csrfField(ctx: PageContext): Html {

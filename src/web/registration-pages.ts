@@ -14,22 +14,31 @@ import { html } from './html.js';
 import { csrfField, formPost, pageReply, staffContext } from './layout.js';
 import type { PageContext } from './session.js';
 
-const SignUpForm = z.object({
-  username: z.string().trim().min(1, 'Username is required').max(30, 'Username must be at most 30 characters')
-    .regex(USERNAME_PATTERN, 'Username may contain only letters, numbers, underscores, dots and dashes')
-    .refine((u) => !RESERVED_USERNAMES.has(u.toLowerCase()), 'That username is reserved'),
-  email: z.string().trim().max(320).email('Enter a valid e-mail address'),
-  password: z.string().min(8, 'Password must be at least 8 characters').max(1000),
-  password_confirmation: z.string(),
-  reason: z.string().trim().max(1000).optional(),
-}).refine((f) => f.password === f.password_confirmation, { message: 'Passwords do not match', path: ['password_confirmation'] });
+const SignUpForm = z
+  .object({
+    username: z
+      .string()
+      .trim()
+      .min(1, 'Username is required')
+      .max(30, 'Username must be at most 30 characters')
+      .regex(USERNAME_PATTERN, 'Username may contain only letters, numbers, underscores, dots and dashes')
+      .refine((u) => !RESERVED_USERNAMES.has(u.toLowerCase()), 'That username is reserved'),
+    email: z.string().trim().max(320).email('Enter a valid e-mail address'),
+    password: z.string().min(8, 'Password must be at least 8 characters').max(1000),
+    password_confirmation: z.string(),
+    reason: z.string().trim().max(1000).optional(),
+  })
+  .refine((f) => f.password === f.password_confirmation, { message: 'Passwords do not match', path: ['password_confirmation'] });
 
 export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Route[] {
   const title = d.config.instance.title;
   const mode = d.config.registrations;
 
   const form = (ctx: PageContext, status: number, error?: string, values: Record<string, string> = {}): Reply =>
-    pageReply(status, 'Sign up', html`
+    pageReply(
+      status,
+      'Sign up',
+      html`
       <h1>Create an account on ${title}</h1>
       ${mode === 'approval' ? html`<p class="notice">New accounts are reviewed by the moderators before they can sign in.</p>` : ''}
       ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
@@ -41,7 +50,10 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         <label for="password_confirmation">Confirm password</label><input type="password" id="password_confirmation" name="password_confirmation" required autocomplete="new-password">
         ${mode === 'approval' ? html`<label for="reason">Why do you want to join?</label><textarea id="reason" name="reason" rows="3" maxlength="1000">${values['reason'] ?? ''}</textarea>` : ''}
         <button type="submit">Sign up</button>
-      </form>`, title, ctx);
+      </form>`,
+      title,
+      ctx,
+    );
 
   const requireModerator = (req: Request) => staffContext(d.auth, req, 'manageUsers');
 
@@ -71,17 +83,28 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         let user: LocalUser;
         try {
           user = await d.users.create({
-            username: f.username, email: f.email, passwordHash: await hashPassword(f.password), roleId: RoleId.user,
-            approved: mode === 'open', signUpReason: f.reason ?? null,
+            username: f.username,
+            email: f.email,
+            passwordHash: await hashPassword(f.password),
+            roleId: RoleId.user,
+            approved: mode === 'open',
+            signUpReason: f.reason ?? null,
           });
         } catch (e) {
-          if (e instanceof DuplicateError) return form(ctx, 422, e.field === 'email' ? 'That e-mail address is already in use' : 'That username is taken', values);
+          if (e instanceof DuplicateError)
+            return form(ctx, 422, e.field === 'email' ? 'That e-mail address is already in use' : 'That username is taken', values);
           throw e;
         }
         d.log.info({ user: user.userId, approved: user.approved }, 'signed up');
         usersChanged();
         if (!user.approved) {
-          return pageReply(200, 'Sign up', html`<h1>Thanks for signing up</h1><p class="notice" id="pending">Your account is pending review. You can sign in once a moderator approves it.</p>`, title, ctx);
+          return pageReply(
+            200,
+            'Sign up',
+            html`<h1>Thanks for signing up</h1><p class="notice" id="pending">Your account is pending review. You can sign in once a moderator approves it.</p>`,
+            title,
+            ctx,
+          );
         }
         const cookie = await d.auth.signIn(user, req);
         return redirect('/', { 'Set-Cookie': [...ctx.setCookies, cookie] }, 303);
@@ -94,31 +117,45 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         const { ctx, denied } = await requireModerator(req);
         if (denied) return denied;
         const pending = await d.users.pending();
-        return pageReply(200, 'Pending registrations', html`
+        return pageReply(
+          200,
+          'Pending registrations',
+          html`
           <nav><strong>Pending registrations</strong><a href="/">Home</a></nav>
-          ${pending.length === 0 ? html`<p id="none-pending">No sign-ups are waiting for review.</p>` : html`
+          ${
+            pending.length === 0
+              ? html`<p id="none-pending">No sign-ups are waiting for review.</p>`
+              : html`
           <table><thead><tr><th>Username</th><th>E-mail</th><th>Reason</th><th></th></tr></thead><tbody>
-          ${pending.map((u) => html`<tr data-username="${u.username}"><td>@${u.username}</td><td>${u.email}</td><td>${u.signUpReason ?? ''}</td><td>
+          ${pending.map(
+            (u) => html`<tr data-username="${u.username}"><td>@${u.username}</td><td>${u.email}</td><td>${u.signUpReason ?? ''}</td><td>
             <form class="inline" method="post" action="/admin/registrations/${u.userId}/approve">${csrfField(ctx)}<button type="submit">Approve</button></form>
             <form class="inline" method="post" action="/admin/registrations/${u.userId}/reject">${csrfField(ctx)}<button class="secondary" type="submit">Reject</button></form>
-          </td></tr>`)}
-          </tbody></table>`}`, title, ctx);
+          </td></tr>`,
+          )}
+          </tbody></table>`
+          }`,
+          title,
+          ctx,
+        );
       },
     },
-    ...(['approve', 'reject'] as const).map((action): Route => ({
-      ...formPost(d.config, `/admin/registrations/:id/${action}`),
-      handler: async (req) => {
-        const { denied } = await requireModerator(req);
-        if (denied) return denied;
-        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
-        const id = req.params['id']!;
-        if (!isId(id)) throw Errors.notFound();
-        const done = action === 'approve' ? await d.users.approve(id) : await d.users.reject(id);
-        if (!done) throw Errors.notFound();
-        d.log.info({ user: id, action }, 'registration reviewed');
-        usersChanged();
-        return redirect('/admin/registrations', undefined, 303);
-      },
-    })),
+    ...(['approve', 'reject'] as const).map(
+      (action): Route => ({
+        ...formPost(d.config, `/admin/registrations/:id/${action}`),
+        handler: async (req) => {
+          const { denied } = await requireModerator(req);
+          if (denied) return denied;
+          if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
+          const id = req.params['id']!;
+          if (!isId(id)) throw Errors.notFound();
+          const done = action === 'approve' ? await d.users.approve(id) : await d.users.reject(id);
+          if (!done) throw Errors.notFound();
+          d.log.info({ user: id, action }, 'registration reviewed');
+          usersChanged();
+          return redirect('/admin/registrations', undefined, 303);
+        },
+      }),
+    ),
   ];
 }

@@ -47,10 +47,16 @@ export function staticPageRoutes(d: WebDeps): Route[] {
       path: '/about',
       handler: async (req) => {
         const ctx = await d.auth.context(req);
-        return pageReply(200, 'About', html`<h1>${title}</h1><p>${d.config.instance.description}</p>
+        return pageReply(
+          200,
+          'About',
+          html`<h1>${title}</h1><p>${d.config.instance.description}</p>
           <p>Handles on this server end in <strong>@${d.config.localDomain}</strong>.</p>
           ${d.config.instance.contactEmail ? html`<p>Contact: ${d.config.instance.contactEmail}</p>` : ''}
-          <p>Registrations: ${d.config.registrations}.</p><p><a href="/">Home</a></p>`, title, ctx);
+          <p>Registrations: ${d.config.registrations}.</p><p><a href="/">Home</a></p>`,
+          title,
+          ctx,
+        );
       },
     },
   ];

@@ -83,10 +83,12 @@ describe('Actor message handling', () => {
     try {
       const started = Date.now();
       const err = await within(
-        actor.call<string>((reply) => ({ t: 'ignore', reply }), 30).then(
-          () => assert.fail('call should not resolve'),
-          (e: unknown) => e,
-        ),
+        actor
+          .call<string>((reply) => ({ t: 'ignore', reply }), 30)
+          .then(
+            () => assert.fail('call should not resolve'),
+            (e: unknown) => e,
+          ),
         1000,
         'timed-out call',
       );
@@ -132,11 +134,14 @@ describe('Actor message handling', () => {
       assert.equal(actor.cast({ t: 'item', n: 2 }), 'ok');
       assert.equal(actor.queued, 2);
       assert.equal(actor.cast({ t: 'item', n: 3 }), 'full');
-      await assert.rejects(actor.call<number[]>((reply) => ({ t: 'ask', reply }), 1000), (e: unknown) => {
-        assert.ok(e instanceof MailboxFullError);
-        assert.equal(e.actor, 'narrow');
-        return true;
-      });
+      await assert.rejects(
+        actor.call<number[]>((reply) => ({ t: 'ask', reply }), 1000),
+        (e: unknown) => {
+          assert.ok(e instanceof MailboxFullError);
+          assert.equal(e.actor, 'narrow');
+          return true;
+        },
+      );
       assert.equal(actor.queued, 2);
       gate.resolve();
       await waitFor(() => actor.queued === 0, 1000, 'mailbox drained');
@@ -182,7 +187,10 @@ describe('Actor lifecycle', () => {
     assert.deepEqual(terminated, [reason]);
     // A dead actor refuses further messages explicitly.
     assert.equal(actor.cast({ t: 'ping', reply: () => undefined }), 'stopped');
-    await assert.rejects(actor.call<string>((reply) => ({ t: 'ping', reply }), 1000), ActorStoppedError);
+    await assert.rejects(
+      actor.call<string>((reply) => ({ t: 'ping', reply }), 1000),
+      ActorStoppedError,
+    );
   });
 
   it('an init that throws is a crash', async () => {
@@ -315,11 +323,7 @@ describe('Actor lifecycle', () => {
     const exits: ExitReason[] = [];
     actor.onExit((r) => void exits.push(r));
     const aliveWhenResolved: boolean[] = [];
-    await within(
-      Promise.all([actor.stop(100), actor.stop(100)].map((p) => p.then(() => void aliveWhenResolved.push(actor.alive)))),
-      1000,
-      'both stops',
-    );
+    await within(Promise.all([actor.stop(100), actor.stop(100)].map((p) => p.then(() => void aliveWhenResolved.push(actor.alive)))), 1000, 'both stops');
     assert.equal(terminations, 1, 'terminate must run exactly once');
     assert.deepEqual(aliveWhenResolved, [false, false]);
     assert.deepEqual(exits, [{ kind: 'shutdown' }]);

@@ -38,7 +38,14 @@ class FakeQueue {
     const id = String(++this.seq);
     const item: Item = { id, host, inboxUrl: `https://${host}/inbox`, attempts: 0, giveUpAt: new Date(this.now() + (opts.giveUpInMs ?? 3_600_000)) };
     const leased = opts.leasedBy !== undefined;
-    this.rows.set(id, { item, attempts: 0, dueAt: this.now(), leaseUntil: leased ? this.now() + (opts.leaseMs ?? 60_000) : null, owner: opts.leasedBy ?? null, lastError: null });
+    this.rows.set(id, {
+      item,
+      attempts: 0,
+      dueAt: this.now(),
+      leaseUntil: leased ? this.now() + (opts.leaseMs ?? 60_000) : null,
+      owner: opts.leasedBy ?? null,
+      lastError: null,
+    });
     return id;
   }
 
@@ -293,7 +300,11 @@ describe('delivery host actor', () => {
 });
 
 describe('delivery scheduler', () => {
-  async function start(answer: (item: Item) => DeliveryOutcome | Promise<DeliveryOutcome>, overrides: Partial<DeliverySchedulerDeps<Item>> = {}, seed?: (q: FakeQueue) => void) {
+  async function start(
+    answer: (item: Item) => DeliveryOutcome | Promise<DeliveryOutcome>,
+    overrides: Partial<DeliverySchedulerDeps<Item>> = {},
+    seed?: (q: FakeQueue) => void,
+  ) {
     const queue = new FakeQueue(Date.now);
     seed?.(queue);
     const sender = new FakeSend(answer);
@@ -315,15 +326,22 @@ describe('delivery scheduler', () => {
   }
 
   it('at its first round releases the leases of nodes that are gone, so their deliveries are sent at once', async () => {
-    const t = await start(() => delivered, {}, (q) => {
-      q.add('a.example', { leasedBy: 'dead-node' });
-      q.add('b.example', { leasedBy: 'dead-node' });
-      q.add('c.example', { leasedBy: 'other-live' });
-    });
+    const t = await start(
+      () => delivered,
+      {},
+      (q) => {
+        q.add('a.example', { leasedBy: 'dead-node' });
+        q.add('b.example', { leasedBy: 'dead-node' });
+        q.add('c.example', { leasedBy: 'other-live' });
+      },
+    );
     try {
       await waitFor(() => t.queue.rows.size === 1, 2000, 'dead leases released and delivered');
       assert.deepEqual(t.queue.releases, [['me', 'other-live']]);
-      assert.deepEqual([...t.queue.rows.values()].map((r) => [r.item.host, r.owner]), [['c.example', 'other-live']]);
+      assert.deepEqual(
+        [...t.queue.rows.values()].map((r) => [r.item.host, r.owner]),
+        [['c.example', 'other-live']],
+      );
       assert.deepEqual(t.sender.calls.map((c) => c.item.host).sort(), ['a.example', 'b.example']);
     } finally {
       await t.supervisor.stop();
@@ -345,9 +363,13 @@ describe('delivery scheduler', () => {
   });
 
   it('runs one host actor per due host and delivers to each', async () => {
-    const t = await start(() => delivered, {}, (q) => {
-      for (const h of ['a.example', 'b.example', 'c.example']) for (let i = 0; i < 3; i++) q.add(h);
-    });
+    const t = await start(
+      () => delivered,
+      {},
+      (q) => {
+        for (const h of ['a.example', 'b.example', 'c.example']) for (let i = 0; i < 3; i++) q.add(h);
+      },
+    );
     try {
       await waitFor(() => t.queue.rows.size === 0, 2000, 'all delivered');
       assert.deepEqual(t.supervisor.childIds().sort(), ['host:a.example', 'host:b.example', 'host:c.example', 'scheduler']);
@@ -376,10 +398,14 @@ describe('delivery scheduler', () => {
     );
     try {
       let maxChildren = 0;
-      await waitFor(() => {
-        maxChildren = Math.max(maxChildren, t.supervisor.childIds().length);
-        return t.queue.rows.size === 0;
-      }, 3000, 'all delivered');
+      await waitFor(
+        () => {
+          maxChildren = Math.max(maxChildren, t.supervisor.childIds().length);
+          return t.queue.rows.size === 0;
+        },
+        3000,
+        'all delivered',
+      );
       assert.equal(maxActive, 1);
       assert.equal(maxChildren, 2, 'the scheduler and one host actor');
       assert.equal(t.sender.calls.length, 3);
@@ -407,7 +433,11 @@ describe('delivery scheduler', () => {
 
   it('sends a retried delivery again when it falls due, without a kick', async () => {
     let n = 0;
-    const t = await start(() => (++n === 1 ? { kind: 'retry', error: 'HTTP 503' } : delivered), {}, (q) => void q.add('a.example'));
+    const t = await start(
+      () => (++n === 1 ? { kind: 'retry', error: 'HTTP 503' } : delivered),
+      {},
+      (q) => void q.add('a.example'),
+    );
     try {
       await waitFor(() => t.queue.rows.size === 0, 2000, 'delivered on the second attempt');
       assert.equal(t.sender.calls.length, 2);
@@ -419,10 +449,14 @@ describe('delivery scheduler', () => {
   });
 
   it('sends a delivery again after its lease expires when settling it failed', async () => {
-    const t = await start(() => delivered, { leaseMs: 100 }, (q) => {
-      q.add('a.example');
-      q.failNextSettle = true;
-    });
+    const t = await start(
+      () => delivered,
+      { leaseMs: 100 },
+      (q) => {
+        q.add('a.example');
+        q.failNextSettle = true;
+      },
+    );
     try {
       await waitFor(() => t.queue.rows.size === 0, 3000, 'delivered after the lease expired');
       assert.equal(t.sender.calls.length, 2);
@@ -433,10 +467,14 @@ describe('delivery scheduler', () => {
   });
 
   it('stopping the delivery supervisor stops the scheduler and every host actor; a later kick sends nothing', async () => {
-    const t = await start(() => delivered, {}, (q) => {
-      q.add('a.example');
-      q.add('b.example');
-    });
+    const t = await start(
+      () => delivered,
+      {},
+      (q) => {
+        q.add('a.example');
+        q.add('b.example');
+      },
+    );
     await waitFor(() => t.queue.rows.size === 0, 2000, 'delivered');
     const hosts = ['host:a.example', 'host:b.example'].map((id) => t.supervisor.which(id)!);
     await t.supervisor.stop();

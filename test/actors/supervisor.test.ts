@@ -15,11 +15,7 @@ import {
 } from '../../actors/supervisor.js';
 import { deferred, exitOf, sleep, waitFor, within } from './helpers.js';
 
-type WorkerMsg =
-  | { t: 'ping'; reply: ReplyTo<string> }
-  | { t: 'crash' }
-  | { t: 'finish' }
-  | { t: 'hang'; until: Promise<void>; started: () => void };
+type WorkerMsg = { t: 'ping'; reply: ReplyTo<string> } | { t: 'crash' } | { t: 'finish' } | { t: 'hang'; until: Promise<void>; started: () => void };
 
 type Worker = Actor<null, WorkerMsg>;
 
@@ -28,7 +24,12 @@ class TestChild {
   readonly spawned: Worker[] = [];
   readonly log: string[];
 
-  constructor(readonly id: string, readonly restart: RestartType, log: string[] = [], readonly shutdownMs = 500) {
+  constructor(
+    readonly id: string,
+    readonly restart: RestartType,
+    log: string[] = [],
+    readonly shutdownMs = 500,
+  ) {
     this.log = log;
   }
 
@@ -154,7 +155,10 @@ describe('Supervisor restarts', () => {
       assert.equal(child.spawned.length, 1, 'a normally exiting transient child must not be restarted');
       assert.equal(sup.which('trans'), undefined);
       assert.deepEqual(sup.childIds(), []);
-      assert.deepEqual(rec.events.map((e) => e.kind), ['exit']);
+      assert.deepEqual(
+        rec.events.map((e) => e.kind),
+        ['exit'],
+      );
     } finally {
       await sup.stop();
     }
@@ -195,10 +199,16 @@ describe('Supervisor restarts', () => {
   it('waits restartDelay before restarting', async () => {
     const child = new TestChild('slow', 'permanent');
     const delays: number[] = [];
-    const sup = await Supervisor.start('sup', spec({ restartDelay: (n) => {
-        delays.push(n);
-        return 40;
-      } }), [child.spec]);
+    const sup = await Supervisor.start(
+      'sup',
+      spec({
+        restartDelay: (n) => {
+          delays.push(n);
+          return 40;
+        },
+      }),
+      [child.spec],
+    );
     try {
       const t0 = Date.now();
       await child.crash();
@@ -323,7 +333,11 @@ describe('Supervisor start and stop', () => {
   it('starts children in order and stops them in reverse order', async () => {
     const log: string[] = [];
     const kids = ['a', 'b', 'c'].map((id) => new TestChild(id, 'permanent', log));
-    const sup = await Supervisor.start('sup', spec(), kids.map((k) => k.spec));
+    const sup = await Supervisor.start(
+      'sup',
+      spec(),
+      kids.map((k) => k.spec),
+    );
     assert.deepEqual(sup.childIds(), ['a', 'b', 'c']);
     assert.deepEqual(log, ['start a', 'start b', 'start c']);
     const supExit = exitOf(sup);

@@ -37,7 +37,10 @@ describe('VerifyPool identity statements', () => {
       const cases = mixedStatements(100);
       const now = Date.now();
       const verdicts = await Promise.all(cases.map((c) => pool.verifyStatement({ input: c.input, actorId: ACTOR, nowMs: now })));
-      assert.deepEqual(verdicts, cases.map((c) => c.expected));
+      assert.deepEqual(
+        verdicts,
+        cases.map((c) => c.expected),
+      );
     } finally {
       await pool.stop(1000);
     }
@@ -49,8 +52,13 @@ describe('VerifyPool identity statements', () => {
       const cases = mixedStatements(100);
       const now = Date.now();
       const batched = await Promise.allSettled(cases.map((c) => pool.verifyStatement({ input: c.input, actorId: ACTOR, nowMs: now })));
-      assert.deepEqual(batched, cases.map((c) => ({ status: 'fulfilled', value: c.expected })));
-      const separate = await Promise.allSettled(cases.map((c) => pool.run({ op: 'identity-statements', items: [{ input: c.input, actorId: ACTOR, nowMs: now }] })));
+      assert.deepEqual(
+        batched,
+        cases.map((c) => ({ status: 'fulfilled', value: c.expected })),
+      );
+      const separate = await Promise.allSettled(
+        cases.map((c) => pool.run({ op: 'identity-statements', items: [{ input: c.input, actorId: ACTOR, nowMs: now }] })),
+      );
       const refused = separate.filter((r) => r.status === 'rejected');
       assert.ok(refused.length > 0);
       for (const r of refused) assert.ok(r.reason instanceof PoolBusyError);

@@ -70,9 +70,7 @@ describe('VerifyPool when full', () => {
   });
 
   it('refuses with PoolBusyError past maxQueue, completes the accepted tasks, and keeps answering', async () => {
-    const results = await Promise.allSettled(
-      Array.from({ length: 200 }, () => pool.verifyEd25519(fx.publicKey, fx.message, fx.signature)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => pool.verifyEd25519(fx.publicKey, fx.message, fx.signature)));
     const refused = results.filter((r) => r.status === 'rejected');
     const done = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<VerifyPool['verifyEd25519']>>> => r.status === 'fulfilled');
     assert.ok(refused.length >= 1, 'at least one call must be refused');

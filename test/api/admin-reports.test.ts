@@ -8,10 +8,41 @@ import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ADMIN_ACCOUNT_KEYS = ['account', 'approved', 'confirmed', 'created_at', 'disabled', 'domain', 'email', 'id', 'invite_request', 'ip', 'ips',
-  'locale', 'role', 'sensitized', 'silenced', 'suspended', 'username'];
-const REPORT_KEYS = ['account', 'action_taken', 'action_taken_at', 'action_taken_by_account', 'assigned_account', 'category', 'comment', 'created_at',
-  'forwarded', 'id', 'rules', 'statuses', 'target_account', 'updated_at'];
+const ADMIN_ACCOUNT_KEYS = [
+  'account',
+  'approved',
+  'confirmed',
+  'created_at',
+  'disabled',
+  'domain',
+  'email',
+  'id',
+  'invite_request',
+  'ip',
+  'ips',
+  'locale',
+  'role',
+  'sensitized',
+  'silenced',
+  'suspended',
+  'username',
+];
+const REPORT_KEYS = [
+  'account',
+  'action_taken',
+  'action_taken_at',
+  'action_taken_by_account',
+  'assigned_account',
+  'category',
+  'comment',
+  'created_at',
+  'forwarded',
+  'id',
+  'rules',
+  'statuses',
+  'target_account',
+  'updated_at',
+];
 
 describe('admin reports API', () => {
   let s: TestServer;
@@ -42,13 +73,18 @@ describe('admin reports API', () => {
       assert.equal(r.status, 200, r.text);
       posts.push(r.body);
     }
-    const filed = await call(m.token['rep'], 'POST', '/api/v1/reports', { account_id: m.id['bad'], status_ids: [posts[0].id, posts[1].id], comment: 'spam!', category: 'spam' });
+    const filed = await call(m.token['rep'], 'POST', '/api/v1/reports', {
+      account_id: m.id['bad'],
+      status_ids: [posts[0].id, posts[1].id],
+      comment: 'spam!',
+      category: 'spam',
+    });
     assert.equal(filed.status, 200, filed.text);
     reportId = filed.body.id;
   });
   after(() => s?.stop());
 
-  it('lists the report as Mastodon\'s Admin::Report, with the reporter, the reported account and the reported posts', async () => {
+  it("lists the report as Mastodon's Admin::Report, with the reporter, the reported account and the reported posts", async () => {
     const reports = await list();
     assert.equal(reports.length, 1);
     const r = reports[0];
@@ -84,7 +120,10 @@ describe('admin reports API', () => {
     assert.equal(r.target_account.id, m.id['bad']);
     assert.equal(r.target_account.account.username, 'bad');
 
-    assert.deepEqual(r.statuses.map((x: Json) => x.id), [posts[0].id, posts[1].id]);
+    assert.deepEqual(
+      r.statuses.map((x: Json) => x.id),
+      [posts[0].id, posts[1].id],
+    );
     assert.equal(r.statuses[0].content, posts[0].content);
     assert.equal(r.statuses[0].account.id, m.id['bad']);
     assert.equal(r.statuses[1].visibility, 'public');
@@ -95,12 +134,30 @@ describe('admin reports API', () => {
   });
 
   it('filters by state, reporter and reported account', async () => {
-    assert.deepEqual((await list('?resolved=true')).map((r) => r.id), []);
-    assert.deepEqual((await list('?resolved=false')).map((r) => r.id), [reportId]);
-    assert.deepEqual((await list(`?account_id=${m.id['rep']}`)).map((r) => r.id), [reportId]);
-    assert.deepEqual((await list(`?account_id=${m.id['other']}`)).map((r) => r.id), []);
-    assert.deepEqual((await list(`?target_account_id=${m.id['bad']}`)).map((r) => r.id), [reportId]);
-    assert.deepEqual((await list(`?target_account_id=${m.id['rep']}`)).map((r) => r.id), []);
+    assert.deepEqual(
+      (await list('?resolved=true')).map((r) => r.id),
+      [],
+    );
+    assert.deepEqual(
+      (await list('?resolved=false')).map((r) => r.id),
+      [reportId],
+    );
+    assert.deepEqual(
+      (await list(`?account_id=${m.id['rep']}`)).map((r) => r.id),
+      [reportId],
+    );
+    assert.deepEqual(
+      (await list(`?account_id=${m.id['other']}`)).map((r) => r.id),
+      [],
+    );
+    assert.deepEqual(
+      (await list(`?target_account_id=${m.id['bad']}`)).map((r) => r.id),
+      [reportId],
+    );
+    assert.deepEqual(
+      (await list(`?target_account_id=${m.id['rep']}`)).map((r) => r.id),
+      [],
+    );
     const bad = await call(mod, 'GET', '/api/v1/admin/reports?account_id=nope');
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body, { error: 'account_id is invalid' });
@@ -121,14 +178,24 @@ describe('admin reports API', () => {
     assert.equal(resolved.body.action_taken, true);
     assert.ok(Date.parse(resolved.body.action_taken_at) >= Date.parse(resolved.body.created_at));
     assert.equal(resolved.body.action_taken_by_account.id, m.id['mod']);
-    assert.deepEqual((await list()).map((r) => r.id), [], 'resolved reports leave the default list');
-    assert.deepEqual((await list('?resolved=true')).map((r) => r.id), [reportId]);
+    assert.deepEqual(
+      (await list()).map((r) => r.id),
+      [],
+      'resolved reports leave the default list',
+    );
+    assert.deepEqual(
+      (await list('?resolved=true')).map((r) => r.id),
+      [reportId],
+    );
 
     const reopened = await call(mod, 'POST', `/api/v1/admin/reports/${reportId}/reopen`);
     assert.equal(reopened.body.action_taken, false);
     assert.equal(reopened.body.action_taken_at, null);
     assert.equal(reopened.body.action_taken_by_account, null);
-    assert.deepEqual((await list()).map((r) => r.id), [reportId]);
+    assert.deepEqual(
+      (await list()).map((r) => r.id),
+      [reportId],
+    );
   });
 
   it('changes the category; an unknown category or a rule the server does not have is refused and changes nothing', async () => {
@@ -145,7 +212,12 @@ describe('admin reports API', () => {
   });
 
   it('refuses members without the Manage reports permission, tokens without admin scopes, and unknown reports', async () => {
-    for (const [method, path] of [['GET', '/api/v1/admin/reports'], ['GET', `/api/v1/admin/reports/${reportId}`], ['POST', `/api/v1/admin/reports/${reportId}/resolve`], ['PUT', `/api/v1/admin/reports/${reportId}`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/admin/reports'],
+      ['GET', `/api/v1/admin/reports/${reportId}`],
+      ['POST', `/api/v1/admin/reports/${reportId}/resolve`],
+      ['PUT', `/api/v1/admin/reports/${reportId}`],
+    ] as const) {
       const r = await call(plainAdmin, method, path, method === 'PUT' ? { category: 'other' } : undefined);
       assert.equal(r.status, 403, `${method} ${path}`);
       assert.deepEqual(r.body, { error: 'This action is not allowed' });
@@ -172,16 +244,25 @@ describe('admin reports API', () => {
 
   it('pages with Link headers that keep the filters', async () => {
     const ids: string[] = [];
-    for (const comment of ['a', 'b', 'c']) ids.unshift((await call(m.token['other'], 'POST', '/api/v1/reports', { account_id: m.id['plain'], comment })).body.id);
+    for (const comment of ['a', 'b', 'c'])
+      ids.unshift((await call(m.token['other'], 'POST', '/api/v1/reports', { account_id: m.id['plain'], comment })).body.id);
     const first = await call(mod, 'GET', `/api/v1/admin/reports?target_account_id=${m.id['plain']}&limit=2`);
-    assert.deepEqual(first.body.map((r: Json) => r.id), ids.slice(0, 2));
-    const link = (await fetch(`${s.url}/api/v1/admin/reports?target_account_id=${m.id['plain']}&limit=2`, { headers: { Authorization: `Bearer ${mod}` } })).headers.get('link')!;
+    assert.deepEqual(
+      first.body.map((r: Json) => r.id),
+      ids.slice(0, 2),
+    );
+    const link = (
+      await fetch(`${s.url}/api/v1/admin/reports?target_account_id=${m.id['plain']}&limit=2`, { headers: { Authorization: `Bearer ${mod}` } })
+    ).headers.get('link')!;
     const next = /<([^>]+)>; rel="next"/.exec(link)![1]!;
     assert.match(next, new RegExp(`target_account_id=${m.id['plain']}`));
     const rest = await fetch(next, { headers: { Authorization: `Bearer ${mod}` } });
-    assert.deepEqual(((await rest.json()) as Json[]).map((r) => r.id), ids.slice(2));
+    assert.deepEqual(
+      ((await rest.json()) as Json[]).map((r) => r.id),
+      ids.slice(2),
+    );
     const prev = /<([^>]+)>; rel="prev"/.exec(link)![1]!;
-    assert.deepEqual(((await (await fetch(prev, { headers: { Authorization: `Bearer ${mod}` } })).json()) as Json[]), []);
+    assert.deepEqual((await (await fetch(prev, { headers: { Authorization: `Bearer ${mod}` } })).json()) as Json[], []);
   });
 
   it('tells moderators of a report with an admin.report notification carrying the Report, not again while the account has one open', async () => {
@@ -196,34 +277,53 @@ describe('admin reports API', () => {
     assert.equal(n.type, 'admin.report');
     assert.equal(n.account.id, m.id['rep'], 'from the reporter');
     assert.deepEqual(n.report, {
-      id: reportId, action_taken: false, action_taken_at: null, category: 'legal', comment: 'spam!', forwarded: false,
-      created_at: n.report.created_at, status_ids: [posts[0].id, posts[1].id], rule_ids: null, target_account: n.report.target_account,
+      id: reportId,
+      action_taken: false,
+      action_taken_at: null,
+      category: 'legal',
+      comment: 'spam!',
+      forwarded: false,
+      created_at: n.report.created_at,
+      status_ids: [posts[0].id, posts[1].id],
+      rule_ids: null,
+      target_account: n.report.target_account,
     });
     assert.equal(n.report.target_account.acct, 'bad');
     // Grouped notifications (v2) show it too, ungrouped, with the same Report.
     const v2 = await call(mod, 'GET', '/api/v2/notifications?types[]=admin.report');
     assert.equal(v2.status, 200, v2.text);
     const group = v2.body.notification_groups.find((g: Json) => g.report?.id === reportId);
-    assert.deepEqual({ key: group?.group_key, type: group?.type, count: group?.notifications_count, report: group?.report },
-      { key: `ungrouped-${n.id}`, type: 'admin.report', count: 1, report: n.report });
+    assert.deepEqual(
+      { key: group?.group_key, type: group?.type, count: group?.notifications_count, report: group?.report },
+      { key: `ungrouped-${n.id}`, type: 'admin.report', count: 1, report: n.report },
+    );
     assert.deepEqual(await notes(m.token['rep']!), [], 'the reporter is no moderator');
     assert.deepEqual(await notes(m.token['plain']!), []);
 
     // A second report while the first is open: no new notification (Mastodon's ReportService does the same).
     const second = (await call(m.token['other'], 'POST', '/api/v1/reports', { account_id: m.id['bad'], comment: 'me too' })).body.id;
-    assert.deepEqual((await notes(mod)).filter((x) => x.report.target_account.id === m.id['bad']).map((x) => x.report.id), [reportId]);
+    assert.deepEqual(
+      (await notes(mod)).filter((x) => x.report.target_account.id === m.id['bad']).map((x) => x.report.id),
+      [reportId],
+    );
     // Once both are resolved, a new report notifies again.
     await call(mod, 'POST', `/api/v1/admin/reports/${reportId}/resolve`);
     await call(mod, 'POST', `/api/v1/admin/reports/${second}/resolve`);
     const third = (await call(m.token['other'], 'POST', '/api/v1/reports', { account_id: m.id['bad'], comment: 'again' })).body.id;
-    assert.deepEqual((await notes(mod)).filter((x) => x.report.target_account.id === m.id['bad']).map((x) => x.report.id), [third, reportId]);
+    assert.deepEqual(
+      (await notes(mod)).filter((x) => x.report.target_account.id === m.id['bad']).map((x) => x.report.id),
+      [third, reportId],
+    );
   });
 
   it('keeps showing a reported post its author deleted since (it is the evidence)', async () => {
     assert.equal((await call(m.token['bad'], 'DELETE', `/api/v1/statuses/${posts[1].id}`)).status, 200);
     assert.equal((await call(m.token['rep'], 'GET', `/api/v1/statuses/${posts[1].id}`)).status, 404);
     const r = (await call(mod, 'GET', `/api/v1/admin/reports/${reportId}`)).body;
-    assert.deepEqual(r.statuses.map((x: Json) => x.id), [posts[0].id, posts[1].id]);
+    assert.deepEqual(
+      r.statuses.map((x: Json) => x.id),
+      [posts[0].id, posts[1].id],
+    );
     assert.equal(r.statuses[1].content, posts[1].content);
   });
 });

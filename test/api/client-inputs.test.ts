@@ -38,10 +38,17 @@ describe('client inputs Mastodon accepts', () => {
     assert.equal(reply.status, 200);
 
     const local = await fetch(`${s.url}/api/v1/timelines/public?local=True`);
-    assert.deepEqual(((await local.json()) as Json[]).map((x) => x.id), [reply.body.id, python.body.id]);
+    assert.deepEqual(
+      ((await local.json()) as Json[]).map((x) => x.id),
+      [reply.body.id, python.body.id],
+    );
     assert.match(local.headers.get('link') ?? '', /local=true/);
     const own = await call('kai', 'GET', `/api/v1/accounts/${m.id['kai']}/statuses?exclude_replies=TRUE&only_media=False`);
-    assert.deepEqual(own.body.map((x: Json) => x.id), [reply.body.id, shouted.body.id, python.body.id], 'a reply to oneself stays, as on Mastodon');
+    assert.deepEqual(
+      own.body.map((x: Json) => x.id),
+      [reply.body.id, shouted.body.id, python.body.id],
+      'a reply to oneself stays, as on Mastodon',
+    );
     const lou = await call('lou', 'POST', '/api/v1/statuses', { status: 'hi', in_reply_to_id: python.body.id });
     const lous = await call('lou', 'GET', `/api/v1/accounts/${m.id['lou']}/statuses?exclude_replies=T`);
     assert.deepEqual([lou.status, lous.body], [200, []]);
@@ -63,7 +70,12 @@ describe('client inputs Mastodon accepts', () => {
   });
 
   it('reads a language written as a locale (en_US, EN) as its code, and still refuses what is not one', async () => {
-    for (const [language, read] of [['en_US', 'en-US'], ['EN', 'en'], ['pt-BR', 'pt-BR'], ['zh_Hant', 'zh-Hant']]) {
+    for (const [language, read] of [
+      ['en_US', 'en-US'],
+      ['EN', 'en'],
+      ['pt-BR', 'pt-BR'],
+      ['zh_Hant', 'zh-Hant'],
+    ]) {
       const r = await call('kai', 'POST', '/api/v1/statuses', { status: `in ${language}`, language });
       assert.deepEqual([r.status, r.body.language], [200, read], `${language}: ${r.text}`);
     }
@@ -109,7 +121,10 @@ describe('client inputs Mastodon accepts', () => {
     const media = (await upload(s.url, m.token['lou'], png(4, 4), { description: 'a square' })).body;
     const undescribed = await call('lou', 'PUT', `/api/v1/media/${media.id}`, { description: null });
     assert.deepEqual([undescribed.status, undescribed.body.description], [200, null]);
-    const poll = await call('lou', 'POST', '/api/v1/statuses', { status: 'which?', poll: { options: ['a', 'b'], expires_in: 600, multiple: null, hide_totals: null } });
+    const poll = await call('lou', 'POST', '/api/v1/statuses', {
+      status: 'which?',
+      poll: { options: ['a', 'b'], expires_in: 600, multiple: null, hide_totals: null },
+    });
     assert.equal(poll.status, 200, JSON.stringify(poll.body));
     assert.equal(poll.body.poll.multiple, false);
   });

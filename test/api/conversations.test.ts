@@ -29,7 +29,13 @@ describe('conversations API', () => {
     ok(who, 'POST', '/api/v1/statuses', { status, visibility: 'direct', ...(inReplyTo ? { in_reply_to_id: inReplyTo } : {}) });
   /** One line per conversation: who else is in it, read or not, and the text of its last status. */
   const summary = (list: Json[]) =>
-    list.map((c) => `${c.accounts.map((a: Json) => a.acct).sort().join(',')} ${c.unread ? 'unread' : 'read'} ${c.last_status?.content.replace(/<[^>]+>/g, '') ?? 'none'}`);
+    list.map(
+      (c) =>
+        `${c.accounts
+          .map((a: Json) => a.acct)
+          .sort()
+          .join(',')} ${c.unread ? 'unread' : 'read'} ${c.last_status?.content.replace(/<[^>]+>/g, '') ?? 'none'}`,
+    );
 
   before(async () => {
     [s, peer] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer()]);
@@ -54,7 +60,10 @@ describe('conversations API', () => {
     assert.equal(mine.last_status.id, first.id);
     assert.equal(mine.last_status.visibility, 'direct');
     assert.deepEqual(Object.keys(mine).sort(), ['accounts', 'id', 'last_status', 'unread']);
-    assert.ok(mine.accounts.every((a: Json) => typeof a.display_name === 'string'), 'participants are full accounts');
+    assert.ok(
+      mine.accounts.every((a: Json) => typeof a.display_name === 'string'),
+      'participants are full accounts',
+    );
     assert.deepEqual(summary(await conversations('ben')), ['ann,cal unread @ben @cal lunch?']);
     assert.deepEqual(summary(await conversations('cal')), ['ann,ben unread @ben @cal lunch?']);
     assert.deepEqual(await conversations('dee'), []);
@@ -135,7 +144,15 @@ describe('conversations API', () => {
   it('starts a conversation for a direct message from another server, and ends it on its Delete', async () => {
     const rem = peer.actor('rem');
     const fin = `${s.url}/users/fin`;
-    const note = { id: peer.newId('notes'), type: 'Note', attributedTo: rem.id, to: [fin], cc: [], content: '<p>psst</p>', tag: [{ type: 'Mention', href: fin, name: '@fin' }] };
+    const note = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: rem.id,
+      to: [fin],
+      cc: [],
+      content: '<p>psst</p>',
+      tag: [{ type: 'Mention', href: fin, name: '@fin' }],
+    };
     const create = { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: rem.id, to: note.to, cc: [], object: note };
     assert.equal((await peer.signedPost(`${s.url}/inbox`, create, { actor: 'rem' })).status, 202);
     let conv: Json;

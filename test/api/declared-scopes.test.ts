@@ -176,11 +176,17 @@ describe('declared route scopes', () => {
         continue;
       }
       const allowed = doc.scope === null ? [] : [doc.scope, ...(LEGACY[doc.scope] ?? [])];
-      if (doc.scope === null ? rule.scopes.length !== 0 : !rule.scopes.includes(doc.scope) || rule.scopes.some((x) => !allowed.includes(x) && !(key(r) === 'GET /api/v1/accounts/verify_credentials' && x === 'profile'))) {
+      if (
+        doc.scope === null
+          ? rule.scopes.length !== 0
+          : !rule.scopes.includes(doc.scope) ||
+            rule.scopes.some((x) => !allowed.includes(x) && !(key(r) === 'GET /api/v1/accounts/verify_credentials' && x === 'profile'))
+      ) {
         wrong.push(`${key(r)}: scopes ${JSON.stringify(rule.scopes)}, Mastodon: ${doc.scope ?? 'any token'}`);
       }
       if (!!rule.optional !== !!doc.public) wrong.push(`${key(r)}: optional ${!!rule.optional}, Mastodon: ${doc.public ? 'public' : 'token required'}`);
-      if (!!rule.member === (!!doc.public || !!doc.app)) wrong.push(`${key(r)}: member ${!!rule.member}, Mastodon: ${doc.app ? 'app tokens too' : doc.public ? 'anyone' : 'a user token'}`);
+      if (!!rule.member === (!!doc.public || !!doc.app))
+        wrong.push(`${key(r)}: member ${!!rule.member}, Mastodon: ${doc.app ? 'app tokens too' : doc.public ? 'anyone' : 'a user token'}`);
     }
     assert.deepEqual(wrong, []);
   });

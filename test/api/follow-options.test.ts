@@ -20,7 +20,8 @@ describe('follow options', () => {
     return r.body.id;
   };
   const relationship = async (who: string, other: string) => (await call(who, 'GET', `/api/v1/accounts/relationships?id[]=${m.id[other]}`)).body[0];
-  const statusNotes = async (who: string) => ((await call(who, 'GET', '/api/v1/notifications?types[]=status')).body as Json[]).map((n) => [n.account.username, n.status.id]);
+  const statusNotes = async (who: string) =>
+    ((await call(who, 'GET', '/api/v1/notifications?types[]=status')).body as Json[]).map((n) => [n.account.username, n.status.id]);
   const home = async (who: string) => ((await call(who, 'GET', '/api/v1/timelines/home?limit=40')).body as Json[]).map((x) => x.id as string);
 
   before(async () => {
@@ -43,7 +44,11 @@ describe('follow options', () => {
     await call('fay', 'POST', `/api/v1/statuses/${halPost}/reblog`);
     const quiet = await post('fay', { status: 'followers only', visibility: 'private' });
     const mentioning = await post('fay', { status: 'hey @gus' });
-    assert.deepEqual(await statusNotes('gus'), [['fay', quiet], ['fay', thread], ['fay', first]]);
+    assert.deepEqual(await statusNotes('gus'), [
+      ['fay', quiet],
+      ['fay', thread],
+      ['fay', first],
+    ]);
     const mention = ((await call('gus', 'GET', '/api/v1/notifications')).body as Json[]).find((n) => n.status?.id === mentioning);
     assert.equal(mention.type, 'mention', 'a post mentioning the follower is a mention, not a status notification too');
     assert.deepEqual(await statusNotes('hal'), [], 'hal follows without notify');
@@ -108,7 +113,7 @@ describe('follow notify between two servers', () => {
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
-  it("notifies a member when a remote account they follow with notify posts", async () => {
+  it('notifies a member when a remote account they follow with notify posts', async () => {
     const [tokenA, tokenB] = await Promise.all([adminToken(a), adminToken(b)]);
     const remote = (await api(b.url, tokenB, 'GET', `/api/v1/accounts/lookup?acct=admin@${new URL(a.url).host}`)).body;
     assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/accounts/${remote.id}/follow`, { notify: true })).body.notifying, true);
@@ -116,7 +121,10 @@ describe('follow notify between two servers', () => {
     const posted = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'from server A' })).body;
     await eventually(async () => {
       const notes = (await api(b.url, tokenB, 'GET', '/api/v1/notifications?types[]=status')).body as Json[];
-      assert.deepEqual(notes.map((n) => [n.account.id, n.status.uri]), [[remote.id, posted.uri]]);
+      assert.deepEqual(
+        notes.map((n) => [n.account.id, n.status.uri]),
+        [[remote.id, posted.uri]],
+      );
     });
   });
 });

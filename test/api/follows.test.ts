@@ -11,7 +11,8 @@ import { api, form, type Json } from '../support/api.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const call = (s: TestServer, token: string | undefined, method: string, path: string, fields?: Record<string, string>) => api(s.url, token, method, path, fields && form(fields));
+const call = (s: TestServer, token: string | undefined, method: string, path: string, fields?: Record<string, string>) =>
+  api(s.url, token, method, path, fields && form(fields));
 
 /** The rel="next" / rel="prev" URLs of a Link header. */
 function links(header: string | null): Record<string, string> {
@@ -102,7 +103,10 @@ describe('relationship API between local members', () => {
       assert.equal(r.body.requested, true);
       const requests = await call(s, lia.token, 'GET', '/api/v1/follow_requests');
       assert.equal(requests.status, 200);
-      assert.deepEqual(requests.body.map((a: Json) => a.id), [admin.id]);
+      assert.deepEqual(
+        requests.body.map((a: Json) => a.id),
+        [admin.id],
+      );
       assert.equal(requests.body[0].acct, 'admin');
       assert.equal((await relationship(lia, admin)).requested_by, true);
 
@@ -170,7 +174,10 @@ describe('relationship API between local members', () => {
       const q = [lia.id, '999999999', bob.id, 'junk', admin.id].map((id) => `id[]=${id}`).join('&');
       const r = await call(s, admin.token, 'GET', `/api/v1/accounts/relationships?${q}`);
       assert.equal(r.status, 200);
-      assert.deepEqual(r.body.map((x: Json) => x.id), [lia.id, bob.id, admin.id]);
+      assert.deepEqual(
+        r.body.map((x: Json) => x.id),
+        [lia.id, bob.id, admin.id],
+      );
       assert.equal(r.body[0].following, true);
       assert.equal(r.body[1].following, true);
       assert.equal(r.body[2].following, false);
@@ -178,10 +185,16 @@ describe('relationship API between local members', () => {
 
     it('answers at most 80 ids', async () => {
       const many: string[] = [];
-      for (let i = 0; i < 85; i++) many.push((await users.create({ username: `rel${i}`, email: `rel${i}@example.test`, passwordHash: await memberHash, roleId: 0, approved: true })).accountId);
+      for (let i = 0; i < 85; i++)
+        many.push(
+          (await users.create({ username: `rel${i}`, email: `rel${i}@example.test`, passwordHash: await memberHash, roleId: 0, approved: true })).accountId,
+        );
       const r = await call(s, admin.token, 'GET', `/api/v1/accounts/relationships?${many.map((id) => `id[]=${id}`).join('&')}`);
       assert.equal(r.status, 200);
-      assert.deepEqual(r.body.map((x: Json) => x.id), many.slice(0, 80));
+      assert.deepEqual(
+        r.body.map((x: Json) => x.id),
+        many.slice(0, 80),
+      );
     });
 
     it('needs a member token', async () => {
@@ -248,7 +261,10 @@ describe('relationship API between local members', () => {
       const fan = fans[0]!;
       const r = await call(s, undefined, 'GET', `/api/v1/accounts/${fan}/following?limit=5`);
       assert.equal(r.status, 200);
-      assert.deepEqual(r.body.map((a: Json) => a.acct), ['star']);
+      assert.deepEqual(
+        r.body.map((a: Json) => a.acct),
+        ['star'],
+      );
       assert.ok(links(r.link)['next']?.startsWith(`${s.url}/api/v1/accounts/${fan}/following?`));
       const empty = await call(s, undefined, 'GET', `/api/v1/accounts/${star.accountId}/following`);
       assert.deepEqual(empty.body, []);

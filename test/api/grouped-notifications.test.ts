@@ -29,7 +29,8 @@ describe('grouped notifications API', () => {
   const groups = async (who: string, query = ''): Promise<Json> => ok(who, 'GET', `/api/v2/notifications${query}`);
   /** "type:count" per group, as a reader would summarise the list. */
   const summary = (body: Json) => body.notification_groups.map((g: Json) => `${g.type}:${g.notifications_count}`);
-  const v1Id = (type: string, who: string, statusId?: string) => v1.find((n) => n.type === type && n.account.id === id[who] && (!statusId || n.status?.id === statusId))!.id;
+  const v1Id = (type: string, who: string, statusId?: string) =>
+    v1.find((n) => n.type === type && n.account.id === id[who] && (!statusId || n.status?.id === statusId))!.id;
   const nextOf = (link: string | null) => /<([^>]+)>; rel="next"/.exec(link ?? '')?.[1]?.slice(s.url.length);
 
   before(async () => {
@@ -56,9 +57,15 @@ describe('grouped notifications API', () => {
     assert.deepEqual(summary(body), ['mention:1', 'mention:1', 'favourite:1', 'reblog:2', 'favourite:3', 'follow:3']);
     const [m2, m1, favQ, reblogP, favP, follow] = body.notification_groups;
     assert.deepEqual(m2, {
-      group_key: `ungrouped-${v1Id('mention', 'bo', M2.id)}`, notifications_count: 1, type: 'mention', most_recent_notification_id: v1Id('mention', 'bo', M2.id),
-      page_min_id: v1Id('mention', 'bo', M2.id), page_max_id: v1Id('mention', 'bo', M2.id), latest_page_notification_at: v1.find((n) => n.status?.id === M2.id).created_at,
-      sample_account_ids: [id['bo']], status_id: M2.id,
+      group_key: `ungrouped-${v1Id('mention', 'bo', M2.id)}`,
+      notifications_count: 1,
+      type: 'mention',
+      most_recent_notification_id: v1Id('mention', 'bo', M2.id),
+      page_min_id: v1Id('mention', 'bo', M2.id),
+      page_max_id: v1Id('mention', 'bo', M2.id),
+      latest_page_notification_at: v1.find((n) => n.status?.id === M2.id).created_at,
+      sample_account_ids: [id['bo']],
+      status_id: M2.id,
     });
     assert.equal(m1.status_id, M1.id);
     assert.match(favP.group_key, new RegExp(`^favourite-${P.id}-\\d+$`));
@@ -94,7 +101,17 @@ describe('grouped notifications API', () => {
 
   it('groups only the grouped_types[] asked for, and filters by types[] and exclude_types[]', async () => {
     const onlyFavourites = await groups('ana', '?grouped_types[]=favourite');
-    assert.deepEqual(summary(onlyFavourites), ['mention:1', 'mention:1', 'favourite:1', 'reblog:1', 'reblog:1', 'favourite:3', 'follow:1', 'follow:1', 'follow:1']);
+    assert.deepEqual(summary(onlyFavourites), [
+      'mention:1',
+      'mention:1',
+      'favourite:1',
+      'reblog:1',
+      'reblog:1',
+      'favourite:3',
+      'follow:1',
+      'follow:1',
+      'follow:1',
+    ]);
     assert.ok(onlyFavourites.notification_groups.filter((g: Json) => g.type !== 'favourite').every((g: Json) => g.group_key.startsWith('ungrouped-')));
     // A type that is never grouped groups nothing.
     assert.equal((await groups('ana', '?grouped_types[]=mention')).notification_groups.length, 11);
@@ -130,13 +147,22 @@ describe('grouped notifications API', () => {
     const prev = /<([^>]+)>; rel="prev"/.exec(second.link ?? '')![1]!;
     assert.equal(new URL(prev).searchParams.get('min_id'), v1Id('favourite', 'ed'));
     const above = await ok('ana', 'GET', prev.slice(s.url.length));
-    assert.deepEqual(above.notification_groups.map((g: Json) => g.status_id), [M2.id, M1.id]);
+    assert.deepEqual(
+      above.notification_groups.map((g: Json) => g.status_id),
+      [M2.id, M1.id],
+    );
   });
 
   it('lists only the first account of each group in full with expand_accounts=partial_avatars', async () => {
     const body = await groups('ana', '?types[]=favourite&types[]=reblog&expand_accounts=partial_avatars');
-    assert.deepEqual(body.accounts.map((a: Json) => a.username), ['ed', 'cy', 'di']);
-    assert.deepEqual(body.partial_accounts.map((a: Json) => a.username ?? a.acct), ['bo']);
+    assert.deepEqual(
+      body.accounts.map((a: Json) => a.username),
+      ['ed', 'cy', 'di'],
+    );
+    assert.deepEqual(
+      body.partial_accounts.map((a: Json) => a.username ?? a.acct),
+      ['bo'],
+    );
     assert.deepEqual(Object.keys(body.partial_accounts[0]).sort(), ['acct', 'avatar', 'avatar_description', 'avatar_static', 'bot', 'id', 'locked', 'url']);
     assert.equal(body.partial_accounts[0].id, id['bo']);
     assert.deepEqual(body.notification_groups.at(-1).sample_account_ids, [id['di'], id['cy'], id['bo']]);
@@ -148,22 +174,41 @@ describe('grouped notifications API', () => {
   it('shows one group with its accounts, and dismisses a whole group (from v1 too)', async () => {
     const favP = (await groups('ana')).notification_groups.find((g: Json) => g.type === 'favourite' && g.status_id === P.id);
     const one = await ok('ana', 'GET', `/api/v2/notifications/${favP.group_key}`);
-    assert.deepEqual(one.notification_groups, [{
-      group_key: favP.group_key, notifications_count: 3, type: 'favourite', most_recent_notification_id: favP.most_recent_notification_id,
-      sample_account_ids: [id['di'], id['cy'], id['bo']], status_id: P.id,
-    }]);
-    assert.deepEqual(one.statuses.map((x: Json) => x.id), [P.id]);
-    assert.deepEqual(one.accounts.map((a: Json) => a.username), ['di', 'cy', 'bo']);
+    assert.deepEqual(one.notification_groups, [
+      {
+        group_key: favP.group_key,
+        notifications_count: 3,
+        type: 'favourite',
+        most_recent_notification_id: favP.most_recent_notification_id,
+        sample_account_ids: [id['di'], id['cy'], id['bo']],
+        status_id: P.id,
+      },
+    ]);
+    assert.deepEqual(
+      one.statuses.map((x: Json) => x.id),
+      [P.id],
+    );
+    assert.deepEqual(
+      one.accounts.map((a: Json) => a.username),
+      ['di', 'cy', 'bo'],
+    );
     const mention = await ok('ana', 'GET', `/api/v2/notifications/ungrouped-${v1Id('mention', 'bo', M1.id)}`);
     assert.deepEqual(summary(mention), ['mention:1']);
-    for (const key of ['favourite-1-1', 'ungrouped-x', '%00', 'a'.repeat(300)]) assert.equal((await call('ana', 'GET', `/api/v2/notifications/${key}`)).status, 404, key);
+    for (const key of ['favourite-1-1', 'ungrouped-x', '%00', 'a'.repeat(300)])
+      assert.equal((await call('ana', 'GET', `/api/v2/notifications/${key}`)).status, 404, key);
     assert.equal((await call('ana', 'GET', '/api/v2/notifications?limit=-1')).status, 400);
     assert.equal((await call('bo', 'GET', `/api/v2/notifications/${favP.group_key}`)).status, 404, "another member's group");
 
     const accounts = await call('ana', 'GET', `/api/v2/notifications/${favP.group_key}/accounts?limit=2`);
-    assert.deepEqual(accounts.body.map((a: Json) => a.username), ['di', 'cy']);
+    assert.deepEqual(
+      accounts.body.map((a: Json) => a.username),
+      ['di', 'cy'],
+    );
     const rest = await ok('ana', 'GET', nextOf(accounts.link)!);
-    assert.deepEqual(rest.map((a: Json) => a.username), ['bo']);
+    assert.deepEqual(
+      rest.map((a: Json) => a.username),
+      ['bo'],
+    );
 
     assert.deepEqual(await ok('bo', 'POST', `/api/v2/notifications/${favP.group_key}/dismiss`), {});
     assert.equal((await groups('ana')).notification_groups.length, 6, "another member's dismiss changes nothing");
@@ -187,7 +232,10 @@ describe('grouped notifications API', () => {
     // As if bo's favourite had come 10 hours ago: cy's joins its group.
     await s.app.db.pool.query('UPDATE notifications SET group_key = $1 WHERE id = $2', [`favourite-${R.id}-${hour - 10}`, first.id]);
     await ok('cy', 'POST', `/api/v1/statuses/${R.id}/favourite`);
-    assert.deepEqual((await ok('fay', 'GET', '/api/v1/notifications')).map((n: Json) => n.group_key), [`favourite-${R.id}-${hour - 10}`, `favourite-${R.id}-${hour - 10}`]);
+    assert.deepEqual(
+      (await ok('fay', 'GET', '/api/v1/notifications')).map((n: Json) => n.group_key),
+      [`favourite-${R.id}-${hour - 10}`, `favourite-${R.id}-${hour - 10}`],
+    );
     assert.deepEqual(summary(await groups('fay')), ['favourite:2']);
     // 13 hours ago: too old to join; di's starts a group of its own.
     await s.app.db.pool.query('UPDATE notifications SET group_key = $1 WHERE account_id = $2', [`favourite-${R.id}-${hour - 13}`, id['fay']]);

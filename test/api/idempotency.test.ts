@@ -38,10 +38,11 @@ describe('statuses API: the Idempotency-Key window', () => {
 
   /** Makes amy's record of this key as old as given, as if that much time had passed since the post. */
   async function ageKey(key: string, age: string): Promise<void> {
-    const n = await s.app.db.exec(
-      `UPDATE status_idempotency SET created_at = now() - $3::interval WHERE account_id = $1 AND key = $2`,
-      [m.id['amy'], key, age],
-    );
+    const n = await s.app.db.exec(`UPDATE status_idempotency SET created_at = now() - $3::interval WHERE account_id = $1 AND key = $2`, [
+      m.id['amy'],
+      key,
+      age,
+    ]);
     assert.equal(n, 1, `one stored record for ${key}`);
   }
 

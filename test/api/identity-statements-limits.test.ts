@@ -14,7 +14,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const PATH = '/api/v1/accounts/identity_statements';
 const HOUR = 3_600_000;
 
-const call = (s: TestServer, token: string | undefined, method: string, path: string, body?: string) => api(s.url, token, method, path, body === undefined ? undefined : raw(body));
+const call = (s: TestServer, token: string | undefined, method: string, path: string, body?: string) =>
+  api(s.url, token, method, path, body === undefined ? undefined : raw(body));
 
 describe('identity statement limits, expiry, actor document and concurrency', () => {
   let s: TestServer;
@@ -101,7 +102,10 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
       const newcomer = newIdentityKey();
       const r = await publish(m, JSON.stringify(signStatement(newcomer, m.actorId)));
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(await subjects(m), [...keys.slice(1), newcomer].map((k) => k.did));
+      assert.deepEqual(
+        await subjects(m),
+        [...keys.slice(1), newcomer].map((k) => k.did),
+      );
     });
   });
 
@@ -125,7 +129,10 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
         t = expiresMs;
         const listed = await listOf(m);
         assert.ok(!listed.text.includes(text), 'expired at its expiry time');
-        assert.deepEqual(listed.body.map((x: Json) => x.subject), others.map((k) => k.did));
+        assert.deepEqual(
+          listed.body.map((x: Json) => x.subject),
+          others.map((k) => k.did),
+        );
         const actor = await actorText(m);
         assert.ok(!actor.includes(key.did), 'not in the actor document');
         assert.equal(JSON.parse(actor).attachment.length, 9);
@@ -134,7 +141,10 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
         const newcomer = newIdentityKey();
         const taken = await publish(m, JSON.stringify(signStatement(newcomer, m.actorId)));
         assert.equal(taken.status, 200, taken.text);
-        assert.deepEqual(await subjects(m), [...others, newcomer].map((k) => k.did));
+        assert.deepEqual(
+          await subjects(m),
+          [...others, newcomer].map((k) => k.did),
+        );
         // Publishing the expired statement again is refused by the verifier, not by the limit.
         const stale = await publish(m, text);
         assert.deepEqual(stale.body, { error: 'Invalid identity statement', error_description: REFUSALS.expired });
@@ -164,7 +174,10 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
   describe('actor document', () => {
     it('carries the statements in attachment after the profile fields, as the original JSON', async () => {
       const m = await member('doc');
-      const fields = [{ name: 'Site', value: 'https://example.com' }, { name: 'Pronouns', value: 'they/them' }];
+      const fields = [
+        { name: 'Site', value: 'https://example.com' },
+        { name: 'Pronouns', value: 'they/them' },
+      ];
       await s.app.db.exec('UPDATE accounts SET fields = $2::jsonb WHERE id = $1', [m.id, JSON.stringify(fields)]);
       const keys = [newIdentityKey(), newIdentityKey()];
       const first = signStatement(keys[0]!, m.actorId);
@@ -182,7 +195,12 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
       assert.equal(doc.id, m.actorId);
       assert.deepEqual(
         doc.attachment.map((a: Json) => [a.type, a.name ?? a.subject]),
-        [['PropertyValue', 'Site'], ['PropertyValue', 'Pronouns'], ['VerifiableIdentityStatement', keys[0]!.did], ['VerifiableIdentityStatement', keys[1]!.did]],
+        [
+          ['PropertyValue', 'Site'],
+          ['PropertyValue', 'Pronouns'],
+          ['VerifiableIdentityStatement', keys[0]!.did],
+          ['VerifiableIdentityStatement', keys[1]!.did],
+        ],
       );
 
       await remove(m, keys[0]!.did);
@@ -220,7 +238,11 @@ describe('identity statement limits, expiry, actor document and concurrency', ()
         const key = newIdentityKey();
         const texts = [1, 2].map((n) => JSON.stringify(signStatement(key, m.actorId, { extra: { n } })));
         const replies = await Promise.all(texts.map((text) => publish(m, text)));
-        assert.deepEqual(replies.map((r) => r.status), [200, 200], `round ${round}`);
+        assert.deepEqual(
+          replies.map((r) => r.status),
+          [200, 200],
+          `round ${round}`,
+        );
         const list = (await listOf(m)).body as Json[];
         const mine = list.filter((x) => x.subject === key.did);
         assert.equal(mine.length, 1, `round ${round}`);

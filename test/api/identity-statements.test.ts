@@ -50,7 +50,7 @@ describe('identity statement API', () => {
 
   /** Members get their tokens straight from the store (sign-in is throttled per address); alice's come through OAuth. */
   async function member(username: string, existing?: LocalUser): Promise<Member> {
-    const user = existing ?? await users.create({ username, email: `${username}@example.test`, passwordHash: await memberHash, roleId: 0, approved: true });
+    const user = existing ?? (await users.create({ username, email: `${username}@example.test`, passwordHash: await memberHash, roleId: 0, approved: true }));
     const res = await fetch(`${s.url}/users/${username}`, { headers: { Accept: 'application/activity+json' } });
     assert.equal(res.status, 200);
     const actorId = ((await res.json()) as { id: string }).id;
@@ -257,7 +257,14 @@ describe('identity statement API', () => {
       const key = newIdentityKey();
       const text = JSON.stringify(signStatement(key, m.actorId));
       await publish(m, text);
-      const bodies = ['{}', '{"subject": 5}', JSON.stringify({ subject: 'did:web:example.com' }), JSON.stringify({ subject: key.did.slice('did:key:'.length) }), '[]', 'null'];
+      const bodies = [
+        '{}',
+        '{"subject": 5}',
+        JSON.stringify({ subject: 'did:web:example.com' }),
+        JSON.stringify({ subject: key.did.slice('did:key:'.length) }),
+        '[]',
+        'null',
+      ];
       for (const body of bodies) {
         const r = await call(s, m.token, 'DELETE', PATH, body);
         assert.equal(r.status, 422, body);

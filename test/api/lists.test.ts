@@ -33,7 +33,10 @@ describe('lists', () => {
     assert.equal(made.body.replies_policy, 'list');
     const renamed = await call('ola', 'PUT', `/api/v1/lists/${made.body.id}`, { title: 'Close friends', replies_policy: 'none' });
     assert.deepEqual([renamed.body.title, renamed.body.replies_policy], ['Close friends', 'none']);
-    assert.deepEqual((await call('ola', 'GET', '/api/v1/lists')).body.map((l: Json) => l.title), ['Close friends']);
+    assert.deepEqual(
+      (await call('ola', 'GET', '/api/v1/lists')).body.map((l: Json) => l.title),
+      ['Close friends'],
+    );
     assert.equal((await call('pia', 'GET', `/api/v1/lists/${made.body.id}`)).status, 404);
     assert.equal((await call('pia', 'DELETE', `/api/v1/lists/${made.body.id}`)).status, 404);
     assert.equal((await call('ola', 'POST', '/api/v1/lists', { title: '  ' })).status, 422);
@@ -51,7 +54,10 @@ describe('lists', () => {
     assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body, []);
     assert.equal((await call('ola', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [id['pia'], id['quy']] })).status, 200);
     assert.deepEqual((await call('ola', 'GET', `/api/v1/lists/${list.id}/accounts`)).body.map((a: Json) => a.username).sort(), ['pia', 'quy']);
-    assert.deepEqual((await call('ola', 'GET', `/api/v1/accounts/${id['pia']}/lists`)).body.map((l: Json) => l.id), [list.id]);
+    assert.deepEqual(
+      (await call('ola', 'GET', `/api/v1/accounts/${id['pia']}/lists`)).body.map((l: Json) => l.id),
+      [list.id],
+    );
 
     const rayPost = await post('ray', { status: 'ray is not in the list' });
     const piaPost = await post('pia', { status: 'pia posts' });
@@ -95,7 +101,13 @@ describe('lists', () => {
     for (const [policy, kinds] of Object.entries(expected)) {
       assert.equal((await call('ola', 'PUT', `/api/v1/lists/${list.id}`, { replies_policy: policy })).body.replies_policy, policy);
       const shown = await timeline('ola', `/api/v1/timelines/list/${list.id}`);
-      assert.deepEqual(Object.entries(replies).filter(([, x]) => shown.includes(x)).map(([k]) => k), kinds, policy);
+      assert.deepEqual(
+        Object.entries(replies)
+          .filter(([, x]) => shown.includes(x))
+          .map(([k]) => k),
+        kinds,
+        policy,
+      );
     }
 
     // Removing answers {} too, with the ids in the body or (as some clients send them) in the query.

@@ -45,7 +45,19 @@ describe('upload limits as advertised', () => {
     assert.equal(limits.video_size_limit, 40 * MiB);
     assert.equal(limits.description_limit, 1500);
     assert.equal(limits.image_matrix_limit, 33_177_600);
-    for (const t of ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'video/mp4', 'video/quicktime', 'video/webm', 'audio/mpeg', 'audio/ogg', 'audio/mp4']) {
+    for (const t of [
+      'image/jpeg',
+      'image/png',
+      'image/gif',
+      'image/webp',
+      'image/avif',
+      'video/mp4',
+      'video/quicktime',
+      'video/webm',
+      'audio/mpeg',
+      'audio/ogg',
+      'audio/mp4',
+    ]) {
       assert.ok(limits.supported_mime_types.includes(t), t);
     }
     assert.ok(!limits.supported_mime_types.includes('image/heic'), 'HEIC is refused, so not advertised');
@@ -65,7 +77,11 @@ describe('upload limits as advertised', () => {
   });
 
   it('takes a video of exactly video_size_limit (the multipart limit leaves room for it) and refuses one byte more', async () => {
-    const at = await uploadStreamed(s.url, token, { head: ftyp('isom', ['iso2', 'mp41']), size: limits.video_size_limit, fields: { description: 'a long clip' } });
+    const at = await uploadStreamed(s.url, token, {
+      head: ftyp('isom', ['iso2', 'mp41']),
+      size: limits.video_size_limit,
+      fields: { description: 'a long clip' },
+    });
     assert.equal(at.status, 200, JSON.stringify(at.body));
     assert.equal(at.body.type, 'video');
     assert.equal(at.body.description, 'a long clip');
@@ -97,7 +113,10 @@ describe('upload limits as advertised', () => {
   });
 
   it('refuses types it does not serve, whatever the client calls them, and takes the ones it lists', async () => {
-    for (const [data, claimed] of [[ftyp('heic', ['mif1', 'heic']), 'image/heic'], [Buffer.from('%PDF-1.7\n'), 'image/jpeg']] as const) {
+    for (const [data, claimed] of [
+      [ftyp('heic', ['mif1', 'heic']), 'image/heic'],
+      [Buffer.from('%PDF-1.7\n'), 'image/jpeg'],
+    ] as const) {
       const r = await upload(s.url, token, data, {}, claimed);
       assert.equal(r.status, 422, claimed);
       assert.equal(r.body.error, 'Validation failed: File content type is not supported');

@@ -40,14 +40,18 @@ async function startOrigin() {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     answers,
     requests: (p: string) => seen.filter((r) => r.path === p),
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
-const file = (contentType: string, data: Buffer): Answer => (res) => res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': data.length }).end(data);
+const file =
+  (contentType: string, data: Buffer): Answer =>
+  (res) =>
+    res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': data.length }).end(data);
 
 describe('remote media proxy', () => {
   let s: TestServer;
@@ -64,14 +68,38 @@ describe('remote media proxy', () => {
   const remotePost = async (visibility: Visibility, url: string, o: { type?: MediaType; mentions?: string[] } = {}) => {
     const i = ++n;
     const { status } = await statuses.create({
-      accountId: remoteId, uri: `${origin.base}/users/rae/statuses/${i}`, url: null, text: '', content: `<p>post ${i}</p>`, spoilerText: '',
-      visibility, sensitive: false, language: 'en', inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, local: false,
-      mentionIds: o.mentions ?? [], tags: [],
+      accountId: remoteId,
+      uri: `${origin.base}/users/rae/statuses/${i}`,
+      url: null,
+      text: '',
+      content: `<p>post ${i}</p>`,
+      spoilerText: '',
+      visibility,
+      sensitive: false,
+      language: 'en',
+      inReplyToId: null,
+      inReplyToAccountId: null,
+      inReplyToUri: null,
+      local: false,
+      mentionIds: o.mentions ?? [],
+      tags: [],
     });
-    const m = await media.create({
-      accountId: remoteId, type: o.type ?? 'image', contentType: 'image/png', fileName: null, fileSize: null, width: null, height: null,
-      description: null, focusX: 0, focusY: 0, remoteUrl: url,
-    }, status.id);
+    const m = await media.create(
+      {
+        accountId: remoteId,
+        type: o.type ?? 'image',
+        contentType: 'image/png',
+        fileName: null,
+        fileSize: null,
+        width: null,
+        height: null,
+        description: null,
+        focusX: 0,
+        focusY: 0,
+        remoteUrl: url,
+      },
+      status.id,
+    );
     return { statusId: status.id, mediaId: m.id, bare: `${s.url}/media_proxy/${m.id}` };
   };
   /** The attachment's address as the API gives it to this reader (undefined token: anonymous). */
@@ -104,12 +132,35 @@ describe('remote media proxy', () => {
     media = new MediaStore(s.app.db);
     members = await createMembers(s, ['fay', 'gus']);
     const host = new URL(origin.base).host;
-    remoteId = (await s.app.federation.accounts.upsertRemote({
-      uri: `${origin.base}/users/rae`, username: 'rae', domain: host, actorType: 'Person', displayName: 'Rae', note: '', url: null,
-      locked: true, bot: false, discoverable: true, inboxUrl: `${origin.base}/users/rae/inbox`, sharedInboxUrl: null, outboxUrl: null,
-      followersUrl: `${origin.base}/users/rae/followers`, followingUrl: null, featuredUrl: null, avatarRemoteUrl: null, headerRemoteUrl: null,
-      fields: [], attachment: [], alsoKnownAs: [], movedToUri: null, publicKeyId: null, publicKeyPem: null, publishedAt: null,
-    })).id;
+    remoteId = (
+      await s.app.federation.accounts.upsertRemote({
+        uri: `${origin.base}/users/rae`,
+        username: 'rae',
+        domain: host,
+        actorType: 'Person',
+        displayName: 'Rae',
+        note: '',
+        url: null,
+        locked: true,
+        bot: false,
+        discoverable: true,
+        inboxUrl: `${origin.base}/users/rae/inbox`,
+        sharedInboxUrl: null,
+        outboxUrl: null,
+        followersUrl: `${origin.base}/users/rae/followers`,
+        followingUrl: null,
+        featuredUrl: null,
+        avatarRemoteUrl: null,
+        headerRemoteUrl: null,
+        fields: [],
+        attachment: [],
+        alsoKnownAs: [],
+        movedToUri: null,
+        publicKeyId: null,
+        publicKeyPem: null,
+        publishedAt: null,
+      })
+    ).id;
     await s.app.federation.follows.follow(members.id['fay']!, remoteId, null); // fay follows rae; gus does not
   });
   after(async () => {
@@ -200,8 +251,19 @@ describe('remote media proxy', () => {
     it('answers 404 for unknown ids, local uploads and attachments of an unknown kind, fetching nothing', async () => {
       notFound(await get(`${s.url}/media_proxy/123`), 'no such attachment');
       notFound(await get(`${s.url}/media_proxy/not-an-id`), 'not an id');
-      const local = (await media.create({ accountId: members.id['fay']!, type: 'image', contentType: 'image/png', fileName: null, fileSize: null,
-        width: null, height: null, description: null, focusX: 0, focusY: 0, remoteUrl: null }));
+      const local = await media.create({
+        accountId: members.id['fay']!,
+        type: 'image',
+        contentType: 'image/png',
+        fileName: null,
+        fileSize: null,
+        width: null,
+        height: null,
+        description: null,
+        focusX: 0,
+        focusY: 0,
+        remoteUrl: null,
+      });
       notFound(await get(`${s.url}/media_proxy/${local.id}`), 'a local upload');
       const unknown = await remotePost('public', `${origin.base}/unknown.bin`, { type: 'unknown' });
       notFound(await get(unknown.bare), 'an attachment of a kind we do not serve');
@@ -229,28 +291,33 @@ describe('remote media proxy', () => {
       assert.deepEqual(again.body, real);
       // A video announced, an image sent: refused as well.
       origin.answers.set('/clip.mp4', file('video/mp4', png(10, 10)));
-      refused(await get((await remotePost('public', `${origin.base}/clip.mp4`, { type: 'video' })).bare), 'The remote file is not the video it was announced as');
+      refused(
+        await get((await remotePost('public', `${origin.base}/clip.mp4`, { type: 'video' })).bare),
+        'The remote file is not the video it was announced as',
+      );
     });
 
     it('refuses a file over the size cap, declared or streamed, and keeps nothing', async () => {
       const cap = 16 * MiB;
       const head = png(4000, 3000, 0);
       const chunk = Buffer.alloc(MiB);
-      const oversized = (declare: boolean): Answer => (res) => {
-        res.writeHead(200, { 'Content-Type': 'image/png', ...(declare ? { 'Content-Length': String(cap + 1) } : {}) });
-        let left = cap + 1 - head.length;
-        res.write(head);
-        const pump = () => {
-          while (left > 0 && !res.destroyed) {
-            const n = Math.min(left, chunk.length);
-            left -= n;
-            if (!res.write(chunk.subarray(0, n))) return void res.once('drain', pump);
-          }
-          res.end();
+      const oversized =
+        (declare: boolean): Answer =>
+        (res) => {
+          res.writeHead(200, { 'Content-Type': 'image/png', ...(declare ? { 'Content-Length': String(cap + 1) } : {}) });
+          let left = cap + 1 - head.length;
+          res.write(head);
+          const pump = () => {
+            while (left > 0 && !res.destroyed) {
+              const n = Math.min(left, chunk.length);
+              left -= n;
+              if (!res.write(chunk.subarray(0, n))) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          res.on('error', () => {}); // the proxy hangs up once it has seen enough
+          pump();
         };
-        res.on('error', () => {}); // the proxy hangs up once it has seen enough
-        pump();
-      };
       origin.answers.set('/huge-declared.png', oversized(true));
       origin.answers.set('/huge-streamed.png', oversized(false));
       const files = await storedFiles();

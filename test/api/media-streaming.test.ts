@@ -52,7 +52,12 @@ describe('media files streamed from disk', () => {
   });
 
   it('answers byte ranges with 206 and Content-Range, and 416 past the end', async () => {
-    const cases: [string, number, number][] = [['bytes=0-99', 0, 99], ['bytes=1000-', 1000, data.length - 1], ['bytes=-10', data.length - 10, data.length - 1], ['bytes=5-999999999', 5, data.length - 1]];
+    const cases: [string, number, number][] = [
+      ['bytes=0-99', 0, 99],
+      ['bytes=1000-', 1000, data.length - 1],
+      ['bytes=-10', data.length - 10, data.length - 1],
+      ['bytes=5-999999999', 5, data.length - 1],
+    ];
     for (const [range, start, end] of cases) {
       const res = await fetch(url, { headers: { Range: range } });
       assert.equal(res.status, 206, range);

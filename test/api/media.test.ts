@@ -66,7 +66,10 @@ describe('media', () => {
     const b = (await upload(s.url, token['kai'], png(30, 40))).body;
     const posted = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: '', media_ids: [b.id, a.id] });
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
-    assert.deepEqual(posted.body.media_attachments.map((m: Json) => m.id), [b.id, a.id]);
+    assert.deepEqual(
+      posted.body.media_attachments.map((m: Json) => m.id),
+      [b.id, a.id],
+    );
     const again = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'reuse', media_ids: [a.id] });
     assert.equal(again.status, 422);
     const theirs = (await upload(s.url, token['lea'], png(5, 5))).body;
@@ -90,10 +93,17 @@ describe('media', () => {
     assert.equal(edited.status, 422);
     assert.equal(edited.body.error, 'Validation failed: Cannot attach a video to a post that already contains images');
     const unchanged = (await api(s.url, token['kai'], 'GET', `/api/v1/statuses/${pictured.id}`)).body;
-    assert.deepEqual(unchanged.media_attachments.map((m: Json) => m.id), [image.id]);
+    assert.deepEqual(
+      unchanged.media_attachments.map((m: Json) => m.id),
+      [image.id],
+    );
     assert.equal(unchanged.edited_at, null);
     const two = (await upload(s.url, token['kai'], png(9, 9))).body;
-    assert.equal((await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${pictured.id}`, { status: 'two pictures', media_ids: [image.id, two.id] })).status, 200, 'images together are fine');
+    assert.equal(
+      (await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${pictured.id}`, { status: 'two pictures', media_ids: [image.id, two.id] })).status,
+      200,
+      'images together are fine',
+    );
   });
 
   it('delete and redraft: the deleted post answers its media and text, which post again as a new status', async () => {
@@ -105,12 +115,18 @@ describe('media', () => {
     const deleted = await api(s.url, token['kai'], 'DELETE', `/api/v1/statuses/${posted.id}`);
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body.text, 'draft two');
-    assert.deepEqual(deleted.body.media_attachments.map((m: Json) => [m.id, m.description]), [[a.id, 'first']]);
+    assert.deepEqual(
+      deleted.body.media_attachments.map((m: Json) => [m.id, m.description]),
+      [[a.id, 'first']],
+    );
     assert.equal((await api(s.url, token['kai'], 'GET', `/api/v1/statuses/${posted.id}`)).status, 404);
     const redrafted = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: deleted.body.text, media_ids: [b.id, a.id] });
     assert.equal(redrafted.status, 200, JSON.stringify(redrafted.body));
     assert.notEqual(redrafted.body.id, posted.id);
-    assert.deepEqual(redrafted.body.media_attachments.map((m: Json) => m.id), [b.id, a.id]);
+    assert.deepEqual(
+      redrafted.body.media_attachments.map((m: Json) => m.id),
+      [b.id, a.id],
+    );
     const served = await fetch(redrafted.body.media_attachments[1].url);
     assert.equal(served.status, 200);
     // Once attached again, they are the new post's: another post cannot take them.
@@ -124,7 +140,6 @@ describe('media between two servers', () => {
   let b: TestServer;
   let tokenA: string;
   let tokenB: string;
-
 
   before(async () => {
     [a, b] = await Promise.all([startTestServer(FED_ENV), startTestServer(FED_ENV)]);

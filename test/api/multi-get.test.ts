@@ -21,7 +21,8 @@ describe('statuses and accounts by id[]', () => {
   after(() => s?.stop());
 
   it('answers the statuses the viewer may read, in the order asked, each once', async () => {
-    const post = async (status: string, visibility: string) => (await api(s.url, token['ann'], 'POST', '/api/v1/statuses', { status, visibility })).body.id as string;
+    const post = async (status: string, visibility: string) =>
+      (await api(s.url, token['ann'], 'POST', '/api/v1/statuses', { status, visibility })).body.id as string;
     const pub = await post('public', 'public');
     const unl = await post('unlisted', 'unlisted');
     const priv = await post('followers', 'private');
@@ -44,8 +45,14 @@ describe('statuses and accounts by id[]', () => {
     const asked = query([id['cal']!, 'x', id['ann']!, '99999999', id['cal']!]);
     const r = await api(s.url, token['ben'], 'GET', `/api/v1/accounts?${asked}`);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.map((a: Json) => a.username), ['cal', 'ann']);
-    assert.deepEqual((await api(s.url, undefined, 'GET', `/api/v1/accounts?id=${id['ann']}`)).body.map((a: Json) => a.acct), ['ann']);
+    assert.deepEqual(
+      r.body.map((a: Json) => a.username),
+      ['cal', 'ann'],
+    );
+    assert.deepEqual(
+      (await api(s.url, undefined, 'GET', `/api/v1/accounts?id=${id['ann']}`)).body.map((a: Json) => a.acct),
+      ['ann'],
+    );
     assert.equal((await api(s.url, token['ben'], 'GET', `/api/v1/accounts?${query(Array.from({ length: 41 }, (_, i) => String(1000 + i)))}`)).status, 422);
     const statusesOnly = await createMembers(s, ['dee']).then((m) => m.tokenFor('dee', ['read:statuses']));
     assert.equal((await api(s.url, statusesOnly, 'GET', `/api/v1/accounts?${asked}`)).status, 403, 'read:accounts is needed');

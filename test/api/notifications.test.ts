@@ -69,8 +69,14 @@ describe('notifications API', () => {
   });
 
   it('filters by types[], exclude_types[] and account_id, and pages with Link headers', async () => {
-    assert.deepEqual(summary(await notes('nia', '?types[]=mention&types[]=follow')).map((x) => x.split(':')[0]), ['mention', 'follow']);
-    assert.deepEqual(summary(await notes('nia', '?exclude_types[]=mention&exclude_types[]=follow')).map((x) => x.split(':')[0]), ['reblog', 'favourite']);
+    assert.deepEqual(
+      summary(await notes('nia', '?types[]=mention&types[]=follow')).map((x) => x.split(':')[0]),
+      ['mention', 'follow'],
+    );
+    assert.deepEqual(
+      summary(await notes('nia', '?exclude_types[]=mention&exclude_types[]=follow')).map((x) => x.split(':')[0]),
+      ['reblog', 'favourite'],
+    );
     assert.equal((await notes('nia', `?account_id=${id['pim']}`)).length, 0);
     assert.equal((await notes('nia', `?account_id=${id['oto']}`)).length, 4);
     const first = await call('nia', 'GET', '/api/v1/notifications?limit=2&types[]=mention&types[]=follow&types[]=favourite');
@@ -78,14 +84,17 @@ describe('notifications API', () => {
     const next = /<([^>]+)>; rel="next"/.exec(first.link ?? '')![1]!;
     assert.ok(next.startsWith(`${s.url}/api/v1/notifications?`));
     const second = await call('nia', 'GET', next.slice(s.url.length));
-    assert.deepEqual(summary(second.body).map((x) => x.split(':')[0]), ['follow']);
+    assert.deepEqual(
+      summary(second.body).map((x) => x.split(':')[0]),
+      ['follow'],
+    );
     const last = /<([^>]+)>; rel="next"/.exec(second.link ?? '')![1]!;
     const empty = await call('nia', 'GET', last.slice(s.url.length));
     assert.deepEqual(empty.body, []);
     assert.equal(empty.link, null);
   });
 
-  it('shows one notification, dismisses one and clears all, only the member\'s own', async () => {
+  it("shows one notification, dismisses one and clears all, only the member's own", async () => {
     const [top] = await notes('nia');
     assert.deepEqual((await call('nia', 'GET', `/api/v1/notifications/${top.id}`)).body, top);
     assert.equal((await call('oto', 'GET', `/api/v1/notifications/${top.id}`)).status, 404);
@@ -99,7 +108,7 @@ describe('notifications API', () => {
     const cleared = await call('nia', 'POST', '/api/v1/notifications/clear');
     assert.deepEqual([cleared.status, cleared.body], [200, {}]);
     assert.deepEqual(await notes('nia'), []);
-    assert.equal((await notes('oto')).length, 1, "clearing is per member");
+    assert.equal((await notes('oto')).length, 1, 'clearing is per member');
   });
 
   it('needs read:notifications to list and write:notifications to dismiss', async () => {

@@ -65,7 +65,7 @@ describe('only_media timelines', () => {
     assert.deepEqual((await get(next.pathname + next.search)).ids, [ids['photo']]);
   });
 
-  it('keeps an account\'s own statuses with media, boosts left out, on its account timeline', async () => {
+  it("keeps an account's own statuses with media, boosts left out, on its account timeline", async () => {
     const all = await get(`/api/v1/accounts/${m.id['ivy']}/statuses`);
     assert.deepEqual(all.ids, [ids['boost'], ids['unlisted'], ids['photo'], ids['plain']]);
     const media = await get(`/api/v1/accounts/${m.id['ivy']}/statuses?only_media=true`);

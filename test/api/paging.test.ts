@@ -31,7 +31,18 @@ interface Case {
   readonly idOf?: (x: Json) => string;
 }
 
-const NAMES = ['favourites', 'bookmarks', 'favourited_by', 'reblogged_by', 'blocks', 'mutes', 'list timeline', 'list accounts', 'account statuses', 'notifications'] as const;
+const NAMES = [
+  'favourites',
+  'bookmarks',
+  'favourited_by',
+  'reblogged_by',
+  'blocks',
+  'mutes',
+  'list timeline',
+  'list accounts',
+  'account statuses',
+  'notifications',
+] as const;
 
 describe('Link-header paging of every list', () => {
   let s: TestServer;
@@ -44,7 +55,8 @@ describe('Link-header paging of every list', () => {
     assert.equal(r.status, 200, `${who} ${method} ${path}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const post = async (who: string, status: string, visibility = 'public'): Promise<string> => (await ok(who, 'POST', '/api/v1/statuses', { status, visibility })).id;
+  const post = async (who: string, status: string, visibility = 'public'): Promise<string> =>
+    (await ok(who, 'POST', '/api/v1/statuses', { status, visibility })).id;
   const names = (prefix: string) => [1, 2, 3, 4, 5].map((i) => `${prefix}${i}`);
   /** Accounts gone, as a remote actor's Delete leaves them. */
   const deleteAccounts = (who: string[]) => s.app.db.exec('UPDATE accounts SET deleted_at = now() WHERE id = ANY($1::bigint[])', [who.map((n) => m.id[n])]);
@@ -103,14 +115,30 @@ describe('Link-header paging of every list', () => {
     for (const d of names('d')) await ok('vl', 'POST', `/api/v1/accounts/${id[d]}/follow`);
     await ok('vl', 'POST', `/api/v1/lists/${people}/accounts`, { account_ids: names('d').map((d) => id[d]) });
     add({ name: 'list timeline', who: 'vl', path: `/api/v1/timelines/list/${list}`, expected: shown(timeline), max: 40, prev: 'min_id', ownIds: true });
-    add({ name: 'list accounts', who: 'vl', path: `/api/v1/lists/${people}/accounts`, expected: shown(names('d').map((d) => id[d]!)), max: 80, prev: 'since_id', ownIds: true });
+    add({
+      name: 'list accounts',
+      who: 'vl',
+      path: `/api/v1/lists/${people}/accounts`,
+      expected: shown(names('d').map((d) => id[d]!)),
+      max: 80,
+      prev: 'since_id',
+      ownIds: true,
+    });
 
     // An account's statuses: bo boosts two of gx's posts between posts of its own.
     const boTimeline = [await post('bo', 'one')];
     const gone2 = [await post('gx', 'boosted by bo, then deleted'), await post('gx', 'boosted by bo, then deleted too')];
     for (const g of gone2) boTimeline.push((await ok('bo', 'POST', `/api/v1/statuses/${g}/reblog`)).id);
     boTimeline.push(await post('bo', 'four'), await post('bo', 'five'));
-    add({ name: 'account statuses', who: undefined, path: `/api/v1/accounts/${id['bo']}/statuses`, expected: shown(boTimeline), max: 40, prev: 'min_id', ownIds: true });
+    add({
+      name: 'account statuses',
+      who: undefined,
+      path: `/api/v1/accounts/${id['bo']}/statuses`,
+      expected: shown(boTimeline),
+      max: 40,
+      prev: 'min_id',
+      ownIds: true,
+    });
     for (const g of [...gone, ...gone2]) await ok('gx', 'DELETE', `/api/v1/statuses/${g}`);
 
     // Notifications: vn is told of each of nu's posts, then unfollows: those about the private two go.
@@ -118,7 +146,16 @@ describe('Link-header paging of every list', () => {
     const told = [];
     for (const v of ['public', 'private', 'private', 'public', 'unlisted']) told.push(await post('nu', `${v} for vn`, v));
     await ok('vn', 'POST', `/api/v1/accounts/${id['nu']}/unfollow`);
-    add({ name: 'notifications', who: 'vn', path: '/api/v1/notifications', expected: shown(told), max: 80, prev: 'min_id', ownIds: false, idOf: (n) => n.status.id });
+    add({
+      name: 'notifications',
+      who: 'vn',
+      path: '/api/v1/notifications',
+      expected: shown(told),
+      max: 80,
+      prev: 'min_id',
+      ownIds: false,
+      idOf: (n) => n.status.id,
+    });
 
     await deleteAccounts(['c2', 'c3', 'd2', 'd3']);
   });

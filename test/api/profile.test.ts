@@ -55,7 +55,11 @@ describe('update_credentials and the profile', () => {
     assert.equal(a.avatar_static, a.avatar);
     assert.match(a.header, new RegExp(`^${s.url}/system/accounts/headers/[a-f0-9]{32}\\.png$`));
     assert.deepEqual(a.fields, [
-      { name: 'Site', value: '<a href="https://ola.example/knits" target="_blank" rel="nofollow noopener noreferrer">https://ola.example/knits</a>', verified_at: null },
+      {
+        name: 'Site',
+        value: '<a href="https://ola.example/knits" target="_blank" rel="nofollow noopener noreferrer">https://ola.example/knits</a>',
+        verified_at: null,
+      },
       { name: 'Pronouns', value: 'she/her &lt;3', verified_at: null },
     ]);
     assert.deepEqual(a.source.fields, [
@@ -78,30 +82,43 @@ describe('update_credentials and the profile', () => {
 
     const post = (await api(s.url, m.token['ola'], 'POST', '/api/v1/statuses', { status: 'with my defaults' })).body;
     assert.deepEqual([post.visibility, post.sensitive, post.language], ['unlisted', true, 'nb']);
-    const chosen = (await api(s.url, m.token['ola'], 'POST', '/api/v1/statuses', { status: 'chosen', visibility: 'public', sensitive: false, language: 'en' })).body;
+    const chosen = (await api(s.url, m.token['ola'], 'POST', '/api/v1/statuses', { status: 'chosen', visibility: 'public', sensitive: false, language: 'en' }))
+      .body;
     assert.deepEqual([chosen.visibility, chosen.sensitive, chosen.language], ['public', false, 'en']);
 
     const actor = (await (await fetch(`${s.url}/users/ola`, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
     assert.deepEqual(actor.icon, { type: 'Image', mediaType: 'image/png', url: a.avatar });
     assert.deepEqual(actor.image, { type: 'Image', mediaType: 'image/png', url: a.header });
-    assert.deepEqual(actor.attachment.filter((x: Json) => x.type === 'PropertyValue').map((x: Json) => [x.name, x.value]), a.fields.map((f: Json) => [f.name, f.value]));
+    assert.deepEqual(
+      actor.attachment.filter((x: Json) => x.type === 'PropertyValue').map((x: Json) => [x.name, x.value]),
+      a.fields.map((f: Json) => [f.name, f.value]),
+    );
   });
 
   it('takes JSON with fields as an array or an index-keyed object, and an empty language clears the default', async () => {
     const r = await api(s.url, m.token['pia'], 'PATCH', '/api/v1/accounts/update_credentials', {
-      fields_attributes: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
+      fields_attributes: [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
       source: { language: 'de' },
       locked: true,
     });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.fields.map((f: Json) => f.name), ['A', 'B']);
+    assert.deepEqual(
+      r.body.fields.map((f: Json) => f.name),
+      ['A', 'B'],
+    );
     assert.equal(r.body.locked, true);
     const keyed = await api(s.url, m.token['pia'], 'PATCH', '/api/v1/accounts/update_credentials', {
       fields_attributes: { 1: { name: 'second', value: 'y' }, 0: { name: 'first', value: 'x' } },
       source: { language: '' },
     });
     assert.equal(keyed.status, 200, keyed.text);
-    assert.deepEqual(keyed.body.fields.map((f: Json) => f.name), ['first', 'second']);
+    assert.deepEqual(
+      keyed.body.fields.map((f: Json) => f.name),
+      ['first', 'second'],
+    );
     assert.equal(keyed.body.source.language, '');
     assert.equal(keyed.body.locked, true, 'what the request leaves out stays');
   });
@@ -122,11 +139,17 @@ describe('update_credentials and the profile', () => {
       assert.equal(r.status, status, JSON.stringify(body));
       assert.match(r.body.error, error);
     }
-    const text = await patchForm(m.token['pia']!, [['display_name', 'changed'], ['avatar', new Blob(['<html>not an image</html>'], { type: 'image/png' })]]);
+    const text = await patchForm(m.token['pia']!, [
+      ['display_name', 'changed'],
+      ['avatar', new Blob(['<html>not an image</html>'], { type: 'image/png' })],
+    ]);
     assert.equal(text.status, 422);
     assert.match(text.body.error, /avatar content type is not supported/);
     const big = Buffer.concat([png(10, 10), Buffer.alloc(8 * 1024 * 1024)]);
-    const huge = await patchForm(m.token['pia']!, [['header', new Blob([big], { type: 'image/png' })], ['avatar', new Blob([png(5, 5)], { type: 'image/png' })]]);
+    const huge = await patchForm(m.token['pia']!, [
+      ['header', new Blob([big], { type: 'image/png' })],
+      ['avatar', new Blob([png(5, 5)], { type: 'image/png' })],
+    ]);
     assert.equal(huge.status, 413);
     const readOnly = await m.tokenFor('pia', ['read']);
     assert.equal((await api(s.url, readOnly, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'changed' })).status, 403);
@@ -134,7 +157,12 @@ describe('update_credentials and the profile', () => {
   });
 
   it('stops serving an avatar once it is replaced, and removes the avatar and the header on request', async () => {
-    const first = (await patchForm(m.token['rex']!, [['avatar', new Blob([png(9, 9)], { type: 'image/png' })], ['header', new Blob([png(90, 30)], { type: 'image/png' })]])).body;
+    const first = (
+      await patchForm(m.token['rex']!, [
+        ['avatar', new Blob([png(9, 9)], { type: 'image/png' })],
+        ['header', new Blob([png(90, 30)], { type: 'image/png' })],
+      ])
+    ).body;
     const second = (await patchForm(m.token['rex']!, [['avatar', new Blob([png(12, 12)], { type: 'image/png' })]])).body;
     assert.notEqual(second.avatar, first.avatar);
     assert.equal(second.header, first.header, 'the header stays');

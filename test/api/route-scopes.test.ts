@@ -36,69 +36,344 @@ interface Row {
 // Rows run in this order with the right scope, so an undoing follows its doing.
 const WRITES: readonly Row[] = [
   // Statuses (Mastodon: write:statuses).
-  { method: 'POST', path: '/api/v1/statuses', scope: 'write:statuses', wrong: ['write:media', 'write:conversations'], body: () => ({ status: 'posted with write:statuses' }), shows: (b) => assert.equal(b.content, '<p>posted with write:statuses</p>') },
-  { method: 'PUT', path: '/api/v1/statuses/:annPost', scope: 'write:statuses', wrong: ['write:accounts'], body: () => ({ status: 'edited' }), shows: (b) => assert.equal(b.content, '<p>edited</p>') },
-  { method: 'DELETE', path: '/api/v1/statuses/:annDoomed', scope: 'write:statuses', wrong: ['write:accounts'], shows: (b, ids) => assert.equal(b.id, ids['annDoomed']) },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses',
+    scope: 'write:statuses',
+    wrong: ['write:media', 'write:conversations'],
+    body: () => ({ status: 'posted with write:statuses' }),
+    shows: (b) => assert.equal(b.content, '<p>posted with write:statuses</p>'),
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/statuses/:annPost',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ status: 'edited' }),
+    shows: (b) => assert.equal(b.content, '<p>edited</p>'),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/statuses/:annDoomed',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    shows: (b, ids) => assert.equal(b.id, ids['annDoomed']),
+  },
   // Favourites are write:favourites; a boost is a status, write:statuses.
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/favourite', scope: 'write:favourites', wrong: ['write:bookmarks', 'write:statuses'], shows: (b) => assert.equal(b.favourited, true) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/unfavourite', scope: 'write:favourites', wrong: ['write:bookmarks', 'write:statuses'], shows: (b) => assert.equal(b.favourited, false) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/reblog', scope: 'write:statuses', wrong: ['write:favourites'], shows: (b, ids) => assert.equal(b.reblog.id, ids['bobPost']) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/unreblog', scope: 'write:statuses', wrong: ['write:favourites'], shows: (b) => assert.equal(b.reblogged, false) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/bookmark', scope: 'write:bookmarks', wrong: ['write:favourites'], shows: (b) => assert.equal(b.bookmarked, true) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/unbookmark', scope: 'write:bookmarks', wrong: ['write:favourites'], shows: (b) => assert.equal(b.bookmarked, false) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/mute', scope: 'write:mutes', wrong: ['write:blocks', 'write:statuses'], shows: (b) => assert.equal(b.muted, true) },
-  { method: 'POST', path: '/api/v1/statuses/:bobPost/unmute', scope: 'write:mutes', wrong: ['write:blocks', 'write:statuses'], shows: (b) => assert.equal(b.muted, false) },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/favourite',
+    scope: 'write:favourites',
+    wrong: ['write:bookmarks', 'write:statuses'],
+    shows: (b) => assert.equal(b.favourited, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/unfavourite',
+    scope: 'write:favourites',
+    wrong: ['write:bookmarks', 'write:statuses'],
+    shows: (b) => assert.equal(b.favourited, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/reblog',
+    scope: 'write:statuses',
+    wrong: ['write:favourites'],
+    shows: (b, ids) => assert.equal(b.reblog.id, ids['bobPost']),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/unreblog',
+    scope: 'write:statuses',
+    wrong: ['write:favourites'],
+    shows: (b) => assert.equal(b.reblogged, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/bookmark',
+    scope: 'write:bookmarks',
+    wrong: ['write:favourites'],
+    shows: (b) => assert.equal(b.bookmarked, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/unbookmark',
+    scope: 'write:bookmarks',
+    wrong: ['write:favourites'],
+    shows: (b) => assert.equal(b.bookmarked, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/mute',
+    scope: 'write:mutes',
+    wrong: ['write:blocks', 'write:statuses'],
+    shows: (b) => assert.equal(b.muted, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:bobPost/unmute',
+    scope: 'write:mutes',
+    wrong: ['write:blocks', 'write:statuses'],
+    shows: (b) => assert.equal(b.muted, false),
+  },
   { method: 'POST', path: '/api/v1/statuses/:annPost/pin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, true) },
   { method: 'POST', path: '/api/v1/statuses/:annPost/unpin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, false) },
-  { method: 'POST', path: '/api/v1/polls/:poll/votes', scope: 'write:statuses', wrong: ['write:favourites'], body: () => ({ choices: [0] }), shows: (b) => assert.deepEqual([b.voted, b.own_votes], [true, [0]]) },
+  {
+    method: 'POST',
+    path: '/api/v1/polls/:poll/votes',
+    scope: 'write:statuses',
+    wrong: ['write:favourites'],
+    body: () => ({ choices: [0] }),
+    shows: (b) => assert.deepEqual([b.voted, b.own_votes], [true, [0]]),
+  },
   // Pleroma's EmojiReactionController: write:statuses for reacting and taking it back.
-  { method: 'PUT', path: '/api/v1/pleroma/statuses/:bobPost/reactions/:emoji', scope: 'write:statuses', wrong: ['write:favourites'], shows: (b) => assert.deepEqual(b.pleroma.emoji_reactions.map((r: Json) => [r.name, r.me]), [['👍', true]]) },
-  { method: 'DELETE', path: '/api/v1/pleroma/statuses/:bobPost/reactions/:emoji', scope: 'write:statuses', wrong: ['write:favourites'], shows: (b) => assert.deepEqual(b.pleroma.emoji_reactions, []) },
-  { method: 'POST', path: '/api/v1/markers', scope: 'write:statuses', wrong: ['write:notifications'], body: (ids) => ({ home: { last_read_id: ids['bobPost'] } }), shows: (b, ids) => assert.equal(b.home.last_read_id, ids['bobPost']) },
+  {
+    method: 'PUT',
+    path: '/api/v1/pleroma/statuses/:bobPost/reactions/:emoji',
+    scope: 'write:statuses',
+    wrong: ['write:favourites'],
+    shows: (b) =>
+      assert.deepEqual(
+        b.pleroma.emoji_reactions.map((r: Json) => [r.name, r.me]),
+        [['👍', true]],
+      ),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/pleroma/statuses/:bobPost/reactions/:emoji',
+    scope: 'write:statuses',
+    wrong: ['write:favourites'],
+    shows: (b) => assert.deepEqual(b.pleroma.emoji_reactions, []),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/markers',
+    scope: 'write:statuses',
+    wrong: ['write:notifications'],
+    body: (ids) => ({ home: { last_read_id: ids['bobPost'] } }),
+    shows: (b, ids) => assert.equal(b.home.last_read_id, ids['bobPost']),
+  },
   // Accounts: follows, blocks, mutes (the deprecated `follow` also covers these, as Mastodon).
-  { method: 'POST', path: '/api/v1/accounts/:fay/follow', scope: 'write:follows', wrong: ['write:blocks', 'write:accounts'], shows: (b) => assert.equal(b.following, true) },
-  { method: 'POST', path: '/api/v1/accounts/:fay/unfollow', scope: 'write:follows', wrong: ['write:blocks', 'write:accounts'], shows: (b) => assert.equal(b.following, false) },
-  { method: 'POST', path: '/api/v1/follow_requests/:cat/authorize', scope: 'write:follows', wrong: ['write:notifications'], shows: (b) => assert.equal(b.followed_by, true) },
-  { method: 'POST', path: '/api/v1/follow_requests/:dan/reject', scope: 'write:follows', wrong: ['write:notifications'], shows: (b) => assert.equal(b.followed_by, false) },
-  { method: 'POST', path: '/api/v1/accounts/:eve/block', scope: 'write:blocks', wrong: ['write:mutes', 'write:follows'], shows: (b) => assert.equal(b.blocking, true) },
-  { method: 'POST', path: '/api/v1/accounts/:eve/unblock', scope: 'write:blocks', wrong: ['write:mutes', 'write:follows'], shows: (b) => assert.equal(b.blocking, false) },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:fay/follow',
+    scope: 'write:follows',
+    wrong: ['write:blocks', 'write:accounts'],
+    shows: (b) => assert.equal(b.following, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:fay/unfollow',
+    scope: 'write:follows',
+    wrong: ['write:blocks', 'write:accounts'],
+    shows: (b) => assert.equal(b.following, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/follow_requests/:cat/authorize',
+    scope: 'write:follows',
+    wrong: ['write:notifications'],
+    shows: (b) => assert.equal(b.followed_by, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/follow_requests/:dan/reject',
+    scope: 'write:follows',
+    wrong: ['write:notifications'],
+    shows: (b) => assert.equal(b.followed_by, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:eve/block',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'write:follows'],
+    shows: (b) => assert.equal(b.blocking, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:eve/unblock',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'write:follows'],
+    shows: (b) => assert.equal(b.blocking, false),
+  },
   { method: 'POST', path: '/api/v1/accounts/:eve/mute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, true) },
   { method: 'POST', path: '/api/v1/accounts/:eve/unmute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, false) },
   // The member's own profile.
-  { method: 'PATCH', path: '/api/v1/accounts/update_credentials', scope: 'write:accounts', wrong: ['write:statuses'], body: () => ({ note: 'new bio' }), shows: (b) => assert.equal(b.source.note, 'new bio') },
-  { method: 'DELETE', path: '/api/v1/profile/avatar', scope: 'write:accounts', wrong: ['write:media'], shows: (b, ids) => assert.deepEqual([b.id, b.avatar.endsWith('/missing.png')], [ids['ann'], true]) },
-  { method: 'DELETE', path: '/api/v1/profile/header', scope: 'write:accounts', wrong: ['write:media'], shows: (b, ids) => assert.deepEqual([b.id, b.header.endsWith('/missing.png')], [ids['ann'], true]) },
-  { method: 'POST', path: '/api/v1/accounts/identity_statements', scope: 'write:accounts', wrong: ['write:statuses'], body: (ids) => JSON.parse(ids['statement']!), shows: (b, ids) => assert.deepEqual(b.map((x: Json) => x.subject), [ids['did']]) },
-  { method: 'DELETE', path: '/api/v1/accounts/identity_statements', scope: 'write:accounts', wrong: ['write:statuses'], body: (ids) => ({ subject: ids['did'] }), shows: (b) => assert.deepEqual(b, []) },
+  {
+    method: 'PATCH',
+    path: '/api/v1/accounts/update_credentials',
+    scope: 'write:accounts',
+    wrong: ['write:statuses'],
+    body: () => ({ note: 'new bio' }),
+    shows: (b) => assert.equal(b.source.note, 'new bio'),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/profile/avatar',
+    scope: 'write:accounts',
+    wrong: ['write:media'],
+    shows: (b, ids) => assert.deepEqual([b.id, b.avatar.endsWith('/missing.png')], [ids['ann'], true]),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/profile/header',
+    scope: 'write:accounts',
+    wrong: ['write:media'],
+    shows: (b, ids) => assert.deepEqual([b.id, b.header.endsWith('/missing.png')], [ids['ann'], true]),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/identity_statements',
+    scope: 'write:accounts',
+    wrong: ['write:statuses'],
+    body: (ids) => JSON.parse(ids['statement']!),
+    shows: (b, ids) =>
+      assert.deepEqual(
+        b.map((x: Json) => x.subject),
+        [ids['did']],
+      ),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/accounts/identity_statements',
+    scope: 'write:accounts',
+    wrong: ['write:statuses'],
+    body: (ids) => ({ subject: ids['did'] }),
+    shows: (b) => assert.deepEqual(b, []),
+  },
   // Media.
   { method: 'POST', path: '/api/v2/media', scope: 'write:media', wrong: ['write:statuses'], multipart: true, shows: (b) => assert.equal(b.type, 'image') },
   { method: 'POST', path: '/api/v1/media', scope: 'write:media', wrong: ['write:statuses'], multipart: true, shows: (b) => assert.equal(b.type, 'image') },
-  { method: 'PUT', path: '/api/v1/media/:media', scope: 'write:media', wrong: ['write:statuses'], body: () => ({ description: 'a square' }), shows: (b) => assert.equal(b.description, 'a square') },
+  {
+    method: 'PUT',
+    path: '/api/v1/media/:media',
+    scope: 'write:media',
+    wrong: ['write:statuses'],
+    body: () => ({ description: 'a square' }),
+    shows: (b) => assert.equal(b.description, 'a square'),
+  },
   // Lists.
-  { method: 'POST', path: '/api/v1/lists', scope: 'write:lists', wrong: ['write:follows'], body: () => ({ title: 'new list' }), shows: (b) => assert.equal(b.title, 'new list') },
-  { method: 'PUT', path: '/api/v1/lists/:list', scope: 'write:lists', wrong: ['write:follows'], body: () => ({ title: 'renamed' }), shows: (b) => assert.equal(b.title, 'renamed') },
-  { method: 'POST', path: '/api/v1/lists/:list/accounts', scope: 'write:lists', wrong: ['write:follows'], body: (ids) => ({ account_ids: [ids['bob']] }),
-    shows: async (_, ids, get) => assert.deepEqual((await get(`/api/v1/lists/${ids['list']}/accounts`)).map((a: Json) => a.id), [ids['bob']]) },
-  { method: 'DELETE', path: '/api/v1/lists/:list/accounts', scope: 'write:lists', wrong: ['write:follows'], body: (ids) => ({ account_ids: [ids['bob']] }),
-    shows: async (_, ids, get) => assert.deepEqual(await get(`/api/v1/lists/${ids['list']}/accounts`), []) },
-  { method: 'DELETE', path: '/api/v1/lists/:list', scope: 'write:lists', wrong: ['write:follows'], shows: async (_, __, get) => assert.deepEqual((await get('/api/v1/lists')).map((l: Json) => l.title), ['new list']) },
+  {
+    method: 'POST',
+    path: '/api/v1/lists',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: () => ({ title: 'new list' }),
+    shows: (b) => assert.equal(b.title, 'new list'),
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/lists/:list',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: () => ({ title: 'renamed' }),
+    shows: (b) => assert.equal(b.title, 'renamed'),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/lists/:list/accounts',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: (ids) => ({ account_ids: [ids['bob']] }),
+    shows: async (_, ids, get) =>
+      assert.deepEqual(
+        (await get(`/api/v1/lists/${ids['list']}/accounts`)).map((a: Json) => a.id),
+        [ids['bob']],
+      ),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/lists/:list/accounts',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: (ids) => ({ account_ids: [ids['bob']] }),
+    shows: async (_, ids, get) => assert.deepEqual(await get(`/api/v1/lists/${ids['list']}/accounts`), []),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/lists/:list',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    shows: async (_, __, get) =>
+      assert.deepEqual(
+        (await get('/api/v1/lists')).map((l: Json) => l.title),
+        ['new list'],
+      ),
+  },
   // Notifications and conversations.
-  { method: 'POST', path: '/api/v1/notifications/:notification/dismiss', scope: 'write:notifications', wrong: ['write:conversations'],
-    shows: async (_, ids, get) => assert.equal((await get('/api/v1/notifications')).some((n: Json) => n.id === ids['notification']), false) },
-  { method: 'POST', path: '/api/v2/notifications/:group/dismiss', scope: 'write:notifications', wrong: ['write:conversations'],
-    shows: async (_, ids, get) => assert.equal((await get('/api/v2/notifications')).notification_groups.some((g: Json) => g.group_key === ids['group']), false) },
-  { method: 'POST', path: '/api/v1/notifications/clear', scope: 'write:notifications', wrong: ['write:conversations'], shows: async (_, __, get) => assert.deepEqual(await get('/api/v1/notifications'), []) },
+  {
+    method: 'POST',
+    path: '/api/v1/notifications/:notification/dismiss',
+    scope: 'write:notifications',
+    wrong: ['write:conversations'],
+    shows: async (_, ids, get) =>
+      assert.equal(
+        (await get('/api/v1/notifications')).some((n: Json) => n.id === ids['notification']),
+        false,
+      ),
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/notifications/:group/dismiss',
+    scope: 'write:notifications',
+    wrong: ['write:conversations'],
+    shows: async (_, ids, get) =>
+      assert.equal(
+        (await get('/api/v2/notifications')).notification_groups.some((g: Json) => g.group_key === ids['group']),
+        false,
+      ),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/notifications/clear',
+    scope: 'write:notifications',
+    wrong: ['write:conversations'],
+    shows: async (_, __, get) => assert.deepEqual(await get('/api/v1/notifications'), []),
+  },
   // Nothing left to clear: the answer is what a client sees, the scope check is the point.
   { method: 'POST', path: '/api/v2/notifications/clear', scope: 'write:notifications', wrong: ['write:conversations'], shows: (b) => assert.deepEqual(b, {}) },
-  { method: 'POST', path: '/api/v1/conversations/:conversation/read', scope: 'write:conversations', wrong: ['write:statuses', 'write:notifications'], shows: (b) => assert.equal(b.unread, false) },
-  { method: 'DELETE', path: '/api/v1/conversations/:conversation', scope: 'write:conversations', wrong: ['write:statuses', 'write:notifications'], shows: async (_, __, get) => assert.deepEqual(await get('/api/v1/conversations'), []) },
+  {
+    method: 'POST',
+    path: '/api/v1/conversations/:conversation/read',
+    scope: 'write:conversations',
+    wrong: ['write:statuses', 'write:notifications'],
+    shows: (b) => assert.equal(b.unread, false),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/conversations/:conversation',
+    scope: 'write:conversations',
+    wrong: ['write:statuses', 'write:notifications'],
+    shows: async (_, __, get) => assert.deepEqual(await get('/api/v1/conversations'), []),
+  },
   // Reports, and acting on them as a moderator (a member's write:reports is not an admin scope).
-  { method: 'POST', path: '/api/v1/reports', scope: 'write:reports', wrong: ['write:statuses', 'write:accounts'], body: (ids) => ({ account_id: ids['bob'], comment: 'spam' }), shows: (b, ids) => assert.equal(b.target_account.id, ids['bob']) },
-  ...(['assign_to_self', 'unassign', 'resolve', 'reopen'] as const).map((action): Row => ({
-    method: 'POST', path: `/api/v1/admin/reports/:report/${action}`, scope: 'admin:write:reports', wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'], mod: true,
-    shows: (b, ids) => assert.equal(b.id, ids['report']),
-  })),
-  { method: 'PUT', path: '/api/v1/admin/reports/:report', scope: 'admin:write:reports', wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'], mod: true, body: () => ({ category: 'other' }), shows: (b) => assert.equal(b.category, 'other') },
+  {
+    method: 'POST',
+    path: '/api/v1/reports',
+    scope: 'write:reports',
+    wrong: ['write:statuses', 'write:accounts'],
+    body: (ids) => ({ account_id: ids['bob'], comment: 'spam' }),
+    shows: (b, ids) => assert.equal(b.target_account.id, ids['bob']),
+  },
+  ...(['assign_to_self', 'unassign', 'resolve', 'reopen'] as const).map(
+    (action): Row => ({
+      method: 'POST',
+      path: `/api/v1/admin/reports/:report/${action}`,
+      scope: 'admin:write:reports',
+      wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'],
+      mod: true,
+      shows: (b, ids) => assert.equal(b.id, ids['report']),
+    }),
+  ),
+  {
+    method: 'PUT',
+    path: '/api/v1/admin/reports/:report',
+    scope: 'admin:write:reports',
+    wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'],
+    mod: true,
+    body: () => ({ category: 'other' }),
+    shows: (b) => assert.equal(b.category, 'other'),
+  },
 ];
 
 const READS: readonly Row[] = [
@@ -148,14 +423,20 @@ describe('route scopes', () => {
     Object.assign(ids, m.id);
     const rows = [...WRITES.map((r) => [r, 'read'] as const), ...READS.map((r) => [r, 'write'] as const)];
     const needed = new Set(rows.flatMap(([r, broad]) => [r.scope, broad, ...r.wrong].map((scope) => `${actor(r)} ${scope}`)));
-    await Promise.all([...needed].map(async (k) => {
-      const [who, scope] = k.split(' ') as [string, string];
-      tokens.set(k, await m.tokenFor(who, [scope]));
-    }));
+    await Promise.all(
+      [...needed].map(async (k) => {
+        const [who, scope] = k.split(' ') as [string, string];
+        tokens.set(k, await m.tokenFor(who, [scope]));
+      }),
+    );
 
     // ann is locked, so cat and dan's follows wait for her answer; ann follows bob (a list may hold only followed accounts).
     await ok('ann', 'PATCH', '/api/v1/accounts/update_credentials', { locked: true });
-    await Promise.all([ok('cat', 'POST', `/api/v1/accounts/${ids['ann']}/follow`), ok('dan', 'POST', `/api/v1/accounts/${ids['ann']}/follow`), ok('ann', 'POST', `/api/v1/accounts/${ids['bob']}/follow`)]);
+    await Promise.all([
+      ok('cat', 'POST', `/api/v1/accounts/${ids['ann']}/follow`),
+      ok('dan', 'POST', `/api/v1/accounts/${ids['ann']}/follow`),
+      ok('ann', 'POST', `/api/v1/accounts/${ids['bob']}/follow`),
+    ]);
     const [bobPost, pollPost, , annPost, annDoomed, list] = await Promise.all([
       ok('bob', 'POST', '/api/v1/statuses', { status: 'a public post' }),
       ok('bob', 'POST', '/api/v1/statuses', { status: 'a poll', poll: { options: ['yes', 'no'], expires_in: 3600 } }),
@@ -210,9 +491,11 @@ describe('route scopes', () => {
   }
 
   it('read routes: write and a wrong granular read scope refused, the right read scope answered', async () => {
-    await Promise.all(READS.map(async (row) => {
-      await Promise.all(['write', ...row.wrong].map((scope) => refusedWith(row, scope)));
-      await passes(row);
-    }));
+    await Promise.all(
+      READS.map(async (row) => {
+        await Promise.all(['write', ...row.wrong].map((scope) => refusedWith(row, scope)));
+        await passes(row);
+      }),
+    );
   });
 });

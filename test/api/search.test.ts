@@ -136,14 +136,25 @@ describe('search parameters and visibility', () => {
     assert.deepEqual(accts(all.accounts), ['axolotl']);
     assert.deepEqual(ids(all.statuses), [pub.id]);
     assert.deepEqual(all.hashtags, [{ name: 'axolotl', url: `${s.url}/tags/axolotl`, history: [] }]);
-    assert.deepEqual(await search('reader', { q: 'axolotl', type: 'accounts' }).then((r) => [accts(r.accounts), r.statuses, r.hashtags]), [['axolotl'], [], []]);
+    assert.deepEqual(await search('reader', { q: 'axolotl', type: 'accounts' }).then((r) => [accts(r.accounts), r.statuses, r.hashtags]), [
+      ['axolotl'],
+      [],
+      [],
+    ]);
     assert.deepEqual(await search('reader', { q: 'axolotl', type: 'statuses' }).then((r) => [r.accounts, ids(r.statuses), r.hashtags]), [[], [pub.id], []]);
-    assert.deepEqual(await search('reader', { q: 'axolotl', type: 'hashtags' }).then((r) => [r.accounts, r.statuses, r.hashtags.map((h: Json) => h.name)]), [[], [], ['axolotl']]);
+    assert.deepEqual(await search('reader', { q: 'axolotl', type: 'hashtags' }).then((r) => [r.accounts, r.statuses, r.hashtags.map((h: Json) => h.name)]), [
+      [],
+      [],
+      ['axolotl'],
+    ]);
     // A tag used only in private or direct posts is not listed to anyone, not even the author.
     await post('writer', 'hidden #secretcove', 'private');
     await post('writer', '@reader hidden #secretcove', 'direct');
     for (const who of ['writer', 'reader', undefined]) assert.deepEqual((await search(who, { q: '#secretcove' })).hashtags, [], String(who));
     await post('writer', 'now out in the open #secretcove');
-    assert.deepEqual((await search(undefined, { q: '#secretcove' })).hashtags.map((h: Json) => h.name), ['secretcove']);
+    assert.deepEqual(
+      (await search(undefined, { q: '#secretcove' })).hashtags.map((h: Json) => h.name),
+      ['secretcove'],
+    );
   });
 });

@@ -31,9 +31,17 @@ describe('status actions and their undoing', () => {
     for (const list of ['favourited_by', 'reblogged_by']) {
       const r = await call('kim-accounts', 'GET', `/api/v1/statuses/${id}/${list}`);
       assert.equal(r.status, 200, list);
-      assert.deepEqual(r.body.map((a: Json) => a.username), ['kim'], list);
+      assert.deepEqual(
+        r.body.map((a: Json) => a.username),
+        ['kim'],
+        list,
+      );
       assert.equal((await call('kim-statuses', 'GET', `/api/v1/statuses/${id}/${list}`)).status, 403, `${list} with read:statuses only`);
-      assert.deepEqual((await call(undefined, 'GET', `/api/v1/statuses/${id}/${list}`)).body.map((a: Json) => a.username), ['kim'], `${list}, anonymous`);
+      assert.deepEqual(
+        (await call(undefined, 'GET', `/api/v1/statuses/${id}/${list}`)).body.map((a: Json) => a.username),
+        ['kim'],
+        `${list}, anonymous`,
+      );
     }
   });
 
@@ -42,7 +50,10 @@ describe('status actions and their undoing', () => {
     const fav = await call('lou', 'POST', `/api/v1/statuses/${id}/favourite`);
     assert.deepEqual([fav.status, fav.body.favourited, fav.body.favourites_count], [200, true, 1]);
     assert.deepEqual(await ids('lou', '/api/v1/favourites'), [id]);
-    assert.deepEqual((await call('kim', 'GET', '/api/v1/notifications?types[]=favourite')).body.map((n: Json) => n.status.id), [id]);
+    assert.deepEqual(
+      (await call('kim', 'GET', '/api/v1/notifications?types[]=favourite')).body.map((n: Json) => n.status.id),
+      [id],
+    );
     for (let i = 0; i < 2; i++) {
       // Twice: undoing what is not there changes nothing and still answers the status.
       const un = await call('lou', 'POST', `/api/v1/statuses/${id}/unfavourite`);
@@ -116,7 +127,10 @@ describe('status actions and their undoing', () => {
     const kim = (await call('kim', 'GET', '/api/v1/accounts/verify_credentials')).body.id;
     const before = await ids(undefined, `/api/v1/accounts/${kim}/statuses?pinned=true`);
     const notPinned = await post('kim', { status: 'never pinned' });
-    for (const [who, id] of [['kim', notPinned], ['lou', before[0]!]] as const) {
+    for (const [who, id] of [
+      ['kim', notPinned],
+      ['lou', before[0]!],
+    ] as const) {
       const r = await call(who, 'POST', `/api/v1/statuses/${id}/unpin`);
       assert.deepEqual([r.status, r.body.id], [200, id], who);
     }

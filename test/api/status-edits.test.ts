@@ -38,13 +38,22 @@ describe('editing statuses', () => {
     assert.equal(edited.body.spoiler_text, 'careful');
     assert.equal(edited.body.sensitive, true);
     assert.equal(edited.body.language, 'de');
-    assert.deepEqual(edited.body.tags.map((t: Json) => t.name), ['new']);
+    assert.deepEqual(
+      edited.body.tags.map((t: Json) => t.name),
+      ['new'],
+    );
     assert.ok(Date.parse(edited.body.edited_at) >= Date.parse(post.created_at));
     // An edit is the whole post: a content warning it leaves out is gone, as on Mastodon.
     await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'v3' });
     const history = (await call(undefined, 'GET', `/api/v1/statuses/${post.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => v.content.match(/v\d/)![0]), ['v1', 'v2', 'v3']);
-    assert.deepEqual(history.map((v: Json) => v.spoiler_text), ['', 'careful', '']);
+    assert.deepEqual(
+      history.map((v: Json) => v.content.match(/v\d/)![0]),
+      ['v1', 'v2', 'v3'],
+    );
+    assert.deepEqual(
+      history.map((v: Json) => v.spoiler_text),
+      ['', 'careful', ''],
+    );
     assert.equal(history[0].account.id, id['eli']);
     assert.deepEqual(history[0].media_attachments, []);
     assert.ok(!('poll' in history[0]), 'no poll key for a version without a poll, as Mastodon');
@@ -61,7 +70,7 @@ describe('editing statuses', () => {
     assert.equal(mentions.length, 1);
   });
 
-  it("refuses edits by anyone but the author, and invalid edits, changing nothing", async () => {
+  it('refuses edits by anyone but the author, and invalid edits, changing nothing', async () => {
     const post = (await call('eli', 'POST', '/api/v1/statuses', { status: 'mine' })).body;
     assert.equal((await call('fay', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'hijack' })).status, 404);
     assert.equal((await call(undefined, 'PUT', `/api/v1/statuses/${post.id}`, { status: 'anon' })).status, 401);
@@ -89,7 +98,10 @@ describe('editing statuses', () => {
     const edited = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'two pictures, captioned', media_ids: [a, b] });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     assert.deepEqual(ids(edited.body), [a, b]);
-    assert.deepEqual(edited.body.media_attachments.map((m: Json) => m.description), ['first', 'second']);
+    assert.deepEqual(
+      edited.body.media_attachments.map((m: Json) => m.description),
+      ['first', 'second'],
+    );
     assert.match(edited.body.content, /captioned/);
     assert.deepEqual(ids(await shown(post.id)), [a, b]);
   });
@@ -136,10 +148,15 @@ describe('editing statuses', () => {
     const [a, b] = [await picture('eli', 'old'), await picture('eli', 'kept')];
     const post = (await call('eli', 'POST', '/api/v1/statuses', { status: 'describe me', media_ids: [a, b] })).body;
     const edited = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, {
-      status: 'describe me', media_ids: [a, b], media_attributes: [{ id: a, description: 'a red door', focus: '0.5,-0.25' }],
+      status: 'describe me',
+      media_ids: [a, b],
+      media_attributes: [{ id: a, description: 'a red door', focus: '0.5,-0.25' }],
     });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
-    assert.deepEqual(edited.body.media_attachments.map((m: Json) => m.description), ['a red door', 'kept']);
+    assert.deepEqual(
+      edited.body.media_attachments.map((m: Json) => m.description),
+      ['a red door', 'kept'],
+    );
     assert.deepEqual(edited.body.media_attachments[0].meta.focus, { x: 0.5, y: -0.25 });
     assert.ok(edited.body.edited_at, 'a new description alone is an edit');
     const form = new URLSearchParams();
@@ -149,10 +166,17 @@ describe('editing statuses', () => {
     form.append('media_attributes[][description]', 'a blue door');
     form.append('media_attributes[][id]', b);
     form.append('media_attributes[][description]', 'a window');
-    const res = await fetch(`${s.url}/api/v1/statuses/${post.id}`, { method: 'PUT', headers: { Authorization: `Bearer ${token['eli']}`, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(`${s.url}/api/v1/statuses/${post.id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token['eli']}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     const body = (await res.json()) as Json;
     assert.equal(res.status, 200, JSON.stringify(body));
-    assert.deepEqual(body.media_attachments.map((m: Json) => m.description), ['a blue door', 'a window']);
+    assert.deepEqual(
+      body.media_attachments.map((m: Json) => m.description),
+      ['a blue door', 'a window'],
+    );
   });
 
   it("refuses another member's media, media of another post, too many files, and media with a poll, changing nothing", async () => {
@@ -187,20 +211,33 @@ describe('editing statuses', () => {
     assert.equal((await call('fay', 'POST', `/api/v1/polls/${post.poll.id}/votes`, { choices: [1] })).status, 200);
     const kept = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'which one?', poll: { ...poll, expires_in: 7200 } });
     assert.equal(kept.status, 200, JSON.stringify(kept.body));
-    assert.deepEqual(kept.body.poll.options, [{ title: 'tea', votes_count: 0 }, { title: 'coffee', votes_count: 1 }]);
+    assert.deepEqual(kept.body.poll.options, [
+      { title: 'tea', votes_count: 0 },
+      { title: 'coffee', votes_count: 1 },
+    ]);
     assert.ok(Date.parse(kept.body.poll.expires_at) > Date.parse(post.poll.expires_at));
     const fayView = (await call('fay', 'GET', `/api/v1/statuses/${post.id}`)).body.poll;
     assert.equal(fayView.voted, true);
     assert.deepEqual(fayView.own_votes, [1]);
-    const changed = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'which one?', poll: { options: ['tea', 'coffee', 'water'], expires_in: 7200 } });
-    assert.deepEqual(changed.body.poll.options, [{ title: 'tea', votes_count: 0 }, { title: 'coffee', votes_count: 0 }, { title: 'water', votes_count: 0 }]);
+    const changed = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, {
+      status: 'which one?',
+      poll: { options: ['tea', 'coffee', 'water'], expires_in: 7200 },
+    });
+    assert.deepEqual(changed.body.poll.options, [
+      { title: 'tea', votes_count: 0 },
+      { title: 'coffee', votes_count: 0 },
+      { title: 'water', votes_count: 0 },
+    ]);
     assert.equal(changed.body.poll.votes_count, 0);
     assert.equal(changed.body.poll.id, post.poll.id);
     const again = (await call('fay', 'GET', `/api/v1/statuses/${post.id}`)).body.poll;
     assert.equal(again.voted, false);
     assert.deepEqual(again.own_votes, []);
     assert.equal((await call('fay', 'POST', `/api/v1/polls/${post.poll.id}/votes`, { choices: [2] })).status, 200);
-    const multiple = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'which ones?', poll: { options: ['tea', 'coffee', 'water'], expires_in: 7200, multiple: true } });
+    const multiple = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, {
+      status: 'which ones?',
+      poll: { options: ['tea', 'coffee', 'water'], expires_in: 7200, multiple: true },
+    });
     assert.equal(multiple.body.poll.multiple, true);
     assert.equal(multiple.body.poll.votes_count, 0, 'several choices instead of one: the votes go');
     const dropped = await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'never mind' });
@@ -210,23 +247,41 @@ describe('editing statuses', () => {
     assert.equal(text.status, 422, 'a poll does not stand in for text, as on Mastodon');
   });
 
-  it("lists each version with the attachments, descriptions and poll options it had", async () => {
+  it('lists each version with the attachments, descriptions and poll options it had', async () => {
     const [a, b] = [await picture('eli', 'a, first'), await picture('eli', 'b')];
     const post = (await call('eli', 'POST', '/api/v1/statuses', { status: 'v1', media_ids: [a] })).body;
     await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'v2', media_ids: [a, b], media_attributes: [{ id: a, description: 'a, second' }] });
     await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'v3', poll: { options: ['yes', 'no'], expires_in: 3600 } });
     await call('eli', 'PUT', `/api/v1/statuses/${post.id}`, { status: 'v4', poll: { options: ['yes', 'no', 'maybe'], expires_in: 3600 } });
     const history = (await call(undefined, 'GET', `/api/v1/statuses/${post.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => v.content.match(/v\d/)![0]), ['v1', 'v2', 'v3', 'v4']);
-    assert.deepEqual(history.map((v: Json) => v.media_attachments.map((m: Json) => [m.id, m.description])), [
-      [[a, 'a, first']], [[a, 'a, second'], [b, 'b']], [], [],
-    ]);
+    assert.deepEqual(
+      history.map((v: Json) => v.content.match(/v\d/)![0]),
+      ['v1', 'v2', 'v3', 'v4'],
+    );
+    assert.deepEqual(
+      history.map((v: Json) => v.media_attachments.map((m: Json) => [m.id, m.description])),
+      [
+        [[a, 'a, first']],
+        [
+          [a, 'a, second'],
+          [b, 'b'],
+        ],
+        [],
+        [],
+      ],
+    );
     assert.match(history[0].media_attachments[0].url, /\/system\/media\//);
-    assert.deepEqual(history.map((v: Json) => v.poll ?? null), [null, null, { options: [{ title: 'yes' }, { title: 'no' }] }, { options: [{ title: 'yes' }, { title: 'no' }, { title: 'maybe' }] }]);
+    assert.deepEqual(
+      history.map((v: Json) => v.poll ?? null),
+      [null, null, { options: [{ title: 'yes' }, { title: 'no' }] }, { options: [{ title: 'yes' }, { title: 'no' }, { title: 'maybe' }] }],
+    );
     assert.ok(history.every((v: Json) => v.account.id === id['eli'] && Array.isArray(v.emojis) && typeof v.sensitive === 'boolean' && v.created_at));
     const never = (await call('eli', 'POST', '/api/v1/statuses', { status: 'as posted', media_ids: [await picture('eli', 'only')] })).body;
     const one = (await call(undefined, 'GET', `/api/v1/statuses/${never.id}/history`)).body;
-    assert.deepEqual(one.map((v: Json) => v.media_attachments.map((m: Json) => m.description)), [['only']]);
+    assert.deepEqual(
+      one.map((v: Json) => v.media_attachments.map((m: Json) => m.description)),
+      [['only']],
+    );
   });
 
   it('takes an edit that changes nothing as no edit', async () => {

@@ -62,7 +62,10 @@ describe('status API edges', () => {
     await post('ivy', { status: 'not pinned' });
     await call('ivy', 'POST', `/api/v1/statuses/${a.id}/pin`);
     await call('ivy', 'POST', `/api/v1/statuses/${b.id}/pin`);
-    assert.deepEqual((await call(undefined, 'GET', `/api/v1/accounts/${id['ivy']}/statuses?pinned=true`)).body.map((x: Json) => x.id), [b.id, a.id]);
+    assert.deepEqual(
+      (await call(undefined, 'GET', `/api/v1/accounts/${id['ivy']}/statuses?pinned=true`)).body.map((x: Json) => x.id),
+      [b.id, a.id],
+    );
     const boostable = await post('gus', { status: 'for ivy to boost' });
     await call('ivy', 'POST', `/api/v1/statuses/${boostable.id}/reblog`);
     const all = (await call(undefined, 'GET', `/api/v1/accounts/${id['ivy']}/statuses`)).body;

@@ -26,7 +26,8 @@ describe('statuses API: idempotency, delete and context', () => {
   let bob: Member;
   let cal: Member;
 
-  const call = (token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => api(s.url, token, method, path, body, headers);
+  const call = (token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    api(s.url, token, method, path, body, headers);
   const post = (m: Member, fields: Record<string, unknown>, key?: string) =>
     call(m.token, 'POST', '/api/v1/statuses', fields, key === undefined ? {} : { 'Idempotency-Key': key });
   const posted = async (m: Member, fields: Record<string, unknown>): Promise<Json> => {

@@ -13,7 +13,8 @@ const ACTIONS: readonly (readonly [string, string])[] = [
   ['PUT', `../pleroma/statuses/:id/reactions/${THUMBS}`],
   ['DELETE', `../pleroma/statuses/:id/reactions/${THUMBS}`],
 ];
-const pathOf = (id: string, suffix: string) => (suffix.startsWith('../') ? `/api/v1/${suffix.slice(3).replace(':id', id)}` : `/api/v1/statuses/${id}/${suffix}`);
+const pathOf = (id: string, suffix: string) =>
+  suffix.startsWith('../') ? `/api/v1/${suffix.slice(3).replace(':id', id)}` : `/api/v1/statuses/${id}/${suffix}`;
 
 describe('statuses API: acting on a status one may not see', () => {
   let m: Matrix;
@@ -27,8 +28,9 @@ describe('statuses API: acting on a status one may not see', () => {
   after(() => m?.stop());
 
   /** Everything a member's actions store, counted. */
-  const footprint = async (who: string) => m.server.app.db.one<Record<string, number>>(
-    `SELECT (SELECT count(*)::int FROM favourites WHERE account_id = $1) AS favourites,
+  const footprint = async (who: string) =>
+    m.server.app.db.one<Record<string, number>>(
+      `SELECT (SELECT count(*)::int FROM favourites WHERE account_id = $1) AS favourites,
        (SELECT count(*)::int FROM bookmarks WHERE account_id = $1) AS bookmarks,
        (SELECT count(*)::int FROM pins WHERE account_id = $1) AS pins,
        (SELECT count(*)::int FROM status_reactions WHERE account_id = $1) AS reactions,
@@ -36,8 +38,8 @@ describe('statuses API: acting on a status one may not see', () => {
        (SELECT count(*)::int FROM reports WHERE account_id = $1) AS reports,
        (SELECT count(*)::int FROM statuses WHERE account_id = $1 AND reblog_of_id IS NOT NULL) AS boosts,
        (SELECT count(*)::int FROM notifications WHERE account_id = $2) AS amy_notifications`,
-    [m.id[who], m.id['amy']],
-  );
+      [m.id[who], m.id['amy']],
+    );
   /** What amy sees of her statuses and polls. */
   const amySees = async () => {
     const out: Record<string, unknown> = {};
@@ -94,6 +96,9 @@ describe('statuses API: acting on a status one may not see', () => {
       }
     }
     const counts = (await Promise.all(KINDS.map((k) => m.call('amy', 'GET', `/api/v1/statuses/${m.post[k]}`)))).map((r: Json) => r.body.favourites_count);
-    assert.deepEqual(counts, KINDS.map((k) => ACTORS.filter((v) => MAY_SEE[v].includes(k)).length));
+    assert.deepEqual(
+      counts,
+      KINDS.map((k) => ACTORS.filter((v) => MAY_SEE[v].includes(k)).length),
+    );
   });
 });

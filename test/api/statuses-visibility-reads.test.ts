@@ -24,11 +24,13 @@ describe('statuses API: the visibility matrix on every other read', () => {
       beforeBlock: async (x) => {
         for (const v of MEMBERS) {
           for (const k of SAW[v]) {
-            for (const action of ['favourite', 'bookmark']) assert.equal((await x.call(v, 'POST', `/api/v1/statuses/${x.post[k]}/${action}`)).status, 200, `${v} ${action} ${k}`);
+            for (const action of ['favourite', 'bookmark'])
+              assert.equal((await x.call(v, 'POST', `/api/v1/statuses/${x.post[k]}/${action}`)).status, 200, `${v} ${action} ${k}`);
             assert.equal((await x.call(v, 'PUT', `/api/v1/pleroma/statuses/${x.post[k]}/reactions/${THUMBS}`)).status, 200, `${v} reacts to ${k}`);
           }
         }
-        for (const v of BOOSTERS) for (const k of ['public', 'unlisted'] as const) assert.equal((await x.call(v, 'POST', `/api/v1/statuses/${x.post[k]}/reblog`)).status, 200);
+        for (const v of BOOSTERS)
+          for (const k of ['public', 'unlisted'] as const) assert.equal((await x.call(v, 'POST', `/api/v1/statuses/${x.post[k]}/reblog`)).status, 200);
         for (const v of ['bob', 'fay'] as const) {
           lists[v] = (await x.call(v, 'POST', '/api/v1/lists', { title: `${v}'s`, replies_policy: 'followed' })).body.id;
           assert.deepEqual((await x.call(v, 'POST', `/api/v1/lists/${lists[v]}/accounts`, { account_ids: [x.id['amy']] })).body, {});
@@ -39,12 +41,29 @@ describe('statuses API: the visibility matrix on every other read', () => {
     // Followers-only and direct posts cannot be quoted here, but a remote server's quote of one can arrive: stored as such.
     const statuses = new StatusStore(m.server.app.db);
     for (const k of ['private', 'direct'] as const) {
-      quote[k] = (await statuses.create({
-        accountId: m.id['gil']!, uri: null, url: null, text: `quoting ${k}`, content: `<p>quoting ${k}</p>`, spoilerText: '', visibility: 'public',
-        sensitive: false, language: null, inReplyToId: null, inReplyToAccountId: null, inReplyToUri: null, local: true, mentionIds: [], tags: [], quoteOfId: m.post[k],
-      })).status.id;
+      quote[k] = (
+        await statuses.create({
+          accountId: m.id['gil']!,
+          uri: null,
+          url: null,
+          text: `quoting ${k}`,
+          content: `<p>quoting ${k}</p>`,
+          spoilerText: '',
+          visibility: 'public',
+          sensitive: false,
+          language: null,
+          inReplyToId: null,
+          inReplyToAccountId: null,
+          inReplyToUri: null,
+          local: true,
+          mentionIds: [],
+          tags: [],
+          quoteOfId: m.post[k],
+        })
+      ).status.id;
     }
-    for (const k of ['public', 'unlisted', 'private'] as const) assert.equal((await m.call('amy', 'POST', `/api/v1/statuses/${m.post[k]}/pin`)).status, 200, `pin ${k}`);
+    for (const k of ['public', 'unlisted', 'private'] as const)
+      assert.equal((await m.call('amy', 'POST', `/api/v1/statuses/${m.post[k]}/pin`)).status, 200, `pin ${k}`);
   });
   after(() => m?.stop());
 
@@ -71,7 +90,9 @@ describe('statuses API: the visibility matrix on every other read', () => {
       assert.deepEqual(kindsIn(statuses, m.pollStatus), told[v], `${v} polls`);
     }
     // amy is told of favourites on all four, from each member who could read them; nothing from fay.
-    const favs = (await m.list('amy', '/api/v1/notifications?limit=80&types[]=favourite')).map((n: Json) => `${n.account.acct} ${KINDS.find((k) => m.post[k] === n.status.id)}`);
+    const favs = (await m.list('amy', '/api/v1/notifications?limit=80&types[]=favourite')).map(
+      (n: Json) => `${n.account.acct} ${KINDS.find((k) => m.post[k] === n.status.id)}`,
+    );
     const expected = (['bob', 'cal', 'dee'] as const).flatMap((v) => MAY_SEE[v].map((k) => `${v} ${k}`));
     assert.deepEqual(favs.sort(), expected.sort());
   });
@@ -93,7 +114,7 @@ describe('statuses API: the visibility matrix on every other read', () => {
     }
   });
 
-  it("answers favourited_by and reblogged_by only to those who may see the status, without accounts the viewer blocks", async () => {
+  it('answers favourited_by and reblogged_by only to those who may see the status, without accounts the viewer blocks', async () => {
     for (const v of VIEWERS) {
       for (const k of KINDS) {
         const fav = await m.call(v, 'GET', `/api/v1/statuses/${m.post[k]}/favourited_by`);
@@ -123,7 +144,12 @@ describe('statuses API: the visibility matrix on every other read', () => {
         assert.equal(reactions.status, may ? 200 : 404, `${v} reactions ${k}`);
         // Counted as the viewer may see them: amy blocks fay, so fay's reaction is not shown to amy.
         const counted = MEMBERS.filter((w) => SAW[w].includes(k) && !(v === 'amy' && w === 'fay')).length;
-        if (may) assert.deepEqual(reactions.body.map((r: Json) => [r.name, r.count]), [['👍', counted]], `${v} reactions ${k}`);
+        if (may)
+          assert.deepEqual(
+            reactions.body.map((r: Json) => [r.name, r.count]),
+            [['👍', counted]],
+            `${v} reactions ${k}`,
+          );
         const history = await m.call(v, 'GET', `/api/v1/statuses/${m.post[k]}/history`);
         assert.equal(history.status, may ? 200 : 404, `${v} history ${k}`);
         if (may) assert.match(history.body[0].content, new RegExp(`${k} matrixpost`));
@@ -137,7 +163,8 @@ describe('statuses API: the visibility matrix on every other read', () => {
       assert.equal(own.status, 200);
       assert.equal(own.body.id, m.post[k]);
       assert.match(own.body.text, new RegExp(`^${k} matrixpost #matrix`));
-      for (const v of ['bob', 'cal', 'dee', 'fay'] as const) assert.equal((await m.call(v, 'GET', `/api/v1/statuses/${m.post[k]}/source`)).status, 404, `${v} ${k}`);
+      for (const v of ['bob', 'cal', 'dee', 'fay'] as const)
+        assert.equal((await m.call(v, 'GET', `/api/v1/statuses/${m.post[k]}/source`)).status, 404, `${v} ${k}`);
       assert.equal((await m.call('anonymous', 'GET', `/api/v1/statuses/${m.post[k]}/source`)).status, 401);
       assert.equal((await m.call('app', 'GET', `/api/v1/statuses/${m.post[k]}/source`)).status, 422);
     }
@@ -152,7 +179,11 @@ describe('statuses API: the visibility matrix on every other read', () => {
         assert.deepEqual([r.body.quote.state, r.body.quote.quoted_status?.id ?? null], may ? ['accepted', m.post[k]] : ['unauthorized', null], `${v} ${k}`);
       }
       const onTimeline = (await m.list(v, `/api/v1/accounts/${m.id['gil']}/statuses`)).filter((x: Json) => x.quote?.quoted_status);
-      assert.deepEqual(kindsIn(onTimeline, m.post, (x) => x.quote.quoted_status.id), MAY_SEE[v], `${v} on gil's timeline`);
+      assert.deepEqual(
+        kindsIn(onTimeline, m.post, (x) => x.quote.quoted_status.id),
+        MAY_SEE[v],
+        `${v} on gil's timeline`,
+      );
     }
   });
 
@@ -171,8 +202,15 @@ describe('statuses API: the visibility matrix on every other read', () => {
   it("shows on amy's pinned statuses only those the viewer may see", async () => {
     for (const v of VIEWERS) {
       const pinned = await m.list(v, `/api/v1/accounts/${m.id['amy']}/statuses?pinned=true`);
-      assert.deepEqual(kindsIn(pinned, m.post), MAY_SEE[v].filter((k) => k !== 'direct'), v);
-      assert.ok(pinned.every((x: Json) => x.pinned === (v === 'amy' ? true : undefined)), `${v}: pinned is shown to the author only`);
+      assert.deepEqual(
+        kindsIn(pinned, m.post),
+        MAY_SEE[v].filter((k) => k !== 'direct'),
+        v,
+      );
+      assert.ok(
+        pinned.every((x: Json) => x.pinned === (v === 'amy' ? true : undefined)),
+        `${v}: pinned is shown to the author only`,
+      );
     }
   });
 

@@ -41,7 +41,10 @@ describe('statuses API: the visibility matrix', () => {
         const got = await m.list(v, `/api/v1/timelines/public${q}`);
         assert.deepEqual(kindsIn(got, m.post), publicOnes, `${v} ${q}`);
         assert.deepEqual(kindsIn(got, m.reply), publicOnes, `${v} ${q} replies`);
-        assert.ok(got.every((x: Json) => x.visibility === 'public'), v);
+        assert.ok(
+          got.every((x: Json) => x.visibility === 'public'),
+          v,
+        );
       }
       assert.deepEqual(kindsIn(await m.list(v, '/api/v1/timelines/public?remote=true'), m.post), [], v);
     }
@@ -86,9 +89,17 @@ describe('statuses API: the visibility matrix', () => {
     for (const v of VIEWERS) {
       const c = await m.call(v, 'GET', `/api/v1/statuses/${calReply}/context`);
       assert.equal(c.status, 200);
-      assert.deepEqual(c.body.ancestors.map((x: Json) => x.id), MAY_SEE[v].includes('direct') ? [m.post.direct] : [], v);
+      assert.deepEqual(
+        c.body.ancestors.map((x: Json) => x.id),
+        MAY_SEE[v].includes('direct') ? [m.post.direct] : [],
+        v,
+      );
       const b = await m.call(v, 'GET', `/api/v1/statuses/${bobReply}/context`);
-      assert.deepEqual(b.body.ancestors.map((x: Json) => x.id), MAY_SEE[v].includes('private') ? [m.post.private] : [], v);
+      assert.deepEqual(
+        b.body.ancestors.map((x: Json) => x.id),
+        MAY_SEE[v].includes('private') ? [m.post.private] : [],
+        v,
+      );
     }
   });
 

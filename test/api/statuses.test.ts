@@ -71,7 +71,7 @@ describe('statuses API: posting and reading one status', () => {
   });
 
   describe('the Status entity', () => {
-    it('has every always-present field of Mastodon\'s Status with the right types', async () => {
+    it("has every always-present field of Mastodon's Status with the right types", async () => {
       const r = await post(amy, { status: 'Hello world' });
       assert.equal(r.status, 200);
       assert.match(r.type ?? '', /^application\/json/);
@@ -117,7 +117,7 @@ describe('statuses API: posting and reading one status', () => {
       assert.equal('pinned' in other.body, false, 'pinned is only shown to the author');
     });
 
-    it('counts the author\'s statuses in the embedded account (statuses_count)', async () => {
+    it("counts the author's statuses in the embedded account (statuses_count)", async () => {
       const fresh = await member('counter');
       await post(fresh, { status: 'one' });
       const r = await post(fresh, { status: 'two' });
@@ -144,7 +144,8 @@ describe('statuses API: posting and reading one status', () => {
     });
 
     it('renders hostile text only as escaped text and links only http(s) URLs', async () => {
-      const text = '<script>alert(1)</script> "><img src=x onerror=alert(1)> javascript:alert(1) <a href="javascript:alert(2)">x</a>\n' +
+      const text =
+        '<script>alert(1)</script> "><img src=x onerror=alert(1)> javascript:alert(1) <a href="javascript:alert(2)">x</a>\n' +
         'see https://example.com/a?b=1&c="2" and http://example.org/\'onmouseover=\'alert(3)';
       const r = await post(amy, { status: text });
       assert.equal(r.status, 200);
@@ -183,10 +184,13 @@ describe('statuses API: posting and reading one status', () => {
       const r = await call(amy.token, 'POST', '/api/v1/statuses', new URLSearchParams({ status: 'form #Encoded', visibility: 'unlisted' }), true);
       assert.equal(r.status, 200);
       assert.equal(r.body.visibility, 'unlisted');
-      assert.deepEqual(r.body.tags.map((t: Json) => t.name), ['Encoded']);
+      assert.deepEqual(
+        r.body.tags.map((t: Json) => t.name),
+        ['Encoded'],
+      );
     });
 
-    it('answers a reply with its parent and the parent\'s author', async () => {
+    it("answers a reply with its parent and the parent's author", async () => {
       const parent = (await post(cal, { status: 'parent' })).body;
       const r = await post(amy, { status: '@cal reply', in_reply_to_id: parent.id });
       assert.equal(r.status, 200);
@@ -230,20 +234,39 @@ describe('statuses API: posting and reading one status', () => {
       assert.equal([...ok.body.content.replace(/<\/?p>/g, '')].length, 500);
       await refused(await post(amy, { status: '😀'.repeat(501) }), 422, TOO_LONG, '501 emoji');
       await refused(await post(amy, { status: 'a'.repeat(501) }), 422, TOO_LONG, '501 letters');
-      await refused(await post(amy, { status: 'a'.repeat(100_001) }), 422, 'Validation failed: status: Too big: expected string to have <=100000 characters', 'huge');
+      await refused(
+        await post(amy, { status: 'a'.repeat(100_001) }),
+        422,
+        'Validation failed: status: Too big: expected string to have <=100000 characters',
+        'huge',
+      );
     });
 
     it('refuses an unknown visibility and a bad language with 422', async () => {
-      await refused(await post(amy, { status: 'x', visibility: 'everyone' }), 422,
-        'Validation failed: visibility: Invalid option: expected one of "public"|"unlisted"|"private"|"direct"', 'visibility');
+      await refused(
+        await post(amy, { status: 'x', visibility: 'everyone' }),
+        422,
+        'Validation failed: visibility: Invalid option: expected one of "public"|"unlisted"|"private"|"direct"',
+        'visibility',
+      );
       await refused(await post(amy, { status: 'x', language: 'not a language' }), 422, 'Validation failed: Language is not a valid language code', 'language');
     });
 
-    it('refuses media that is not the member\'s upload and malformed polls with 422, in JSON and in forms', async () => {
+    it("refuses media that is not the member's upload and malformed polls with 422, in JSON and in forms", async () => {
       await refused(await post(amy, { status: 'x', media_ids: ['1'] }), 422, NOT_YOUR_MEDIA, 'media JSON');
       await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&media_ids[]=1', true), 422, NOT_YOUR_MEDIA, 'media form');
-      await refused(await post(amy, { status: 'x', poll: { options: ['a'], expires_in: 3600 } }), 422, 'Validation failed: A poll needs at least 2 options', 'poll JSON');
-      await refused(await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&poll[options][]=a&poll[options][]=b&poll[expires_in]=5', true), 422, 'Validation failed: Poll duration must be between 300 seconds and a month', 'poll form');
+      await refused(
+        await post(amy, { status: 'x', poll: { options: ['a'], expires_in: 3600 } }),
+        422,
+        'Validation failed: A poll needs at least 2 options',
+        'poll JSON',
+      );
+      await refused(
+        await call(amy.token, 'POST', '/api/v1/statuses', 'status=x&poll[options][]=a&poll[options][]=b&poll[expires_in]=5', true),
+        422,
+        'Validation failed: Poll duration must be between 300 seconds and a month',
+        'poll form',
+      );
     });
 
     it('answers 404 for a reply to an unknown status or one the member may not see', async () => {
@@ -292,7 +315,12 @@ describe('statuses API: posting and reading one status', () => {
       const appOnly = await appToken(s.url, app, 'read write');
       // As Mastodon: a token without a member gets 422 "This method requires an authenticated user".
       assertRefused(await call(appOnly, 'DELETE', `/api/v1/statuses/${st.id}`), 422, 'This method requires an authenticated user', 'app token deleting');
-      assertRefused(await call(appOnly, 'POST', '/api/v1/statuses', { status: 'no member' }), 422, 'This method requires an authenticated user', 'app token posting');
+      assertRefused(
+        await call(appOnly, 'POST', '/api/v1/statuses', { status: 'no member' }),
+        422,
+        'This method requires an authenticated user',
+        'app token posting',
+      );
       assert.equal((await call(undefined, 'GET', `/api/v1/statuses/${st.id}`)).status, 200, 'still there');
     });
 

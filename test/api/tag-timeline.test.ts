@@ -13,7 +13,13 @@ describe('hashtag timeline filters', () => {
   before(async () => {
     s = await startTestServer();
     token = await adminToken(s);
-    const posts: [string, string][] = [['cat', '#cats'], ['dog', '#dogs'], ['both', '#cats #dogs'], ['catbird', '#cats #birds'], ['bird', '#birds']];
+    const posts: [string, string][] = [
+      ['cat', '#cats'],
+      ['dog', '#dogs'],
+      ['both', '#cats #dogs'],
+      ['catbird', '#cats #birds'],
+      ['bird', '#birds'],
+    ];
     for (const [name, text] of posts) ids[name] = (await api(s.url, token, 'POST', '/api/v1/statuses', { status: text })).body.id;
   });
   after(() => s.stop());

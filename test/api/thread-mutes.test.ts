@@ -44,10 +44,24 @@ describe('muted conversations', () => {
     await api(s.url, token['cal'], 'POST', `/api/v1/statuses/${root.id}/favourite`);
     await api(s.url, token['cal'], 'POST', `/api/v1/statuses/${root.id}/reblog`);
     await api(s.url, token['cal'], 'POST', `/api/v1/statuses/${other.id}/favourite`);
-    assert.deepEqual(await notified('ann'), [`favourite cal ${other.id}`, `mention ben ${reply.id}`], 'the earlier mention stays; only the other thread is heard of');
-    assert.ok((await notified('ben')).some((n) => n.startsWith('mention cal')), 'ben did not mute it');
+    assert.deepEqual(
+      await notified('ann'),
+      [`favourite cal ${other.id}`, `mention ben ${reply.id}`],
+      'the earlier mention stays; only the other thread is heard of',
+    );
+    assert.ok(
+      (await notified('ben')).some((n) => n.startsWith('mention cal')),
+      'ben did not mute it',
+    );
     const context = (await api(s.url, token['ann'], 'GET', `/api/v1/statuses/${root.id}/context`)).body;
-    assert.deepEqual(context.descendants.map((x: Json) => [x.id, x.muted]), [[reply.id, true], [deeper.id, true]], 'a reply after the mute is in it too');
+    assert.deepEqual(
+      context.descendants.map((x: Json) => [x.id, x.muted]),
+      [
+        [reply.id, true],
+        [deeper.id, true],
+      ],
+      'a reply after the mute is in it too',
+    );
 
     // Unmuted through the root: new events are heard again, the silenced ones stay unheard.
     const unmuted = await api(s.url, token['ann'], 'POST', `/api/v1/statuses/${root.id}/unmute`);
@@ -63,7 +77,12 @@ describe('muted conversations', () => {
     await api(s.url, token['ben'], 'POST', `/api/v1/statuses/${poll.id}/mute`);
     await s.app.db.pool.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE status_id = $1", [poll.id]);
     s.app.pollCloser()!.kick();
-    await eventually(async () => assert.ok((await notified('cal')).some((n) => n.startsWith('poll ann')), 'cal hears of the end'));
+    await eventually(async () =>
+      assert.ok(
+        (await notified('cal')).some((n) => n.startsWith('poll ann')),
+        'cal hears of the end',
+      ),
+    );
     assert.ok(!(await notified('ben')).some((n) => n.startsWith('poll')), 'ben muted the thread');
   });
 
@@ -75,7 +94,9 @@ describe('muted conversations', () => {
     assert.equal((await api(s.url, token['ben'], 'POST', `/api/v1/statuses/${root.id}/mute`)).status, 404, 'not a follower');
     assert.equal((await api(s.url, token['ben'], 'POST', '/api/v1/statuses/999999999/mute')).status, 404);
     assert.equal((await api(s.url, undefined, 'POST', `/api/v1/statuses/${seeable.id}/mute`)).status, 401);
-    const { rows } = await s.app.db.pool.query('SELECT count(*)::int AS n FROM thread_mutes tm JOIN accounts a ON a.id = tm.account_id WHERE a.username = $1', ['ben']);
+    const { rows } = await s.app.db.pool.query('SELECT count(*)::int AS n FROM thread_mutes tm JOIN accounts a ON a.id = tm.account_id WHERE a.username = $1', [
+      'ben',
+    ]);
     assert.equal(rows[0].n, 1, 'only the poll thread of the test before');
   });
 });

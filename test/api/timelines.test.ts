@@ -37,7 +37,8 @@ describe('timelines API', () => {
   let rue: Member;
   let remoteStatus: string;
 
-  const call = (token: string | undefined, method: string, path: string, body?: unknown) => api(path.startsWith('http') ? '' : s.url, token, method, path, body);
+  const call = (token: string | undefined, method: string, path: string, body?: unknown) =>
+    api(path.startsWith('http') ? '' : s.url, token, method, path, body);
   const get = async (token: string | undefined, path: string): Promise<ApiReply> => {
     const r = await call(token, 'GET', path);
     assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
@@ -68,25 +69,57 @@ describe('timelines API', () => {
     for (let i = 0; i < 20; i++) await posted(quin, { status: `quin ${i}` });
     // A status received from another server, stored as the inbox would store it.
     const remote = await s.app.federation.accounts.upsertRemote({
-      uri: 'https://remote.example/users/ren', username: 'ren', domain: 'remote.example', actorType: 'Person', displayName: 'Ren',
-      note: '', url: 'https://remote.example/@ren', locked: false, bot: false, discoverable: true,
-      inboxUrl: 'https://remote.example/users/ren/inbox', sharedInboxUrl: null, outboxUrl: null, followersUrl: null, followingUrl: null,
-      featuredUrl: null, avatarRemoteUrl: null, headerRemoteUrl: null, fields: [], attachment: [], alsoKnownAs: [], movedToUri: null,
-      publicKeyId: null, publicKeyPem: null, publishedAt: null,
+      uri: 'https://remote.example/users/ren',
+      username: 'ren',
+      domain: 'remote.example',
+      actorType: 'Person',
+      displayName: 'Ren',
+      note: '',
+      url: 'https://remote.example/@ren',
+      locked: false,
+      bot: false,
+      discoverable: true,
+      inboxUrl: 'https://remote.example/users/ren/inbox',
+      sharedInboxUrl: null,
+      outboxUrl: null,
+      followersUrl: null,
+      followingUrl: null,
+      featuredUrl: null,
+      avatarRemoteUrl: null,
+      headerRemoteUrl: null,
+      fields: [],
+      attachment: [],
+      alsoKnownAs: [],
+      movedToUri: null,
+      publicKeyId: null,
+      publicKeyPem: null,
+      publishedAt: null,
     });
-    remoteStatus = (await new StatusStore(s.app.db).create({
-      accountId: remote.id, uri: 'https://remote.example/users/ren/statuses/1', url: 'https://remote.example/@ren/1', text: '',
-      content: '<p>from afar <a href="https://remote.example/tags/cats" class="mention hashtag" rel="tag">#<span>cats</span></a></p>',
-      spoilerText: '', visibility: 'public', sensitive: false, language: 'en', inReplyToId: null, inReplyToAccountId: null,
-      inReplyToUri: null, local: false, mentionIds: [], tags: ['cats'],
-    })).status.id;
+    remoteStatus = (
+      await new StatusStore(s.app.db).create({
+        accountId: remote.id,
+        uri: 'https://remote.example/users/ren/statuses/1',
+        url: 'https://remote.example/@ren/1',
+        text: '',
+        content: '<p>from afar <a href="https://remote.example/tags/cats" class="mention hashtag" rel="tag">#<span>cats</span></a></p>',
+        spoilerText: '',
+        visibility: 'public',
+        sensitive: false,
+        language: 'en',
+        inReplyToId: null,
+        inReplyToAccountId: null,
+        inReplyToUri: null,
+        local: false,
+        mentionIds: [],
+        tags: ['cats'],
+      })
+    ).status.id;
   });
   after(async () => {
     await s?.stop();
   });
 
   describe('Link-header pagination', () => {
-
     it('pages home newest first with absolute next (max_id = last) and prev (min_id = first) links', async () => {
       const r = await get(pat.token, '/api/v1/timelines/home?limit=10');
       assert.deepEqual(idsOf(r), newestPats(10));
@@ -154,7 +187,7 @@ describe('timelines API', () => {
       assert.equal((await call(undefined, 'GET', '/api/v1/timelines/public?limit=-1')).status, 400);
     });
 
-    it('keeps local=true in the public timeline\'s links, and every page stays local', async () => {
+    it("keeps local=true in the public timeline's links, and every page stays local", async () => {
       const first = await get(undefined, '/api/v1/timelines/public?local=true&limit=20');
       const l = links(first.link);
       for (const rel of ['next', 'prev']) {
@@ -170,7 +203,7 @@ describe('timelines API', () => {
         seen.push(...idsOf(r));
         url = links(r.link)['next'];
       }
-      assert.equal(seen.length, 45, 'all of pat\'s and quin\'s statuses');
+      assert.equal(seen.length, 45, "all of pat's and quin's statuses");
       assert.equal(new Set(seen).size, 45);
       assert.ok(!seen.includes(remoteStatus));
     });
@@ -249,7 +282,7 @@ describe('timelines API', () => {
       plain = await posted(sol, { status: 'no tag here' });
     });
 
-    it('lists all of a member\'s statuses newest first by default', async () => {
+    it("lists all of a member's statuses newest first by default", async () => {
       assert.deepEqual(idsOf(await get(undefined, `/api/v1/accounts/${sol.id}/statuses`)), [plain, otherReply, selfReply, top]);
     });
 
@@ -293,5 +326,4 @@ describe('timelines API', () => {
       }
     });
   });
-
 });

@@ -48,17 +48,24 @@ describe('configuration', () => {
   ];
   for (const [env, variable, rule] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
-      assert.throws(() => loadConfig(env), (e: unknown) => {
-        assert.ok(e instanceof ConfigError);
-        assert.equal(e.variable, variable);
-        assert.match(e.message, rule);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => {
+          assert.ok(e instanceof ConfigError);
+          assert.equal(e.variable, variable);
+          assert.match(e.message, rule);
+          return true;
+        },
+      );
     });
   }
 
   it('stops start-up with one clear line on a bad value', () => {
-    const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: 'eighty', STOA_DATA_DIR: '/nonexistent' }, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: 'eighty', STOA_DATA_DIR: '/nonexistent' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(r.status, 78);
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 1);

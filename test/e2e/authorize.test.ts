@@ -38,11 +38,16 @@ async function startCallbackServer(): Promise<CallbackServer> {
     origin,
     redirectUri: `${origin}/callback`,
     hits,
-    callbacksSince: (index) => hits.slice(index).map((u) => new URL(u, origin)).filter((u) => u.pathname === '/callback'),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    callbacksSince: (index) =>
+      hits
+        .slice(index)
+        .map((u) => new URL(u, origin))
+        .filter((u) => u.pathname === '/callback'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -86,7 +91,13 @@ describe('OAuth authorization in Chromium', () => {
     const { verifier, challenge } = pkcePair();
     const context = await browser.newContext();
     const page = await context.newPage();
-    const url = authorizeUrl({ redirect_uri: cb.redirectUri, scope: 'read write:statuses profile', state: STATE, code_challenge: challenge, code_challenge_method: 'S256' });
+    const url = authorizeUrl({
+      redirect_uri: cb.redirectUri,
+      scope: 'read write:statuses profile',
+      state: STATE,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     await page.goto(url);
     assert.equal(new URL(page.url()).pathname, '/auth/sign_in', `sent to sign in, at ${page.url()}`);
     await signInWithForm(page, s.url, 'admin', adminPassword);
@@ -95,7 +106,10 @@ describe('OAuth authorization in Chromium', () => {
 
     assert.equal(await page.textContent('#app-name'), APP_NAME);
     const scopes = await page.$$eval('ul#scopes li[data-scope]', (lis) => lis.map((li) => [li.getAttribute('data-scope'), li.textContent ?? '']));
-    assert.deepEqual(scopes.map(([scope]) => scope), ['read', 'write:statuses', 'profile']);
+    assert.deepEqual(
+      scopes.map(([scope]) => scope),
+      ['read', 'write:statuses', 'profile'],
+    );
     const words = new Map(scopes.map(([scope, text]) => [scope, text]));
     assert.match(words.get('read')!, /^Read all your account’s data/);
     assert.match(words.get('write:statuses')!, /^Change your statuses/);
@@ -113,8 +127,12 @@ describe('OAuth authorization in Chromium', () => {
     await context.close();
 
     const r = await postToken(s.url, {
-      grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret,
-      redirect_uri: cb.redirectUri, code_verifier: verifier,
+      grant_type: 'authorization_code',
+      code,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      redirect_uri: cb.redirectUri,
+      code_verifier: verifier,
     });
     assert.equal(r.status, 200);
     const body = (await r.json()) as { access_token: string; token_type: string; scope: string };
@@ -203,7 +221,10 @@ describe('OAuth authorization in Chromium', () => {
     const scopes = (await row.locator('td.scopes').textContent())!.trim().split(/\s+/).sort();
     assert.deepEqual(scopes, ['profile', 'read', 'write:statuses']);
 
-    await Promise.all([page.waitForURL((u) => u.pathname === '/settings/applications' && u.searchParams.get('revoked') === '1'), row.locator('button', { hasText: 'Revoke' }).click()]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/settings/applications' && u.searchParams.get('revoked') === '1'),
+      row.locator('button', { hasText: 'Revoke' }).click(),
+    ]);
     assert.ok(await page.isVisible('#revoked-notice'));
     assert.equal(await page.locator(`tr[data-app-name="${APP_NAME}"]`).count(), 0, 'the app is gone from the list');
     assert.ok(await page.isVisible('#no-apps'));
@@ -231,7 +252,11 @@ describe('OAuth authorization in Chromium', () => {
     for (const token of ['forged', realToken]) {
       await page.goto('about:blank');
       const fields = { authenticity_token: token, ...query, decision: 'approve' };
-      await page.setContent(`<form method="post" action="${s.url}/oauth/authorize">${Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeAttr(v)}">`).join('')}<button>go</button></form>`);
+      await page.setContent(
+        `<form method="post" action="${s.url}/oauth/authorize">${Object.entries(fields)
+          .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeAttr(v)}">`)
+          .join('')}<button>go</button></form>`,
+      );
       const [response] = await Promise.all([page.waitForResponse(`${s.url}/oauth/authorize`), page.click('button')]);
       assert.equal(response.status(), 403);
       assert.equal(response.headers()['location'], undefined);

@@ -28,7 +28,14 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const { location } = await authorize(s.url, jar, { client_id: app.clientId!, redirect_uri: REDIRECT, scope: 'read write follow', state: 'e2e' });
     const code = new URL(location!).searchParams.get('code')!;
     const oauth = createOAuthAPIClient({ url: s.url });
-    const token = await oauth.token.create({ grantType: 'authorization_code', code, clientId: app.clientId!, clientSecret: app.clientSecret!, redirectUri: REDIRECT, scope: 'read write follow' });
+    const token = await oauth.token.create({
+      grantType: 'authorization_code',
+      code,
+      clientId: app.clientId!,
+      clientSecret: app.clientSecret!,
+      redirectUri: REDIRECT,
+      scope: 'read write follow',
+    });
     return createRestAPIClient({ url: s.url, accessToken: token.accessToken });
   }
 
@@ -49,7 +56,10 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.equal(media.type, 'image');
     const post = await alice.v1.statuses.create({ status: 'Hello from masto #e2e', mediaIds: [media.id], visibility: 'public' });
     assert.equal(post.mediaAttachments[0]?.description, 'a square');
-    assert.deepEqual(post.tags.map((t) => t.name), ['e2e']);
+    assert.deepEqual(
+      post.tags.map((t) => t.name),
+      ['e2e'],
+    );
     assert.equal(post.application?.name, 'masto e2e');
 
     const reply = await bob.v1.statuses.create({ status: '@admin nice picture', inReplyToId: post.id });
@@ -63,13 +73,28 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.equal(now.reblogsCount, 1);
     assert.equal(now.repliesCount, 1);
     const context = await alice.v1.statuses.$select(post.id).context.fetch();
-    assert.deepEqual(context.descendants.map((x) => x.id), [reply.id]);
+    assert.deepEqual(
+      context.descendants.map((x) => x.id),
+      [reply.id],
+    );
     const bookmarks = await bob.v1.bookmarks.list();
-    assert.deepEqual(bookmarks.map((x) => x.id), [post.id]);
+    assert.deepEqual(
+      bookmarks.map((x) => x.id),
+      [post.id],
+    );
     const favourites = await bob.v1.favourites.list();
-    assert.deepEqual(favourites.map((x) => x.id), [post.id]);
-    assert.deepEqual((await alice.v1.statuses.$select(post.id).favouritedBy.list()).map((a) => a.id), [bobId]);
-    assert.deepEqual((await alice.v1.statuses.$select(post.id).rebloggedBy.list()).map((a) => a.id), [bobId]);
+    assert.deepEqual(
+      favourites.map((x) => x.id),
+      [post.id],
+    );
+    assert.deepEqual(
+      (await alice.v1.statuses.$select(post.id).favouritedBy.list()).map((a) => a.id),
+      [bobId],
+    );
+    assert.deepEqual(
+      (await alice.v1.statuses.$select(post.id).rebloggedBy.list()).map((a) => a.id),
+      [bobId],
+    );
 
     // Undone and done again: what a member taps back and forth.
     const other = await alice.v1.statuses.create({ status: 'a second one' });
@@ -81,7 +106,10 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     assert.equal((await bob.v1.statuses.$select(other.id).unreblog()).reblogged, false);
     const after = await alice.v1.statuses.$select(other.id).fetch();
     assert.deepEqual([after.favouritesCount, after.reblogsCount], [0, 0]);
-    assert.deepEqual((await bob.v1.bookmarks.list()).map((x) => x.id), [post.id]);
+    assert.deepEqual(
+      (await bob.v1.bookmarks.list()).map((x) => x.id),
+      [post.id],
+    );
   });
 
   it('reads the home, public, hashtag and list timelines, notifications and search', async () => {
@@ -90,9 +118,16 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const local = await alice.v1.timelines.public.list({ local: true });
     assert.ok(local.some((x) => x.account.id === aliceId));
     const everywhere = await alice.v1.timelines.public.list();
-    assert.deepEqual(everywhere.map((x) => x.id), local.map((x) => x.id), 'one server, no remote posts: the same posts');
+    assert.deepEqual(
+      everywhere.map((x) => x.id),
+      local.map((x) => x.id),
+      'one server, no remote posts: the same posts',
+    );
     assert.deepEqual(await alice.v1.timelines.public.list({ remote: true }), []);
-    assert.ok(everywhere.every((x) => x.reblog === null), 'boosts are not in public timelines');
+    assert.ok(
+      everywhere.every((x) => x.reblog === null),
+      'boosts are not in public timelines',
+    );
     const tagged = await alice.v1.timelines.tag.$select('e2e').list();
     assert.equal(tagged.length, 1);
     const list = await bob.v1.lists.create({ title: 'Alice' });
@@ -109,7 +144,10 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const found = await alice.v2.search.list({ q: 'picture' });
     assert.ok(found.statuses.some((x) => x.inReplyToId));
     const people = await alice.v2.search.list({ q: 'bob', type: 'accounts' });
-    assert.deepEqual(people.accounts.map((a) => a.acct), ['bob']);
+    assert.deepEqual(
+      people.accounts.map((a) => a.acct),
+      ['bob'],
+    );
   });
 
   it('pages through account, home and public timelines and notifications by their Link headers until an empty page stops them', async () => {
@@ -131,7 +169,11 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     ];
     for (const [name, pages, all] of cases) {
       const seen = await walk(pages);
-      assert.deepEqual(seen, all.map((x) => x.id), name);
+      assert.deepEqual(
+        seen,
+        all.map((x) => x.id),
+        name,
+      );
       assert.equal(new Set(seen).size, seen.length, `${name}: no item twice`);
       assert.ok(seen.length >= 7, `${name}: ${seen.length} items`);
     }
@@ -145,11 +187,17 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
 
   it('posts a poll that the other member votes in, and edits a profile with an avatar', async () => {
     const post = await alice.v1.statuses.create({ status: 'Tea or coffee?', poll: { options: ['Tea', 'Coffee'], expiresIn: 3600 } });
-    assert.deepEqual(post.poll?.options.map((o) => o.title), ['Tea', 'Coffee']);
+    assert.deepEqual(
+      post.poll?.options.map((o) => o.title),
+      ['Tea', 'Coffee'],
+    );
     const voted = await bob.v1.polls.$select(post.poll!.id).votes.create({ choices: [1] });
     assert.deepEqual([voted.voted, voted.ownVotes, voted.votesCount], [true, [1], 1]);
     const seen = await alice.v1.polls.$select(post.poll!.id).fetch();
-    assert.deepEqual(seen.options.map((o) => o.votesCount), [0, 1]);
+    assert.deepEqual(
+      seen.options.map((o) => o.votesCount),
+      [0, 1],
+    );
 
     const me = await alice.v1.accounts.updateCredentials({
       displayName: 'Alice Admin',
@@ -173,9 +221,15 @@ describe('masto (a real Mastodon client library) against Stoa', () => {
     const withMedia = await alice.v1.statuses.create({ status: 'with a picture', mediaIds: [media.id], sensitive: true, spoilerText: 'cw' });
     const gone = await alice.v1.statuses.$select(withMedia.id).remove();
     const redraft = await alice.v1.statuses.create({
-      status: gone.text!, mediaIds: gone.mediaAttachments.map((m) => m.id), sensitive: gone.sensitive, spoilerText: gone.spoilerText,
+      status: gone.text!,
+      mediaIds: gone.mediaAttachments.map((m) => m.id),
+      sensitive: gone.sensitive,
+      spoilerText: gone.spoilerText,
     });
-    assert.deepEqual(redraft.mediaAttachments.map((m) => [m.id, m.description]), [[media.id, 'kept']]);
+    assert.deepEqual(
+      redraft.mediaAttachments.map((m) => [m.id, m.description]),
+      [[media.id, 'kept']],
+    );
     assert.deepEqual([redraft.sensitive, redraft.spoilerText], [true, 'cw']);
   });
 });

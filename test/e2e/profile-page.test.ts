@@ -18,7 +18,11 @@ describe('profile page', () => {
     host = new URL(s.url).host;
     const admin = (await new UserStore(s.app.db).byLogin('admin'))!;
     // Markup in the profile must show as text, never become elements.
-    await s.app.federation.accounts.updateLocalProfile(admin.accountId, { displayName: 'Ada <b>Admin</b>', note: 'Keeper of <script>alert(1)</script> things' }, newNonce());
+    await s.app.federation.accounts.updateLocalProfile(
+      admin.accountId,
+      { displayName: 'Ada <b>Admin</b>', note: 'Keeper of <script>alert(1)</script> things' },
+      newNonce(),
+    );
     browser = await launchBrowser();
   });
   after(async () => {

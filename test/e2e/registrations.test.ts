@@ -86,7 +86,13 @@ describe('registrations: open and closed', () => {
   it('signs a new member straight in when registrations are open', async () => {
     const jar = new CookieJar();
     const { token } = await getForm(`${open.url}/auth/sign_up`, jar);
-    const r = await postForm(`${open.url}/auth/sign_up`, jar, { authenticity_token: token, username: 'walkin', email: 'walkin@example.test', password: 'walkin-pass', password_confirmation: 'walkin-pass' });
+    const r = await postForm(`${open.url}/auth/sign_up`, jar, {
+      authenticity_token: token,
+      username: 'walkin',
+      email: 'walkin@example.test',
+      password: 'walkin-pass',
+      password_confirmation: 'walkin-pass',
+    });
     assert.equal(r.status, 303);
     const home = await fetch(`${open.url}/`, { headers: { cookie: jar.header() } });
     assert.match(await home.text(), /@walkin/);

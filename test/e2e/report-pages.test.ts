@@ -26,7 +26,12 @@ describe('report pages', () => {
     m = await createMembers(s, ['modo', 'reporter', 'troll', 'bystander'], { modo: 'moderator' });
     const post = (await api(s.url, m.token['troll'], 'POST', '/api/v1/statuses', { status: 'buy <b>cheap</b> pills' })).body;
     older = (await api(s.url, m.token['reporter'], 'POST', '/api/v1/reports', { account_id: m.id['bystander'], comment: 'older report' })).body.id;
-    const r = await api(s.url, m.token['reporter'], 'POST', '/api/v1/reports', { account_id: m.id['troll'], status_ids: [post.id], comment: 'spam <i>again</i>', category: 'spam' });
+    const r = await api(s.url, m.token['reporter'], 'POST', '/api/v1/reports', {
+      account_id: m.id['troll'],
+      status_ids: [post.id],
+      comment: 'spam <i>again</i>',
+      category: 'spam',
+    });
     assert.equal(r.status, 200, r.text);
     newer = r.body.id;
     browser = await launchBrowser();
@@ -65,8 +70,10 @@ describe('report pages', () => {
     // Resolved reports go below open ones.
     await page.click('text=All reports');
     await page.waitForURL(`${s.url}/admin/reports`);
-    assert.deepEqual(await page.locator('tr[data-report-id]').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-report-id')}:${r.getAttribute('data-state')}`)),
-      [`${older}:open`, `${newer}:resolved`]);
+    assert.deepEqual(
+      await page.locator('tr[data-report-id]').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-report-id')}:${r.getAttribute('data-state')}`)),
+      [`${older}:open`, `${newer}:resolved`],
+    );
 
     await page.click(`tr[data-report-id="${newer}"] a`);
     await page.click('button:has-text("Reopen")');

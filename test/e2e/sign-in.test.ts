@@ -40,7 +40,10 @@ describe('sign-in and sign-out pages', () => {
 
     await page.click('text=Sign out');
     await page.waitForURL(/\/auth\/sign_in$/);
-    assert.equal((await context.cookies()).find((c) => c.name === 'stoa_session'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'stoa_session'),
+      undefined,
+    );
     await page.goto(`${s.url}/`);
     assert.equal(await page.locator('#signed-in-as').count(), 0);
     await context.close();
@@ -66,7 +69,10 @@ describe('sign-in and sign-out pages', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const messages: string[] = [];
-    for (const [login, password] of [['admin', 'wrong-password'], ['nobody', 'whatever-pw']]) {
+    for (const [login, password] of [
+      ['admin', 'wrong-password'],
+      ['nobody', 'whatever-pw'],
+    ]) {
       await page.goto(`${s.url}/auth/sign_in`);
       await page.fill('#login', login!);
       await page.fill('#password', password!);
@@ -75,7 +81,10 @@ describe('sign-in and sign-out pages', () => {
     }
     assert.equal(messages[0], 'Invalid username, e-mail or password.');
     assert.equal(messages[1], messages[0]);
-    assert.equal((await context.cookies()).find((c) => c.name === 'stoa_session'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'stoa_session'),
+      undefined,
+    );
     await context.close();
   });
 
@@ -92,7 +101,9 @@ describe('sign-in and sign-out pages', () => {
     await page.goto(`${s.url}/auth/sign_in`); // the browser now holds a CSRF cookie for the server
     const token = await page.getAttribute('input[name=authenticity_token]', 'value');
     await page.goto('about:blank'); // a document of no site of ours
-    await page.setContent(`<form method="post" action="${s.url}/auth/sign_in"><input name="authenticity_token" value="${token}"><input name="login" value="admin"><input name="password" value="${adminPassword}"><button>go</button></form>`);
+    await page.setContent(
+      `<form method="post" action="${s.url}/auth/sign_in"><input name="authenticity_token" value="${token}"><input name="login" value="admin"><input name="password" value="${adminPassword}"><button>go</button></form>`,
+    );
     const [response] = await Promise.all([page.waitForResponse(`${s.url}/auth/sign_in`), page.click('button')]);
     assert.equal(response.status(), 403);
     await context.close();
@@ -105,7 +116,11 @@ describe('sign-in and sign-out pages', () => {
     const { token } = await getForm(`${s.url}/auth/sign_in`, jar);
     const nul = await postForm(`${s.url}/auth/sign_in`, jar, { authenticity_token: token, login: 'ad\u0000min', password: 'whatever-pw' });
     assert.ok(nul.status >= 400 && nul.status < 500, `status ${nul.status}`);
-    const big = await fetch(`${s.url}/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'x'.repeat(70_000) }) });
+    const big = await fetch(`${s.url}/auth/sign_in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'x'.repeat(70_000) }),
+    });
     assert.equal(big.status, 413);
   });
 

@@ -42,7 +42,8 @@ describe('actor forgery', () => {
     liar?.close();
   });
 
-  const accountRows = async (where: string, values: unknown[]) => (await s.app.db.pool.query(`SELECT id, username, domain, uri, inbox_url, public_key_id FROM accounts WHERE ${where}`, values)).rows;
+  const accountRows = async (where: string, values: unknown[]) =>
+    (await s.app.db.pool.query(`SELECT id, username, domain, uri, inbox_url, public_key_id FROM accounts WHERE ${where}`, values)).rows;
 
   it("refuses a handle whose WebFinger names another server's actor that does not claim that handle", async () => {
     const r = await fetch(`${s.url}/api/v1/accounts/lookup?acct=bob@${liarHost}`, { headers: { Authorization: `Bearer ${token}` } });
@@ -58,9 +59,16 @@ describe('actor forgery', () => {
     const eve = peer.actor('eve');
     await s.app.federation.remote.byUri(eve.id);
     const before = (await accountRows('uri = $1', [eve.id]))[0]!;
-    for (const change of [{ inbox: 'http://third.party.invalid/inbox' }, { publicKey: { id: 'http://third.party.invalid/key', owner: eve.id, publicKeyPem: eve.publicKeyPem } }]) {
+    for (const change of [
+      { inbox: 'http://third.party.invalid/inbox' },
+      { publicKey: { id: 'http://third.party.invalid/key', owner: eve.id, publicKeyPem: eve.publicKeyPem } },
+    ]) {
       const doc = { ...peer.document('eve'), ...change, name: 'Hijacked' };
-      const r = await peer.signedPost(`${s.url}/inbox`, { '@context': AS, id: peer.newId('update'), type: 'Update', actor: eve.id, object: doc }, { actor: 'eve' });
+      const r = await peer.signedPost(
+        `${s.url}/inbox`,
+        { '@context': AS, id: peer.newId('update'), type: 'Update', actor: eve.id, object: doc },
+        { actor: 'eve' },
+      );
       assert.equal(r.status, 202);
     }
     // Both are processed (refused for good, not retried) and change nothing.
@@ -76,7 +84,11 @@ describe('actor forgery', () => {
   });
 
   it('never stores one of our own actors as a remote account, whatever a key id names', async () => {
-    const r = await peer.signedPost(`${s.url}/inbox`, { '@context': AS, id: peer.newId('follow'), type: 'Follow', actor: `${s.url}/users/admin`, object: `${s.url}/users/admin` }, { actor: 'eve', keyId: `${s.url}/users/admin#main-key` });
+    const r = await peer.signedPost(
+      `${s.url}/inbox`,
+      { '@context': AS, id: peer.newId('follow'), type: 'Follow', actor: `${s.url}/users/admin`, object: `${s.url}/users/admin` },
+      { actor: 'eve', keyId: `${s.url}/users/admin#main-key` },
+    );
     assert.equal(r.status, 401);
     assert.deepEqual(await accountRows('uri LIKE $1', [`${s.url}/%`]), []);
   });

@@ -298,7 +298,18 @@ describe('actorSchema on real servers’ actor documents', () => {
   it('reads a Mastodon suspended account and a moved one', () => {
     const doc = fixture('actors/mastodon.json');
     // Mastodon's rendering of an unavailable account: no profile, suspended flag set.
-    const suspended = parseActor({ ...doc, name: 'alder', summary: '', attachment: [], tag: [], icon: undefined, image: undefined, suspended: true, discoverable: false, indexable: false });
+    const suspended = parseActor({
+      ...doc,
+      name: 'alder',
+      summary: '',
+      attachment: [],
+      tag: [],
+      icon: undefined,
+      image: undefined,
+      suspended: true,
+      discoverable: false,
+      indexable: false,
+    });
     assertFields(suspended, { suspended: true, summary: null, icon: null, image: null, fields: [], name: 'alder' }, 'suspended');
     const moved = parseActor({ ...doc, movedTo: 'https://new.example/users/alder' });
     assert.equal(moved.movedTo, 'https://new.example/users/alder');
@@ -375,7 +386,11 @@ describe('actorSchema on hostile documents', () => {
       alsoKnownAs: ['javascript:alert(4)', 'https://ok.example/users/a'],
       movedTo: 'mailto:x@example.net',
     });
-    assertFields(actor, { url: null, icon: null, image: null, sharedInbox: null, followers: null, movedTo: null, alsoKnownAs: ['https://ok.example/users/a'] }, 'hostile urls');
+    assertFields(
+      actor,
+      { url: null, icon: null, image: null, sharedInbox: null, followers: null, movedTo: null, alsoKnownAs: ['https://ok.example/users/a'] },
+      'hostile urls',
+    );
   });
 
   it('ignores a key that the actor does not own (no key substitution)', () => {
@@ -400,7 +415,19 @@ describe('actorSchema on hostile documents', () => {
     });
     assertFields(
       actor,
-      { name: null, summary: null, icon: null, url: null, sharedInbox: null, published: null, manuallyApprovesFollowers: false, discoverable: null, fields: [], attachment: ['not an array'], publicKey: null },
+      {
+        name: null,
+        summary: null,
+        icon: null,
+        url: null,
+        sharedInbox: null,
+        published: null,
+        manuallyApprovesFollowers: false,
+        discoverable: null,
+        fields: [],
+        attachment: ['not an array'],
+        publicKey: null,
+      },
       'wrong types',
     );
   });
@@ -470,16 +497,35 @@ const activityExpectations: Record<string, Partial<ActivityDoc>> = {
   'pleroma-reject': { type: 'Reject', actor: P, objectId: 'https://stoa.example/follows/7241896355120586999', objectType: 'Follow', to: [STOA] },
   // Posts and interactions (their Notes are read by note-schema: test/federation/real-servers.test.ts).
   'mastodon-create-note': {
-    type: 'Create', actor: M, objectId: `${M}/statuses/112233445566778899`, objectType: 'Note', to: [PUBLIC], cc: [`${M}/followers`, STOA],
+    type: 'Create',
+    actor: M,
+    objectId: `${M}/statuses/112233445566778899`,
+    objectType: 'Note',
+    to: [PUBLIC],
+    cc: [`${M}/followers`, STOA],
   },
   'mastodon-create-question': { type: 'Create', actor: M, objectId: `${M}/statuses/112233445566779001`, objectType: 'Question', to: [PUBLIC] },
   'mastodon-announce': { type: 'Announce', actor: M, object: STOA_POST, objectId: STOA_POST, objectType: null, to: [PUBLIC], cc: [STOA, `${M}/followers`] },
   'mastodon-like': { type: 'Like', actor: M, objectId: STOA_POST, objectType: null, to: [], cc: [] },
-  'misskey-create-note': { type: 'Create', actor: MK, objectId: 'https://misskey.example/notes/9t2a3b4c5d', objectType: 'Note', to: [PUBLIC], cc: [`${MK}/followers`, STOA] },
+  'misskey-create-note': {
+    type: 'Create',
+    actor: MK,
+    objectId: 'https://misskey.example/notes/9t2a3b4c5d',
+    objectType: 'Note',
+    to: [PUBLIC],
+    cc: [`${MK}/followers`, STOA],
+  },
   'misskey-like-reaction': { type: 'Like', actor: MK, objectId: STOA_POST, objectType: null },
   'akkoma-emoji-react': { type: 'EmojiReact', actor: A, objectId: STOA_POST, to: [`${A}/followers`, STOA], cc: [PUBLIC] },
   'akkoma-emoji-react-custom': { type: 'EmojiReact', actor: A, objectId: STOA_POST },
-  'gotosocial-create-note': { type: 'Create', actor: G, objectId: `${G}/statuses/01HXZ4K2M8N6P4R2T0V8X6Z4B2`, objectType: 'Note', to: [PUBLIC], cc: [`${G}/followers`, STOA] },
+  'gotosocial-create-note': {
+    type: 'Create',
+    actor: G,
+    objectId: `${G}/statuses/01HXZ4K2M8N6P4R2T0V8X6Z4B2`,
+    objectType: 'Note',
+    to: [PUBLIC],
+    cc: [`${G}/followers`, STOA],
+  },
 };
 
 describe('activitySchema', () => {
@@ -585,9 +631,15 @@ describe('webFingerSchema and actorLink', () => {
     const raw = fixture('webfinger/split-domain.json');
     const onlyLd = (raw.links as Doc[]).filter((l) => l.type !== 'application/activity+json');
     const doc = webFingerSchema.parse({ ...raw, links: onlyLd });
-    assert.equal(doc.links.some((l) => l.type === 'application/activity+json'), false);
+    assert.equal(
+      doc.links.some((l) => l.type === 'application/activity+json'),
+      false,
+    );
     assert.equal(actorLink(doc), 'https://social.example.org/users/wren');
-    const spaced = webFingerSchema.parse({ subject: 'acct:a@b.example', links: [{ rel: 'self', type: 'Application/LD+JSON ;profile="https://www.w3.org/ns/activitystreams"', href: 'https://b.example/a' }] });
+    const spaced = webFingerSchema.parse({
+      subject: 'acct:a@b.example',
+      links: [{ rel: 'self', type: 'Application/LD+JSON ;profile="https://www.w3.org/ns/activitystreams"', href: 'https://b.example/a' }],
+    });
     assert.equal(actorLink(spaced), 'https://b.example/a');
   });
 
@@ -631,11 +683,19 @@ describe('orderedCollectionSchema', () => {
 
   it('keeps an embedded first page (Akkoma) and a missing count (hidden followers) as null', () => {
     const page = { id: `${A}/followers?page=1`, type: 'OrderedCollectionPage', orderedItems: [], partOf: `${A}/followers`, totalItems: 0 };
-    assert.deepEqual(orderedCollectionSchema.parse({ id: `${A}/followers`, type: 'OrderedCollection', first: page }), { id: `${A}/followers`, totalItems: null, first: page });
+    assert.deepEqual(orderedCollectionSchema.parse({ id: `${A}/followers`, type: 'OrderedCollection', first: page }), {
+      id: `${A}/followers`,
+      totalItems: null,
+      first: page,
+    });
   });
 
   it('reads a Lemmy Collection with a count and no pages', () => {
-    assert.deepEqual(orderedCollectionSchema.parse({ id: `${LG}/followers`, type: 'Collection', totalItems: 3 }), { id: `${LG}/followers`, totalItems: 3, first: null });
+    assert.deepEqual(orderedCollectionSchema.parse({ id: `${LG}/followers`, type: 'Collection', totalItems: 3 }), {
+      id: `${LG}/followers`,
+      totalItems: 3,
+      first: null,
+    });
   });
 
   it('nulls nonsense counts and refuses documents that are not collections', () => {

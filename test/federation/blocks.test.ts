@@ -43,6 +43,13 @@ describe('blocking a remote account', () => {
     assert.equal((await call('POST', `/api/v1/accounts/${zed.id}/block`)).body.blocking, true);
     const marker = await peer.waitForPost((p) => p.body?.['type'] === 'Block' && p.body['id'] !== block.body!['id']);
     await deliveriesDone(s, peer.host);
-    assert.deepEqual(peer.posts().slice(before).map((p) => p.body?.['id']), [marker.body!['id']], 'the mute sent nothing');
+    assert.deepEqual(
+      peer
+        .posts()
+        .slice(before)
+        .map((p) => p.body?.['id']),
+      [marker.body!['id']],
+      'the mute sent nothing',
+    );
   });
 });

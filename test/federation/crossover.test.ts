@@ -68,7 +68,10 @@ describe('crossover between two Stoa servers', () => {
     const media = await upload(a.url, alice, image, { description: 'A grey heron' });
     assert.equal(media.status, 200, JSON.stringify(media.body));
     const posted = await api(a.url, alice, 'POST', '/api/v1/statuses', {
-      status: `Look @bob@${hostB}, a heron #birds`, spoiler_text: 'bird photo', media_ids: [media.body.id], language: 'en',
+      status: `Look @bob@${hostB}, a heron #birds`,
+      spoiler_text: 'bird photo',
+      media_ids: [media.body.id],
+      language: 'en',
     });
     assert.equal(posted.status, 200, posted.text);
     p = posted.body;
@@ -106,12 +109,15 @@ describe('crossover between two Stoa servers', () => {
     assert.match(qOnA.content, /the pond is full of frogs/);
     assert.equal(qOnA.visibility, 'public');
     assert.deepEqual(qOnA.mentions, [{ id: aliceId, username: 'alice', url: `${a.url}/@alice`, acct: 'alice' }]);
-    assert.deepEqual(qOnA.tags.map((t: Json) => t.name), ['ponds']);
+    assert.deepEqual(
+      qOnA.tags.map((t: Json) => t.name),
+      ['ponds'],
+    );
     assert.deepEqual(qOnA.media_attachments, []);
     assert.equal((await notifications(a, alice, 'mention')).find((n) => n.status.uri === q.uri)?.account.acct, `bob@${hostB}`);
   });
 
-  it('an unlisted post reaches the follower\'s home on the other side but none of its public timelines', async () => {
+  it("an unlisted post reaches the follower's home on the other side but none of its public timelines", async () => {
     const quiet = (await api(b.url, bob, 'POST', '/api/v1/statuses', { status: 'quietly, for those who follow me', visibility: 'unlisted' })).body;
     const onA = await arrived(a, alice, quiet.uri);
     assert.equal(onA.visibility, 'unlisted');
@@ -123,12 +129,15 @@ describe('crossover between two Stoa servers', () => {
     assert.equal((await status(a, undefined, onA.id)).body.uri, quiet.uri);
   });
 
-  it('a reply thread crosses both ways, threaded on each side with that side\'s own ids', async () => {
+  it("a reply thread crosses both ways, threaded on each side with that side's own ids", async () => {
     r1 = (await api(b.url, bob, 'POST', '/api/v1/statuses', { status: `@alice@${hostA} lovely bird`, in_reply_to_id: pOnB.id })).body;
     assert.equal(r1.in_reply_to_id, pOnB.id);
     await eventually(async () => {
       const ctx = (await api(a.url, alice, 'GET', `/api/v1/statuses/${p.id}/context`)).body;
-      assert.deepEqual(ctx.descendants.map((x: Json) => x.uri), [r1.uri]);
+      assert.deepEqual(
+        ctx.descendants.map((x: Json) => x.uri),
+        [r1.uri],
+      );
       r1OnA = ctx.descendants[0];
     });
     assert.equal(r1OnA.in_reply_to_id, p.id);
@@ -143,20 +152,29 @@ describe('crossover between two Stoa servers', () => {
     let r2OnB: Json;
     await eventually(async () => {
       const ctx = (await api(b.url, bob, 'GET', `/api/v1/statuses/${pOnB.id}/context`)).body;
-      assert.deepEqual(ctx.descendants.map((x: Json) => x.uri), [r1.uri, r2.uri]);
+      assert.deepEqual(
+        ctx.descendants.map((x: Json) => x.uri),
+        [r1.uri, r2.uri],
+      );
       r2OnB = ctx.descendants[1];
     });
     assert.equal(r2OnB.in_reply_to_id, r1.id);
     assert.equal(r2OnB.in_reply_to_account_id, bobId);
     const above = (await api(b.url, bob, 'GET', `/api/v1/statuses/${r2OnB.id}/context`)).body;
-    assert.deepEqual(above.ancestors.map((x: Json) => x.id), [pOnB.id, r1.id]);
+    assert.deepEqual(
+      above.ancestors.map((x: Json) => x.id),
+      [pOnB.id, r1.id],
+    );
     assert.equal((await status(b, bob, r1.id)).body.replies_count, 1);
     assert.equal((await status(b, bob, pOnB.id)).body.replies_count, 1);
     const thread = (await api(a.url, alice, 'GET', `/api/v1/statuses/${p.id}/context`)).body;
-    assert.deepEqual(thread.descendants.map((x: Json) => x.uri), [r1.uri, r2.uri]);
+    assert.deepEqual(
+      thread.descendants.map((x: Json) => x.uri),
+      [r1.uri, r2.uri],
+    );
   });
 
-  it('a boost is counted and notified on the author\'s server, which shows it as a reblog, both ways', async () => {
+  it("a boost is counted and notified on the author's server, which shows it as a reblog, both ways", async () => {
     const boost = await api(b.url, bob, 'POST', `/api/v1/statuses/${pOnB.id}/reblog`);
     assert.equal(boost.status, 200, boost.text);
     assert.equal(boost.body.reblog.id, pOnB.id);
@@ -178,7 +196,7 @@ describe('crossover between two Stoa servers', () => {
     assert.equal(onB?.reblog.id, q.id);
   });
 
-  it('a favourite is counted and notified on the author\'s server, both ways', async () => {
+  it("a favourite is counted and notified on the author's server, both ways", async () => {
     const fav = await api(b.url, bob, 'POST', `/api/v1/statuses/${pOnB.id}/favourite`);
     assert.equal(fav.body.favourited, true);
     assert.equal(fav.body.favourites_count, 1);
@@ -194,9 +212,13 @@ describe('crossover between two Stoa servers', () => {
   });
 
   it("a poll arrives as a Question and the other side's vote is counted by its author, both ways", async () => {
-    const poll = (await api(a.url, alice, 'POST', '/api/v1/statuses', { status: 'Tea or coffee?', poll: { options: ['Tea', 'Coffee'], expires_in: 3600 } })).body;
+    const poll = (await api(a.url, alice, 'POST', '/api/v1/statuses', { status: 'Tea or coffee?', poll: { options: ['Tea', 'Coffee'], expires_in: 3600 } }))
+      .body;
     const onB = await arrived(b, bob, poll.uri);
-    assert.deepEqual(onB.poll.options.map((o: Json) => o.title), ['Tea', 'Coffee']);
+    assert.deepEqual(
+      onB.poll.options.map((o: Json) => o.title),
+      ['Tea', 'Coffee'],
+    );
     assert.equal(onB.poll.multiple, false);
     assert.equal(onB.poll.expired, false);
     assert.equal(Date.parse(onB.poll.expires_at), Math.floor(Date.parse(poll.poll.expires_at) / 1000) * 1000);
@@ -207,36 +229,53 @@ describe('crossover between two Stoa servers', () => {
     assert.equal(voted.body.voted, true);
     await eventually(async () => {
       const there = (await status(a, alice, poll.id)).body.poll;
-      assert.deepEqual(there.options.map((o: Json) => o.votes_count), [0, 1]);
+      assert.deepEqual(
+        there.options.map((o: Json) => o.votes_count),
+        [0, 1],
+      );
       assert.equal(there.votes_count, 1);
     });
     // The counts come back to the voter's side in an Update of the Question.
     await eventually(async () => {
       const here = (await status(b, bob, onB.id)).body.poll;
-      assert.deepEqual(here.options.map((o: Json) => o.votes_count), [0, 1]);
+      assert.deepEqual(
+        here.options.map((o: Json) => o.votes_count),
+        [0, 1],
+      );
       assert.equal(here.votes_count, 1);
       assert.deepEqual(here.own_votes, [1]);
     });
     assert.deepEqual((await api(a.url, alice, 'GET', `/api/v1/statuses/${poll.id}/context`)).body.descendants, [], 'a vote is not a reply');
 
     // bob's multiple-choice poll on B: alice's two choices reach B as two votes of one voter.
-    const many = (await api(b.url, bob, 'POST', '/api/v1/statuses', { status: 'Which ponds?', poll: { options: ['North', 'South', 'East'], expires_in: 3600, multiple: true } })).body;
+    const many = (
+      await api(b.url, bob, 'POST', '/api/v1/statuses', {
+        status: 'Which ponds?',
+        poll: { options: ['North', 'South', 'East'], expires_in: 3600, multiple: true },
+      })
+    ).body;
     const onA = await arrived(a, alice, many.uri);
     assert.equal(onA.poll.multiple, true);
     assert.deepEqual((await api(a.url, alice, 'POST', `/api/v1/polls/${onA.poll.id}/votes`, { choices: [0, 2] })).body.own_votes, [0, 2]);
     await eventually(async () => {
       const there = (await status(b, bob, many.id)).body.poll;
-      assert.deepEqual(there.options.map((o: Json) => o.votes_count), [1, 0, 1]);
+      assert.deepEqual(
+        there.options.map((o: Json) => o.votes_count),
+        [1, 0, 1],
+      );
       assert.equal(there.voters_count, 1);
     });
     await eventually(async () => {
       const here = (await status(a, alice, onA.id)).body.poll;
-      assert.deepEqual(here.options.map((o: Json) => o.votes_count), [1, 0, 1]);
+      assert.deepEqual(
+        here.options.map((o: Json) => o.votes_count),
+        [1, 0, 1],
+      );
       assert.equal(here.voters_count, 1);
     });
   });
 
-  it("a quote shows the quoted post on the other side, and its author is told, both ways", async () => {
+  it('a quote shows the quoted post on the other side, and its author is told, both ways', async () => {
     const quoting = (await api(b.url, bob, 'POST', '/api/v1/statuses', { status: 'worth a look', quoted_status_id: pOnB.id })).body;
     assert.equal(quoting.quote.quoted_status.id, pOnB.id);
     const onA = await arrived(a, alice, quoting.uri);
@@ -258,29 +297,48 @@ describe('crossover between two Stoa servers', () => {
     const path = (id: string, emoji: string) => `/api/v1/pleroma/statuses/${id}/reactions/${encodeURIComponent(emoji)}`;
     const reacted = await api(b.url, bob, 'PUT', path(pOnB.id, '🎉'));
     assert.deepEqual(reacted.body.pleroma.emoji_reactions, [{ name: '🎉', count: 1, me: true, url: null }]);
-    await eventually(async () => assert.deepEqual((await status(a, alice, p.id)).body.pleroma.emoji_reactions, [{ name: '🎉', count: 1, me: false, url: null }]));
+    await eventually(async () =>
+      assert.deepEqual((await status(a, alice, p.id)).body.pleroma.emoji_reactions, [{ name: '🎉', count: 1, me: false, url: null }]),
+    );
     const mine = await api(a.url, alice, 'PUT', path(p.id, '🎉'));
     assert.deepEqual(mine.body.pleroma.emoji_reactions, [{ name: '🎉', count: 2, me: true, url: null }]);
     const who = (await api(a.url, alice, 'GET', `/api/v1/pleroma/statuses/${p.id}/reactions`)).body;
-    assert.deepEqual(who.map((r: Json) => [r.name, accts(r.accounts)]), [['🎉', [`bob@${hostB}`, 'alice']]]);
+    assert.deepEqual(
+      who.map((r: Json) => [r.name, accts(r.accounts)]),
+      [['🎉', [`bob@${hostB}`, 'alice']]],
+    );
 
     await api(a.url, alice, 'PUT', path(qOnA.id, '👍'));
     await eventually(async () => assert.deepEqual((await status(b, bob, q.id)).body.pleroma.emoji_reactions, [{ name: '👍', count: 1, me: false, url: null }]));
   });
 
   it("a forwarded report is filed on the reported member's server, both ways", async () => {
-    const filed = await api(b.url, bob, 'POST', '/api/v1/reports', { account_id: aliceOnB, status_ids: [pOnB.id], comment: 'too many herons', forward: true, category: 'other' });
+    const filed = await api(b.url, bob, 'POST', '/api/v1/reports', {
+      account_id: aliceOnB,
+      status_ids: [pOnB.id],
+      comment: 'too many herons',
+      forward: true,
+      category: 'other',
+    });
     assert.equal(filed.status, 200, filed.text);
     assert.equal(filed.body.forwarded, true);
-    assert.equal((await api(a.url, alice, 'POST', '/api/v1/reports', { account_id: bobOnA, status_ids: [qOnA.id], comment: 'frog spam', forward: true })).status, 200);
+    assert.equal(
+      (await api(a.url, alice, 'POST', '/api/v1/reports', { account_id: bobOnA, status_ids: [qOnA.id], comment: 'frog spam', forward: true })).status,
+      200,
+    );
     // What each server's moderators see through the admin API: the report about their own member and that member's
     // post, with the reporter's comment, filed as coming from the other server's instance actor (the reporting
     // member is not named); beside it, as in Mastodon, their own member's report about the remote account.
     const filedOn = async (s: TestServer, token: string) =>
-      (await api(s.url, token, 'GET', '/api/v1/admin/reports')).body.map((r: Json) => ({
-        comment: r.comment, status_ids: r.statuses.map((x: Json) => x.id), target: r.target_account.account.acct,
-        reporter: r.account.account.uri, forwarded: r.forwarded,
-      })).sort((x: Json, y: Json) => x.comment.localeCompare(y.comment));
+      (await api(s.url, token, 'GET', '/api/v1/admin/reports')).body
+        .map((r: Json) => ({
+          comment: r.comment,
+          status_ids: r.statuses.map((x: Json) => x.id),
+          target: r.target_account.account.acct,
+          reporter: r.account.account.uri,
+          forwarded: r.forwarded,
+        }))
+        .sort((x: Json, y: Json) => x.comment.localeCompare(y.comment));
     const [modA, modB] = await Promise.all([adminToken(a, 'admin:read:reports'), adminToken(b, 'admin:read:reports')]);
     await eventually(async () => {
       assert.deepEqual(await filedOn(a, modA), [

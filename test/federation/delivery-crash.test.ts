@@ -35,7 +35,13 @@ function startNode(databaseUrl: string, port: number, dataDir: string): Promise<
   });
 }
 
-async function api(base: string, token: string, method: string, p: string, body?: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  base: string,
+  token: string,
+  method: string,
+  p: string,
+  body?: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(base + p, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
@@ -114,12 +120,20 @@ describe('delivery across a kill -9', () => {
     const second = await startNode(databaseUrl, port, dataDir);
     nodes.push(second);
     assert.equal(second.password, null, 'the same installation: no new first admin');
-    await eventually(async () => {
-      const arrived = new Set(peer.delivered().map((p) => `${(JSON.parse(p.body) as { id: string }).id} → ${peer.url}${p.path}`));
-      assert.deepEqual([...expected].filter((k) => !arrived.has(k)), [], 'every delivery arrived');
-      const r = await db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries');
-      assert.equal(Number(r.rows[0]!.n), 0);
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        const arrived = new Set(peer.delivered().map((p) => `${(JSON.parse(p.body) as { id: string }).id} → ${peer.url}${p.path}`));
+        assert.deepEqual(
+          [...expected].filter((k) => !arrived.has(k)),
+          [],
+          'every delivery arrived',
+        );
+        const r = await db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries');
+        assert.equal(Number(r.rows[0]!.n), 0);
+      },
+      20_000,
+      100,
+    );
     assert.ok(Date.now() - started < LEASE_MS / 2, 'the dead process’s leases were released, not waited out');
 
     second.child.kill('SIGTERM');

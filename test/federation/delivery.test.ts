@@ -76,7 +76,9 @@ describe('delivery', () => {
     const me = await fetch(`${s.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${token}` } });
     localId = ((await me.json()) as { id: string }).id;
     actorUrl = `${s.url}/users/admin`;
-    const doc = (await (await fetch(actorUrl, { headers: { Accept: 'application/activity+json' } })).json()) as { publicKey: { id: string; publicKeyPem: string } };
+    const doc = (await (await fetch(actorUrl, { headers: { Accept: 'application/activity+json' } })).json()) as {
+      publicKey: { id: string; publicKeyPem: string };
+    };
     key = { id: doc.publicKey.id, pem: doc.publicKey.publicKeyPem };
     await s.app.db.pool.query(KEEP_HISTORY);
   });
@@ -120,15 +122,19 @@ describe('delivery', () => {
   /** The outcome of this peer's attempt number `attempts` (its only delivery), once Stoa has recorded it. */
   async function outcome(peer: RecordingInbox, attempts: number): Promise<Outcome> {
     let found: Outcome | undefined;
-    await eventually(async () => {
-      const r = await s.app.db.pool.query<Outcome & { delay_ms: string }>(
-        `SELECT op, attempts, last_error, next_attempt_at, give_up_at, created_at, extract(epoch FROM next_attempt_at - at) * 1000 AS delay_ms
+    await eventually(
+      async () => {
+        const r = await s.app.db.pool.query<Outcome & { delay_ms: string }>(
+          `SELECT op, attempts, last_error, next_attempt_at, give_up_at, created_at, extract(epoch FROM next_attempt_at - at) * 1000 AS delay_ms
          FROM delivery_history WHERE host = $1 AND attempts = $2 AND (op = 'DELETE' OR lease_until IS NULL) ORDER BY seq LIMIT 1`,
-        [peer.host, attempts],
-      );
-      found = r.rows[0] && { ...r.rows[0], delay_ms: Number(r.rows[0].delay_ms) };
-      assert.ok(found, `the outcome of attempt ${attempts} to ${peer.host} is recorded`);
-    }, 10_000, 10);
+          [peer.host, attempts],
+        );
+        found = r.rows[0] && { ...r.rows[0], delay_ms: Number(r.rows[0].delay_ms) };
+        assert.ok(found, `the outcome of attempt ${attempts} to ${peer.host} is recorded`);
+      },
+      10_000,
+      10,
+    );
     return found!;
   }
 
@@ -146,7 +152,10 @@ describe('delivery', () => {
   async function droppedAfterOne(peer: RecordingInbox, status: number): Promise<void> {
     const o = await outcome(peer, 1);
     assert.equal(o.op, 'DELETE', `a ${status} is not retried`);
-    assert.deepEqual(peer.posts.map((p) => p.status), [status]);
+    assert.deepEqual(
+      peer.posts.map((p) => p.status),
+      [status],
+    );
     assert.deepEqual(await rowsFor(peer), []);
   }
 
@@ -212,13 +221,19 @@ describe('delivery', () => {
     // At least the four observed failures, then the delivery (a fifth 503 may land before the mode changes).
     const n = peer.posts.length;
     assert.ok(n >= 5, `${n} attempts`);
-    assert.deepEqual(peer.posts.map((p) => p.status), [...Array<number>(n - 1).fill(503), 202]);
+    assert.deepEqual(
+      peer.posts.map((p) => p.status),
+      [...Array<number>(n - 1).fill(503), 202],
+    );
     for (let attempt = 1; attempt < n; attempt++) {
       const o = await retried(peer, attempt, 'HTTP 503');
       // The backoff for this attempt, less at most 20 % of jitter (whole milliseconds).
       assert.ok(o.delay_ms >= rawDelay(attempt) * 0.8 - 1 && o.delay_ms <= rawDelay(attempt), `attempt ${attempt}: waits ${o.delay_ms} ms`);
       // The next attempt waited for it (both clocks are this machine's; 1 ms for rounding).
-      assert.ok(peer.posts[attempt]!.at >= o.next_attempt_at.getTime() - 1, `attempt ${attempt + 1} came ${o.next_attempt_at.getTime() - peer.posts[attempt]!.at} ms early`);
+      assert.ok(
+        peer.posts[attempt]!.at >= o.next_attempt_at.getTime() - 1,
+        `attempt ${attempt + 1} came ${o.next_attempt_at.getTime() - peer.posts[attempt]!.at} ms early`,
+      );
     }
     const ids = new Set(peer.posts.map((p) => updateOf(p).id));
     assert.equal(ids.size, 1, 'every attempt carries the same activity');
@@ -256,7 +271,10 @@ describe('delivery', () => {
       assert.deepEqual(await rowsFor(peer), []);
     }, 10_000);
     const n = peer.posts.length;
-    assert.deepEqual(peer.posts.map((p) => p.status), [...Array<number>(n - 1).fill(429), 202]);
+    assert.deepEqual(
+      peer.posts.map((p) => p.status),
+      [...Array<number>(n - 1).fill(429), 202],
+    );
     for (let i = 1; i < n; i++) {
       assert.ok(peer.posts[i]!.at - peer.posts[i - 1]!.at >= 1_000, `attempt ${i + 1} came ${peer.posts[i]!.at - peer.posts[i - 1]!.at} ms after the 429`);
     }
@@ -279,9 +297,15 @@ describe('delivery', () => {
         assert.deepEqual(await rowsFor(p), []);
       }
     }, 10_000);
-    for (const [p, status] of [[unauthorized, 401], [timedOut, 408]] as const) {
+    for (const [p, status] of [
+      [unauthorized, 401],
+      [timedOut, 408],
+    ] as const) {
       const n = p.posts.length;
-      assert.deepEqual(p.posts.map((x) => x.status), [...Array<number>(n - 1).fill(status), 202]);
+      assert.deepEqual(
+        p.posts.map((x) => x.status),
+        [...Array<number>(n - 1).fill(status), 202],
+      );
       assert.equal(new Set(p.posts.map((x) => updateOf(x).id)).size, 1, 'the same activity, delivered late');
     }
   });

@@ -68,7 +68,12 @@ const webfingerUrl = (s: TestServer, resource: string) => `${s.url}/.well-known/
 /** The shape NodeInfo 2.0 and 2.1 require (https://nodeinfo.diaspora.software/schema.html). */
 const NodeInfoSchema = z.object({
   version: z.enum(['2.0', '2.1']),
-  software: z.object({ name: z.string().regex(/^[a-z0-9-]+$/), version: z.string().min(1), repository: z.string().url().optional(), homepage: z.string().url().optional() }),
+  software: z.object({
+    name: z.string().regex(/^[a-z0-9-]+$/),
+    version: z.string().min(1),
+    repository: z.string().url().optional(),
+    homepage: z.string().url().optional(),
+  }),
   protocols: z.array(z.string()).min(1),
   services: z.object({ inbound: z.array(z.string()), outbound: z.array(z.string()) }),
   openRegistrations: z.boolean(),
@@ -125,7 +130,10 @@ describe('discovery and actor documents', () => {
       assert.equal(r.status, 200);
       const jrd = r.json();
       assert.equal(jrd['subject'], `acct:${host}@${host}`);
-      assert.deepEqual((jrd['links'] as Doc[]).find((l) => l['rel'] === 'self'), { rel: 'self', type: AP, href: `${s.url}/actor` });
+      assert.deepEqual(
+        (jrd['links'] as Doc[]).find((l) => l['rel'] === 'self'),
+        { rel: 'self', type: AP, href: `${s.url}/actor` },
+      );
     });
 
     it('answers 404 for an unknown member and for a handle on another domain', async () => {

@@ -8,8 +8,18 @@ import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-interface Account { id: string; acct: string; uri: string; username: string }
-interface Relationship { id: string; following: boolean; requested: boolean; followed_by: boolean }
+interface Account {
+  id: string;
+  acct: string;
+  uri: string;
+  username: string;
+}
+interface Relationship {
+  id: string;
+  following: boolean;
+  requested: boolean;
+  followed_by: boolean;
+}
 
 describe('Stoa ↔ Fedify interop', () => {
   let s: TestServer;

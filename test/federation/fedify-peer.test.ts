@@ -27,7 +27,12 @@ describe('fedify peer', () => {
     assert.equal(post?.status, 202);
     assert.ok(post.keyId?.startsWith(`${a.actorUri('alice')}#`), `signed by alice's key, got ${post.keyId}`);
     assert.equal(post.spec, 'draft-cavage');
-    assert.deepEqual(post.signedHeaders.filter((h) => ['(request-target)', 'host', 'date', 'digest'].includes(h)).sort(), ['(request-target)', 'date', 'digest', 'host']);
+    assert.deepEqual(post.signedHeaders.filter((h) => ['(request-target)', 'host', 'date', 'digest'].includes(h)).sort(), [
+      '(request-target)',
+      'date',
+      'digest',
+      'host',
+    ]);
     assert.deepEqual([...a.errors, ...b.errors], []);
   });
 

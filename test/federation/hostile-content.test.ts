@@ -19,7 +19,8 @@ const PUBLIC = `${AS}#Public`;
 const REL = 'rel="nofollow noopener noreferrer" target="_blank"';
 
 const NAME = '<script>alert("name")</script><b>Mal</b> & co';
-const BIO = '<p>bio <script>alert(5)</script><a href="javascript:alert(6)">js</a> <a href="https://peer.example/me" rel="me" onclick="x()">site</a><img src=x onerror=alert(7)></p>';
+const BIO =
+  '<p>bio <script>alert(5)</script><a href="javascript:alert(6)">js</a> <a href="https://peer.example/me" rel="me" onclick="x()">site</a><img src=x onerror=alert(7)></p>';
 const BIO_HTML = `<p>bio js <a href="https://peer.example/me" ${REL}>site</a></p>`;
 const FIELD_NAME = '<img src=x onerror=alert(8)>Site';
 const FIELD_VALUE = '<a href="javascript:alert(9)" onclick=x>click</a><script>x</script> <a href="https://peer.example/">ok</a>';
@@ -89,9 +90,21 @@ describe('hostile content from another server', () => {
     assert.equal(x.spoiler_text, cw, `${where}: spoiler_text is plain text, as sent`);
     assert.equal(x.sensitive, true, where);
     assert.equal(x.url, note.id, `${where}: the javascript: url is not kept`);
-    assert.deepEqual(x.media_attachments.map((m: Json) => m.description), [DESCRIPTION], `${where}: media description`);
-    assert.deepEqual(x.poll.options.map((o: Json) => o.title), OPTIONS, `${where}: poll options`);
-    assert.deepEqual(x.mentions.map((m: Json) => m.acct), ['admin'], where);
+    assert.deepEqual(
+      x.media_attachments.map((m: Json) => m.description),
+      [DESCRIPTION],
+      `${where}: media description`,
+    );
+    assert.deepEqual(
+      x.poll.options.map((o: Json) => o.title),
+      OPTIONS,
+      `${where}: poll options`,
+    );
+    assert.deepEqual(
+      x.mentions.map((m: Json) => m.acct),
+      ['admin'],
+      where,
+    );
     assertMallory(x.account, `${where}.account`);
   };
 
@@ -148,9 +161,18 @@ describe('hostile content from another server', () => {
   it('shows only safe markup in the post, in every response that shows it', async () => {
     assertPost(await get(`/api/v1/statuses/${statusId}`), 'status');
     assertPost(await get(`/api/v1/statuses/${statusId}`, undefined), 'status, anonymous');
-    assertPost((await get('/api/v1/timelines/home')).find((x: Json) => x.id === statusId), 'home');
-    assertPost((await get('/api/v1/timelines/public', undefined)).find((x: Json) => x.id === statusId), 'public');
-    assertPost((await get('/api/v1/timelines/public?remote=true')).find((x: Json) => x.id === statusId), 'public remote');
+    assertPost(
+      (await get('/api/v1/timelines/home')).find((x: Json) => x.id === statusId),
+      'home',
+    );
+    assertPost(
+      (await get('/api/v1/timelines/public', undefined)).find((x: Json) => x.id === statusId),
+      'public',
+    );
+    assertPost(
+      (await get('/api/v1/timelines/public?remote=true')).find((x: Json) => x.id === statusId),
+      'public remote',
+    );
     assertPost((await get(`/api/v1/accounts/${malloryId}/statuses`))[0], 'account statuses');
     assertPost((await get('/api/v2/search?q=quagga&type=statuses')).statuses[0], 'search');
     const mention = (await get('/api/v1/notifications?types[]=mention')).find((n: Json) => n.status?.id === statusId);
@@ -158,13 +180,19 @@ describe('hostile content from another server', () => {
     assertMallory(mention.account, 'notification.account');
     assertPost(mention.status, 'notification.status');
     const poll = await get(`/api/v1/polls/${(await get(`/api/v1/statuses/${statusId}`)).poll.id}`);
-    assert.deepEqual(poll.options.map((o: Json) => o.title), OPTIONS);
+    assert.deepEqual(
+      poll.options.map((o: Json) => o.title),
+      OPTIONS,
+    );
     // In a thread: as the ancestor of a reply here, and with the reply below it.
     const reply = await api(s.url, token, 'POST', '/api/v1/statuses', { status: '@mallory@' + peer.host + ' no thanks', in_reply_to_id: statusId });
     assert.equal(reply.status, 200, reply.text);
     assertPost((await get(`/api/v1/statuses/${reply.body.id}/context`)).ancestors[0], 'context ancestors');
     const own = await get(`/api/v1/statuses/${statusId}/context`);
-    assert.deepEqual(own.descendants.map((x: Json) => x.id), [reply.body.id]);
+    assert.deepEqual(
+      own.descendants.map((x: Json) => x.id),
+      [reply.body.id],
+    );
     // Boosted here, it shows inside the boost.
     const boost = await api(s.url, token, 'POST', `/api/v1/statuses/${statusId}/reblog`);
     assert.equal(boost.status, 200, boost.text);
@@ -186,7 +214,13 @@ describe('hostile content from another server', () => {
     assertPost(await get(`/api/v1/statuses/${statusId}`), 'edited', content, edited.summary);
     assertPost((await get('/api/v2/search?q=zorilla&type=statuses')).statuses[0], 'search after edit', content, edited.summary);
     const history = await get(`/api/v1/statuses/${statusId}/history`);
-    assert.deepEqual(history.map((v: Json) => [v.content, v.spoiler_text]), [[cleanContent(admin, 'quagga'), CW], [content, edited.summary]]);
+    assert.deepEqual(
+      history.map((v: Json) => [v.content, v.spoiler_text]),
+      [
+        [cleanContent(admin, 'quagga'), CW],
+        [content, edited.summary],
+      ],
+    );
   });
 
   it('keeps an Update of the actor as safe as its first document', async () => {
@@ -213,11 +247,17 @@ describe('hostile content from another server', () => {
     };
     peer.serve(fetched);
     const found = (await get(`/api/v2/search?${new URLSearchParams({ q: fetched.id, resolve: 'true', type: 'statuses' }).toString()}`)).statuses;
-    assert.deepEqual(found.map((x: Json) => x.uri), [fetched.id]);
+    assert.deepEqual(
+      found.map((x: Json) => x.uri),
+      [fetched.id],
+    );
     assert.equal(found[0].content, '<p>fetched link</p>');
     assert.equal(found[0].spoiler_text, fetched.summary);
     assert.equal(found[0].url, fetched.id);
-    assert.deepEqual(found[0].media_attachments.map((m: Json) => m.description), [DESCRIPTION]);
+    assert.deepEqual(
+      found[0].media_attachments.map((m: Json) => m.description),
+      [DESCRIPTION],
+    );
     assert.equal(found[0].account.id, malloryId);
     assert.equal((await get(`/api/v1/statuses/${found[0].id}`)).content, '<p>fetched link</p>');
   });

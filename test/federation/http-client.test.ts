@@ -113,10 +113,22 @@ describe('HttpClient SSRF guard', () => {
     const local = await peer((_req, res) => json(res, doc));
     const c = client({ allow: [] });
     const urls = [
-      local.origin + '/', 'http://[::1]/',
-      'http://10.0.0.1/', 'http://172.16.0.1/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/',
-      'http://[fc00::1]/', 'http://[fe80::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://0.0.0.0/',
-      'http://[::]/', 'http://224.0.0.1/', 'http://100.64.0.1/', 'https://2130706433/', 'http://0x7f.1/',
+      local.origin + '/',
+      'http://[::1]/',
+      'http://10.0.0.1/',
+      'http://172.16.0.1/',
+      'http://192.168.1.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fc00::1]/',
+      'http://[fe80::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://0.0.0.0/',
+      'http://[::]/',
+      'http://224.0.0.1/',
+      'http://100.64.0.1/',
+      'https://2130706433/',
+      'http://0x7f.1/',
     ];
     for (const url of urls) {
       const opened = await socketsOpenedDuring(() => rejectsWith(c.request({ method: 'GET', url }), 'unsupported', 'forbidden_address'));
@@ -181,18 +193,22 @@ describe('HttpClient redirects', () => {
     const signed: string[] = [];
     const c = client();
     const opened = await socketsOpenedDuring(() =>
-      rejectsWith(c.getJson(origin.origin + '/start', Doc, {
+      rejectsWith(
+        c.getJson(origin.origin + '/start', Doc, {
           sign: (r) => {
             signed.push(r.url.href);
             return {};
           },
-        }), 'unsupported', 'forbidden_address'),
+        }),
+        'unsupported',
+        'forbidden_address',
+      ),
     );
     assert.equal(opened, 1, 'only the first hop connected');
     assert.deepEqual(signed, [origin.origin + '/start']);
   });
 
-  it('refuses a redirect to loopback when only the peer\'s own address is allowed', LIMIT, async () => {
+  it("refuses a redirect to loopback when only the peer's own address is allowed", LIMIT, async () => {
     const victim = await peer((_req, res) => json(res, doc));
     const origin = await peer((req, res) => {
       const location = req.url === '/literal' ? `http://127.0.0.1:${victim.port}/` : `http://localhost:${victim.port}/`;
@@ -250,15 +266,18 @@ describe('HttpClient redirects', () => {
       return { Signature: `keyId="k",sig-for="${r.method} ${r.url.href} ${r.headers.host}"`, Date: 'Thu, 01 Jan 2026 00:00:00 GMT' };
     };
     await client({ resolver }).getJson(p.origin + '/first', Doc, { sign });
-    assert.deepEqual(hops.map((h) => [h.url.href, h.headers.host]), [
-      [p.origin + '/first', `127.0.0.1:${p.port}`],
-      [`http://peer.test:${p.port}/second`, `peer.test:${p.port}`],
-    ]);
+    assert.deepEqual(
+      hops.map((h) => [h.url.href, h.headers.host]),
+      [
+        [p.origin + '/first', `127.0.0.1:${p.port}`],
+        [`http://peer.test:${p.port}/second`, `peer.test:${p.port}`],
+      ],
+    );
     assert.equal(hops[0]!.headers.accept?.startsWith('application/activity+json'), true, 'the signer sees the headers to be sent');
-    assert.deepEqual(p.seen.map((s) => s.headers.signature), [
-      `keyId="k",sig-for="GET ${p.origin}/first 127.0.0.1:${p.port}"`,
-      `keyId="k",sig-for="GET http://peer.test:${p.port}/second peer.test:${p.port}"`,
-    ]);
+    assert.deepEqual(
+      p.seen.map((s) => s.headers.signature),
+      [`keyId="k",sig-for="GET ${p.origin}/first 127.0.0.1:${p.port}"`, `keyId="k",sig-for="GET http://peer.test:${p.port}/second peer.test:${p.port}"`],
+    );
     assert.equal(p.seen[1]?.headers.date, 'Thu, 01 Jan 2026 00:00:00 GMT');
   });
 
@@ -281,7 +300,10 @@ describe('HttpClient redirects', () => {
     });
     assert.equal(res.status, 302);
     assert.equal(res.headers.location, '/elsewhere');
-    assert.deepEqual(p.seen.map((s) => s.url), ['/inbox']);
+    assert.deepEqual(
+      p.seen.map((s) => s.url),
+      ['/inbox'],
+    );
     assert.equal(p.seen[0]?.body, body.toString());
     assert.equal(p.seen[0]?.headers['content-type'], 'application/activity+json');
     assert.equal(p.seen[0]?.headers.digest, 'SHA-256=abc');
@@ -381,8 +403,17 @@ describe('HttpClient.getJson', () => {
       res.writeHead(status, status === 429 ? { 'retry-after': '120' } : {}).end('no');
     });
     const c = client();
-    const cases: [number, FetchErrorKind][] = [[404, 'not_found'], [410, 'gone'], [503, 'transient'], [500, 'transient'],
-      [408, 'transient'], [403, 'unsupported'], [401, 'unsupported'], [400, 'unsupported'], [304, 'unsupported']];
+    const cases: [number, FetchErrorKind][] = [
+      [404, 'not_found'],
+      [410, 'gone'],
+      [503, 'transient'],
+      [500, 'transient'],
+      [408, 'transient'],
+      [403, 'unsupported'],
+      [401, 'unsupported'],
+      [400, 'unsupported'],
+      [304, 'unsupported'],
+    ];
     for (const [status, kind] of cases) {
       const err = await rejectsWith(c.getJson(`${p.origin}/${status}`, Doc), kind, 'http_status');
       assert.equal(err.status, status);

@@ -13,7 +13,8 @@ import { eventually } from '../support/wait.js';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 
-const statementsIn = (attachment: Json): Json[] => (Array.isArray(attachment) ? attachment : [attachment]).filter((x: Json) => x?.type === 'VerifiableIdentityStatement');
+const statementsIn = (attachment: Json): Json[] =>
+  (Array.isArray(attachment) ? attachment : [attachment]).filter((x: Json) => x?.type === 'VerifiableIdentityStatement');
 
 describe('identity statements between two Stoa servers and a Fedify peer', () => {
   let a: TestServer;
@@ -83,7 +84,10 @@ describe('identity statements between two Stoa servers and a Fedify peer', () =>
       assert.ok(seen.text.includes(text), seen.text);
     });
     const update = await peer.waitFor((r) => r.type === 'Update' && statementsIn((r.raw as Json)?.object?.attachment).some((s: Json) => s.subject === key.did));
-    assert.deepEqual(statementsIn((update.raw as Json).object.attachment).find((s: Json) => s.subject === key.did), statement);
+    assert.deepEqual(
+      statementsIn((update.raw as Json).object.attachment).find((s: Json) => s.subject === key.did),
+      statement,
+    );
   });
 
   it('posting the same statement again announces nothing; a changed one is announced once', async () => {
@@ -97,7 +101,11 @@ describe('identity statements between two Stoa servers and a Fedify peer', () =>
     assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', statement)).status, 200);
     const changed = signStatement(key, adminA, { created: '2025-06-01T00:00:00Z' });
     assert.equal((await api(a.url, tokenA, 'POST', '/api/v1/accounts/identity_statements', changed)).status, 200);
-    await peer.waitFor((r) => r.type === 'Update' && statementsIn((r.raw as Json).object.attachment).some((s: Json) => s.subject === key.did && s.proof.created === '2025-06-01T00:00:00Z'));
+    await peer.waitFor(
+      (r) =>
+        r.type === 'Update' &&
+        statementsIn((r.raw as Json).object.attachment).some((s: Json) => s.subject === key.did && s.proof.created === '2025-06-01T00:00:00Z'),
+    );
     await eventually(async () => assert.equal(await pending(), 0));
     assert.equal(peer.received.slice(mark).filter((r) => r.type === 'Update').length, 1);
   });
@@ -174,12 +182,26 @@ describe('identity statements of remote actors', () => {
     const first = signStatement(goodKey, id, { created: '2024-01-01T00:00:00Z' });
     const duplicate = signStatement(goodKey, id, { created: '2024-02-01T00:00:00Z' });
     await peer.addActor('carol', {
-      attachment: [{ type: 'PropertyValue', name: 'Site', value: 'https://carol.example' }, good, tampered, otherActor, expired, legacy, 'junk', null, first, duplicate],
+      attachment: [
+        { type: 'PropertyValue', name: 'Site', value: 'https://carol.example' },
+        good,
+        tampered,
+        otherActor,
+        expired,
+        legacy,
+        'junk',
+        null,
+        first,
+        duplicate,
+      ],
     });
     const carol = await lookup('carol');
     assert.deepEqual(await statementsOf(carol), [good, legacy, first]);
     const account = await api(s.url, token, 'GET', `/api/v1/accounts/${carol}`);
-    assert.deepEqual(account.body.fields.map((f: Json) => f.name), ['Site']);
+    assert.deepEqual(
+      account.body.fields.map((f: Json) => f.name),
+      ['Site'],
+    );
   });
 
   it('shows the statements in the text their server wrote, from a fetched document and from an Update', async () => {

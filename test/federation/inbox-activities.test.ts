@@ -23,8 +23,7 @@ describe('inbox activities', () => {
   let stoaKey: { id: string; owner: string; publicKeyPem: string };
 
   const api = (method: string, path: string, body?: Json) => callApi(s.url, token, method, path, body);
-  const count = async (sql: string, params: unknown[] = []): Promise<number> =>
-    Number((await s.app.db.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
+  const count = async (sql: string, params: unknown[] = []): Promise<number> => Number((await s.app.db.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
   const acct = (name: string) => `${name}@${peer.host}`;
   /** Stoa's account id for a peer actor (resolved through WebFinger the first time). */
   const idOf = async (name: string): Promise<string> => {
@@ -53,7 +52,10 @@ describe('inbox activities', () => {
     const post = await peer.waitForPost((p) => p.path === `/users/${actor}/inbox` && p.body?.['type'] === type && pred(p.body));
     const check = verifyReceived(post, stoaKey.publicKeyPem);
     assert.equal(check.signature.keyId, stoaKey.id);
-    assert.ok(['(request-target)', 'host', 'date', 'digest'].every((h) => check.signature.headers.includes(h)), check.signature.headers.join(' '));
+    assert.ok(
+      ['(request-target)', 'host', 'date', 'digest'].every((h) => check.signature.headers.includes(h)),
+      check.signature.headers.join(' '),
+    );
     assert.equal(check.signatureValid, true, `${type} to ${actor}: signature does not verify with ${stoaKey.id}`);
     assert.equal(check.digestValid, true, `${type} to ${actor}: Digest does not match the body`);
     assert.equal(post.body!['actor'], admin);
@@ -186,7 +188,11 @@ describe('inbox activities', () => {
     });
     // As Mastodon does it: the actor is gone first, then the Delete goes out signed with its (cached) key.
     peer.makeGone('grace');
-    await send('grace', { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: grace.id, object: grace.id, to: [`${AS}#Public`] }, `${s.url}/inbox`);
+    await send(
+      'grace',
+      { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: grace.id, object: grace.id, to: [`${AS}#Public`] },
+      `${s.url}/inbox`,
+    );
     await eventually(async () => assert.equal((await api('GET', `/api/v1/accounts/${id}`)).status, 404));
     assert.equal(await count('SELECT count(*) AS n FROM follows WHERE account_id = $1 OR target_account_id = $1', [id]), 0);
     assert.ok(!(await followerAccts()).includes(acct('grace')));
@@ -221,7 +227,10 @@ describe('inbox activities', () => {
   });
 
   it('on Accept of our Follow, embedded or by id, the member is following', async () => {
-    for (const [name, embed] of [['ivan', true], ['judy', false]] as const) {
+    for (const [name, embed] of [
+      ['ivan', true],
+      ['judy', false],
+    ] as const) {
       const follow = await followFromStoa(name);
       const id = await idOf(name);
       assert.equal((await relationship(id))['requested'], true);

@@ -24,13 +24,18 @@ describe('inbox signatures', () => {
   let admin: string;
   let sharedInbox: string;
 
-  const count = async (sql: string, params: unknown[] = []): Promise<number> =>
-    Number((await s.app.db.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
+  const count = async (sql: string, params: unknown[] = []): Promise<number> => Number((await s.app.db.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
   const jobs = () => count('SELECT count(*) AS n FROM inbox_jobs');
   /** Follows and follow requests recorded for one Follow activity (their uri is its id). */
   const followsMadeBy = (activityId: string) =>
     count('SELECT (SELECT count(*) FROM follows WHERE uri = $1) + (SELECT count(*) FROM follow_requests WHERE uri = $1) AS n', [activityId]);
-  const follow = (actor: string, id = peer.newId()) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Follow', actor: peer.actor(actor).id, object: admin });
+  const follow = (actor: string, id = peer.newId()) => ({
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id,
+    type: 'Follow',
+    actor: peer.actor(actor).id,
+    object: admin,
+  });
 
   before(async () => {
     [s, peer, other] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer(), startFakeActorPeer()]);
@@ -148,12 +153,16 @@ describe('inbox signatures', () => {
     it('refuses a signature whose headers= leaves out digest, host, (request-target) or date', async () => {
       const all = ['(request-target)', 'host', 'date', 'digest'];
       for (const missing of all) {
-        await refused(`without ${missing}`, new RegExp(`missing_signed_header: ${missing.replace(/[()]/g, '\\$&')}`), (a) => peer.signedPost(inbox(), a, { actor: 'eve', headers: all.filter((h) => h !== missing) }));
+        await refused(`without ${missing}`, new RegExp(`missing_signed_header: ${missing.replace(/[()]/g, '\\$&')}`), (a) =>
+          peer.signedPost(inbox(), a, { actor: 'eve', headers: all.filter((h) => h !== missing) }),
+        );
       }
     });
 
     it('refuses a POST without a Digest header', async () => {
-      await refused('no digest', /missing_signed_header: digest/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', digest: null, headers: ['(request-target)', 'host', 'date'] }));
+      await refused('no digest', /missing_signed_header: digest/, (a) =>
+        peer.signedPost(inbox(), a, { actor: 'eve', digest: null, headers: ['(request-target)', 'host', 'date'] }),
+      );
     });
 
     it('refuses a Date 13 hours old or 13 hours ahead', async () => {
@@ -165,21 +174,29 @@ describe('inbox signatures', () => {
     it('refuses a (created) 13 hours old or 13 hours ahead when Date is not signed (a replayed signature)', async () => {
       // The Date header sent alongside is current but unsigned, so only (created) can date the signature.
       for (const offset of [-13 * 3600, 13 * 3600]) {
-        await refused(`created ${offset}`, /stale_date/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: nowSeconds() + offset, headers: CREATED }));
+        await refused(`created ${offset}`, /stale_date/, (a) =>
+          peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: nowSeconds() + offset, headers: CREATED }),
+        );
       }
     });
 
     it('refuses a signature whose (expires) has passed, though its (created) is recent', async () => {
       const now = nowSeconds();
-      await refused('expired', /stale_date: expired/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: now - 120, expires: now - 60, headers: CREATED_EXPIRES }));
+      await refused('expired', /stale_date: expired/, (a) =>
+        peer.signedPost(inbox(), a, { actor: 'eve', algorithm: 'hs2019', created: now - 120, expires: now - 60, headers: CREATED_EXPIRES }),
+      );
     });
 
     it('refuses a Digest that does not match the body', async () => {
-      await refused('digest mismatch', /digest_mismatch/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', digest: 'SHA-256=' + Buffer.alloc(32).toString('base64') }));
+      await refused('digest mismatch', /digest_mismatch/, (a) =>
+        peer.signedPost(inbox(), a, { actor: 'eve', digest: 'SHA-256=' + Buffer.alloc(32).toString('base64') }),
+      );
     });
 
     it('refuses a body changed after signing even when its Digest is recomputed', async () => {
-      await refused('tampered', /does not verify/, (a) => peer.signedPost(inbox(), a, { actor: 'eve', tamperBody: (b) => b.replace('"Follow"', '"Follow" ,"name":"x"') }));
+      await refused('tampered', /does not verify/, (a) =>
+        peer.signedPost(inbox(), a, { actor: 'eve', tamperBody: (b) => b.replace('"Follow"', '"Follow" ,"name":"x"') }),
+      );
     });
 
     it('refuses an activity whose actor is not the owner of the signing key', async () => {
@@ -206,23 +223,44 @@ describe('inbox signatures', () => {
       assert.ok(forged.id.startsWith(other.url) && forged.keyId.startsWith(other.url));
       // The keyId names where the document is served; the document says it is an actor (and key) of the other origin.
       const servedKey = `${peer.url}/users/mallory#main-key`;
-      const activity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${other.url}/activities/1`, type: 'Follow', actor: forged.id, object: admin };
+      const activity = {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: `${other.url}/activities/1`,
+        type: 'Follow',
+        actor: forged.id,
+        object: admin,
+      };
       const before = await jobs();
       const r = await peer.signedPost(`${admin}/inbox`, activity, { actor: 'mallory', keyId: servedKey });
       assert.equal(r.status, 401, JSON.stringify(r.body));
       assert.match(String((r.body as { error_description?: unknown }).error_description), /could not be fetched/);
       assert.equal(await jobs(), before);
-      assert.ok(peer.requests.some((q) => q.method === 'GET' && q.path === '/users/mallory'), 'Stoa fetched the key');
+      assert.ok(
+        peer.requests.some((q) => q.method === 'GET' && q.path === '/users/mallory'),
+        'Stoa fetched the key',
+      );
       assert.equal(await count('SELECT count(*) AS n FROM accounts WHERE uri = $1 OR public_key_id IN ($2, $3)', [forged.id, forged.keyId, servedKey]), 0);
     });
   });
 
   describe('a Delete signed by one actor about another', () => {
-    it("is refused at the route when it names the other actor as its actor, and the other actor and its post stay", async () => {
+    it('is refused at the route when it names the other actor as its actor, and the other actor and its post stay', async () => {
       const token = await adminToken(s);
       const bob = peer.actor('bob');
-      const note = { id: peer.newId('notes'), type: 'Note', attributedTo: bob.id, to: [`${AS}#Public`], cc: [admin], content: '<p>mine</p>', tag: [{ type: 'Mention', href: admin }] };
-      const created = await peer.signedPost(sharedInbox, { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: bob.id, to: note.to, cc: note.cc, object: note }, { actor: 'bob' });
+      const note = {
+        id: peer.newId('notes'),
+        type: 'Note',
+        attributedTo: bob.id,
+        to: [`${AS}#Public`],
+        cc: [admin],
+        content: '<p>mine</p>',
+        tag: [{ type: 'Mention', href: admin }],
+      };
+      const created = await peer.signedPost(
+        sharedInbox,
+        { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: bob.id, to: note.to, cc: note.cc, object: note },
+        { actor: 'bob' },
+      );
       assert.equal(created.status, 202);
       const bobId: string = (await api(s.url, token, 'GET', `/api/v1/accounts/lookup?acct=bob@${peer.host}`)).body.id;
       let statusId = '';
@@ -254,7 +292,9 @@ describe('inbox signatures', () => {
       for (const object of [bob.id, note.id]) {
         const own = { '@context': AS, id: peer.newId('deletes'), type: 'Delete', actor: peer.actor('eve').id, object };
         assert.equal((await peer.signedPost(sharedInbox, own, { actor: 'eve' })).status, 202);
-        await eventually(async () => assert.equal(await count('SELECT count(*) AS n FROM inbox_jobs WHERE activity_id = $1 AND processed_at IS NOT NULL', [own.id]), 1));
+        await eventually(async () =>
+          assert.equal(await count('SELECT count(*) AS n FROM inbox_jobs WHERE activity_id = $1 AND processed_at IS NOT NULL', [own.id]), 1),
+        );
         await stillThere(`eve's Delete of ${object}`);
       }
 

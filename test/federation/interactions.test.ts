@@ -19,7 +19,9 @@ describe('favourites and boosts between two Stoa servers', () => {
   const follow = async (from: TestServer, token: string, to: TestServer) => {
     const found = await api(from.url, token, 'GET', `/api/v1/accounts/lookup?acct=admin@${new URL(to.url).host}`);
     assert.equal((await api(from.url, token, 'POST', `/api/v1/accounts/${found.body.id}/follow`)).status, 200);
-    await eventually(async () => assert.equal((await api(from.url, token, 'GET', `/api/v1/accounts/relationships?id[]=${found.body.id}`)).body[0].following, true));
+    await eventually(async () =>
+      assert.equal((await api(from.url, token, 'GET', `/api/v1/accounts/relationships?id[]=${found.body.id}`)).body[0].following, true),
+    );
   };
   /** The post as B holds it (after delivery). */
   const onB = async (uri: string): Promise<Json> => {
@@ -41,7 +43,7 @@ describe('favourites and boosts between two Stoa servers', () => {
     await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
   });
 
-  it('a favourite is counted on the author\'s server, and an unfavourite takes it back', async () => {
+  it("a favourite is counted on the author's server, and an unfavourite takes it back", async () => {
     const post = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'like me' })).body;
     const remote = await onB(post.uri);
     const fav = await api(b.url, tokenB, 'POST', `/api/v1/statuses/${remote.id}/favourite`);
@@ -50,8 +52,14 @@ describe('favourites and boosts between two Stoa servers', () => {
     assert.equal(fav.body.favourites_count, 1);
     await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.favourites_count, 1));
     const by = await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}/favourited_by`);
-    assert.deepEqual(by.body.map((x: Json) => x.acct), [`admin@${new URL(b.url).host}`]);
-    assert.deepEqual((await api(b.url, tokenB, 'GET', '/api/v1/favourites')).body.map((x: Json) => x.uri), [post.uri]);
+    assert.deepEqual(
+      by.body.map((x: Json) => x.acct),
+      [`admin@${new URL(b.url).host}`],
+    );
+    assert.deepEqual(
+      (await api(b.url, tokenB, 'GET', '/api/v1/favourites')).body.map((x: Json) => x.uri),
+      [post.uri],
+    );
     const favNote = (await api(a.url, tokenA, 'GET', '/api/v1/notifications?types[]=favourite')).body.find((n: Json) => n.status.id === post.id);
     assert.equal(favNote.account.acct, `admin@${new URL(b.url).host}`);
     const unfav = await api(b.url, tokenB, 'POST', `/api/v1/statuses/${remote.id}/unfavourite`);
@@ -96,7 +104,7 @@ describe('favourites and boosts between two Stoa servers', () => {
     await onB(post.uri);
     const boosted = await api(a.url, tokenA, 'POST', `/api/v1/statuses/${post.id}/reblog`, { visibility: 'public' });
     assert.equal(boosted.status, 200, JSON.stringify(boosted.body));
-    assert.equal(boosted.body.visibility, 'private', 'the post\'s own audience, whatever was asked');
+    assert.equal(boosted.body.visibility, 'private', "the post's own audience, whatever was asked");
     assert.equal(boosted.body.reblog.id, post.id);
     assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.reblogged, true);
     // Not shown to a member who does not follow the author, here nor on B.

@@ -11,7 +11,10 @@ function agreesWithParse(text: string, path: string[]): string[] | undefined {
   for (const k of path) at = (at as Record<string, unknown> | undefined)?.[k];
   if (texts !== undefined) {
     const items = Array.isArray(at) ? at : typeof at === 'object' && at !== null ? [at] : [];
-    assert.deepEqual(texts.map((t) => JSON.parse(t)), items);
+    assert.deepEqual(
+      texts.map((t) => JSON.parse(t)),
+      items,
+    );
   } else {
     assert.equal(at, undefined);
   }

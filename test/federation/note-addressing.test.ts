@@ -17,7 +17,7 @@ const note = (fields: Record<string, unknown>) =>
   noteSchema.parse({ id: `${AUTHOR}/statuses/112233445566778899`, type: 'Note', attributedTo: AUTHOR, content: '<p>hello</p>', ...fields });
 
 describe('addressing()', () => {
-  it("addresses each visibility as Mastodon does", () => {
+  it('addresses each visibility as Mastodon does', () => {
     assert.deepEqual(addressing('public', FOLLOWERS, [SOL, WREN]), { to: [PUBLIC], cc: [FOLLOWERS, SOL, WREN] });
     assert.deepEqual(addressing('unlisted', FOLLOWERS, [SOL]), { to: [FOLLOWERS], cc: [PUBLIC, SOL] });
     assert.deepEqual(addressing('private', FOLLOWERS, [SOL]), { to: [FOLLOWERS], cc: [SOL] });

@@ -30,13 +30,20 @@ describe('poll Updates sent to other servers', () => {
   let marker: string;
 
   const updatesAt = (peer: FakePeer): Json[] =>
-    peer.posts().map((p: PeerRequest) => p.body as Json).filter((b) => b?.type === 'Update' && b.object?.id === posted.uri);
+    peer
+      .posts()
+      .map((p: PeerRequest) => p.body as Json)
+      .filter((b) => b?.type === 'Update' && b.object?.id === posted.uri);
   const totals = (question: Json) => question.oneOf.map((o: Json) => [o.name, o.replies.totalItems]);
   const vote = async (name: string, choice: string) => {
     const voter = voters.actor(name).id;
     const quin = `${s.url}/users/quin`;
     const note = { id: voters.newId('votes'), type: 'Note', name: choice, attributedTo: voter, inReplyTo: posted.uri, to: [quin] };
-    const r = await voters.signedPost(`${s.url}/users/quin/inbox`, { '@context': AS, id: voters.newId('activities'), type: 'Create', actor: voter, to: [quin], object: note }, { actor: name });
+    const r = await voters.signedPost(
+      `${s.url}/users/quin/inbox`,
+      { '@context': AS, id: voters.newId('activities'), type: 'Create', actor: voter, to: [quin], object: note },
+      { actor: name },
+    );
     assert.equal(r.status, 202, JSON.stringify(r.body));
   };
 
@@ -59,16 +66,24 @@ describe('poll Updates sent to other servers', () => {
   });
 
   it('sends one Update with the counts of every vote since, to followers and remote voters', async () => {
-    posted = (await api(s.url, m.token['quin'], 'POST', '/api/v1/statuses', { status: 'Lunch?', poll: { options: ['Yes', 'No', 'Maybe'], expires_in: 3600 } })).body;
+    posted = (await api(s.url, m.token['quin'], 'POST', '/api/v1/statuses', { status: 'Lunch?', poll: { options: ['Yes', 'No', 'Maybe'], expires_in: 3600 } }))
+      .body;
     const create = (await fans.waitForPost((p) => p.body?.['type'] === 'Create')).body as Json;
     assert.equal(create.object.type, 'Question');
-    assert.deepEqual(totals(create.object), [['Yes', 0], ['No', 0], ['Maybe', 0]]);
+    assert.deepEqual(totals(create.object), [
+      ['Yes', 0],
+      ['No', 0],
+      ['Maybe', 0],
+    ]);
 
     assert.equal((await api(s.url, m.token['ray'], 'POST', `/api/v1/polls/${posted.poll.id}/votes`, { choices: [0] })).status, 200);
     await vote('ned', 'No');
     await vote('oli', 'No');
     await eventually(async () => {
-      assert.deepEqual((await api(s.url, undefined, 'GET', `/api/v1/polls/${posted.poll.id}`)).body.options.map((o: Json) => o.votes_count), [1, 2, 0]);
+      assert.deepEqual(
+        (await api(s.url, undefined, 'GET', `/api/v1/polls/${posted.poll.id}`)).body.options.map((o: Json) => o.votes_count),
+        [1, 2, 0],
+      );
     });
     // Each vote kicked the closer; a round after them all, and its deliveries done, shows nothing was sent early.
     await pollCloserRound(s, marker);
@@ -81,14 +96,18 @@ describe('poll Updates sent to other servers', () => {
     s.app.pollCloser()!.kick();
     await eventually(async () => {
       assert.equal(updatesAt(fans).length, 1);
-      assert.equal(updatesAt(voters).length, 1, 'the voters\' server holds a copy too');
+      assert.equal(updatesAt(voters).length, 1, "the voters' server holds a copy too");
     });
     const update = updatesAt(fans)[0]!;
     assert.equal(update.actor, `${s.url}/users/quin`);
     assert.deepEqual(update.to, [PUBLIC]);
     assert.ok(update.cc.includes(`${s.url}/users/quin/followers`));
     assert.equal(update.object.type, 'Question');
-    assert.deepEqual(totals(update.object), [['Yes', 1], ['No', 2], ['Maybe', 0]]);
+    assert.deepEqual(totals(update.object), [
+      ['Yes', 1],
+      ['No', 2],
+      ['Maybe', 0],
+    ]);
     assert.equal(update.object.votersCount, 3);
     assert.equal(update.object.endTime, posted.poll.expires_at.replace(/\.\d{3}Z$/, 'Z'));
     assert.equal('closed' in update.object, false, 'still open');
@@ -103,7 +122,10 @@ describe('poll Updates sent to other servers', () => {
 
   it('sends the final counts with `closed` once when the poll ends, with two nodes closing polls', async () => {
     s2 = await startTestServer({ ...FED_ENV, BASE_URL: s.url }, s.databaseUrl);
-    const ended = await s.app.db.pool.query<{ expires_at: Date }>("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING expires_at", [posted.poll.id]);
+    const ended = await s.app.db.pool.query<{ expires_at: Date }>(
+      "UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING expires_at",
+      [posted.poll.id],
+    );
     const end = ended.rows[0]!.expires_at.toISOString().replace(/\.\d{3}Z$/, 'Z');
     s.app.pollCloser()!.kick();
     s2.app.pollCloser()!.kick();
@@ -115,7 +137,11 @@ describe('poll Updates sent to other servers', () => {
     const final = closedAt(fans)[0]!.object;
     assert.equal(final.closed, end);
     assert.equal(final.endTime, end);
-    assert.deepEqual(totals(final), [['Yes', 1], ['No', 2], ['Maybe', 0]]);
+    assert.deepEqual(totals(final), [
+      ['Yes', 1],
+      ['No', 2],
+      ['Maybe', 0],
+    ]);
     assert.equal(final.votersCount, 3);
 
     // A later round on each node (either could send the end again), and whatever they queued delivered.
@@ -127,15 +153,26 @@ describe('poll Updates sent to other servers', () => {
     assert.equal(updatesAt(fans).length, 2, 'the counts, then the end');
     // The members here hear of the end once too.
     const notes = (await api(s.url, m.token['ray'], 'GET', '/api/v1/notifications?types[]=poll')).body as Json[];
-    assert.deepEqual(notes.map((n) => [n.type, n.status.id]), [['poll', posted.id]]);
+    assert.deepEqual(
+      notes.map((n) => [n.type, n.status.id]),
+      [['poll', posted.id]],
+    );
   });
 });
 
 describe('the Question fields of a poll', () => {
   const end = new Date('2030-01-02T03:04:05.678Z');
   const poll: Poll = {
-    id: '1', statusId: '2', accountId: '3', options: ['Yes', 'No', 'Maybe'], multiple: false, hideTotals: false,
-    expiresAt: end, counts: [1, 2, 0], votersCount: 3, remote: false,
+    id: '1',
+    statusId: '2',
+    accountId: '3',
+    options: ['Yes', 'No', 'Maybe'],
+    multiple: false,
+    hideTotals: false,
+    expiresAt: end,
+    counts: [1, 2, 0],
+    votersCount: 3,
+    remote: false,
   };
   const option = (name: string, n: number) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: n } });
   const before = end.getTime() - 1000;
@@ -150,13 +187,26 @@ describe('the Question fields of a poll', () => {
 
   it('hides the totals of a poll that hides them until it ends', () => {
     const hidden = { ...poll, hideTotals: true };
-    assert.deepEqual((questionFields(hidden, before)['oneOf'] as Json[]).map((o) => o.replies.totalItems), [0, 0, 0]);
-    assert.deepEqual((questionFields(hidden, afterEnd)['oneOf'] as Json[]).map((o) => o.replies.totalItems), [1, 2, 0]);
+    assert.deepEqual(
+      (questionFields(hidden, before)['oneOf'] as Json[]).map((o) => o.replies.totalItems),
+      [0, 0, 0],
+    );
+    assert.deepEqual(
+      (questionFields(hidden, afterEnd)['oneOf'] as Json[]).map((o) => o.replies.totalItems),
+      [1, 2, 0],
+    );
   });
 
   it('reads back what it writes, the end from `closed` first', () => {
-    const doc = (fields: Record<string, unknown>) => noteSchema.parse({ id: 'https://a.example/q/1', type: 'Question', attributedTo: 'https://a.example/u/x', ...fields }).poll;
-    assert.deepEqual(doc(questionFields(poll, afterEnd)), { options: ['Yes', 'No', 'Maybe'], counts: [1, 2, 0], multiple: false, endTime: new Date('2030-01-02T03:04:05Z'), voters: 3 });
+    const doc = (fields: Record<string, unknown>) =>
+      noteSchema.parse({ id: 'https://a.example/q/1', type: 'Question', attributedTo: 'https://a.example/u/x', ...fields }).poll;
+    assert.deepEqual(doc(questionFields(poll, afterEnd)), {
+      options: ['Yes', 'No', 'Maybe'],
+      counts: [1, 2, 0],
+      multiple: false,
+      endTime: new Date('2030-01-02T03:04:05Z'),
+      voters: 3,
+    });
     assert.deepEqual(doc({ ...questionFields(poll, before), closed: '2029-12-31T00:00:00Z' })!.endTime, new Date('2029-12-31T00:00:00Z'));
     const shut = doc({ ...questionFields(poll, before), closed: true })!.endTime!;
     assert.ok(shut.getTime() <= Date.now(), 'closed: true means it has ended');

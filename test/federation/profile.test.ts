@@ -27,7 +27,9 @@ describe('profile edits between two servers', () => {
     const found = await api(b.url, tokenB, 'GET', `/api/v1/accounts/lookup?acct=${acct}`);
     assert.equal(found.status, 200, found.text);
     assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/accounts/${found.body.id}/follow`)).status, 200);
-    await eventually(async () => assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${found.body.id}`)).body[0].following, true));
+    await eventually(async () =>
+      assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${found.body.id}`)).body[0].following, true),
+    );
 
     const form = new FormData();
     form.append('display_name', 'Ada of A');
@@ -55,13 +57,24 @@ describe('profile edits between two servers', () => {
     assert.equal(viaB.headers.get('content-type'), 'image/png');
     assert.deepEqual(Buffer.from(await viaB.arrayBuffer()), original);
     const files = await b.app.db.pool.query('SELECT url FROM remote_images');
-    assert.deepEqual(files.rows.map((r) => r.url), [updated.avatar], 'kept once, by its URL');
+    assert.deepEqual(
+      files.rows.map((r) => r.url),
+      [updated.avatar],
+      'kept once, by its URL',
+    );
     assert.equal((await fetch(proxied)).status, 200, 'served from the kept copy');
 
     // A header that is not an image, and an avatar that cannot be fetched, are answered with the default images.
-    await b.app.db.pool.query('UPDATE accounts SET header_remote_url = $2, avatar_remote_url = $3 WHERE id = $1', [found.body.id, `${a.url}/about`, 'http://127.0.0.1:9/gone.png']);
+    await b.app.db.pool.query('UPDATE accounts SET header_remote_url = $2, avatar_remote_url = $3 WHERE id = $1', [
+      found.body.id,
+      `${a.url}/about`,
+      'http://127.0.0.1:9/gone.png',
+    ]);
     const there = (await api(b.url, tokenB, 'GET', `/api/v1/accounts/${found.body.id}`)).body;
-    for (const [url, missing] of [[there.header, `${b.url}/headers/original/missing.png`], [there.avatar, `${b.url}/avatars/original/missing.png`]]) {
+    for (const [url, missing] of [
+      [there.header, `${b.url}/headers/original/missing.png`],
+      [there.avatar, `${b.url}/avatars/original/missing.png`],
+    ]) {
       const r = await fetch(url, { redirect: 'manual' });
       assert.equal(r.status, 302, url);
       assert.equal(r.headers.get('location'), missing);

@@ -46,7 +46,10 @@ describe('quote posts', () => {
     const original = (await api(a.url, quinn, 'POST', '/api/v1/statuses', { status: 'mine to be quoted' })).body;
     const quoting = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'quoting quinn', quoted_status_id: original.id })).body;
     const told = (await api(a.url, quinn, 'GET', '/api/v1/notifications')).body;
-    assert.deepEqual(told.map((n: Json) => [n.type, n.account.username, n.status.id, n.status.quote.quoted_status.id]), [['quote', 'admin', quoting.id, original.id]]);
+    assert.deepEqual(
+      told.map((n: Json) => [n.type, n.account.username, n.status.id, n.status.quote.quoted_status.id]),
+      [['quote', 'admin', quoting.id, original.id]],
+    );
     // quotes_count counts public and unlisted quotes still there (a followers-only quote is not counted, as a
     // followers-only reply is not in replies_count).
     await api(a.url, quinn, 'POST', '/api/v1/statuses', { status: 'quoting myself, unlisted', visibility: 'unlisted', quoted_status_id: original.id });
@@ -102,11 +105,24 @@ describe('quote posts', () => {
     const original = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'quoted four ways' })).body;
     const actor = await peer.addActor('quill');
     const notes = ['quote', '_misskey_quote', 'quoteUri', 'quoteUrl'].map((key) => ({
-      id: peer.newId('notes'), type: 'Note', attributedTo: actor.id, to: ['https://www.w3.org/ns/activitystreams#Public'],
-      cc: [`${actor.id}/followers`], content: `<p>quoting with ${key}</p>`, [key]: original.uri,
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: actor.id,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      cc: [`${actor.id}/followers`],
+      content: `<p>quoting with ${key}</p>`,
+      [key]: original.uri,
     }));
     for (const note of notes) {
-      const create = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${note.id}/activity`, type: 'Create', actor: actor.id, to: note.to, cc: note.cc, object: note };
+      const create = {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: `${note.id}/activity`,
+        type: 'Create',
+        actor: actor.id,
+        to: note.to,
+        cc: note.cc,
+        object: note,
+      };
       assert.equal((await peer.signedPost(`${a.url}/inbox`, create, { actor: 'quill' })).status, 202);
     }
     // Nobody here follows quill and nobody is mentioned: each post is kept because it quotes a local one.

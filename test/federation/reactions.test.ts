@@ -42,7 +42,10 @@ describe('emoji reactions', () => {
       assert.deepEqual(there.pleroma.emoji_reactions, [{ name: '🎉', count: 1, me: false, url: null }]);
     });
     const who = (await api(a.url, undefined, 'GET', `/api/v1/pleroma/statuses/${post.id}/reactions`)).body;
-    assert.deepEqual(who.map((r: Json) => [r.name, r.accounts.map((x: Json) => x.acct)]), [['🎉', [`admin@${new URL(b.url).host}`]]]);
+    assert.deepEqual(
+      who.map((r: Json) => [r.name, r.accounts.map((x: Json) => x.acct)]),
+      [['🎉', [`admin@${new URL(b.url).host}`]]],
+    );
     assert.equal((await api(b.url, tokenB, 'DELETE', path(onB.id, '🎉'))).body.pleroma.emoji_reactions.length, 0);
     await eventually(async () => assert.deepEqual((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.pleroma.emoji_reactions, []));
   });
@@ -70,14 +73,49 @@ describe('emoji reactions', () => {
     const mika = peer.actor('mika');
     const wren = peer.actor('wren');
     const image = `${peer.url}/files/webpublic-blobcat.png`;
-    const emojiTag = (name: string) => ({ id: `${peer.url}/emojis/blobcat`, type: 'Emoji', name, updated: '2024-01-01T00:00:00.000Z', icon: { type: 'Image', mediaType: 'image/png', url: image } });
+    const emojiTag = (name: string) => ({
+      id: `${peer.url}/emojis/blobcat`,
+      type: 'Emoji',
+      name,
+      updated: '2024-01-01T00:00:00.000Z',
+      icon: { type: 'Image', mediaType: 'image/png', url: image },
+    });
     const post = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'custom emoji, please' })).body;
     // Misskey: a Like carrying the reaction; Akkoma: an EmojiReact whose tag names the emoji without colons.
-    const like = { '@context': AS, id: peer.newId('likes'), type: 'Like', actor: mika.id, object: post.uri, content: ':blobcat:', _misskey_reaction: ':blobcat:', tag: [emojiTag(':blobcat:')] };
-    const react = { '@context': AS, id: peer.newId('reacts'), type: 'EmojiReact', actor: wren.id, object: post.uri, content: ':blobcat:', tag: [emojiTag('blobcat')] };
+    const like = {
+      '@context': AS,
+      id: peer.newId('likes'),
+      type: 'Like',
+      actor: mika.id,
+      object: post.uri,
+      content: ':blobcat:',
+      _misskey_reaction: ':blobcat:',
+      tag: [emojiTag(':blobcat:')],
+    };
+    const react = {
+      '@context': AS,
+      id: peer.newId('reacts'),
+      type: 'EmojiReact',
+      actor: wren.id,
+      object: post.uri,
+      content: ':blobcat:',
+      tag: [emojiTag('blobcat')],
+    };
     // Without its image a custom emoji cannot be shown: this EmojiReact is dropped.
-    const bare = { '@context': AS, id: peer.newId('reacts'), type: 'EmojiReact', actor: peer.actor('mira').id, object: post.uri, content: ':blobfox:', tag: [] };
-    for (const [activity, actor] of [[like, 'mika'], [react, 'wren'], [bare, 'mira']] as const) {
+    const bare = {
+      '@context': AS,
+      id: peer.newId('reacts'),
+      type: 'EmojiReact',
+      actor: peer.actor('mira').id,
+      object: post.uri,
+      content: ':blobfox:',
+      tag: [],
+    };
+    for (const [activity, actor] of [
+      [like, 'mika'],
+      [react, 'wren'],
+      [bare, 'mira'],
+    ] as const) {
       assert.equal((await peer.signedPost(`${a.url}/inbox`, activity, { actor })).status, 202);
     }
     const name = `blobcat@${peer.host}`;
@@ -87,7 +125,10 @@ describe('emoji reactions', () => {
     });
     assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.favourites_count, 0);
     const who = (await api(a.url, undefined, 'GET', `/api/v1/pleroma/statuses/${post.id}/reactions/${encodeURIComponent(name)}`)).body;
-    assert.deepEqual(who.map((r: Json) => [r.name, r.url, r.accounts.map((x: Json) => x.acct).sort()]), [[name, image, [`mika@${peer.host}`, `wren@${peer.host}`]]]);
+    assert.deepEqual(
+      who.map((r: Json) => [r.name, r.url, r.accounts.map((x: Json) => x.acct).sort()]),
+      [[name, image, [`mika@${peer.host}`, `wren@${peer.host}`]]],
+    );
 
     // The admin reacts with the same emoji, written the Akkoma way (colons, name@domain).
     const mine = await api(a.url, tokenA, 'PUT', path(post.id, `:${name}:`));
@@ -101,11 +142,27 @@ describe('emoji reactions', () => {
     assert.deepEqual((await api(a.url, tokenA, 'DELETE', path(post.id, name))).body.pleroma.emoji_reactions, [{ name, count: 2, me: false, url: image }]);
     const undo = { '@context': AS, id: peer.newId('undos'), type: 'Undo', actor: mika.id, object: { ...like, '@context': undefined } };
     assert.equal((await peer.signedPost(`${a.url}/inbox`, undo, { actor: 'mika' })).status, 202);
-    await eventually(async () => assert.deepEqual((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.pleroma.emoji_reactions, [{ name, count: 1, me: false, url: image }]));
+    await eventually(async () =>
+      assert.deepEqual((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${post.id}`)).body.pleroma.emoji_reactions, [
+        { name, count: 1, me: false, url: image },
+      ]),
+    );
 
     // On a remote post, the admin's custom reaction goes to its author as an EmojiReact with the Emoji tag.
-    const note = { id: peer.newId('notes'), type: 'Note', attributedTo: mika.id, to: [`${AS}#Public`], cc: [`${a.url}/users/admin`], content: '<p>hi admin</p>', tag: [{ type: 'Mention', href: `${a.url}/users/admin` }] };
-    assert.equal((await peer.signedPost(`${a.url}/inbox`, { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: mika.id, object: note }, { actor: 'mika' })).status, 202);
+    const note = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: mika.id,
+      to: [`${AS}#Public`],
+      cc: [`${a.url}/users/admin`],
+      content: '<p>hi admin</p>',
+      tag: [{ type: 'Mention', href: `${a.url}/users/admin` }],
+    };
+    assert.equal(
+      (await peer.signedPost(`${a.url}/inbox`, { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: mika.id, object: note }, { actor: 'mika' }))
+        .status,
+      202,
+    );
     let remote: Json;
     await eventually(async () => {
       remote = (await api(a.url, tokenA, 'GET', '/api/v1/notifications?types[]=mention')).body.find((n: Json) => n.status.uri === note.id)?.status;
@@ -132,15 +189,29 @@ describe('emoji reactions', () => {
     const seen = async (token: string | undefined) => {
       const list = (await api(a.url, token, 'GET', `/api/v1/pleroma/statuses/${post.id}/reactions`)).body;
       const shown = (await api(a.url, token, 'GET', `/api/v1/statuses/${post.id}`)).body.pleroma.emoji_reactions;
-      assert.deepEqual(shown.map((r: Json) => [r.name, r.count]), list.map((r: Json) => [r.name, r.count]), 'the status shows what the list does');
+      assert.deepEqual(
+        shown.map((r: Json) => [r.name, r.count]),
+        list.map((r: Json) => [r.name, r.count]),
+        'the status shows what the list does',
+      );
       return list.map((r: Json) => [r.name, r.count, r.accounts.map((x: Json) => x.username)]);
     };
-    assert.deepEqual(await seen(m.token['rue']), [['🎉', 2, ['sol', 'tam']], ['🌊', 1, ['tam']]]);
+    assert.deepEqual(await seen(m.token['rue']), [
+      ['🎉', 2, ['sol', 'tam']],
+      ['🌊', 1, ['tam']],
+    ]);
     assert.equal((await api(a.url, m.token['rue'], 'POST', `/api/v1/accounts/${m.id['tam']}/mute`)).status, 200);
     assert.deepEqual(await seen(m.token['rue']), [['🎉', 1, ['sol']]], 'a muted account: gone, and an emoji only it used');
     assert.equal((await api(a.url, m.token['sol'], 'POST', `/api/v1/accounts/${m.id['rue']}/block`)).status, 200);
     assert.deepEqual(await seen(m.token['rue']), [], 'an account that blocks the viewer');
-    assert.deepEqual(await seen(undefined), [['🎉', 2, ['sol', 'tam']], ['🌊', 1, ['tam']]], 'anonymous readers see all');
+    assert.deepEqual(
+      await seen(undefined),
+      [
+        ['🎉', 2, ['sol', 'tam']],
+        ['🌊', 1, ['tam']],
+      ],
+      'anonymous readers see all',
+    );
   });
 
   it('accepts only one Unicode emoji per reaction', async () => {

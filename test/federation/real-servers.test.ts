@@ -36,10 +36,15 @@ describe('Notes and reactions from real servers, as parsed', () => {
     assert.equal(n.language, 'en');
     assert.deepEqual(n.mentions, [SOL]);
     assert.deepEqual(n.hashtags, ['birds']);
-    assert.deepEqual(n.attachments, [{
-      url: 'https://mastodon.example/system/media_attachments/files/112/233/445/566/778/899/original/3f2a1b0c9d8e7f6a.jpeg',
-      mediaType: 'image/jpeg', description: 'A grey heron standing in shallow water', width: 1600, height: 1200,
-    }]);
+    assert.deepEqual(n.attachments, [
+      {
+        url: 'https://mastodon.example/system/media_attachments/files/112/233/445/566/778/899/original/3f2a1b0c9d8e7f6a.jpeg',
+        mediaType: 'image/jpeg',
+        description: 'A grey heron standing in shallow water',
+        width: 1600,
+        height: 1200,
+      },
+    ]);
     assert.equal(n.url, 'https://mastodon.example/@alder/112233445566778899');
     assert.equal(n.published?.toISOString(), '2024-05-11T18:02:44.000Z');
     assert.equal(n.inReplyTo, null);
@@ -83,10 +88,14 @@ describe('Notes and reactions from real servers, as parsed', () => {
 
   it('reads the emoji of Misskey and Akkoma reactions; a plain Mastodon Like carries none', () => {
     assert.deepEqual(reactionOf(fixture('misskey-like-reaction')), {
-      name: 'blobcat@misskey.example', url: 'https://misskey.example/files/webpublic-6c2f1e0a-4b7d-4c1e-9a3f-2d8b7e5c1a90.png',
+      name: 'blobcat@misskey.example',
+      url: 'https://misskey.example/files/webpublic-6c2f1e0a-4b7d-4c1e-9a3f-2d8b7e5c1a90.png',
     });
     assert.deepEqual(reactionOf(fixture('akkoma-emoji-react')), { name: '🎉', url: null });
-    assert.deepEqual(reactionOf(fixture('akkoma-emoji-react-custom')), { name: 'blobcat@akkoma.example', url: 'https://akkoma.example/emoji/blobs.gg/blobcat.png' });
+    assert.deepEqual(reactionOf(fixture('akkoma-emoji-react-custom')), {
+      name: 'blobcat@akkoma.example',
+      url: 'https://akkoma.example/emoji/blobs.gg/blobcat.png',
+    });
     assert.equal(reactionOf(fixture('mastodon-like')), null);
     // A custom emoji whose image is not given, or a shortcode no server allows, is no reaction we can show.
     assert.equal(reactionOf({ ...fixture('akkoma-emoji-react-custom'), tag: [] }), null);
@@ -144,8 +153,14 @@ describe('Notes and reactions from real servers, delivered', () => {
     assert.equal(n.visibility, 'public');
     assert.equal(n.created_at, '2024-05-11T18:02:44.000Z');
     assert.equal(n.url, `${peer.url}/@alder/112233445566778899`);
-    assert.deepEqual(n.mentions.map((m: Json) => m.acct), ['sol']);
-    assert.deepEqual(n.tags.map((t: Json) => t.name), ['birds']);
+    assert.deepEqual(
+      n.mentions.map((m: Json) => m.acct),
+      ['sol'],
+    );
+    assert.deepEqual(
+      n.tags.map((t: Json) => t.name),
+      ['birds'],
+    );
     assert.equal(n.media_attachments.length, 1);
     const m = n.media_attachments[0];
     assert.equal(m.type, 'image');
@@ -159,7 +174,10 @@ describe('Notes and reactions from real servers, delivered', () => {
     await send('mastodon-create-question', 'alder');
     const { status: n } = await notified('mention', `${peer.url}/users/alder/statuses/112233445566779001`);
     assert.match(n.content, /Tea or coffee at the hide\?/);
-    assert.deepEqual(n.poll.options, [{ title: 'Tea', votes_count: 2 }, { title: 'Coffee', votes_count: 1 }]);
+    assert.deepEqual(n.poll.options, [
+      { title: 'Tea', votes_count: 2 },
+      { title: 'Coffee', votes_count: 1 },
+    ]);
     assert.equal(n.poll.votes_count, 3);
     assert.equal(n.poll.multiple, false);
     assert.equal(n.poll.expires_at, '2024-05-13T08:30:00.000Z');
@@ -174,8 +192,14 @@ describe('Notes and reactions from real servers, delivered', () => {
     assert.equal(n.visibility, 'public');
     assert.equal(n.spoiler_text, '');
     assert.equal(n.sensitive, false);
-    assert.deepEqual(n.tags.map((t: Json) => t.name), ['herons']);
-    assert.deepEqual(n.mentions.map((m: Json) => m.acct), ['sol']);
+    assert.deepEqual(
+      n.tags.map((t: Json) => t.name),
+      ['herons'],
+    );
+    assert.deepEqual(
+      n.mentions.map((m: Json) => m.acct),
+      ['sol'],
+    );
   });
 
   it("shows Misskey's quote of sol's post, and tells sol of it", async () => {
@@ -186,7 +210,10 @@ describe('Notes and reactions from real servers, delivered', () => {
     assert.match(n.content, /this one, with a heron :blobcat:/);
     assert.equal(n.quote.state, 'accepted');
     assert.equal(n.quote.quoted_status.id, post.id);
-    assert.deepEqual(n.tags.map((t: Json) => t.name), ['herons']);
+    assert.deepEqual(
+      n.tags.map((t: Json) => t.name),
+      ['herons'],
+    );
     assert.equal((await notified('mention', uri)).status.id, n.id);
   });
 
@@ -200,8 +227,14 @@ describe('Notes and reactions from real servers, delivered', () => {
     });
     assert.equal((await notified('reblog', post.uri)).account.acct, `alder@${peer.host}`);
     assert.equal((await notified('favourite', post.uri)).account.acct, `alder@${peer.host}`);
-    assert.deepEqual((await api(s.url, sol, 'GET', `/api/v1/statuses/${post.id}/reblogged_by`)).body.map((a: Json) => a.acct), [`alder@${peer.host}`]);
-    assert.deepEqual((await api(s.url, sol, 'GET', `/api/v1/statuses/${post.id}/favourited_by`)).body.map((a: Json) => a.acct), [`alder@${peer.host}`]);
+    assert.deepEqual(
+      (await api(s.url, sol, 'GET', `/api/v1/statuses/${post.id}/reblogged_by`)).body.map((a: Json) => a.acct),
+      [`alder@${peer.host}`],
+    );
+    assert.deepEqual(
+      (await api(s.url, sol, 'GET', `/api/v1/statuses/${post.id}/favourited_by`)).body.map((a: Json) => a.acct),
+      [`alder@${peer.host}`],
+    );
   });
 
   it("shows Akkoma's reactions, Unicode and custom, and Misskey's custom one, with their images", async () => {
@@ -216,10 +249,18 @@ describe('Notes and reactions from real servers, delivered', () => {
         { name: blobcat, count: 1, me: false, url: `${peer.url}/emoji/blobs.gg/blobcat.png` },
       ]);
       const misskey = (await api(s.url, sol, 'GET', `/api/v1/statuses/${other.id}`)).body;
-      assert.deepEqual(misskey.pleroma.emoji_reactions, [{ name: blobcat, count: 1, me: false, url: `${peer.url}/files/webpublic-6c2f1e0a-4b7d-4c1e-9a3f-2d8b7e5c1a90.png` }]);
+      assert.deepEqual(misskey.pleroma.emoji_reactions, [
+        { name: blobcat, count: 1, me: false, url: `${peer.url}/files/webpublic-6c2f1e0a-4b7d-4c1e-9a3f-2d8b7e5c1a90.png` },
+      ]);
       assert.equal(misskey.favourites_count, 0, "Misskey's reaction is not a favourite");
     });
     const who = (await api(s.url, sol, 'GET', `/api/v1/pleroma/statuses/${post.id}/reactions`)).body;
-    assert.deepEqual(who.map((r: Json) => [r.name, r.accounts.map((a: Json) => a.acct)]), [['🎉', [`wren@${peer.host}`]], [blobcat, [`wren@${peer.host}`]]]);
+    assert.deepEqual(
+      who.map((r: Json) => [r.name, r.accounts.map((a: Json) => a.acct)]),
+      [
+        ['🎉', [`wren@${peer.host}`]],
+        [blobcat, [`wren@${peer.host}`]],
+      ],
+    );
   });
 });

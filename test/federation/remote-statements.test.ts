@@ -39,7 +39,10 @@ describe('RemoteStatements', () => {
     assert.throws(() => JSON.stringify(hostile), RangeError);
     await new RemoteStatements({ pool, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [hostile, good]);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0]!.map((s) => JSON.parse(s.document)), [good]);
+    assert.deepEqual(
+      calls[0]!.map((s) => JSON.parse(s.document)),
+      [good],
+    );
   });
 
   it('stores expiry times and keeps only the first valid statement per subject', async () => {
@@ -59,7 +62,9 @@ describe('RemoteStatements', () => {
     const { store, calls } = recordingStore();
     const stopped = new VerifyPool({ minThreads: 1, maxThreads: 1, maxQueue: 4, idleTimeoutMs: 1_000 });
     await stopped.stop(1_000);
-    await new RemoteStatements({ pool: stopped, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [signStatement(newIdentityKey(), ACTOR)]);
+    await new RemoteStatements({ pool: stopped, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [
+      signStatement(newIdentityKey(), ACTOR),
+    ]);
     assert.deepEqual(calls, []);
   });
 
@@ -69,7 +74,9 @@ describe('RemoteStatements', () => {
     failing.run = async () => ({ ok: false, reason: 'verification_error' });
     try {
       await assert.rejects(failing.verifyStatement({ input: '{}', actorId: ACTOR, nowMs: Date.now() }), /the verification task failed/);
-      await new RemoteStatements({ pool: failing, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [signStatement(newIdentityKey(), ACTOR)]);
+      await new RemoteStatements({ pool: failing, statements: store, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) }).sync(account, [
+        signStatement(newIdentityKey(), ACTOR),
+      ]);
       assert.deepEqual(calls, []);
     } finally {
       await failing.stop(1_000);

@@ -35,7 +35,13 @@ describe('reports between two Stoa servers', () => {
       onB = (await api(b.url, tokenB, 'GET', '/api/v1/timelines/home')).body.find((x: Json) => x.uri === post.uri);
       assert.ok(onB);
     });
-    const r = await api(b.url, tokenB, 'POST', '/api/v1/reports', { account_id: aOnB, status_ids: [onB.id], comment: 'please look', forward: true, category: 'spam' });
+    const r = await api(b.url, tokenB, 'POST', '/api/v1/reports', {
+      account_id: aOnB,
+      status_ids: [onB.id],
+      comment: 'please look',
+      forward: true,
+      category: 'spam',
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.forwarded, true);
     assert.equal(r.body.category, 'spam');
@@ -59,7 +65,10 @@ describe('reports between two Stoa servers', () => {
     assert.equal(report.account.role, null);
     assert.equal(report.target_account.domain, null);
     assert.equal(report.target_account.username, 'admin');
-    assert.deepEqual(report.statuses.map((s: Json) => s.id), [post.id]);
+    assert.deepEqual(
+      report.statuses.map((s: Json) => s.id),
+      [post.id],
+    );
     assert.equal(report.statuses[0].content, post.content);
     const notes = (await api(a.url, moderatorA, 'GET', '/api/v1/notifications?types[]=admin.report')).body;
     assert.equal(notes.length, 1);

@@ -37,9 +37,15 @@ describe('RsaSigner', () => {
     const small = new RsaSigner(2);
     const results = await Promise.allSettled([1, 2, 3, 4].map(() => small.verify(a.publicKey, 'x', sig)));
     // A verification refused for overload is an error (503 at the edge), never a "bad signature".
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason instanceof PoolBusyError ? 'busy' : r.reason)), [true, true, 'busy', 'busy']);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason instanceof PoolBusyError ? 'busy' : r.reason)),
+      [true, true, 'busy', 'busy'],
+    );
     const signs = await Promise.allSettled([1, 2, 3].map(() => small.sign(a.privateKey, 'x')));
-    assert.deepEqual(signs.map((r) => r.status === 'rejected' && r.reason instanceof PoolBusyError), [false, false, true]);
+    assert.deepEqual(
+      signs.map((r) => r.status === 'rejected' && r.reason instanceof PoolBusyError),
+      [false, false, true],
+    );
     assert.equal(await small.verify(a.publicKey, 'x', sig), true);
   });
 });

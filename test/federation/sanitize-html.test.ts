@@ -150,9 +150,15 @@ describe('sanitizeHtml', () => {
 
   it('keeps Mastodon’s formatting and classes, and turns headings into bold paragraphs', () => {
     expectAll([
-      ['<p><b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><s>s</s><del>d</del><code>c</code></p>', '<p><b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><s>s</s><del>d</del><code>c</code></p>'],
+      [
+        '<p><b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><s>s</s><del>d</del><code>c</code></p>',
+        '<p><b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><s>s</s><del>d</del><code>c</code></p>',
+      ],
       ['<blockquote><p>q</p></blockquote><pre><code>x &lt; y</code></pre>', '<blockquote><p>q</p></blockquote><pre><code>x &lt; y</code></pre>'],
-      ['<ol start="3" reversed><li value="7">x</li></ol><ol start="x"><li value="one">y</li></ol>', '<ol start="3" reversed><li value="7">x</li></ol><ol><li>y</li></ol>'],
+      [
+        '<ol start="3" reversed><li value="7">x</li></ol><ol start="x"><li value="one">y</li></ol>',
+        '<ol start="3" reversed><li value="7">x</li></ol><ol><li>y</li></ol>',
+      ],
       ['<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>', '<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>'],
       ['<h1>Title</h1><h3>Sub <em>x</em></h3>text', '<p><strong>Title</strong></p><p><strong>Sub <em>x</em></strong></p>text'],
       ['<div><table><tr><td>cell</td></tr></table><img src="x" alt="alt"></div>', 'cell'],
@@ -173,19 +179,76 @@ describe('sanitizeHtml', () => {
       '<a href="https://mastodon.example/tags/Stoa" class="mention hashtag" rel="tag">#<span>Stoa</span></a></p>';
     assert.equal(
       clean(post),
-      '<p>Hello <span class="h-card" translate="no">' + link('https://mastodon.example/@bob', '@<span>bob</span>', ' class="u-url mention"') + '</span>, see ' +
-        link('https://example.com/a/very/long/path', '<span class="invisible">https://</span><span class="ellipsis">example.com/a/very/lo</span><span class="invisible">ng/path</span>', ' translate="no"') +
-        '</p><p>Tagged ' + link('https://mastodon.example/tags/Stoa', '#<span>Stoa</span>', ' class="mention hashtag"') + '</p>',
+      '<p>Hello <span class="h-card" translate="no">' +
+        link('https://mastodon.example/@bob', '@<span>bob</span>', ' class="u-url mention"') +
+        '</span>, see ' +
+        link(
+          'https://example.com/a/very/long/path',
+          '<span class="invisible">https://</span><span class="ellipsis">example.com/a/very/lo</span><span class="invisible">ng/path</span>',
+          ' translate="no"',
+        ) +
+        '</p><p>Tagged ' +
+        link('https://mastodon.example/tags/Stoa', '#<span>Stoa</span>', ' class="mention hashtag"') +
+        '</p>',
     );
   });
 
   it('gives only allowed markup for any mix of hostile pieces, and is idempotent', () => {
     const pieces = [
-      '<script>', '</script>', '<style>', '</style>', '<svg>', '</svg>', '<svg/>', '<math>', '</math>', '<!--', '-->', '--!>', '<![CDATA[', ']]>',
-      '<a href="javascript:alert(1)">', '<a href="https://ok.example/?a=1&amp;b=2">', '<a href=jav&#x09;ascript:x>', '</a>', '<p>', '</p>', '<b>',
-      '</b>', '<img src=x onerror=alert(1)>', '<span class="h-card x">', '</span>', '"', "'", '>', '<', '&', '&amp;', '&#106;', '=',
-      ' onclick=alert(1) ', '<textarea>', '</textarea>', '<h2>', '</h2>', '<li>', '<ul>', '</ul>', '<br/>', 'text', ' ', '\t', '\u0000',
-      '<A HREF="https://ok.example/" ONCLICK=x>', '<iframe>', '</iframe>', '<object>', '</object>', '<?', '<!x', '</ x>',
+      '<script>',
+      '</script>',
+      '<style>',
+      '</style>',
+      '<svg>',
+      '</svg>',
+      '<svg/>',
+      '<math>',
+      '</math>',
+      '<!--',
+      '-->',
+      '--!>',
+      '<![CDATA[',
+      ']]>',
+      '<a href="javascript:alert(1)">',
+      '<a href="https://ok.example/?a=1&amp;b=2">',
+      '<a href=jav&#x09;ascript:x>',
+      '</a>',
+      '<p>',
+      '</p>',
+      '<b>',
+      '</b>',
+      '<img src=x onerror=alert(1)>',
+      '<span class="h-card x">',
+      '</span>',
+      '"',
+      "'",
+      '>',
+      '<',
+      '&',
+      '&amp;',
+      '&#106;',
+      '=',
+      ' onclick=alert(1) ',
+      '<textarea>',
+      '</textarea>',
+      '<h2>',
+      '</h2>',
+      '<li>',
+      '<ul>',
+      '</ul>',
+      '<br/>',
+      'text',
+      ' ',
+      '\t',
+      '\u0000',
+      '<A HREF="https://ok.example/" ONCLICK=x>',
+      '<iframe>',
+      '</iframe>',
+      '<object>',
+      '</object>',
+      '<?',
+      '<!x',
+      '</ x>',
     ];
     let seed = 12345;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);

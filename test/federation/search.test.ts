@@ -24,17 +24,29 @@ describe('search', () => {
     const pub = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'Zebras crossing the <b>savanna</b> #Wildlife' })).body;
     const priv = (await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'zebras in private', visibility: 'private' })).body;
     const mine = await api(a.url, tokenA, 'GET', q({ q: 'zebras', type: 'statuses' }));
-    assert.deepEqual(mine.body.statuses.map((x: Json) => x.id), [priv.id, pub.id]);
-    assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'savanna zebras' }))).body.statuses.map((x: Json) => x.id), [pub.id]);
+    assert.deepEqual(
+      mine.body.statuses.map((x: Json) => x.id),
+      [priv.id, pub.id],
+    );
+    assert.deepEqual(
+      (await api(a.url, tokenA, 'GET', q({ q: 'savanna zebras' }))).body.statuses.map((x: Json) => x.id),
+      [pub.id],
+    );
     assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: 'giraffes' }))).body.statuses, []);
     // Anonymous searches never list statuses.
     assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: 'zebras' }))).body.statuses, []);
-    assert.deepEqual((await api(a.url, undefined, 'GET', q({ q: '#wild', type: 'hashtags' }))).body.hashtags.map((h: Json) => h.name), ['Wildlife']);
+    assert.deepEqual(
+      (await api(a.url, undefined, 'GET', q({ q: '#wild', type: 'hashtags' }))).body.hashtags.map((h: Json) => h.name),
+      ['Wildlife'],
+    );
   });
 
   it('finds accounts by name, and resolves a remote handle and a remote post URL for members', async () => {
     const local = await api(a.url, undefined, 'GET', q({ q: 'adm', type: 'accounts' }));
-    assert.deepEqual(local.body.accounts.map((x: Json) => x.acct), ['admin']);
+    assert.deepEqual(
+      local.body.accounts.map((x: Json) => x.acct),
+      ['admin'],
+    );
     const handle = `admin@${new URL(b.url).host}`;
     // Anonymous: refused as Mastodon does, and nothing is fetched (the handle is still unknown here afterwards).
     const anonymous = await api(a.url, undefined, 'GET', q({ q: handle, resolve: 'true' }));
@@ -42,14 +54,23 @@ describe('search', () => {
     assert.deepEqual(anonymous.body, { error: 'Search queries that resolve remote resources are not supported without authentication' });
     assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: handle }))).body.accounts, [], 'not fetched by the anonymous search');
     const resolved = await api(a.url, tokenA, 'GET', q({ q: handle, resolve: 'true', type: 'accounts' }));
-    assert.deepEqual(resolved.body.accounts.map((x: Json) => x.acct), [handle]);
+    assert.deepEqual(
+      resolved.body.accounts.map((x: Json) => x.acct),
+      [handle],
+    );
     const post = (await api(b.url, tokenB, 'POST', '/api/v1/statuses', { status: 'a post elsewhere' })).body;
     assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: post.uri }))).body.statuses, [], 'not known without resolve');
     const byUrl = await api(a.url, tokenA, 'GET', q({ q: post.uri, resolve: 'true' }));
-    assert.deepEqual(byUrl.body.statuses.map((x: Json) => x.uri), [post.uri]);
+    assert.deepEqual(
+      byUrl.body.statuses.map((x: Json) => x.uri),
+      [post.uri],
+    );
     assert.equal(byUrl.body.statuses[0].account.acct, handle);
     const actor = await api(a.url, tokenA, 'GET', q({ q: `${b.url}/users/admin`, resolve: 'true' }));
-    assert.deepEqual(actor.body.accounts.map((x: Json) => x.acct), [handle]);
+    assert.deepEqual(
+      actor.body.accounts.map((x: Json) => x.acct),
+      [handle],
+    );
   });
 
   it('refuses a missing query, negative or malformed pages, an unknown type and a malformed account_id with 400', async () => {

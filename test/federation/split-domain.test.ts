@@ -69,7 +69,10 @@ describe('split domain (LOCAL_DOMAIN differs from the host of BASE_URL)', () => 
     assert.equal(r.status, 200);
     const jrd = (await r.json()) as Json;
     assert.equal(jrd.subject, `acct:admin@${domain}`);
-    assert.deepEqual(jrd.links.find((l: Json) => l.rel === 'self'), { rel: 'self', type: AP, href: `${a.url}/users/admin` });
+    assert.deepEqual(
+      jrd.links.find((l: Json) => l.rel === 'self'),
+      { rel: 'self', type: AP, href: `${a.url}/users/admin` },
+    );
     // The actor URL names the same subject: that is how other servers confirm the handle domain.
     const byUrl = await fetch(`${a.url}/.well-known/webfinger?resource=${encodeURIComponent(`${a.url}/users/admin`)}`);
     assert.equal(((await byUrl.json()) as Json).subject, `acct:admin@${domain}`);
@@ -109,7 +112,10 @@ describe('split domain (LOCAL_DOMAIN differs from the host of BASE_URL)', () => 
     assert.equal(r.body.username, 'admin');
     assert.equal(r.body.uri, `${a.url}/users/admin`);
     assert.equal(r.body.url, `${a.url}/@admin`);
-    assert.ok(handle.seen.slice(seenBefore).some((p) => p.startsWith('/.well-known/webfinger?')), 'B asked the handle domain');
+    assert.ok(
+      handle.seen.slice(seenBefore).some((p) => p.startsWith('/.well-known/webfinger?')),
+      'B asked the handle domain',
+    );
     aOnB = r.body.id as string;
   });
 
@@ -123,7 +129,10 @@ describe('split domain (LOCAL_DOMAIN differs from the host of BASE_URL)', () => 
     });
     const me = await api(a.url, aToken, 'GET', '/api/v1/accounts/verify_credentials');
     const followers = await api(a.url, aToken, 'GET', `/api/v1/accounts/${me.body.id}/followers`);
-    assert.deepEqual(followers.body.map((x: Json) => x.acct), [`admin@${new URL(b.url).host}`]);
+    assert.deepEqual(
+      followers.body.map((x: Json) => x.acct),
+      [`admin@${new URL(b.url).host}`],
+    );
   });
 
   it('a server given only the actor URL confirms the handle domain by WebFinger round trip', async () => {

@@ -38,7 +38,9 @@ describe('statuses between two Stoa servers', () => {
     [hostA, hostB] = [new URL(a.url).host, new URL(b.url).host];
     const aOnB = await api(b.url, tokenB, 'GET', `/api/v1/accounts/lookup?acct=admin@${hostA}`);
     assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/accounts/${aOnB.body.id}/follow`)).status, 200);
-    await eventually(async () => assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${aOnB.body.id}`)).body[0].following, true));
+    await eventually(async () =>
+      assert.equal((await api(b.url, tokenB, 'GET', `/api/v1/accounts/relationships?id[]=${aOnB.body.id}`)).body[0].following, true),
+    );
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -47,14 +49,23 @@ describe('statuses between two Stoa servers', () => {
   it("a follower's home timeline receives a public post, with mentions and hashtags", async () => {
     const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: `Hello @admin@${hostB}, see #Stoa`, language: 'en' });
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
-    assert.deepEqual(posted.body.mentions.map((m: Json) => m.acct), [`admin@${hostB}`]);
+    assert.deepEqual(
+      posted.body.mentions.map((m: Json) => m.acct),
+      [`admin@${hostB}`],
+    );
     const seen = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
     assert.equal(seen.account.acct, `admin@${hostA}`);
     assert.equal(seen.visibility, 'public');
     assert.equal(seen.language, 'en');
     assert.match(seen.content, /Hello/);
-    assert.deepEqual(seen.tags.map((t: Json) => t.name), ['Stoa']);
-    assert.deepEqual(seen.mentions.map((m: Json) => m.acct), ['admin']);
+    assert.deepEqual(
+      seen.tags.map((t: Json) => t.name),
+      ['Stoa'],
+    );
+    assert.deepEqual(
+      seen.mentions.map((m: Json) => m.acct),
+      ['admin'],
+    );
     assert.equal(seen.url, posted.body.url);
     const mention = (await api(b.url, tokenB, 'GET', '/api/v1/notifications?types[]=mention')).body.find((n: Json) => n.status.uri === posted.body.uri);
     assert.equal(mention.account.acct, `admin@${hostA}`);
@@ -74,7 +85,10 @@ describe('statuses between two Stoa servers', () => {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     await eventually(async () => {
       const ctx = await api(a.url, tokenA, 'GET', `/api/v1/statuses/${posted.body.id}/context`);
-      assert.deepEqual(ctx.body.descendants.map((x: Json) => x.uri), [reply.body.uri]);
+      assert.deepEqual(
+        ctx.body.descendants.map((x: Json) => x.uri),
+        [reply.body.uri],
+      );
       assert.equal(ctx.body.descendants[0].in_reply_to_id, posted.body.id);
     });
   });
@@ -95,7 +109,8 @@ describe('statuses between two Stoa servers', () => {
     try {
       const token = await adminToken(c);
       const made: Json[] = [];
-      for (let i = 0; i < 23; i++) made.push((await api(c.url, token, 'POST', '/api/v1/statuses', { status: `post ${i}`, visibility: i % 2 ? 'unlisted' : 'public' })).body);
+      for (let i = 0; i < 23; i++)
+        made.push((await api(c.url, token, 'POST', '/api/v1/statuses', { status: `post ${i}`, visibility: i % 2 ? 'unlisted' : 'public' })).body);
       await api(c.url, token, 'POST', '/api/v1/statuses', { status: 'followers only', visibility: 'private' });
       await api(c.url, token, 'DELETE', `/api/v1/statuses/${made[22].id}`);
       const get = async (url: string) => (await (await fetch(url, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
@@ -110,7 +125,13 @@ describe('statuses between two Stoa servers', () => {
         seen.push(...page.orderedItems);
         url = page.next;
       }
-      assert.deepEqual(seen.map((x) => x.object.id), made.slice(0, 22).reverse().map((m) => m.uri));
+      assert.deepEqual(
+        seen.map((x) => x.object.id),
+        made
+          .slice(0, 22)
+          .reverse()
+          .map((m) => m.uri),
+      );
       assert.ok(seen.every((x) => x.type === 'Create' && x.actor === `${c.url}/users/admin` && x.object.type === 'Note'));
     } finally {
       await c.stop();
@@ -132,7 +153,10 @@ describe('statuses between two Stoa servers', () => {
       assert.ok(now.edited_at);
     });
     const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => /first/.test(v.content) ? 'first' : 'second'), ['first', 'second']);
+    assert.deepEqual(
+      history.map((v: Json) => (/first/.test(v.content) ? 'first' : 'second')),
+      ['first', 'second'],
+    );
     const update = (await api(b.url, tokenB, 'GET', '/api/v1/notifications?types[]=update')).body;
     assert.ok(update.some((n: Json) => n.status.uri === posted.body.uri));
   });
@@ -142,20 +166,37 @@ describe('statuses between two Stoa servers', () => {
     const [one, two, three] = [await picture('one'), await picture('two'), await picture('three')];
     const posted = await api(a.url, tokenA, 'POST', '/api/v1/statuses', { status: 'pictures', media_ids: [one.id, two.id] });
     const onB = await arrived(b, tokenB, '/api/v1/timelines/home', posted.body.uri);
-    assert.deepEqual(onB.media_attachments.map((m: Json) => m.remote_url), [one.url, two.url]);
+    assert.deepEqual(
+      onB.media_attachments.map((m: Json) => m.remote_url),
+      [one.url, two.url],
+    );
     const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, {
-      status: 'pictures, rearranged', media_ids: [three.id, one.id], media_attributes: [{ id: one.id, description: 'one, described again' }],
+      status: 'pictures, rearranged',
+      media_ids: [three.id, one.id],
+      media_attributes: [{ id: one.id, description: 'one, described again' }],
     });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     await eventually(async () => {
       const now = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body;
-      assert.deepEqual(now.media_attachments.map((m: Json) => [m.remote_url, m.description]), [[three.url, 'three'], [one.url, 'one, described again']]);
+      assert.deepEqual(
+        now.media_attachments.map((m: Json) => [m.remote_url, m.description]),
+        [
+          [three.url, 'three'],
+          [one.url, 'one, described again'],
+        ],
+      );
       assert.match(now.content, /rearranged/);
     });
     const onBNow = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body;
     assert.equal(onBNow.media_attachments[1].id, onB.media_attachments[0].id, 'the attachment at the same URL is the one B already had');
     const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => v.media_attachments.map((m: Json) => m.description)), [['one', 'two'], ['three', 'one, described again']]);
+    assert.deepEqual(
+      history.map((v: Json) => v.media_attachments.map((m: Json) => m.description)),
+      [
+        ['one', 'two'],
+        ['three', 'one, described again'],
+      ],
+    );
   });
 
   it("an edit of a poll's options reaches the other server, whose members' votes are voided as the author's server voids them", async () => {
@@ -164,21 +205,38 @@ describe('statuses between two Stoa servers', () => {
     assert.equal((await api(b.url, tokenB, 'POST', `/api/v1/polls/${onB.poll.id}/votes`, { choices: [1] })).status, 200);
     await eventually(async () => assert.equal((await api(a.url, tokenA, 'GET', `/api/v1/statuses/${posted.body.id}`)).body.poll.votes_count, 1));
     // Same options, a new question: B's vote stands on both servers.
-    await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, { status: 'tea or coffee, really?', poll: { options: ['tea', 'coffee'], expires_in: 3600 } });
+    await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, {
+      status: 'tea or coffee, really?',
+      poll: { options: ['tea', 'coffee'], expires_in: 3600 },
+    });
     await eventually(async () => assert.match((await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.content, /really/));
     const kept = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.poll;
     assert.deepEqual([kept.votes_count, kept.own_votes], [1, [1]]);
-    const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, { status: 'tea, coffee or water?', poll: { options: ['tea', 'coffee', 'water'], expires_in: 3600 } });
+    const edited = await api(a.url, tokenA, 'PUT', `/api/v1/statuses/${posted.body.id}`, {
+      status: 'tea, coffee or water?',
+      poll: { options: ['tea', 'coffee', 'water'], expires_in: 3600 },
+    });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     assert.equal(edited.body.poll.votes_count, 0);
     await eventually(async () => {
       const poll = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}`)).body.poll;
-      assert.deepEqual(poll.options, [{ title: 'tea', votes_count: 0 }, { title: 'coffee', votes_count: 0 }, { title: 'water', votes_count: 0 }]);
+      assert.deepEqual(poll.options, [
+        { title: 'tea', votes_count: 0 },
+        { title: 'coffee', votes_count: 0 },
+        { title: 'water', votes_count: 0 },
+      ]);
       assert.equal(poll.voted, false);
       assert.deepEqual(poll.own_votes, []);
     });
     const history = (await api(b.url, tokenB, 'GET', `/api/v1/statuses/${onB.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => v.poll.options.map((o: Json) => o.title)), [['tea', 'coffee'], ['tea', 'coffee'], ['tea', 'coffee', 'water']]);
+    assert.deepEqual(
+      history.map((v: Json) => v.poll.options.map((o: Json) => o.title)),
+      [
+        ['tea', 'coffee'],
+        ['tea', 'coffee'],
+        ['tea', 'coffee', 'water'],
+      ],
+    );
   });
 
   it('a deleted post disappears from the other server', async () => {
@@ -206,18 +264,49 @@ describe('notes from another server', () => {
     await Promise.all([s?.stop(), peer?.stop()]);
   });
 
-  const create = (note: Json) => ({ '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: peer.actor('mallory').id, to: note.to, cc: note.cc, object: note });
+  const create = (note: Json) => ({
+    '@context': AS,
+    id: `${note.id}/activity`,
+    type: 'Create',
+    actor: peer.actor('mallory').id,
+    to: note.to,
+    cc: note.cc,
+    object: note,
+  });
   const send = async (activity: Json) => {
     const r = await peer.signedPost(`${s.url}/inbox`, activity, { actor: 'mallory' });
     assert.equal(r.status, 202);
   };
 
   it('ignores a post that concerns nobody here, and a Note attributed to someone else', async () => {
-    const unrelated = { id: peer.newId('notes'), type: 'Note', attributedTo: peer.actor('mallory').id, to: [PUBLIC], cc: [], content: '<p>nobody follows me</p>' };
+    const unrelated = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: peer.actor('mallory').id,
+      to: [PUBLIC],
+      cc: [],
+      content: '<p>nobody follows me</p>',
+    };
     await send(create(unrelated));
-    const forged = { id: peer.newId('notes'), type: 'Note', attributedTo: admin, to: [PUBLIC], cc: [admin], content: '<p>forged</p>', tag: [{ type: 'Mention', href: admin }] };
+    const forged = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: admin,
+      to: [PUBLIC],
+      cc: [admin],
+      content: '<p>forged</p>',
+      tag: [{ type: 'Mention', href: admin }],
+    };
     await send(create(forged));
-    const probe = { id: peer.newId('notes'), type: 'Note', attributedTo: peer.actor('mallory').id, to: [admin], cc: [], content: '<p>probe</p>', tag: [{ type: 'Mention', href: admin }] };
+    const probe = {
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: peer.actor('mallory').id,
+      to: [admin],
+      cc: [],
+      content: '<p>probe</p>',
+      tag: [{ type: 'Mention', href: admin }],
+    };
     await send(create(probe));
     // Activities are handled in order of arrival by the inbox worker: once the probe is there, the others were seen.
     await eventually(async () => assert.ok((await api(s.url, token, 'GET', '/api/v1/timelines/home')).body.some((x: Json) => x.uri === probe.id)));
@@ -230,12 +319,28 @@ describe('notes from another server', () => {
 
   it('takes an Update that only brings new poll counts (Mastodon sends one per vote) as no edit, and one with new options as an edit', async () => {
     const question = (counts: number[], names = ['yes', 'no'], extra: Json = {}) => ({
-      id: questionId, type: 'Question', attributedTo: peer.actor('mallory').id, to: [PUBLIC], cc: [admin], content: '<p>well?</p>',
-      tag: [{ type: 'Mention', href: admin }], endTime: '2999-01-01T00:00:00Z', votersCount: counts.reduce((x, y) => x + y, 0),
-      oneOf: names.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: counts[i] } })), ...extra,
+      id: questionId,
+      type: 'Question',
+      attributedTo: peer.actor('mallory').id,
+      to: [PUBLIC],
+      cc: [admin],
+      content: '<p>well?</p>',
+      tag: [{ type: 'Mention', href: admin }],
+      endTime: '2999-01-01T00:00:00Z',
+      votersCount: counts.reduce((x, y) => x + y, 0),
+      oneOf: names.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: counts[i] } })),
+      ...extra,
     });
     const questionId = peer.newId('notes');
-    const update = (object: Json) => ({ '@context': AS, id: peer.newId('updates'), type: 'Update', actor: peer.actor('mallory').id, to: object.to, cc: object.cc, object });
+    const update = (object: Json) => ({
+      '@context': AS,
+      id: peer.newId('updates'),
+      type: 'Update',
+      actor: peer.actor('mallory').id,
+      to: object.to,
+      cc: object.cc,
+      object,
+    });
     await send(create(question([0, 0])));
     let seen: Json;
     await eventually(async () => {
@@ -243,25 +348,52 @@ describe('notes from another server', () => {
       assert.ok(seen);
     });
     await send(update(question([2, 1])));
-    await eventually(async () => assert.deepEqual((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body.poll.options.map((o: Json) => o.votes_count), [2, 1]));
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body.poll.options.map((o: Json) => o.votes_count),
+        [2, 1],
+      ),
+    );
     assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body.edited_at, null);
     assert.equal((await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}/history`)).body.length, 1);
     const picture = { type: 'Document', mediaType: 'image/png', url: `${peer.url}/files/p.png`, name: 'a picture' };
     await send(update(question([0, 0, 0], ['yes', 'no', 'maybe'], { updated: new Date().toISOString(), attachment: [picture] })));
     await eventually(async () => {
       const now = (await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}`)).body;
-      assert.deepEqual(now.poll.options.map((o: Json) => o.title), ['yes', 'no', 'maybe']);
+      assert.deepEqual(
+        now.poll.options.map((o: Json) => o.title),
+        ['yes', 'no', 'maybe'],
+      );
       assert.ok(now.edited_at);
-      assert.deepEqual(now.media_attachments.map((m: Json) => [m.remote_url, m.description]), [[picture.url, 'a picture']]);
+      assert.deepEqual(
+        now.media_attachments.map((m: Json) => [m.remote_url, m.description]),
+        [[picture.url, 'a picture']],
+      );
     });
     const history = (await api(s.url, token, 'GET', `/api/v1/statuses/${seen.id}/history`)).body;
-    assert.deepEqual(history.map((v: Json) => [v.poll.options.length, v.media_attachments.length]), [[2, 0], [3, 1]]);
+    assert.deepEqual(
+      history.map((v: Json) => [v.poll.options.length, v.media_attachments.length]),
+      [
+        [2, 0],
+        [3, 1],
+      ],
+    );
   });
 
-  it("hides every post of an actor whose server deletes it", async () => {
+  it('hides every post of an actor whose server deletes it', async () => {
     const mallory = peer.actor('mallory');
     // A public post mentioning the admin: stored, and on the federated timeline.
-    await send(create({ id: peer.newId('notes'), type: 'Note', attributedTo: mallory.id, to: [PUBLIC], cc: [admin], content: '<p>soon gone</p>', tag: [{ type: 'Mention', href: admin }] }));
+    await send(
+      create({
+        id: peer.newId('notes'),
+        type: 'Note',
+        attributedTo: mallory.id,
+        to: [PUBLIC],
+        cc: [admin],
+        content: '<p>soon gone</p>',
+        tag: [{ type: 'Mention', href: admin }],
+      }),
+    );
     let before: Json[] = [];
     await eventually(async () => {
       before = (await api(s.url, token, 'GET', '/api/v1/timelines/public?remote=true')).body.filter((x: Json) => x.account.acct.startsWith('mallory@'));

@@ -73,7 +73,10 @@ describe('two Stoa servers federating', () => {
     const rel = await api(a.server.url, a.token, 'GET', `/api/v1/accounts/relationships?id[]=${bOnA}`);
     assert.equal(rel.body[0]!['followed_by'], true);
     const following = await api(b.server.url, b.token, 'GET', `/api/v1/accounts/${b.accountId}/following`);
-    assert.deepEqual(following.body.map((x: { acct: string }) => x.acct), [`admin@${a.host}`]);
+    assert.deepEqual(
+      following.body.map((x: { acct: string }) => x.acct),
+      [`admin@${a.host}`],
+    );
     // The ActivityPub collection on A lists B's actor.
     const page = await fetch(`${a.server.url}/users/admin/followers?page=1`, { headers: { Accept: 'application/activity+json' } });
     const doc = (await page.json()) as { totalItems: number; orderedItems: string[] };
@@ -109,7 +112,10 @@ describe('two Stoa servers federating', () => {
     assert.equal(follow.body['requested'], true);
     await eventually(async () => {
       const reqs = await api(a.server.url, a.token, 'GET', '/api/v1/follow_requests');
-      assert.deepEqual(reqs.body.map((x: { acct: string }) => x.acct), [`admin@${b.host}`]);
+      assert.deepEqual(
+        reqs.body.map((x: { acct: string }) => x.acct),
+        [`admin@${b.host}`],
+      );
     });
     const ok = await api(a.server.url, a.token, 'POST', `/api/v1/follow_requests/${bOnA}/authorize`);
     assert.equal(ok.status, 200);

@@ -38,8 +38,8 @@ const LAYERS: readonly (readonly string[])[] = [
 
 /** Imports that break the layering on purpose, file to file, each with its reason. Kept exact: a stale entry fails. */
 const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: string }[] = [
-  { from: 'src/errors.ts', to: 'actors/actor.ts', why: 'MailboxFullError: the one HTTP mapping of errors covers the runtime\'s overload too' },
-  { from: 'src/errors.ts', to: 'actors/verify-pool.ts', why: 'PoolBusyError: the one HTTP mapping of errors covers the runtime\'s overload too' },
+  { from: 'src/errors.ts', to: 'actors/actor.ts', why: "MailboxFullError: the one HTTP mapping of errors covers the runtime's overload too" },
+  { from: 'src/errors.ts', to: 'actors/verify-pool.ts', why: "PoolBusyError: the one HTTP mapping of errors covers the runtime's overload too" },
 ];
 
 interface Edge {
@@ -67,14 +67,19 @@ function specifiers(file: string): { spec: string; typeOnly: boolean }[] {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const bindings = clause?.namedBindings;
-      const allTypes = clause !== undefined && (clause.isTypeOnly
-        || (!clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0
-          && bindings.elements.every((e) => e.isTypeOnly)));
+      const allTypes =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((e) => e.isTypeOnly)));
       out.push({ spec: node.moduleSpecifier.text, typeOnly: allTypes });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.exportClause;
-      const allTypes = node.isTypeOnly
-        || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
+      const allTypes =
+        node.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
       out.push({ spec: node.moduleSpecifier.text, typeOnly: allTypes });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
@@ -102,8 +107,7 @@ function buildGraph(): { files: string[]; edges: Edge[]; unresolved: string[] } 
         const seen = edges.find((e) => e.from === from && e.to === to);
         if (seen) seen.typeOnly &&= typeOnly;
         else edges.push({ from, to, typeOnly });
-      }
-      else if (!spec.endsWith('.json')) unresolved.push(`${from} → ${spec}`);
+      } else if (!spec.endsWith('.json')) unresolved.push(`${from} → ${spec}`);
     }
   }
   return { files, edges, unresolved };
@@ -210,7 +214,11 @@ describe('the import graph of src/, actors/ and config/', () => {
 
   it('places every room on a layer', () => {
     const rooms = [...new Set(files.map(roomOf))].sort();
-    assert.deepEqual(rooms.filter((r) => !layerOf.has(r)), [], 'rooms missing from LAYERS in test/house/imports.test.ts');
+    assert.deepEqual(
+      rooms.filter((r) => !layerOf.has(r)),
+      [],
+      'rooms missing from LAYERS in test/house/imports.test.ts',
+    );
   });
 
   it('imports only downward, except the listed exceptions', () => {

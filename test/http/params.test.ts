@@ -10,9 +10,14 @@ describe('Rails-style parameters', () => {
   });
 
   it('fill one object per array element from a[][key] pairs, as Rails does', () => {
-    const p = parseUrlEncoded('media_attributes[][id]=1&media_attributes[][description]=one&media_attributes[][id]=2&media_attributes[][focus]=0,0&a[][b][]=1&a[][b][]=2');
+    const p = parseUrlEncoded(
+      'media_attributes[][id]=1&media_attributes[][description]=one&media_attributes[][id]=2&media_attributes[][focus]=0,0&a[][b][]=1&a[][b][]=2',
+    );
     assert.deepEqual(JSON.parse(JSON.stringify(p)), {
-      media_attributes: [{ id: '1', description: 'one' }, { id: '2', focus: '0,0' }],
+      media_attributes: [
+        { id: '1', description: 'one' },
+        { id: '2', focus: '0,0' },
+      ],
       a: [{ b: ['1', '2'] }],
     });
   });

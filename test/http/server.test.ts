@@ -34,8 +34,20 @@ describe('HTTP front end', () => {
         { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
         { method: 'GET', path: '/api/v1/things/:id', handler: (req) => json(200, { id: req.params['id'] }) },
         { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
-        { method: 'GET', path: '/api/v1/boom', handler: () => { throw new Error('a bug'); } },
-        { method: 'GET', path: '/api/v1/teapot', handler: () => { throw Errors.forbidden(); } },
+        {
+          method: 'GET',
+          path: '/api/v1/boom',
+          handler: () => {
+            throw new Error('a bug');
+          },
+        },
+        {
+          method: 'GET',
+          path: '/api/v1/teapot',
+          handler: () => {
+            throw Errors.forbidden();
+          },
+        },
         { method: 'GET', path: '/api/v1/split', handler: () => json(200, {}, { Location: '/x\r\nSet-Cookie: evil=1' }) },
         { method: 'GET', path: '/api/v1/nothing', handler: () => undefined as never },
         {
@@ -109,12 +121,20 @@ describe('HTTP front end', () => {
   });
 
   it('refuses a body over the limit with 413, whether declared or chunked', async () => {
-    const declared = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ s: 'x'.repeat(3000) }) });
+    const declared = await fetch(`${base}/api/v1/echo`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ s: 'x'.repeat(3000) }),
+    });
     assert.equal(declared.status, 413);
     assert.equal(((await declared.json()) as { error: string }).error, 'Request entity too large');
 
     // A form has its own, smaller limit.
-    const form = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `a=${'x'.repeat(1500)}` });
+    const form = await fetch(`${base}/api/v1/echo`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `a=${'x'.repeat(1500)}`,
+    });
     assert.equal(form.status, 413);
 
     // Chunked: no Content-Length, so the limit is enforced while streaming.
@@ -165,7 +185,9 @@ describe('HTTP front end', () => {
 
   it('refuses a Content-Length that is not a plain decimal number, leaking nothing', async () => {
     // uWS itself may drop such a request before our handler; either way no request may stay in flight.
-    const raw = await rawRequest(base, ['POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0x2\r\n\r\n{}']).catch(() => '');
+    const raw = await rawRequest(base, ['POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0x2\r\n\r\n{}']).catch(
+      () => '',
+    );
     assert.ok(raw === '' || /^HTTP\/1\.1 400/.test(raw), raw);
     assert.equal(await server.drain(500), true);
     assert.equal((await fetch(`${base}/api/v1/things/5`)).status, 200);

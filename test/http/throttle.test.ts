@@ -6,7 +6,10 @@ describe('throttle', () => {
   it('allows the limit per window, then refuses with a retry time, then resets', () => {
     let t = 0;
     const th = new Throttle(3, 10_000, 100, () => t);
-    assert.deepEqual([1, 2, 3, 4].map(() => th.hit('k').allowed), [true, true, true, false]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map(() => th.hit('k').allowed),
+      [true, true, true, false],
+    );
     assert.equal(th.hit('k').retryAfterSeconds, 10);
     t = 10_000;
     assert.equal(th.hit('k').allowed, true);

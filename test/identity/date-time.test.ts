@@ -75,7 +75,14 @@ describe('parseDateTimeStamp', () => {
   });
 
   it('refuses impossible times: hour 25, 24:00:01, 24:01, minute 60, second 60', () => {
-    for (const text of ['2023-01-01T25:00:00Z', '2023-01-01T24:00:01Z', '2023-01-01T24:01:00Z', '2023-01-01T24:00:00.5Z', '2023-01-01T12:60:00Z', '2023-01-01T12:00:60Z']) {
+    for (const text of [
+      '2023-01-01T25:00:00Z',
+      '2023-01-01T24:00:01Z',
+      '2023-01-01T24:01:00Z',
+      '2023-01-01T24:00:00.5Z',
+      '2023-01-01T12:60:00Z',
+      '2023-01-01T12:00:60Z',
+    ]) {
       assert.equal(parseDateTimeStamp(text), null, text);
     }
   });

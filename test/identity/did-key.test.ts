@@ -27,7 +27,12 @@ describe('parseEd25519DidKey', () => {
     const x25519 = didOf([0xec, 0x01, ...KEY]);
     assert.ok(x25519.startsWith('did:key:z6'));
     assert.deepEqual(parseEd25519DidKey(x25519), { ok: false, reason: 'subject_not_ed25519' });
-    for (const prefix of [[0xe7, 0x01], [0x80, 0x24], [0x12, 0x00], [0x00, 0xed]]) {
+    for (const prefix of [
+      [0xe7, 0x01],
+      [0x80, 0x24],
+      [0x12, 0x00],
+      [0x00, 0xed],
+    ]) {
       assert.deepEqual(parseEd25519DidKey(didOf([...prefix, ...KEY])), { ok: false, reason: 'subject_not_ed25519' }, prefix.join(','));
     }
   });
@@ -44,7 +49,11 @@ describe('parseEd25519DidKey', () => {
 
   it('refuses wrong key lengths after ed 01 as subject_invalid_key_length', () => {
     for (const length of [1, 16, 31, 33, 57]) {
-      assert.deepEqual(parseEd25519DidKey(didOf([0xed, 0x01, ...new Array<number>(length).fill(3)])), { ok: false, reason: 'subject_invalid_key_length' }, String(length));
+      assert.deepEqual(
+        parseEd25519DidKey(didOf([0xed, 0x01, ...new Array<number>(length).fill(3)])),
+        { ok: false, reason: 'subject_invalid_key_length' },
+        String(length),
+      );
     }
   });
 
@@ -54,7 +63,15 @@ describe('parseEd25519DidKey', () => {
 
   it('refuses anything that is not exactly did:key:z<base58> as subject_not_did_key', () => {
     const { did, multibase } = freshKey();
-    for (const text of [`${did}#${multibase}`, `did:key:1:${multibase}`, `did:key:m${multibase.slice(1)}`, `did:web:${multibase}`, `${did} `, `did:key:${multibase.slice(0, 5)}0${multibase.slice(6)}`, '']) {
+    for (const text of [
+      `${did}#${multibase}`,
+      `did:key:1:${multibase}`,
+      `did:key:m${multibase.slice(1)}`,
+      `did:web:${multibase}`,
+      `${did} `,
+      `did:key:${multibase.slice(0, 5)}0${multibase.slice(6)}`,
+      '',
+    ]) {
       assert.deepEqual(parseEd25519DidKey(text), { ok: false, reason: 'subject_not_did_key' }, text);
     }
   });
@@ -76,7 +93,19 @@ describe('decodeBase58btc', () => {
 
   it('refuses other multibase prefixes, characters outside the alphabet and an empty value', () => {
     const text = encodeBase58btc(new Uint8Array(8).fill(9));
-    for (const bad of [text.slice(1), `Z${text.slice(1)}`, `m${text.slice(1)}`, `${text}0`, `${text}O`, `${text}I`, `${text}l`, `${text}+`, `${text} `, 'z', '']) {
+    for (const bad of [
+      text.slice(1),
+      `Z${text.slice(1)}`,
+      `m${text.slice(1)}`,
+      `${text}0`,
+      `${text}O`,
+      `${text}I`,
+      `${text}l`,
+      `${text}+`,
+      `${text} `,
+      'z',
+      '',
+    ]) {
       assert.equal(decodeBase58btc(bad, 100), null, bad);
     }
   });

@@ -140,7 +140,8 @@ describe('documents JCS refuses', () => {
   });
 
   it('refuses nesting deeper than 32 levels as too_deep, the same way every time, up to what 16 KiB allows', () => {
-    for (const depth of [32, 7900]) { // inside the statement object: 33 levels and more
+    for (const depth of [32, 7900]) {
+      // inside the statement object: 33 levels and more
       const text = JSON.stringify(signStatement(key, { extra: { deep: 'DEEP' } })).replace('"DEEP"', '['.repeat(depth) + ']'.repeat(depth));
       assert.ok(Buffer.byteLength(text) <= 16_384);
       for (let i = 0; i < 3; i++) assert.equal(reasonOf(text), 'too_deep', `depth ${depth}`);

@@ -56,7 +56,13 @@ describe('identity.md §9 recipes on the FEP-c390 vector', () => {
   });
 
   it('refuses other proof types (Ed25519Signature2020, the Mitra types, a type array) as proof_type_unsupported', () => {
-    for (const type of ['Ed25519Signature2020', 'MitraJcsEd25519Signature2022', 'MitraJcsEip191Signature2022', 'JcsEd25519Signature2022', ['DataIntegrityProof']]) {
+    for (const type of [
+      'Ed25519Signature2020',
+      'MitraJcsEd25519Signature2022',
+      'MitraJcsEip191Signature2022',
+      'JcsEd25519Signature2022',
+      ['DataIntegrityProof'],
+    ]) {
       assert.equal(refusalOf(vectorWith((_, p) => (p['type'] = type))), 'proof_type_unsupported', String(type));
     }
     assert.equal(refusalOf(vectorWith((_, p) => delete p['type'])), 'proof_type_unsupported');
@@ -64,7 +70,15 @@ describe('identity.md §9 recipes on the FEP-c390 vector', () => {
 
   it('refuses a #keys-1 method, another key, an http key id or a missing method as verification_method_mismatch', () => {
     const other = freshKey();
-    for (const method of [`${SUBJECT}#keys-1`, other.did, `${other.did}#${other.multibase}`, `${SUBJECT}#${other.multibase}`, 'https://server.example/users/alice#main-key', `${SUBJECT}#`, 7]) {
+    for (const method of [
+      `${SUBJECT}#keys-1`,
+      other.did,
+      `${other.did}#${other.multibase}`,
+      `${SUBJECT}#${other.multibase}`,
+      'https://server.example/users/alice#main-key',
+      `${SUBJECT}#`,
+      7,
+    ]) {
       assert.equal(refusalOf(vectorWith((_, p) => (p['verificationMethod'] = method))), 'verification_method_mismatch', String(method));
     }
     assert.equal(refusalOf(vectorWith((_, p) => delete p['verificationMethod'])), 'verification_method_mismatch');
@@ -183,7 +197,12 @@ describe('identity.md §9 recipes on the FEP-c390 vector', () => {
 
 describe('identity.md §5 must-reject cases', () => {
   it('refuses a wrong statement type, a type array, or no type as wrong_type', () => {
-    for (const type of ['VerifiableCredential', 'verifiableidentitystatement', ['VerifiableIdentityStatement'], 'https://w3id.org/fep/c390/VerifiableIdentityStatement']) {
+    for (const type of [
+      'VerifiableCredential',
+      'verifiableidentitystatement',
+      ['VerifiableIdentityStatement'],
+      'https://w3id.org/fep/c390/VerifiableIdentityStatement',
+    ]) {
       assert.equal(refusalOf(vectorWith((s) => (s['type'] = type))), 'wrong_type', String(type));
     }
     assert.equal(refusalOf(vectorWith((s) => delete s['type'])), 'wrong_type');
@@ -243,8 +262,22 @@ describe('identity.md §5 must-reject cases', () => {
     const appended = clone(full);
     appended['@context'] = [...context, 'https://w3id.org/fep/c390'];
     assert.equal(refusalOf(appended, ACTOR, NOW_MS), 'proof_context_mismatch', 'an entry appended after signing');
-    assert.equal(refusalOf(withProof(full, (p) => (p['@context'] = [context[1]!])), ACTOR, NOW_MS), 'proof_context_mismatch');
-    assert.equal(refusalOf(withProof(full, (p) => (p['@context'] = [...context, 'https://w3id.org/fep/c390'])), ACTOR, NOW_MS), 'proof_context_mismatch');
+    assert.equal(
+      refusalOf(
+        withProof(full, (p) => (p['@context'] = [context[1]!])),
+        ACTOR,
+        NOW_MS,
+      ),
+      'proof_context_mismatch',
+    );
+    assert.equal(
+      refusalOf(
+        withProof(full, (p) => (p['@context'] = [...context, 'https://w3id.org/fep/c390'])),
+        ACTOR,
+        NOW_MS,
+      ),
+      'proof_context_mismatch',
+    );
     const reordered = clone(full);
     reordered['@context'] = [context[1]!, context[0]!];
     assert.equal(refusalOf(reordered, ACTOR, NOW_MS), 'proof_context_mismatch');

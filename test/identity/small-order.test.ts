@@ -140,7 +140,10 @@ describe('isSmallOrderKey', () => {
     for (const point of points) {
       const bytes = encode(point.toAffine().y, Number(point.toAffine().x & 1n) as 0 | 1);
       assert.deepEqual(verifyIdentityStatement(JSON.stringify(forgedStatement(bytes)), ACTOR, NOW_MS), { ok: false, reason: 'weak_key' });
-      assert.deepEqual(run({ op: 'ed25519-verify', publicKey: bytes, message: new Uint8Array(1), signature: FORGED_SIGNATURE }), { ok: false, reason: 'weak_public_key' });
+      assert.deepEqual(run({ op: 'ed25519-verify', publicKey: bytes, message: new Uint8Array(1), signature: FORGED_SIGNATURE }), {
+        ok: false,
+        reason: 'weak_public_key',
+      });
     }
   });
 

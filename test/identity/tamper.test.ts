@@ -107,7 +107,14 @@ function validDateTimeStamp(text: string): boolean {
   if (!m) return false;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s;
+  return (
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s
+  );
 }
 
 /** Whether a did:key still decodes to ed 01 + 32 bytes (checked with multiformats directly). */
@@ -161,7 +168,11 @@ const signedPaths = paths(BASE).filter((p) => pathKey(p) !== 'proof.proofValue')
 
 describe('identity statement tamper matrix (fresh key)', () => {
   it('verifies the untampered statement with its extra properties, key order reversed or not', () => {
-    assert.deepEqual(verifyIdentityStatement(JSON.stringify(BASE), ACTOR, NOW_MS), { ok: true, subject: key.did, expiresAtMs: Date.parse('2099-12-31T23:59:59Z') });
+    assert.deepEqual(verifyIdentityStatement(JSON.stringify(BASE), ACTOR, NOW_MS), {
+      ok: true,
+      subject: key.did,
+      expiresAtMs: Date.parse('2099-12-31T23:59:59Z'),
+    });
     const reversed = Object.fromEntries(Object.entries(clone(BASE)).reverse());
     assert.equal(reasonOf(reversed), 'ok');
   });
@@ -178,7 +189,10 @@ describe('identity statement tamper matrix (fresh key)', () => {
       });
     }
     assert.deepEqual(matrix.mismatches, []);
-    const characters = signedPaths.map((p) => get(BASE, p)).filter((v): v is string => typeof v === 'string').reduce((n, s) => n + Array.from(s).length, 0);
+    const characters = signedPaths
+      .map((p) => get(BASE, p))
+      .filter((v): v is string => typeof v === 'string')
+      .reduce((n, s) => n + Array.from(s).length, 0);
     assert.equal(matrix.count, characters);
     assert.ok(matrix.count > 400, `${matrix.count} changes`);
     assert.ok((matrix.seen.get('signature_invalid') ?? 0) > 100, JSON.stringify([...matrix.seen]));
@@ -212,9 +226,13 @@ describe('identity statement tamper matrix (fresh key)', () => {
     for (const path of signedPaths) {
       const value = get(BASE, path);
       const replacements: Json[] =
-        typeof value === 'number' ? [value + 1 !== value ? value + 1 : value * 2, value === 0 ? 1e-9 : -value, String(value)]
-        : typeof value === 'boolean' ? [!value, String(value)]
-        : value === null ? [0, false, '', 'null'] : [];
+        typeof value === 'number'
+          ? [value + 1 !== value ? value + 1 : value * 2, value === 0 ? 1e-9 : -value, String(value)]
+          : typeof value === 'boolean'
+            ? [!value, String(value)]
+            : value === null
+              ? [0, false, '', 'null']
+              : [];
       for (const replacement of replacements) {
         const statement = edited(path, (parent, last) => ((parent as Record<string | number, Json>)[last] = replacement));
         matrix.check(`${pathKey(path)} = ${JSON.stringify(replacement)}`, statement, 'signature_invalid');
@@ -295,7 +313,10 @@ describe('identity statement tamper matrix with @context (fresh key)', () => {
   it('refuses every one-character change of either @context as proof_context_mismatch', () => {
     assert.equal(reasonOf(signed), 'ok');
     const matrix = new Matrix();
-    for (const [where, holder] of [['statement', (s: JsonRecord) => s], ['proof', (s: JsonRecord) => s['proof'] as JsonRecord]] as const) {
+    for (const [where, holder] of [
+      ['statement', (s: JsonRecord) => s],
+      ['proof', (s: JsonRecord) => s['proof'] as JsonRecord],
+    ] as const) {
       context.forEach((url, n) => {
         oneCharChanges(url, false).forEach((changed, i) => {
           const statement = clone(signed);

@@ -146,7 +146,10 @@ describe('known-bad producer vectors (pzingg/integrity_proofs)', () => {
   const pzKey = vectors.key_pairs['pzingg-integrity-proofs-test-key'];
 
   it('has the two PZ vectors in the reference', () => {
-    assert.deepEqual(bad.map((v) => v.id), ['pz-integrity-proofs-hidden-context-jcs-eddsa-2022', 'pz-integrity-proofs-hidden-context-eddsa-jcs-2022']);
+    assert.deepEqual(
+      bad.map((v) => v.id),
+      ['pz-integrity-proofs-hidden-context-jcs-eddsa-2022', 'pz-integrity-proofs-hidden-context-eddsa-jcs-2022'],
+    );
   });
 
   it('refuses both as emitted: the subject is a DID URL (#keys-1), not a did:key', () => {
@@ -161,7 +164,11 @@ describe('known-bad producer vectors (pzingg/integrity_proofs)', () => {
       const derived = v.derived_locally_not_from_source!;
       const statement = clone(derived.statement_as_emitted_with_template_filled);
       statement['subject'] = derived.did_key_of_public_key_bytes;
-      assert.deepEqual(verifyIdentityStatement(JSON.stringify(statement), v.actor_id, VECTOR_TIME), { ok: false, reason: 'verification_method_mismatch' }, v.id);
+      assert.deepEqual(
+        verifyIdentityStatement(JSON.stringify(statement), v.actor_id, VECTOR_TIME),
+        { ok: false, reason: 'verification_method_mismatch' },
+        v.id,
+      );
     }
   });
 
@@ -204,7 +211,10 @@ describe('did:key vectors', () => {
       const did = r.did ?? `did:key:${r.multibase_only}`;
       assert.deepEqual(parseEd25519DidKey(did), { ok: false, reason: 'subject_not_ed25519' }, r.key_type);
     }
-    assert.ok(rejects.some((r) => r.multibase_only?.startsWith('z6')), 'the X25519 vector starts z6 like an Ed25519 key');
+    assert.ok(
+      rejects.some((r) => r.multibase_only?.startsWith('z6')),
+      'the X25519 vector starts z6 like an Ed25519 key',
+    );
   });
 
   it('refuses a statement whose subject is a non-Ed25519 did:key, before any signature work', () => {

@@ -82,11 +82,18 @@ describe('verify task: identity-statements', () => {
   it('verifies a batch of 200 statements from 20 keys in order', () => {
     const keys = Array.from({ length: 20 }, () => freshKey());
     const texts = keys.map((k) => JSON.stringify(signStatement(k)));
-    const items = Array.from({ length: 200 }, (_, i): StatementItem => ({ input: texts[i % 20]!, actorId: i % 7 === 0 ? 'https://stoa.example/users/bob' : ACTOR, nowMs: NOW_MS }));
+    const items = Array.from(
+      { length: 200 },
+      (_, i): StatementItem => ({ input: texts[i % 20]!, actorId: i % 7 === 0 ? 'https://stoa.example/users/bob' : ACTOR, nowMs: NOW_MS }),
+    );
     const result = run({ op: 'identity-statements', items });
     assert.ok(result.ok && 'verdicts' in result);
     result.verdicts.forEach((verdict, i) => {
-      assert.deepEqual(verdict, i % 7 === 0 ? { ok: false, reason: 'actor_mismatch' } : { ok: true, subject: keys[i % 20]!.did, expiresAtMs: null }, `item ${i}`);
+      assert.deepEqual(
+        verdict,
+        i % 7 === 0 ? { ok: false, reason: 'actor_mismatch' } : { ok: true, subject: keys[i % 20]!.did, expiresAtMs: null },
+        `item ${i}`,
+      );
     });
   });
 });

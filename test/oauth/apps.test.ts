@@ -47,11 +47,21 @@ describe('application registration and verify_credentials', () => {
     assert.equal(await appCount(), before, `${label}: no application row was stored`);
   }
 
-  function assertCredentialApplication(app: CredentialApplication, expect: { name: string; website: string | null; scopes: string[]; redirectUris: string[] }): void {
-    assert.deepEqual(
-      Object.keys(app).sort(),
-      ['client_id', 'client_secret', 'client_secret_expires_at', 'id', 'name', 'redirect_uri', 'redirect_uris', 'scopes', 'website'],
-    );
+  function assertCredentialApplication(
+    app: CredentialApplication,
+    expect: { name: string; website: string | null; scopes: string[]; redirectUris: string[] },
+  ): void {
+    assert.deepEqual(Object.keys(app).sort(), [
+      'client_id',
+      'client_secret',
+      'client_secret_expires_at',
+      'id',
+      'name',
+      'redirect_uri',
+      'redirect_uris',
+      'scopes',
+      'website',
+    ]);
     assert.equal(typeof app.id, 'string');
     assert.match(app.id, /^\d+$/);
     assert.equal(app.name, expect.name);
@@ -210,25 +220,24 @@ describe('application registration and verify_credentials', () => {
 
   it('stores only the SHA-256 of the client secret, never the secret itself', async () => {
     const app = await registerApp(s.url, { client_name: 'Hashed secret' });
-    const row = (await s.app.db.pool.query<{ secret_hash: Buffer; whole: string }>(
-      'SELECT secret_hash, row_to_json(o)::text AS whole FROM oauth_apps o WHERE id = $1',
-      [app.id],
-    )).rows[0]!;
+    const row = (
+      await s.app.db.pool.query<{ secret_hash: Buffer; whole: string }>('SELECT secret_hash, row_to_json(o)::text AS whole FROM oauth_apps o WHERE id = $1', [
+        app.id,
+      ])
+    ).rows[0]!;
     assert.ok(Buffer.isBuffer(row.secret_hash));
     assert.equal(row.secret_hash.length, 32);
     assert.deepEqual(row.secret_hash, createHash('sha256').update(app.client_secret).digest());
     assert.ok(!row.whole.includes(app.client_secret), 'no column holds the secret text');
-    const everywhere = (await s.app.db.pool.query<{ n: string }>(
-      'SELECT count(*) AS n FROM oauth_apps o WHERE row_to_json(o)::text LIKE $1',
-      [`%${app.client_secret}%`],
-    )).rows[0]!;
+    const everywhere = (
+      await s.app.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM oauth_apps o WHERE row_to_json(o)::text LIKE $1', [`%${app.client_secret}%`])
+    ).rows[0]!;
     assert.equal(Number(everywhere.n), 0);
   });
 
   describe('GET /api/v1/apps/verify_credentials', () => {
     let app: RegisteredApp;
-    const verify = (authorization?: string) =>
-      fetch(`${s.url}/api/v1/apps/verify_credentials`, { headers: authorization ? { authorization } : {} });
+    const verify = (authorization?: string) => fetch(`${s.url}/api/v1/apps/verify_credentials`, { headers: authorization ? { authorization } : {} });
     before(async () => {
       app = await registerApp(s.url, { client_name: 'Verify me', website: 'https://verify.example/', scopes: 'read write profile' });
     });

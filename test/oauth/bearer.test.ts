@@ -15,7 +15,6 @@ const OUTSIDE = { error: 'This action is outside the authorized scopes' };
 const MEMBER_ONLY = { error: 'This method requires an authenticated user' };
 const DISABLED = { error: 'Your login is currently disabled' };
 
-
 describe('bearer authentication on verify_credentials', () => {
   let s: TestServer;
   let admin: LocalUser;
@@ -125,7 +124,13 @@ describe('bearer authentication on verify_credentials', () => {
 
   it('refuses a disabled member with 403 even from the token cache, and accepts them again once re-enabled', async () => {
     const users = new UserStore(s.app.db);
-    const dora = await users.create({ username: 'dora', email: 'dora@example.test', passwordHash: await hashPassword('dora-password'), roleId: 0, approved: true });
+    const dora = await users.create({
+      username: 'dora',
+      email: 'dora@example.test',
+      passwordHash: await hashPassword('dora-password'),
+      roleId: 0,
+      approved: true,
+    });
     const doraJar = await signIn(s.url, 'dora', 'dora-password');
     const token = await userToken(s.url, doraJar, app, 'read');
     const before = await verifyCredentials(s.url, `Bearer ${token}`);
@@ -134,7 +139,10 @@ describe('bearer authentication on verify_credentials', () => {
     assert.equal(before.body['id'], dora.accountId);
 
     // Through publish, as an admin action does: it returns once every node has dropped the member's cached tokens.
-    await s.app.authEvents.publish((nonce) => users.setDisabled(dora.userId, true, nonce), (changed) => changed);
+    await s.app.authEvents.publish(
+      (nonce) => users.setDisabled(dora.userId, true, nonce),
+      (changed) => changed,
+    );
     const disabled = await verifyCredentials(s.url, `Bearer ${token}`);
     assert.equal(disabled.status, 403);
     assert.deepEqual(disabled.body, DISABLED);
@@ -143,7 +151,10 @@ describe('bearer authentication on verify_credentials', () => {
     assert.equal(again.status, 403);
     assert.deepEqual(again.body, DISABLED);
 
-    await s.app.authEvents.publish((nonce) => users.setDisabled(dora.userId, false, nonce), (changed) => changed);
+    await s.app.authEvents.publish(
+      (nonce) => users.setDisabled(dora.userId, false, nonce),
+      (changed) => changed,
+    );
     const enabled = await verifyCredentials(s.url, `Bearer ${token}`);
     assert.equal(enabled.status, 200);
     assert.equal(enabled.body['username'], 'dora');
@@ -191,9 +202,11 @@ describe('last_used_at of a token', () => {
     const c = new pg.Client({ connectionString: databaseUrl });
     await c.connect();
     try {
-      const rows = (await c.query<{ scopes: string[]; created_at: Date; last_used_at: Date | null }>(
-        'SELECT scopes, created_at, last_used_at FROM oauth_tokens WHERE user_id IS NOT NULL ORDER BY id',
-      )).rows;
+      const rows = (
+        await c.query<{ scopes: string[]; created_at: Date; last_used_at: Date | null }>(
+          'SELECT scopes, created_at, last_used_at FROM oauth_tokens WHERE user_id IS NOT NULL ORDER BY id',
+        )
+      ).rows;
       assert.equal(rows.length, 2);
       const [usedRow, unusedRow] = rows;
       assert.deepEqual(usedRow!.scopes, ['read']);

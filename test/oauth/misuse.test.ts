@@ -13,7 +13,8 @@ const CB_QUERY = 'http://127.0.0.1:9/cb?x=1';
 const TEN_MINUTES = 10 * 60_000;
 // A state with characters that must survive encoding both ways.
 const STATE = 'st/a+te=1&x y?é~';
-const INVALID_GRANT = 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
+const INVALID_GRANT =
+  'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 interface TokenError {
@@ -61,9 +62,19 @@ describe('OAuth misuse matrix', () => {
   }
 
   /** A code exchange with app's credentials; `extra` overrides fields, undefined removes one. */
-  function exchange(app: RegisteredApp, code: string, extra: Record<string, string | undefined> = {}, opts: { json?: boolean; headers?: Record<string, string> } = {}): Promise<Response> {
+  function exchange(
+    app: RegisteredApp,
+    code: string,
+    extra: Record<string, string | undefined> = {},
+    opts: { json?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const fields: Record<string, string | undefined> = {
-      grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: CB, ...extra,
+      grant_type: 'authorization_code',
+      code,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      redirect_uri: CB,
+      ...extra,
     };
     const clean = Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
     return postToken(base, clean, opts);
@@ -144,7 +155,11 @@ describe('OAuth misuse matrix', () => {
       const token = await assertSuccess(await exchange(appA, code, {}, { json: true }), 'read');
       assert.equal((await username(token)).body['username'], 'admin');
 
-      const cc = await postToken(base, { grant_type: 'client_credentials', client_id: appA.client_id, client_secret: appA.client_secret, scope: 'read' }, { json: true });
+      const cc = await postToken(
+        base,
+        { grant_type: 'client_credentials', client_id: appA.client_id, client_secret: appA.client_secret, scope: 'read' },
+        { json: true },
+      );
       await assertSuccess(cc, 'read');
       const ccForm = await postToken(base, { grant_type: 'client_credentials', client_id: appA.client_id, client_secret: appA.client_secret, scope: 'read' });
       await assertSuccess(ccForm, 'read');
@@ -308,7 +323,7 @@ describe('OAuth misuse matrix', () => {
       }
     });
 
-    it("the verifier from another attempt is invalid_grant, though it is right for its own attempt", async () => {
+    it('the verifier from another attempt is invalid_grant, though it is right for its own attempt', async () => {
       const p1 = pkcePair();
       const p2 = pkcePair();
       const code1 = await getCode(appA, { challenge: p1.challenge });
@@ -360,7 +375,8 @@ describe('OAuth misuse matrix', () => {
       await assertTokenError(await exchange(appA, code, {}, { headers: basic(appA) }), 401, 'invalid_client');
       await assertTokenError(
         await postToken(base, { grant_type: 'client_credentials', client_id: appA.client_id, client_secret: appA.client_secret }, { headers: basic(appA) }),
-        401, 'invalid_client',
+        401,
+        'invalid_client',
       );
     });
 
@@ -382,7 +398,8 @@ describe('OAuth misuse matrix', () => {
       await assertTokenError(await exchange(appA, code, { client_id: 'no-such-client' }), 401, 'invalid_client');
       await assertTokenError(
         await postToken(base, { grant_type: 'client_credentials', client_id: appA.client_id, client_secret: 'wrong' }, { json: true }),
-        401, 'invalid_client',
+        401,
+        'invalid_client',
       );
     });
   });
@@ -390,7 +407,14 @@ describe('OAuth misuse matrix', () => {
   describe('grant types', () => {
     for (const grant of ['password', 'refresh_token', 'foo']) {
       it(`grant_type ${grant} is unsupported_grant_type (400)`, async () => {
-        const fields = { grant_type: grant, client_id: appA.client_id, client_secret: appA.client_secret, username: 'admin', password: s.app.firstAdmin!.password, refresh_token: 'x' };
+        const fields = {
+          grant_type: grant,
+          client_id: appA.client_id,
+          client_secret: appA.client_secret,
+          username: 'admin',
+          password: s.app.firstAdmin!.password,
+          refresh_token: 'x',
+        };
         await assertTokenError(await postToken(base, fields), 400, 'unsupported_grant_type');
         await assertTokenError(await postToken(base, fields, { json: true }), 400, 'unsupported_grant_type');
       });
@@ -403,8 +427,13 @@ describe('OAuth misuse matrix', () => {
   });
 
   describe('scopes', () => {
-    const q = (app: RegisteredApp, extra: Record<string, string> = {}) =>
-      ({ response_type: 'code', client_id: app.client_id, redirect_uri: CB, state: STATE, ...extra });
+    const q = (app: RegisteredApp, extra: Record<string, string> = {}) => ({
+      response_type: 'code',
+      client_id: app.client_id,
+      redirect_uri: CB,
+      state: STATE,
+      ...extra,
+    });
 
     it('authorizing a scope the app did not register redirects with invalid_scope', async () => {
       assertRedirectError(await authorizeGet(q(appRead, { scope: 'write' })), CB, 'invalid_scope');
@@ -451,7 +480,11 @@ describe('OAuth misuse matrix', () => {
 
   describe('response type', () => {
     it('response_type=token redirects with unsupported_response_type', async () => {
-      assertRedirectError(await authorizeGet({ response_type: 'token', client_id: appA.client_id, redirect_uri: CB, scope: 'read', state: STATE }), CB, 'unsupported_response_type');
+      assertRedirectError(
+        await authorizeGet({ response_type: 'token', client_id: appA.client_id, redirect_uri: CB, scope: 'read', state: STATE }),
+        CB,
+        'unsupported_response_type',
+      );
     });
   });
 
@@ -505,7 +538,8 @@ describe('OAuth misuse matrix', () => {
       await assertTokenError(await revoke({ client_id: appA.client_id, client_secret: 'wrong', token }), 401, 'invalid_client');
       await assertTokenError(
         await revoke({ token }, { authorization: `Basic ${Buffer.from(`${appA.client_id}:${appA.client_secret}`).toString('base64')}` }),
-        401, 'invalid_client',
+        401,
+        'invalid_client',
       );
       assert.equal((await username(token)).status, 200, 'none of these revoked the token');
     });

@@ -12,7 +12,12 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 function decodeHtml(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The hidden fields of the consent form, as a browser would submit them. */
@@ -116,7 +121,10 @@ describe('OAuth flow with oauth4webapi', () => {
     assert.equal(signInUrl.searchParams.get('return_to'), `${url.pathname}${url.search}`);
     const { token } = await getForm(signInUrl.href, jar);
     const signedIn = await postForm(`${s.url}/auth/sign_in`, jar, {
-      authenticity_token: token, login: 'admin', password: adminPassword, return_to: signInUrl.searchParams.get('return_to')!,
+      authenticity_token: token,
+      login: 'admin',
+      password: adminPassword,
+      return_to: signInUrl.searchParams.get('return_to')!,
     });
     assert.equal(signedIn.status, 303);
     assert.equal(new URL(signedIn.headers.get('location')!, s.url).href, url.href);
@@ -174,8 +182,7 @@ describe('OAuth flow with oauth4webapi', () => {
     assert.equal(member.status, 422);
     assert.deepEqual(await member.json(), { error: 'This method requires an authenticated user' });
 
-    const omitted = await oauth.processClientCredentialsResponse(as, client,
-      await oauth.clientCredentialsGrantRequest(as, client, clientAuth, {}, insecure));
+    const omitted = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, clientAuth, {}, insecure));
     assert.equal(omitted.scope, 'read write');
 
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, tokens.access_token, insecure));
@@ -206,11 +213,14 @@ describe('OAuth flow with oauth4webapi', () => {
     const callback = await consent(await authorizationUrl(state, verifier), jar, 'approve');
     assert.equal(callback.searchParams.get('state'), state, 'the server returned the state unchanged');
 
-    assert.throws(() => oauth.validateAuthResponse(as, client, callback, oauth.generateRandomState()), (e: unknown) => {
-      assert.ok(e instanceof oauth.OperationProcessingError);
-      assert.match(e.message, /state/);
-      return true;
-    });
+    assert.throws(
+      () => oauth.validateAuthResponse(as, client, callback, oauth.generateRandomState()),
+      (e: unknown) => {
+        assert.ok(e instanceof oauth.OperationProcessingError);
+        assert.match(e.message, /state/);
+        return true;
+      },
+    );
     const stripped = new URL(callback);
     stripped.searchParams.delete('state');
     assert.throws(() => oauth.validateAuthResponse(as, client, stripped, state), /state/);
@@ -224,13 +234,16 @@ describe('OAuth flow with oauth4webapi', () => {
     const state = oauth.generateRandomState();
     const callback = await consent(await authorizationUrl(state, verifier), jar, 'deny');
     assert.equal(callback.searchParams.get('code'), null);
-    assert.throws(() => oauth.validateAuthResponse(as, client, callback, state), (e: unknown) => {
-      assert.ok(e instanceof oauth.AuthorizationResponseError);
-      assert.equal(e.error, 'access_denied');
-      assert.ok(e.error_description);
-      assert.equal(e.cause.get('state'), state);
-      return true;
-    });
+    assert.throws(
+      () => oauth.validateAuthResponse(as, client, callback, state),
+      (e: unknown) => {
+        assert.ok(e instanceof oauth.AuthorizationResponseError);
+        assert.equal(e.error, 'access_denied');
+        assert.ok(e.error_description);
+        assert.equal(e.cause.get('state'), state);
+        return true;
+      },
+    );
   });
 
   it('the library reports a scope the app did not register as invalid_scope from the callback', async () => {
@@ -239,10 +252,13 @@ describe('OAuth flow with oauth4webapi', () => {
     const url = await authorizationUrl(state, oauth.generateRandomCodeVerifier(), 'read admin:read');
     const r = await fetch(url, { headers: { cookie: jar.header() }, redirect: 'manual' });
     assert.equal(r.status, 302);
-    assert.throws(() => oauth.validateAuthResponse(as, client, new URL(r.headers.get('location')!), state), (e: unknown) => {
-      assert.ok(e instanceof oauth.AuthorizationResponseError);
-      assert.equal(e.error, 'invalid_scope');
-      return true;
-    });
+    assert.throws(
+      () => oauth.validateAuthResponse(as, client, new URL(r.headers.get('location')!), state),
+      (e: unknown) => {
+        assert.ok(e instanceof oauth.AuthorizationResponseError);
+        assert.equal(e.error, 'invalid_scope');
+        return true;
+      },
+    );
   });
 });

@@ -32,7 +32,13 @@ describe('OAuth: a member pending approval', () => {
   }
 
   it('gets no session and so no code; once approved, the flow gives a working token', async () => {
-    const pat = await users.create({ username: 'pat', email: 'pat@example.test', passwordHash: await hashPassword('pat-password-1'), roleId: 0, approved: false });
+    const pat = await users.create({
+      username: 'pat',
+      email: 'pat@example.test',
+      passwordHash: await hashPassword('pat-password-1'),
+      roleId: 0,
+      approved: false,
+    });
     const jar = new CookieJar();
     const refused = await trySignIn(jar);
     assert.equal(refused.status, 403);

@@ -7,7 +7,21 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 // Every name from Mastodon's list (reference/client-api.md §1.7), without the 4.6 collections scopes.
 const READ = ['accounts', 'blocks', 'bookmarks', 'favourites', 'filters', 'follows', 'lists', 'mutes', 'notifications', 'search', 'statuses'];
-const WRITE = ['accounts', 'blocks', 'bookmarks', 'conversations', 'favourites', 'filters', 'follows', 'lists', 'media', 'mutes', 'notifications', 'reports', 'statuses'];
+const WRITE = [
+  'accounts',
+  'blocks',
+  'bookmarks',
+  'conversations',
+  'favourites',
+  'filters',
+  'follows',
+  'lists',
+  'media',
+  'mutes',
+  'notifications',
+  'reports',
+  'statuses',
+];
 const ADMIN = ['accounts', 'reports', 'domain_allows', 'domain_blocks', 'ip_blocks', 'email_domain_blocks', 'canonical_email_blocks'];
 const TOP = ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'];
 const MASTODON_SCOPES = [
@@ -98,11 +112,7 @@ const COVERAGE: Row[] = [
 describe('scope coverage', () => {
   it(`answers the coverage table (${COVERAGE.length} rows)`, () => {
     for (const [granted, required, expected] of COVERAGE) {
-      assert.equal(
-        covers(granted, required),
-        expected,
-        `granted [${granted.join(' ')}] ${expected ? 'should' : 'should not'} cover ${required}`,
-      );
+      assert.equal(covers(granted, required), expected, `granted [${granted.join(' ')}] ${expected ? 'should' : 'should not'} cover ${required}`);
     }
   });
 

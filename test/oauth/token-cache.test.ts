@@ -43,9 +43,15 @@ describe('TokenCache', () => {
     c.put('t3', rec('3', 'a', 'v'), c.generation, 0);
     c.put('t4', rec('4', 'a', null), c.generation, 0);
     c.dropGrant('u', 'a');
-    assert.deepEqual(['t1', 't2', 't3', 't4'].map((k) => c.get(k, 0) !== undefined), [false, true, true, true]);
+    assert.deepEqual(
+      ['t1', 't2', 't3', 't4'].map((k) => c.get(k, 0) !== undefined),
+      [false, true, true, true],
+    );
     c.dropUser('v');
-    assert.deepEqual(['t2', 't3', 't4'].map((k) => c.get(k, 0) !== undefined), [true, false, true]);
+    assert.deepEqual(
+      ['t2', 't3', 't4'].map((k) => c.get(k, 0) !== undefined),
+      [true, false, true],
+    );
     c.dropToken('4');
     assert.equal(c.get('t4', 0), undefined);
     assert.equal(c.get('t2', 0)?.record.tokenId, '2');

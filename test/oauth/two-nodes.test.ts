@@ -37,7 +37,13 @@ describe('revocation across two server processes sharing the database', () => {
   before(async () => {
     a = await startTestServer();
     b = await startServerProcess({ databaseUrl: a.databaseUrl, port: await freePort() });
-    member = await new UserStore(a.app.db).create({ username: 'nina', email: 'nina@example.test', passwordHash: await hashPassword('nina-password'), roleId: 0, approved: true });
+    member = await new UserStore(a.app.db).create({
+      username: 'nina',
+      email: 'nina@example.test',
+      passwordHash: await hashPassword('nina-password'),
+      roleId: 0,
+      approved: true,
+    });
     jar = await signIn(a.url, 'nina', 'nina-password');
     app = await registerApp(a.url, { client_name: APP_NAME, redirect_uris: 'http://127.0.0.1:9/callback', scopes: 'read write profile' });
   });
@@ -86,13 +92,19 @@ describe('revocation across two server processes sharing the database', () => {
     const token = await tokenCachedOnB();
     const users = new UserStore(a.app.db);
     // Through publish, as an admin action does: it returns once every node (B included) has acknowledged.
-    await a.app.authEvents.publish((nonce) => users.setDisabled(member.userId, true, nonce), (changed) => changed);
+    await a.app.authEvents.publish(
+      (nonce) => users.setDisabled(member.userId, true, nonce),
+      (changed) => changed,
+    );
     const onB = await verifyCredentials(b.url, token);
     assert.equal(onB.status, 403);
     assert.deepEqual(onB.body, { error: 'Your login is currently disabled' });
     assert.equal((await verifyCredentials(a.url, token)).status, 403);
 
-    await a.app.authEvents.publish((nonce) => users.setDisabled(member.userId, false, nonce), (changed) => changed);
+    await a.app.authEvents.publish(
+      (nonce) => users.setDisabled(member.userId, false, nonce),
+      (changed) => changed,
+    );
     const again = await verifyCredentials(b.url, token);
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body['username'], 'nina');

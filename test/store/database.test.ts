@@ -23,7 +23,10 @@ describe('migrations', () => {
       assert.deepEqual(await migrate(db, silent), all);
       assert.deepEqual(await migrate(db, silent), []);
       const rows = await db.rows<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), all);
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        all,
+      );
     } finally {
       await db.close();
     }

@@ -42,7 +42,14 @@ export interface ApiReply {
  * A call with a member's bearer token (none if undefined or empty). The body goes as JSON, unless it is a RawBody
  * (form(), raw()); `headers` are sent besides (Idempotency-Key …).
  */
-export async function api(base: string, token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
+export async function api(
+  base: string,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiReply> {
   const h: Record<string, string> = { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
   let payload: string | Uint8Array | undefined;
   if (body instanceof RawBody) {
@@ -54,7 +61,14 @@ export async function api(base: string, token: string | undefined, method: strin
   }
   const res = await fetch(base + path, { method, headers: h, body: payload });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, text, headers: res.headers, link: res.headers.get('link'), type: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : null,
+    text,
+    headers: res.headers,
+    link: res.headers.get('link'),
+    type: res.headers.get('content-type'),
+  };
 }
 
 /** A token (read write follow, unless other scopes are named) for the server's first admin, through the authorization-code flow. */

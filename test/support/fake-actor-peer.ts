@@ -231,11 +231,16 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
       const a = m && m[2] === url.host ? actors.get(m[1]!) : [...actors.values()].find((x) => x.id === resource);
       if (!a) return send(res, 404);
       if (a.gone) return send(res, 410);
-      return send(res, 200, {
-        subject: `acct:${a.name}@${url.host}`,
-        aliases: [a.id],
-        links: [{ rel: 'self', type: AP_JSON, href: a.id }],
-      }, 'application/jrd+json');
+      return send(
+        res,
+        200,
+        {
+          subject: `acct:${a.name}@${url.host}`,
+          aliases: [a.id],
+          links: [{ rel: 'self', type: AP_JSON, href: a.id }],
+        },
+        'application/jrd+json',
+      );
     }
     const served = documents.get(url.pathname);
     if (served !== undefined) return send(res, 200, served);
@@ -371,15 +376,17 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
       for (;;) {
         const found = requests.find((r) => r.method === 'POST' && pred(r));
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`the peer received no matching POST within ${timeoutMs} ms (${requests.filter((r) => r.method === 'POST').length} POSTs)`);
+        if (Date.now() > deadline)
+          throw new Error(`the peer received no matching POST within ${timeoutMs} ms (${requests.filter((r) => r.method === 'POST').length} POSTs)`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
     signedPost,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -387,7 +394,14 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
 function post(url: URL, headers: Record<string, string>, body: Buffer): Promise<PostResult> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { method: 'POST', host: url.hostname, port: url.port, path: url.pathname + url.search, setHost: false, headers: { ...headers, 'content-length': String(body.length) } },
+      {
+        method: 'POST',
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        setHost: false,
+        headers: { ...headers, 'content-length': String(body.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

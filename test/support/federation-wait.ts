@@ -31,11 +31,13 @@ export async function inboxDone(server: TestServer, timeoutMs = 8_000): Promise<
  */
 export async function inboxJobsProcessed(server: TestServer, type: string, objectId: string, timeoutMs = 8_000): Promise<void> {
   await eventually(async () => {
-    const rows = (await server.app.db.pool.query<{ activity_id: string; done: boolean; last_error: string | null }>(
-      `SELECT activity_id, processed_at IS NOT NULL AS done, last_error FROM inbox_jobs
+    const rows = (
+      await server.app.db.pool.query<{ activity_id: string; done: boolean; last_error: string | null }>(
+        `SELECT activity_id, processed_at IS NOT NULL AS done, last_error FROM inbox_jobs
        WHERE body->>'type' = $1 AND (body->'object'->>'id' = $2 OR body->>'object' = $2)`,
-      [type, objectId],
-    )).rows;
+        [type, objectId],
+      )
+    ).rows;
     assert.ok(rows.length > 0, `no ${type} of ${objectId} received`);
     for (const r of rows) {
       assert.ok(r.done, `${r.activity_id} not processed yet`);
@@ -47,7 +49,11 @@ export async function inboxJobsProcessed(server: TestServer, type: string, objec
 /** Waits until a local poll has no Update waiting to be sent (none due, none being queued): any it had is queued as deliveries. */
 export async function pollUpdateQueued(server: TestServer, pollId: string, timeoutMs = 8_000): Promise<void> {
   await eventually(async () => {
-    assert.equal(await count(server, 'SELECT count(*) AS n FROM polls WHERE id = $1 AND (update_due_at IS NOT NULL OR update_lease_until IS NOT NULL)', [pollId]), 0, `poll ${pollId} has an Update pending`);
+    assert.equal(
+      await count(server, 'SELECT count(*) AS n FROM polls WHERE id = $1 AND (update_due_at IS NOT NULL OR update_lease_until IS NOT NULL)', [pollId]),
+      0,
+      `poll ${pollId} has an Update pending`,
+    );
   }, timeoutMs);
 }
 
@@ -78,10 +84,12 @@ export async function pollCloserRound(server: TestServer, markerPollId: string, 
   assert.equal(reset.rowCount, 1, 'the marker is a local poll');
   server.app.pollCloser()!.kick();
   await eventually(async () => {
-    const p = (await server.app.db.pool.query<{ closed: boolean; sent: boolean }>(
-      'SELECT closed_at IS NOT NULL AS closed, update_due_at IS NULL AND update_lease_until IS NULL AS sent FROM polls WHERE id = $1',
-      [markerPollId],
-    )).rows[0]!;
+    const p = (
+      await server.app.db.pool.query<{ closed: boolean; sent: boolean }>(
+        'SELECT closed_at IS NOT NULL AS closed, update_due_at IS NULL AND update_lease_until IS NULL AS sent FROM polls WHERE id = $1',
+        [markerPollId],
+      )
+    ).rows[0]!;
     assert.ok(p.closed && p.sent, `poll closer round not done: ${JSON.stringify(p)}`);
   }, timeoutMs);
 }

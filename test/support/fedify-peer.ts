@@ -23,9 +23,24 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import {
-  Accept, Activity, Block, Delete, Endpoints, Follow, MemoryKvStore, Person, Reject, Undo, Update,
-  createFederation, generateCryptoKeyPair, getTypeId, isActor,
-  type Actor, type Federation, type Recipient,
+  Accept,
+  Activity,
+  Block,
+  Delete,
+  Endpoints,
+  Follow,
+  MemoryKvStore,
+  Person,
+  Reject,
+  Undo,
+  Update,
+  createFederation,
+  generateCryptoKeyPair,
+  getTypeId,
+  isActor,
+  type Actor,
+  type Federation,
+  type Recipient,
 } from '@fedify/fedify';
 
 export type ReceivedActivity = { type: string; id: string; actor: string; object: string | null; raw: unknown };
@@ -78,10 +93,11 @@ type KeyPair = Awaited<ReturnType<typeof generateCryptoKeyPair>>;
 
 export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}): Promise<FedifyPeer> {
   // Fedify's RSA keys are 4096-bit (what Fedify apps publish), 1–2 s each to generate: in parallel, on libuv's pool.
-  const keys = new Map<string, KeyPair[]>(await Promise.all(ACTORS.map(async (name) => [
-    name,
-    await Promise.all([generateCryptoKeyPair('RSASSA-PKCS1-v1_5'), generateCryptoKeyPair('Ed25519')]),
-  ] as const)));
+  const keys = new Map<string, KeyPair[]>(
+    await Promise.all(
+      ACTORS.map(async (name) => [name, await Promise.all([generateCryptoKeyPair('RSASSA-PKCS1-v1_5'), generateCryptoKeyPair('Ed25519')])] as const),
+    ),
+  );
   const received: ReceivedActivity[] = [];
   const requests: PeerRequest[] = [];
   const errors: string[] = [];
@@ -134,7 +150,7 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
     });
   };
   const publish = (bodyId: string | null): void => {
-    for (let i = 0; i < staged.length;) {
+    for (let i = 0; i < staged.length; ) {
       if (staged[i]!.id === bodyId || staged[i]!.id === '') received.push(...staged.splice(i, 1));
       else i++;
     }
@@ -159,12 +175,17 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
       // and the sender may hold a delivery slot until we answer). stop() waits for it.
       const me = ctx.getActorUri(target.identifier);
       const accept = new Accept({ id: new URL(`${me.href}#accepts/${randomUUID()}`), actor: me, object: follow });
-      const p = ctx.sendActivity({ identifier: target.identifier }, follower, accept)
-        .catch((e: unknown) => { errors.push(`Accept to ${follower.id?.href}: ${String(e)}`); })
+      const p = ctx
+        .sendActivity({ identifier: target.identifier }, follower, accept)
+        .catch((e: unknown) => {
+          errors.push(`Accept to ${follower.id?.href}: ${String(e)}`);
+        })
         .finally(() => pending.delete(p));
       pending.add(p);
     })
-    .onError((_ctx, error) => { errors.push(`inbox: ${String(error)}`); });
+    .onError((_ctx, error) => {
+      errors.push(`inbox: ${String(error)}`);
+    });
   inbox.on(Undo, (ctx, undo) => {
     record(undo);
     // Undo(Follow) of a Follow we recorded: its sender no longer follows. The object may be embedded or an id.
@@ -174,7 +195,9 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
   });
   // The most specific registered class handles an activity, so Activity catches every other type.
   for (const type of [Accept, Reject, Update, Delete, Block, Activity] as const) {
-    inbox.on(type as typeof Activity, (_ctx, activity) => { record(activity); });
+    inbox.on(type as typeof Activity, (_ctx, activity) => {
+      record(activity);
+    });
   }
 
   const server = http.createServer((req, res) => {
@@ -200,7 +223,9 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
       try {
         const json = JSON.parse(body.toString('utf8')) as { id?: unknown };
         if (typeof json.id === 'string') rawBodies.set((bodyId = json.id), json);
-      } catch { /* Fedify answers a bad body itself */ }
+      } catch {
+        /* Fedify answers a bad body itself */
+      }
     }
     const request = new Request(new URL(req.url ?? '/', base), {
       method,
@@ -211,7 +236,9 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
     requests.push({ method, path: req.url ?? '/', status: response.status, ...signatureOf(headers) });
     publish(bodyId);
     const out: Record<string, string[]> = {};
-    response.headers.forEach((value, name) => { (out[name] ??= []).push(value); });
+    response.headers.forEach((value, name) => {
+      (out[name] ??= []).push(value);
+    });
     res.writeHead(response.status, out);
     res.end(Buffer.from(await response.arrayBuffer()));
   }
@@ -253,10 +280,16 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
           resolve(hit);
           return true;
         };
-        const wake = (): void => { check(); };
+        const wake = (): void => {
+          check();
+        };
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`no matching activity within ${timeoutMs} ms; received: ${JSON.stringify(received.map((r) => [r.type, r.id]))}; errors: ${JSON.stringify(errors)}`));
+          reject(
+            new Error(
+              `no matching activity within ${timeoutMs} ms; received: ${JSON.stringify(received.map((r) => [r.type, r.id]))}; errors: ${JSON.stringify(errors)}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(wake);
         check();

@@ -6,9 +6,26 @@
 import assert from 'node:assert/strict';
 
 const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
-  p: ['class'], br: [], span: ['class', 'translate'], a: ['href', 'rel', 'target', 'class', 'translate'], del: [], s: [], pre: [],
-  blockquote: [], code: [], b: [], strong: [], u: [], i: [], em: [], ul: [], ol: ['start', 'reversed'], li: ['value'], ruby: [],
-  rt: [], rp: [],
+  p: ['class'],
+  br: [],
+  span: ['class', 'translate'],
+  a: ['href', 'rel', 'target', 'class', 'translate'],
+  del: [],
+  s: [],
+  pre: [],
+  blockquote: [],
+  code: [],
+  b: [],
+  strong: [],
+  u: [],
+  i: [],
+  em: [],
+  ul: [],
+  ol: ['start', 'reversed'],
+  li: ['value'],
+  ruby: [],
+  rt: [],
+  rp: [],
 };
 const SCHEMES = /^(?:https?|dat|dweb|ipfs|ipns|ssb|gopher|xmpp|magnet|gemini):/i;
 const CLASS = /^(?:(?:h|p|u|dt|e)-[A-Za-z0-9_-]+|mention|hashtag|ellipsis|invisible|quote-inline)$/;
@@ -17,7 +34,11 @@ const ATTR = / ([a-z]+)(?:="([^"<>]*)")?/g;
 const REF = /&(?:[a-zA-Z][a-zA-Z0-9]{0,31}|#\d{1,7}|#x[0-9a-fA-F]{1,6});/y;
 
 function decode(v: string): string {
-  return v.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return v
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** Fails (naming `label`) unless `html` is made only of Mastodon's allowed markup, well nested. */

@@ -44,15 +44,23 @@ export interface StreamedUpload {
 /** POST /api/v2/media with a multipart body generated while it is sent: large files cost the test one 1 MiB chunk. */
 export async function uploadStreamed(base: string, token: string, u: StreamedUpload): Promise<{ status: number; body: Json }> {
   const boundary = `----stoa-test-${Date.now().toString(36)}`;
-  const fieldParts = Object.entries(u.fields ?? {}).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
-  const open = Buffer.from(`${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const fieldParts = Object.entries(u.fields ?? {})
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join('');
+  const open = Buffer.from(
+    `${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const close = Buffer.from(`\r\n--${boundary}--\r\n`);
   const length = open.length + u.size + close.length;
   const url = new URL('/api/v2/media', base);
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(u.declaredLength ?? length) },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(u.declaredLength ?? length),
+      },
     });
     req.on('response', (res) => {
       const parts: Buffer[] = [];

@@ -26,7 +26,13 @@ export async function createMembers(s: TestServer, names: readonly string[], rol
   const token: Record<string, string> = {};
   const userId: Record<string, string> = {};
   for (const name of names) {
-    const user = await users.create({ username: name, email: `${name}@example.test`, passwordHash: hash, roleId: RoleId[roles[name] ?? 'user'], approved: true });
+    const user = await users.create({
+      username: name,
+      email: `${name}@example.test`,
+      passwordHash: hash,
+      roleId: RoleId[roles[name] ?? 'user'],
+      approved: true,
+    });
     id[name] = user.accountId;
     userId[name] = user.userId;
     token[name] = (await tokens.issue(app.id, user.userId, ['read', 'write', 'follow'])).token;

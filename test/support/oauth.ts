@@ -11,7 +11,10 @@ export interface RegisteredApp {
   readonly scopes: string[];
 }
 
-export async function registerApp(baseUrl: string, fields: { client_name?: string; redirect_uris?: string | string[]; scopes?: string; website?: string } = {}): Promise<RegisteredApp> {
+export async function registerApp(
+  baseUrl: string,
+  fields: { client_name?: string; redirect_uris?: string | string[]; scopes?: string; website?: string } = {},
+): Promise<RegisteredApp> {
   const r = await fetch(`${baseUrl}/api/v1/apps`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -38,7 +41,12 @@ export function pkcePair(): { verifier: string; challenge: string } {
  * Opens the consent page with these query parameters and presses Authorize (or Deny); returns the redirect's
  * Location (or the response, when the server answered with a page instead of a redirect).
  */
-export async function authorize(baseUrl: string, jar: CookieJar, query: Record<string, string>, decision: 'approve' | 'deny' = 'approve'): Promise<{ status: number; location: string | null; html: string }> {
+export async function authorize(
+  baseUrl: string,
+  jar: CookieJar,
+  query: Record<string, string>,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<{ status: number; location: string | null; html: string }> {
   const qs = new URLSearchParams({ response_type: 'code', ...query });
   const page = await fetch(`${baseUrl}/oauth/authorize?${qs}`, { headers: { cookie: jar.header() }, redirect: 'manual' });
   jar.store(page);
@@ -50,7 +58,11 @@ export async function authorize(baseUrl: string, jar: CookieJar, query: Record<s
   return { status: r.status, location: r.headers.get('location'), html: await r.text() };
 }
 
-export async function postToken(baseUrl: string, fields: Record<string, string>, opts: { json?: boolean; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function postToken(
+  baseUrl: string,
+  fields: Record<string, string>,
+  opts: { json?: boolean; headers?: Record<string, string> } = {},
+): Promise<Response> {
   return fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': opts.json ? 'application/json' : 'application/x-www-form-urlencoded', ...opts.headers },
@@ -64,19 +76,33 @@ export async function userToken(baseUrl: string, jar: CookieJar, app: Registered
   const { location } = await authorize(baseUrl, jar, { client_id: app.client_id, redirect_uri: redirectUri, scope, state: 's' });
   const code = new URL(location!).searchParams.get('code');
   if (!code) throw new Error(`no code in ${location}`);
-  const r = await postToken(baseUrl, { grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: redirectUri });
+  const r = await postToken(baseUrl, {
+    grant_type: 'authorization_code',
+    code,
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    redirect_uri: redirectUri,
+  });
   if (r.status !== 200) throw new Error(`token exchange failed: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { access_token: string }).access_token;
 }
 
 export async function appToken(baseUrl: string, app: RegisteredApp, scope?: string): Promise<string> {
-  const r = await postToken(baseUrl, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, ...(scope ? { scope } : {}) });
+  const r = await postToken(baseUrl, {
+    grant_type: 'client_credentials',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    ...(scope ? { scope } : {}),
+  });
   if (r.status !== 200) throw new Error(`client_credentials failed: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { access_token: string }).access_token;
 }
 
 /** GET /api/v1/accounts/verify_credentials with this Authorization header value (none when undefined). */
-export async function verifyCredentials(baseUrl: string, authorization: string | undefined): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function verifyCredentials(
+  baseUrl: string,
+  authorization: string | undefined,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const r = await fetch(`${baseUrl}/api/v1/accounts/verify_credentials`, { headers: authorization === undefined ? {} : { authorization } });
   return { status: r.status, body: (await r.json()) as Record<string, unknown>, headers: r.headers };
 }

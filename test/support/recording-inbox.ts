@@ -61,7 +61,11 @@ const MAX_BODY = 1 << 20;
 export async function startRecordingInbox(opts: RecordingInboxOptions = {}): Promise<RecordingInbox> {
   // PEM straight from the generator: Node 20 can deadlock exporting a KeyObject made by generateKeyPairSync when a
   // garbage collection runs mid-export (KeyGenJob's destructor takes the key's mutex, which the export holds).
-  const { publicKey: publicKeyPem } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const { publicKey: publicKeyPem } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   const shared = opts.sharedInbox ?? true;
   const actors = new Set<string>(opts.actors ?? []);
   const posts: RecordedPost[] = [];
@@ -150,7 +154,14 @@ export async function startRecordingInbox(opts: RecordingInboxOptions = {}): Pro
       if (size <= MAX_BODY) chunks.push(c);
     });
     req.on('end', () => {
-      const record: RecordedPost = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at, status: null, answeredAt: null };
+      const record: RecordedPost = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at,
+        status: null,
+        answeredAt: null,
+      };
       posts.push(record);
       answerPost(record, res, mode);
     });

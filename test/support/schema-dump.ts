@@ -37,17 +37,33 @@ export async function dumpSchema(db: Q): Promise<string> {
     if (blocks.length) out.push(`-- ${title}\n\n${blocks.join('\n\n')}\n`);
   };
 
-  const extensions = await db.rows<{ extname: string }>(
-    `SELECT extname FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY extname`);
-  section('Extensions', extensions.map((e) => `CREATE EXTENSION ${e.extname};`));
+  const extensions = await db.rows<{ extname: string }>(`SELECT extname FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY extname`);
+  section(
+    'Extensions',
+    extensions.map((e) => `CREATE EXTENSION ${e.extname};`),
+  );
 
   const enums = await db.rows<{ name: string; labels: string[] }>(
     `SELECT t.typname AS name, array_agg(e.enumlabel ORDER BY e.enumsortorder)::text[] AS labels
        FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace
-      WHERE n.nspname = 'public' GROUP BY t.typname ORDER BY t.typname`);
-  section('Types', enums.map((t) => `CREATE TYPE ${t.name} AS ENUM (${t.labels.map((l) => `'${l.replaceAll("'", "''")}'`).join(', ')});`));
+      WHERE n.nspname = 'public' GROUP BY t.typname ORDER BY t.typname`,
+  );
+  section(
+    'Types',
+    enums.map((t) => `CREATE TYPE ${t.name} AS ENUM (${t.labels.map((l) => `'${l.replaceAll("'", "''")}'`).join(', ')});`),
+  );
 
-  const sequences = await db.rows<{ name: string; type: string; start: string; inc: string; min: string; max: string; cache: string; cycle: boolean; owner: string | null }>(
+  const sequences = await db.rows<{
+    name: string;
+    type: string;
+    start: string;
+    inc: string;
+    min: string;
+    max: string;
+    cache: string;
+    cycle: boolean;
+    owner: string | null;
+  }>(
     `SELECT s.sequencename AS name, s.data_type::text AS type, s.start_value::text AS start, s.increment_by::text AS inc,
             s.min_value::text AS min, s.max_value::text AS max, s.cache_size::text AS cache, s.cycle,
             (SELECT t.relname || '.' || a.attname FROM pg_depend d
@@ -55,22 +71,33 @@ export async function dumpSchema(db: Q): Promise<string> {
                JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
               WHERE d.classid = 'pg_class'::regclass AND d.objid = (quote_ident(s.sequencename))::regclass
                 AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')) AS owner
-       FROM pg_sequences s WHERE s.schemaname = 'public' ORDER BY s.sequencename`);
-  section('Sequences', sequences.map((s) =>
-    `CREATE SEQUENCE ${s.name} AS ${s.type} START ${s.start} INCREMENT ${s.inc} MINVALUE ${s.min} MAXVALUE ${s.max} CACHE ${s.cache}` +
-    `${s.cycle ? ' CYCLE' : ''}${s.owner ? ` OWNED BY ${s.owner}` : ''};`));
+       FROM pg_sequences s WHERE s.schemaname = 'public' ORDER BY s.sequencename`,
+  );
+  section(
+    'Sequences',
+    sequences.map(
+      (s) =>
+        `CREATE SEQUENCE ${s.name} AS ${s.type} START ${s.start} INCREMENT ${s.inc} MINVALUE ${s.min} MAXVALUE ${s.max} CACHE ${s.cache}` +
+        `${s.cycle ? ' CYCLE' : ''}${s.owner ? ` OWNED BY ${s.owner}` : ''};`,
+    ),
+  );
 
   const functions = await db.rows<{ def: string }>(
     `SELECT pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
       WHERE n.nspname = 'public' AND p.prokind IN ('f', 'p') AND ${NOT_FROM_EXTENSION('p.oid', 'pg_proc')}
-      ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`);
-  section('Functions', functions.map((f) => `${f.def.trim()};`));
+      ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`,
+  );
+  section(
+    'Functions',
+    functions.map((f) => `${f.def.trim()};`),
+  );
 
   const tables = await db.rows<{ oid: number; name: string; persistence: string }>(
     `SELECT c.oid::int AS oid, c.relname AS name, c.relpersistence AS persistence FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND ${NOT_FROM_EXTENSION('c.oid', 'pg_class')}
-      ORDER BY c.relname`);
+      ORDER BY c.relname`,
+  );
   const blocks: string[] = [];
   for (const t of tables) blocks.push(await dumpTable(db, t.oid, t.name, t.persistence === 'u'));
   section('Tables', blocks);
@@ -78,8 +105,12 @@ export async function dumpSchema(db: Q): Promise<string> {
   const views = await db.rows<{ name: string; materialized: boolean; def: string }>(
     `SELECT c.relname AS name, c.relkind = 'm' AS materialized, pg_get_viewdef(c.oid, true) AS def FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind IN ('v', 'm') ORDER BY c.relname`);
-  section('Views', views.map((v) => `CREATE ${v.materialized ? 'MATERIALIZED ' : ''}VIEW ${v.name} AS\n${v.def.trim().replace(/;$/, '')};`));
+      WHERE n.nspname = 'public' AND c.relkind IN ('v', 'm') ORDER BY c.relname`,
+  );
+  section(
+    'Views',
+    views.map((v) => `CREATE ${v.materialized ? 'MATERIALIZED ' : ''}VIEW ${v.name} AS\n${v.def.trim().replace(/;$/, '')};`),
+  );
 
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -89,7 +120,9 @@ async function dumpTable(db: Q, oid: number, name: string, unlogged: boolean): P
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS notnull,
             pg_get_expr(d.adbin, d.adrelid) AS def, a.attgenerated AS generated, a.attidentity AS identity
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [oid]);
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    [oid],
+  );
   const lines = columns.map((c) => {
     let line = `${c.name} ${c.type}`;
     if (c.generated === 's') line += ` GENERATED ALWAYS AS (${c.def}) STORED`;
@@ -102,7 +135,9 @@ async function dumpTable(db: Q, oid: number, name: string, unlogged: boolean): P
   const constraints = await db.rows<{ name: string; def: string }>(
     `SELECT conname AS name, pg_get_constraintdef(oid, true) AS def FROM pg_constraint
       WHERE conrelid = $1 AND contype IN ('p', 'u', 'f', 'c', 'x')
-      ORDER BY array_position(ARRAY['p', 'u', 'x', 'f', 'c']::"char"[], contype), conname`, [oid]);
+      ORDER BY array_position(ARRAY['p', 'u', 'x', 'f', 'c']::"char"[], contype), conname`,
+    [oid],
+  );
   for (const c of constraints) lines.push(`CONSTRAINT ${c.name} ${c.def}`);
   const width = Math.max(...columns.map((c) => c.name.length));
   const body = lines.map((l, i) => {
@@ -116,11 +151,15 @@ async function dumpTable(db: Q, oid: number, name: string, unlogged: boolean): P
   const indexes = await db.rows<{ def: string }>(
     `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = $1)
-      ORDER BY c.relname`, [oid]);
+      ORDER BY c.relname`,
+    [oid],
+  );
   for (const i of indexes) parts.push(`${i.def.replace(' ON public.', ' ON ')};`);
 
   const triggers = await db.rows<{ def: string }>(
-    `SELECT pg_get_triggerdef(oid, true) AS def FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY tgname`, [oid]);
+    `SELECT pg_get_triggerdef(oid, true) AS def FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY tgname`,
+    [oid],
+  );
   for (const t of triggers) parts.push(`${t.def};`);
   return parts.join('\n');
 }

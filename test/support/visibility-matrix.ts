@@ -83,7 +83,10 @@ export async function startMatrix(opts: { beforeBlock?: (m: Matrix) => Promise<v
   };
   const mention = (k: Kind) => (k === 'direct' ? ' @cal @fay' : '');
 
-  for (const [who, fields] of [['bob', { notify: true }], ['fay', {}]] as const) {
+  for (const [who, fields] of [
+    ['bob', { notify: true }],
+    ['fay', {}],
+  ] as const) {
     const r = await call(who, 'POST', `/api/v1/accounts/${members.id['amy']}/follow`, fields);
     assert.equal(r.body.following, true, who);
   }

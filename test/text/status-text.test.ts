@@ -6,11 +6,9 @@ import { extractHashtags, extractMentions, statusHtml, statusLength, type Resolv
 
 const LINK_ATTRS = 'target="_blank" rel="nofollow noopener noreferrer"';
 const link = (url: string): string => `<a href="${url}" ${LINK_ATTRS}>${url}</a>`;
-const mention = (url: string, username: string): string =>
-  `<span class="h-card"><a href="${url}" class="u-url mention">@<span>${username}</span></a></span>`;
+const mention = (url: string, username: string): string => `<span class="h-card"><a href="${url}" class="u-url mention">@<span>${username}</span></a></span>`;
 const tagUrl = (name: string): string => `https://stoa.example/tags/${encodeURIComponent(name)}`;
-const hashtag = (name: string): string =>
-  `<a href="${tagUrl(name)}" class="mention hashtag" rel="tag">#<span>${name}</span></a>`;
+const hashtag = (name: string): string => `<a href="${tagUrl(name)}" class="mention hashtag" rel="tag">#<span>${name}</span></a>`;
 const resolved = new Map<string, ResolvedMention>([
   ['bob', { url: 'https://stoa.example/@bob', username: 'bob' }],
   ['alice@remote.example', { url: 'https://remote.example/users/alice', username: 'alice' }],
@@ -37,9 +35,7 @@ describe('extractMentions', () => {
   });
 
   it('keeps an IPv4 or localhost host and its port in one mention', () => {
-    assert.deepEqual(extractMentions('@admin@127.0.0.1:43123 hello'), [
-      { acct: 'admin@127.0.0.1:43123', username: 'admin', domain: '127.0.0.1:43123' },
-    ]);
+    assert.deepEqual(extractMentions('@admin@127.0.0.1:43123 hello'), [{ acct: 'admin@127.0.0.1:43123', username: 'admin', domain: '127.0.0.1:43123' }]);
     assert.deepEqual(extractMentions('@x@LocalHost:3000, @y@localhost'), [
       { acct: 'x@LocalHost:3000', username: 'x', domain: 'localhost:3000' },
       { acct: 'y@localhost', username: 'y', domain: 'localhost' },
@@ -51,8 +47,7 @@ describe('extractMentions', () => {
   });
 
   it('finds mentions at line starts (LF and CRLF) and next to punctuation', () => {
-    assert.deepEqual(accts('@a\r\n@b\n@c (@d), @e. @f! @g? "@h" \'@i\' @j: [@k] @l;'),
-      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']);
+    assert.deepEqual(accts('@a\r\n@b\n@c (@d), @e. @f! @g? "@h" \'@i\' @j: [@k] @l;'), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']);
     assert.deepEqual(accts('@bob@remote.example. @carol@remote.example: hi'), ['bob@remote.example', 'carol@remote.example']);
   });
 
@@ -66,8 +61,21 @@ describe('extractMentions', () => {
   });
 
   it('refuses a written domain that is not a dotted name, localhost or a valid IPv4 address, and a bad port', () => {
-    for (const text of ['@bob@nodot', '@bob@999.1.1.1', '@bob@1.2.3', '@bob@-x.example', '@bob@x..example',
-      '@bob@example.com:70000', '@bob@example.com:0', '@bob@', '@bob@example.com@more', '@bobé', '@.bob', '@-bob', '@']) {
+    for (const text of [
+      '@bob@nodot',
+      '@bob@999.1.1.1',
+      '@bob@1.2.3',
+      '@bob@-x.example',
+      '@bob@x..example',
+      '@bob@example.com:70000',
+      '@bob@example.com:0',
+      '@bob@',
+      '@bob@example.com@more',
+      '@bobé',
+      '@.bob',
+      '@-bob',
+      '@',
+    ]) {
       assert.deepEqual(extractMentions(text), [], text);
     }
   });
@@ -109,12 +117,11 @@ describe('statusHtml', () => {
   it('escapes every HTML-significant character the author typed', () => {
     assert.equal(html('<script>alert(1)</script>'), '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
     assert.equal(html('"><img src=x onerror=alert(1)>'), '<p>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</p>');
-    assert.equal(html('&amp; &lt; it\'s'), '<p>&amp;amp; &amp;lt; it&#39;s</p>');
+    assert.equal(html("&amp; &lt; it's"), '<p>&amp;amp; &amp;lt; it&#39;s</p>');
   });
 
   it('links http and https URLs, escaping them in href and text', () => {
-    assert.equal(html('see https://x.example/a?b=1&c=2 now'),
-      `<p>see ${link('https://x.example/a?b=1&amp;c=2')} now</p>`);
+    assert.equal(html('see https://x.example/a?b=1&c=2 now'), `<p>see ${link('https://x.example/a?b=1&amp;c=2')} now</p>`);
     assert.equal(html('HTTP://X.example/Path'), `<p>${link('HTTP://X.example/Path')}</p>`);
     assert.equal(html('http://127.0.0.1:43123/@admin/1'), `<p>${link('http://127.0.0.1:43123/@admin/1')}</p>`);
   });
@@ -123,33 +130,33 @@ describe('statusHtml', () => {
     assert.equal(html('https://x.example/a.'), `<p>${link('https://x.example/a')}.</p>`);
     assert.equal(html('(https://x.example/a)!?'), `<p>(${link('https://x.example/a')})!?</p>`);
     assert.equal(html('https://x.example/,;:'), `<p>${link('https://x.example/')},;:</p>`);
-    assert.equal(html('(https://en.wikipedia.org/wiki/Foo_(bar)).'),
-      `<p>(${link('https://en.wikipedia.org/wiki/Foo_(bar)')}).</p>`);
+    assert.equal(html('(https://en.wikipedia.org/wiki/Foo_(bar)).'), `<p>(${link('https://en.wikipedia.org/wiki/Foo_(bar)')}).</p>`);
     assert.equal(html('<https://x.example/a>'), `<p>&lt;${link('https://x.example/a')}&gt;</p>`);
   });
 
   it('ends a link at a double quote and escapes single quotes inside it', () => {
-    assert.equal(html('https://x.example/"onmouseover="alert(1)'),
-      `<p>${link('https://x.example/')}&quot;onmouseover=&quot;alert(1)</p>`);
-    assert.equal(html("https://x.example/'onmouseover='alert(1)'"),
-      `<p>${link('https://x.example/&#39;onmouseover=&#39;alert(1)')}&#39;</p>`);
+    assert.equal(html('https://x.example/"onmouseover="alert(1)'), `<p>${link('https://x.example/')}&quot;onmouseover=&quot;alert(1)</p>`);
+    assert.equal(html("https://x.example/'onmouseover='alert(1)'"), `<p>${link('https://x.example/&#39;onmouseover=&#39;alert(1)')}&#39;</p>`);
   });
 
   it('does not link javascript:, data: or other schemes, nor URLs without a valid host', () => {
     assert.equal(html('javascript:alert(1)'), '<p>javascript:alert(1)</p>');
     assert.equal(html('JavaScript://x.example/%0aalert(1)'), '<p>JavaScript://x.example/%0aalert(1)</p>');
     assert.equal(html('data:text/html,<script>x</script>'), '<p>data:text/html,&lt;script&gt;x&lt;/script&gt;</p>');
-    assert.equal(html('<a href="javascript:alert(1)">x</a>'),
-      '<p>&lt;a href=&quot;javascript:alert(1)&quot;&gt;x&lt;/a&gt;</p>');
+    assert.equal(html('<a href="javascript:alert(1)">x</a>'), '<p>&lt;a href=&quot;javascript:alert(1)&quot;&gt;x&lt;/a&gt;</p>');
     assert.equal(html('http:// http://[bad xhttps://x.example'), '<p>http:// http://[bad xhttps://x.example</p>');
     assert.equal(html('javascript:https://x.example'), `<p>javascript:${link('https://x.example')}</p>`);
   });
 
   it('links resolved mentions by lower-cased acct and leaves unresolved ones as escaped text', () => {
-    assert.equal(html('@Bob hi @ALICE@Remote.Example.'),
-      `<p>${mention('https://stoa.example/@bob', 'bob')} hi ${mention('https://remote.example/users/alice', 'alice')}.</p>`);
-    assert.equal(html('(@admin@127.0.0.1:43123): @carol@elsewhere.example'),
-      `<p>(${mention('http://127.0.0.1:43123/@admin', 'admin')}): @carol@elsewhere.example</p>`);
+    assert.equal(
+      html('@Bob hi @ALICE@Remote.Example.'),
+      `<p>${mention('https://stoa.example/@bob', 'bob')} hi ${mention('https://remote.example/users/alice', 'alice')}.</p>`,
+    );
+    assert.equal(
+      html('(@admin@127.0.0.1:43123): @carol@elsewhere.example'),
+      `<p>(${mention('http://127.0.0.1:43123/@admin', 'admin')}): @carol@elsewhere.example</p>`,
+    );
   });
 
   it('refuses a resolved mention whose URL is not http(s), and escapes the resolved username', () => {
@@ -158,14 +165,18 @@ describe('statusHtml', () => {
       ['mallory', { url: 'https://evil.example/"><x>', username: '<img src=x onerror=alert(1)>' }],
     ]);
     assert.equal(statusHtml('@eve', hostile, tagUrl), '<p>@eve</p>');
-    assert.equal(statusHtml('@mallory', hostile, tagUrl),
-      `<p>${mention('https://evil.example/&quot;&gt;&lt;x&gt;', '&lt;img src=x onerror=alert(1)&gt;')}</p>`);
+    assert.equal(
+      statusHtml('@mallory', hostile, tagUrl),
+      `<p>${mention('https://evil.example/&quot;&gt;&lt;x&gt;', '&lt;img src=x onerror=alert(1)&gt;')}</p>`,
+    );
   });
 
   it('links hashtags to tagUrl(name) with the name as typed, escaping the URL', () => {
     assert.equal(html('#Stoa, (#café) #2024'), `<p>${hashtag('Stoa')}, (${hashtag('café')}) #2024</p>`);
-    assert.equal(statusHtml('#x', resolved, () => 'https://t.example/?a=1&b="2"'),
-      '<p><a href="https://t.example/?a=1&amp;b=&quot;2&quot;" class="mention hashtag" rel="tag">#<span>x</span></a></p>');
+    assert.equal(
+      statusHtml('#x', resolved, () => 'https://t.example/?a=1&b="2"'),
+      '<p><a href="https://t.example/?a=1&amp;b=&quot;2&quot;" class="mention hashtag" rel="tag">#<span>x</span></a></p>',
+    );
   });
 
   it('never reads a mention or tag inside a link', () => {
@@ -174,9 +185,20 @@ describe('statusHtml', () => {
   });
 
   it('writes no markup of its own for hostile input', () => {
-    const inputs = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "'><svg onload=alert(1)>",
-      'https://x.example/"><script>alert(1)</script>', '@bob"><b>x</b>', '#tag"><i>x</i>', '</p><p onclick=x>',
-      'https://x.example/<b>', '&lt;script&gt;', '<!-- x -->', '<![CDATA[x]]>', '\u0000<\u0000script>'];
+    const inputs = [
+      '<script>alert(1)</script>',
+      '"><img src=x onerror=alert(1)>',
+      "'><svg onload=alert(1)>",
+      'https://x.example/"><script>alert(1)</script>',
+      '@bob"><b>x</b>',
+      '#tag"><i>x</i>',
+      '</p><p onclick=x>',
+      'https://x.example/<b>',
+      '&lt;script&gt;',
+      '<!-- x -->',
+      '<![CDATA[x]]>',
+      '\u0000<\u0000script>',
+    ];
     for (const input of inputs) {
       const out = html(input);
       assert.doesNotMatch(strayMarkup(out), /[<>]/, `${input} → ${out}`);
@@ -209,8 +231,13 @@ describe('statusHtml', () => {
         assert.ok(ms < 200, `${name} on ${JSON.stringify(unit)} × ${text.length / unit.length} took ${ms.toFixed(0)} ms`);
       }
     }
-    for (const text of [`https://x.example/${'('.repeat(n)}`, `http://x/${')'.repeat(n)}`, `@a@${'a-'.repeat(n / 2)}`,
-      `@a@b.c:${'1'.repeat(n)}`, `#${'1'.repeat(n)}`]) {
+    for (const text of [
+      `https://x.example/${'('.repeat(n)}`,
+      `http://x/${')'.repeat(n)}`,
+      `@a@${'a-'.repeat(n / 2)}`,
+      `@a@b.c:${'1'.repeat(n)}`,
+      `#${'1'.repeat(n)}`,
+    ]) {
       const started = performance.now();
       html(text);
       extractMentions(text);
