@@ -1,17 +1,9 @@
 // Counts shown in the instance entities.
+import type { Account } from './accounts.js';
 import type { Database } from './db.js';
 
 /** The Owner's public profile fields, enough for the instance entities' contact account. */
-export interface InstanceOwner {
-  readonly id: string;
-  readonly username: string;
-  readonly displayName: string;
-  readonly note: string;
-  readonly locked: boolean;
-  readonly bot: boolean;
-  readonly discoverable: boolean | null;
-  readonly createdAt: Date;
-}
+export type InstanceOwner = Pick<Account, 'id' | 'username' | 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'createdAt'>;
 
 export interface InstanceCounts {
   readonly userCount: number;
