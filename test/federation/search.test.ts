@@ -74,7 +74,8 @@ describe('search', () => {
   });
 
   it('refuses a missing query, negative or malformed pages, an unknown type and a malformed account_id with 400', async () => {
-    assert.deepEqual(await api(a.url, tokenA, 'GET', '/api/v2/search'), { status: 400, body: { error: 'q is required' }, text: '{"error":"q is required"}' });
+    const missing = await api(a.url, tokenA, 'GET', '/api/v2/search');
+    assert.deepEqual([missing.status, missing.text], [400, '{"error":"q is required"}']);
     assert.deepEqual((await api(a.url, tokenA, 'GET', q({ q: '   ' }))).body, { error: 'q is required' });
     const positive = { error: 'Pagination values for `offset` and `limit` must be positive' };
     for (const params of [{ limit: '-1' }, { offset: '-5', type: 'statuses' }, { offset: '-5' }] as Record<string, string>[]) {
