@@ -9,6 +9,7 @@ interface ParamRoute {
 
 export type Match = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
 
+const SLASH = 0x2f;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export class Router {
@@ -32,7 +33,17 @@ export class Router {
     entry.byMethod.set(route.method, route);
   }
 
+  /**
+   * One trailing slash is ignored, as Rails does: clients ask for `/api/v1/instance/` and print `/oauth/authorize/?…`.
+   * Only one: `//` keeps naming nothing, so an empty segment never matches.
+   */
   match(method: string, path: string): Match {
+    const found = this.exact(method, path);
+    if (found.kind !== 'none' || path.length < 2 || path.charCodeAt(path.length - 1) !== SLASH || path.charCodeAt(path.length - 2) === SLASH) return found;
+    return this.exact(method, path.slice(0, -1));
+  }
+
+  private exact(method: string, path: string): Match {
     const lookup = method === 'HEAD' ? 'GET' : method;
     const byMethod = this.staticRoutes.get(path);
     if (byMethod) {
