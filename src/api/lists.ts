@@ -11,7 +11,7 @@ import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { AccountViews } from './account-views.js';
-import { given, invalid, railsBool } from './params.js';
+import { given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
 
@@ -20,7 +20,7 @@ const ListBody = z.object({
   replies_policy: z.enum(REPLIES_POLICIES).optional(),
   exclusive: railsBool.optional(),
 });
-const id = z.string().refine(isId, 'must be an id');
+const id = idParam;
 const AccountIds = z.object({ account_ids: z.union([id, z.array(id).min(1).max(100)]).transform((v) => (Array.isArray(v) ? v : [v])) });
 
 export interface ListApiDeps {

@@ -36,7 +36,15 @@ export function given(fields: Record<string, unknown>): Record<string, unknown> 
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
 }
 
-export const idParam = z.string().refine(isId, 'must be an id');
+/**
+ * An id: a digit string, or a JSON number as Mastodon accepts (a long one arrives as its digits already, see
+ * http/body.ts parseJson; a shorter one is exact as a double).
+ */
+export function idWith(message: string) {
+  return z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : v), z.string().refine(isId, message));
+}
+
+export const idParam = idWith('must be an id');
 
 /** A media description (uploads, and media_attributes[] of an edit). */
 export const description = z.string().max(MEDIA_LIMITS.descriptionChars, `Description is too long (maximum is ${MEDIA_LIMITS.descriptionChars} characters)`);

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
-import { invalid } from './params.js';
+import { idWith, invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
 
-const Position = z.object({ last_read_id: z.string().regex(/^\d{1,19}$/, 'last_read_id must be an id') });
+const Position = z.object({ last_read_id: idWith('last_read_id must be an id') });
 const MarkerBody = z.object({ home: Position.optional(), notifications: Position.optional() });
 
 export interface PreferenceDeps {

@@ -14,10 +14,9 @@ import { reportEntity } from '../entities/report.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
-import { given, invalid, railsBool } from './params.js';
-import { isId } from '../store/ids.js';
+import { given, idParam, invalid, railsBool } from './params.js';
 
-const id = z.string().refine(isId, 'must be an id');
+const id = idParam;
 
 const ReportBody = z.object({
   account_id: id,

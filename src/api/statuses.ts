@@ -11,9 +11,8 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
-import { description, focus, given, idList, idParam, invalid, railsBool } from './params.js';
+import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
-import { isId } from '../store/ids.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -57,7 +56,7 @@ const Language = z
   .transform((v) => v.replace(/^([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))?$/, (_, lang: string, sub?: string) => lang.toLowerCase() + (sub ? `-${sub}` : '')))
   .refine((v) => v === '' || /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v), 'Language is not a valid language code')
   .transform((v) => v || null);
-const MediaIds = z.array(z.string().refine(isId, 'media_ids must be ids')).max(MAX_MEDIA, `Cannot attach more than ${MAX_MEDIA} files`);
+const MediaIds = z.array(idWith('media_ids must be ids')).max(MAX_MEDIA, `Cannot attach more than ${MAX_MEDIA} files`);
 // The length rule (statusLength) judges text and content warning together; these bounds only cap the work.
 const Text = z.string().max(100_000);
 

@@ -146,6 +146,39 @@ describe('HTTP front end', () => {
     assert.match(raw, /^HTTP\/1\.1 413/);
   });
 
+  it('keeps every digit of a long JSON integer (as its digits), and only of a bare integer value', async () => {
+    const echo = async (text: string) => {
+      const r = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+      return { status: r.status, body: ((await r.json()) as { body: unknown }).body };
+    };
+    const text =
+      '{"id": 9223372036854775807, "ids":[1234567890123456789 ,12],"small":123456789012345,' +
+      '"in string":"9223372036854775807 \\" 1234567890123456789","neg":-12345678901234567,"frac":12345678901234567.5,"exp":12345678901234567e2}';
+    assert.deepEqual((await echo(text)).body, {
+      id: '9223372036854775807',
+      ids: ['1234567890123456789', 12],
+      small: 123456789012345,
+      'in string': '9223372036854775807 " 1234567890123456789',
+      // Left to JSON.parse: still numbers, as near as a double gets.
+      neg: JSON.parse('-12345678901234567'),
+      frac: JSON.parse('12345678901234567.5'),
+      exp: JSON.parse('12345678901234567e2'),
+    });
+    // Nothing malformed becomes well-formed: a number as a key, a leading zero.
+    assert.equal((await echo('{12345678901234567890: 1}')).status, 400);
+    assert.equal((await echo('{"a": 01234567890123456789}')).status, 400);
+  });
+
+  it('ignores one trailing slash on a path (as Rails does), and only one', async () => {
+    const r = await fetch(`${base}/api/v1/things/a%20b/parts/7/?x=1`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { id: 'a b', part: '7' });
+    assert.equal((await fetch(`${base}/api/v1/echo/`, { method: 'POST' })).status, 200);
+    assert.equal((await fetch(`${base}/api/v1/things/1/`, { method: 'DELETE' })).status, 405);
+    assert.equal((await fetch(`${base}/api/v1/things/1//`)).status, 404);
+    assert.equal((await fetch(`${base}/api/v1/things//`)).status, 404);
+  });
+
   it('answers malformed JSON with 400 and an unknown content type with 415', async () => {
     const bad = await fetch(`${base}/api/v1/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":' });
     assert.equal(bad.status, 400);
