@@ -120,7 +120,9 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
         const body = ReblogBody.safeParse(given(req.fields));
         if (!body.success) throw invalid(body.error);
         const boost = await d.service.reblog(me, s, body.data.visibility ?? 'public');
-        return json(200, await d.views.one(boost, me.id));
+        // The answer is the boost itself, and Mastodon marks it reblogged for its booster (Account#reblogged? reads
+        // the boosted post): Mastodon.py and megalodon read the top-level flag.
+        return json(200, { ...(await d.views.one(boost, me.id)), reblogged: true });
       },
     }),
     route({
