@@ -59,6 +59,7 @@ const EnvSchema = z.object({
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
+  INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
 });
@@ -77,7 +78,13 @@ export interface Config {
   readonly databasePoolMax: number;
   readonly dataDir: string;
   readonly logLevel: string;
-  readonly instance: { readonly title: string; readonly description: string; readonly contactEmail: string };
+  readonly instance: {
+    readonly title: string;
+    readonly description: string;
+    readonly contactEmail: string;
+    /** How long the instance documents and NodeInfo's counts are served from memory (0: counted on every request). */
+    readonly statsMaxAgeMs: number;
+  };
   readonly registrations: Registrations;
   readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
   readonly limits: { readonly bodyBytes: number; readonly formBytes: number; readonly multipartBytes: number };
@@ -144,7 +151,12 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: path.resolve(e.STOA_DATA_DIR),
     logLevel: e.LOG_LEVEL,
-    instance: Object.freeze({ title: e.INSTANCE_TITLE, description: e.INSTANCE_DESCRIPTION, contactEmail: e.CONTACT_EMAIL }),
+    instance: Object.freeze({
+      title: e.INSTANCE_TITLE,
+      description: e.INSTANCE_DESCRIPTION,
+      contactEmail: e.CONTACT_EMAIL,
+      statsMaxAgeMs: e.INSTANCE_STATS_MAX_AGE_MS,
+    }),
     registrations: e.REGISTRATIONS,
     verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
     limits: Object.freeze({ bodyBytes: e.MAX_BODY_BYTES, formBytes: e.MAX_FORM_BYTES, multipartBytes: e.MAX_MULTIPART_BYTES }),

@@ -1,5 +1,6 @@
 // GET /api/v1/instance, GET /api/v2/instance, GET /health. The instance documents are read by every client at
-// start-up and are hot: they are serialised once and served from memory until invalidated (user changes) or stale.
+// start-up and are hot: they are serialised once and served from memory until invalidated (user changes) or older
+// than INSTANCE_STATS_MAX_AGE_MS (the counts of posts and domains change with every post; they may lag that long).
 import type { Config } from '../../config/schema.js';
 import { accountEntity } from '../entities/account.js';
 import { instanceV1, instanceV2 } from '../entities/instance.js';
@@ -7,8 +8,6 @@ import { json, jsonText } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { Database } from '../store/db.js';
 import { instanceCounts } from '../store/instance-stats.js';
-
-const MAX_AGE_MS = 60_000;
 
 export class InstanceDocuments {
   private cached: { v1: string; v2: string; at: number } | null = null;
@@ -30,7 +29,7 @@ export class InstanceDocuments {
   /** The cached documents when fresh, without a promise: the common case stays synchronous. */
   peek(): { v1: string; v2: string } | null {
     const c = this.cached;
-    return c && Date.now() - c.at < MAX_AGE_MS ? c : null;
+    return c && Date.now() - c.at < this.config.instance.statsMaxAgeMs ? c : null;
   }
 
   async get(): Promise<{ v1: string; v2: string }> {
@@ -44,8 +43,8 @@ export class InstanceDocuments {
     const counts = await instanceCounts(this.db);
     const facts = {
       userCount: counts.userCount,
-      statusCount: 0, // no statuses exist until the client API issue lands
-      domainCount: 0, // no federation peers yet
+      statusCount: counts.localPosts,
+      domainCount: counts.domainCount,
       activeMonth: counts.activeMonth,
       contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
     };

@@ -6,8 +6,8 @@ import type { Reply, Route } from '../http/types.js';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Database } from '../store/db.js';
-import { instanceCounts } from '../store/instance-stats.js';
-import { STOA_VERSION } from '../version.js';
+import { CachedInstanceCounts } from '../store/instance-stats.js';
+import { MASTODON_API_VERSION, STOA_VERSION } from '../version.js';
 import type { LocalUris } from '../urls/local-uris.js';
 
 export interface DiscoveryDeps {
@@ -73,8 +73,9 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
     `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n` +
     `  <Link rel="lrdd" template="${template}"/>\n</XRD>\n`;
 
+  const counts = new CachedInstanceCounts(d.db, config.instance.statsMaxAgeMs);
   const nodeinfo = (version: '2.0' | '2.1') => async (): Promise<Reply> => {
-    const counts = await instanceCounts(d.db);
+    const c = await counts.get();
     const software: Record<string, string> = { name: 'stoa', version: STOA_VERSION };
     if (version === '2.1') software['homepage'] = config.baseUrl;
     const doc = {
@@ -83,8 +84,14 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
       protocols: ['activitypub'],
       services: { inbound: [], outbound: [] },
       openRegistrations: config.registrations !== 'closed',
-      usage: { users: { total: counts.userCount, activeMonth: counts.activeMonth, activeHalfyear: counts.activeHalfyear }, localPosts: 0 },
-      metadata: { nodeName: config.instance.title, nodeDescription: config.instance.description },
+      usage: { users: { total: c.userCount, activeMonth: c.activeMonth, activeHalfyear: c.activeHalfyear }, localPosts: c.localPosts },
+      // Clients that pick an API by NodeInfo (megalodon's detector, so Whalebird) take an unknown software.name for
+      // Mastodon when `upstream` names it, as other Mastodon-compatible servers declare; software.name stays ours.
+      metadata: {
+        nodeName: config.instance.title,
+        nodeDescription: config.instance.description,
+        upstream: { name: 'mastodon', version: MASTODON_API_VERSION },
+      },
     };
     return {
       status: 200,

@@ -1,4 +1,4 @@
-// Counts shown in the instance entities.
+// Counts shown in the instance entities and NodeInfo, and a short-lived cache of them for the documents served often.
 import type { Account } from './accounts.js';
 import type { Database } from './db.js';
 
@@ -9,14 +9,20 @@ export interface InstanceCounts {
   readonly userCount: number;
   readonly activeMonth: number;
   readonly activeHalfyear: number;
+  /** Local statuses not deleted, boosts included and direct ones not, as accounts' statuses_count counts them. */
+  readonly localPosts: number;
+  /** Other servers we know an account of. */
+  readonly domainCount: number;
   readonly owner: InstanceOwner | null;
 }
 
 export async function instanceCounts(db: Database): Promise<InstanceCounts> {
-  const counts = await db.one<{ users: string; active: string; half: string }>(
+  const counts = await db.one<{ users: string; active: string; half: string; posts: string; domains: string }>(
     `SELECT count(*) FILTER (WHERE approved AND NOT disabled) AS users,
             count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '30 days') AS active,
-            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '180 days') AS half
+            count(*) FILTER (WHERE approved AND NOT disabled AND last_sign_in_at > now() - interval '180 days') AS half,
+            (SELECT count(*) FROM statuses WHERE local AND deleted_at IS NULL AND visibility <> 3) AS posts,
+            (SELECT count(DISTINCT lower(domain)) FROM accounts WHERE domain IS NOT NULL) AS domains
        FROM users`,
   );
   const owner = await db.one<{
@@ -37,6 +43,8 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
     userCount: Number(counts?.users ?? 0),
     activeMonth: Number(counts?.active ?? 0),
     activeHalfyear: Number(counts?.half ?? 0),
+    localPosts: Number(counts?.posts ?? 0),
+    domainCount: Number(counts?.domains ?? 0),
     owner: owner
       ? {
           id: owner.id,
@@ -50,4 +58,29 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
         }
       : null,
   };
+}
+
+/**
+ * The counts, read at most once per maxAgeMs (0: on every call) and by one query at a time: counting statuses and
+ * domains scans tables, and NodeInfo is fetched by every crawler and peer.
+ */
+export class CachedInstanceCounts {
+  private cached: { counts: InstanceCounts; at: number } | null = null;
+  private pending: Promise<InstanceCounts> | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  get(): Promise<InstanceCounts> {
+    const c = this.cached;
+    if (c && Date.now() - c.at < this.maxAgeMs) return Promise.resolve(c.counts);
+    return (this.pending ??= instanceCounts(this.db)
+      .then((counts) => {
+        this.cached = { counts, at: Date.now() };
+        return counts;
+      })
+      .finally(() => (this.pending = null)));
+  }
 }

@@ -193,6 +193,20 @@ describe('discovery and actor documents', () => {
         assert.equal(typeof doc.usage.users.total, 'number');
       }
     });
+    it("lets megalodon's detector (Whalebird) take the server for Mastodon, while software.name stays stoa", async () => {
+      // megalodon 10's detector: the first 2.0 or 2.1 link, then software.name, then metadata.upstream.name.
+      const known = ['pleroma', 'mastodon', 'misskey', 'friendica'];
+      const links = (await get(`${s.url}/.well-known/nodeinfo`)).json()['links'] as Doc[];
+      const link = links.find((l) => l['rel'] === NODEINFO_REL('2.0') || l['rel'] === NODEINFO_REL('2.1'))!;
+      const doc = (await get(link['href'])).json();
+      assert.equal(doc['software'].name, 'stoa');
+      const detected = known.includes(doc['software'].name) ? doc['software'].name : doc['metadata'].upstream?.name === 'mastodon' ? 'mastodon' : 'Unknown SNS';
+      assert.equal(detected, 'mastodon');
+      for (const v of ['2.0', '2.1']) {
+        const metadata = NodeInfoSchema.parse((await get(`${s.url}/nodeinfo/${v}`)).json()).metadata;
+        assert.deepEqual(metadata['upstream'], { name: 'mastodon', version: '4.3.0' }, v);
+      }
+    });
   });
 
   describe('actor documents', () => {
@@ -370,7 +384,8 @@ describe('discovery and actor documents', () => {
 describe('NodeInfo usage and registrations', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ ...ENV, REGISTRATIONS: 'open' });
+    // Counted on every request: by default NodeInfo's counts are kept a minute (INSTANCE_STATS_MAX_AGE_MS).
+    s = await startTestServer({ ...ENV, REGISTRATIONS: 'open', INSTANCE_STATS_MAX_AGE_MS: '0' });
   });
   after(async () => {
     await s?.stop();
