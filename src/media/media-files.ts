@@ -1,7 +1,8 @@
 // Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
-// server chose), written once and served as they are.
+// server chose), written once and served as they are. Only the server's user may read them (directory 0700, files
+// 0600): followers-only and direct media must not be open to every local user of the machine.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const EXTENSIONS: Record<string, string> = {
@@ -21,16 +22,29 @@ const NAME = /^[a-f0-9]{32}\.[a-z0-9]{2,4}$/;
 export class MediaFiles {
   readonly dir: string;
 
+  private ready: Promise<void> | undefined;
+
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'media');
   }
 
+  /** Creates the directory, and closes one an earlier version left readable to all; retried after a failure. */
+  private async prepare(): Promise<void> {
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await chmod(this.dir, 0o700);
+    } catch (e) {
+      this.ready = undefined;
+      throw e;
+    }
+  }
+
   /** Stores the bytes under a fresh name; the file appears whole or not at all (written aside, then renamed). */
   async save(data: Buffer, contentType: string): Promise<string> {
-    await mkdir(this.dir, { recursive: true });
+    await (this.ready ??= this.prepare());
     const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
     const tmp = path.join(this.dir, `.${name}.tmp`);
-    await writeFile(tmp, data);
+    await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, path.join(this.dir, name));
     return name;
   }
