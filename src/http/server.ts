@@ -1,6 +1,7 @@
 // The uWebSockets.js front end: one catch-all uWS handler, our router, size-limited bodies, abort safety, corked
 // writes, a request id and one log line per request, CORS, and the single mapping of thrown errors to HTTP.
 import { STATUS_CODES } from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config/schema.js';
 import { Errors, toHttpError } from '../errors.js';
@@ -44,6 +45,10 @@ const CORS_KEYS = Object.keys(CORS_HEADERS);
 const INTERNAL_ERROR_HEADERS = Object.freeze({ 'Content-Type': 'application/json; charset=utf-8' });
 const INTERNAL_ERROR_BODY = '{"error":"Internal server error"}';
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+// uSockets listen options; the typings lack the (host, port, options, cb) overload the binding accepts.
+const LISTEN_DEFAULT = 0;
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: ListenSocket | false) => void) => unknown;
 
 function headersAreSafe(headers: Reply['headers']): boolean {
   if (headers === undefined) return true;
@@ -101,10 +106,12 @@ export class HttpServer {
   }
 
   listen(): Promise<number> {
-    const { host, port } = this.deps.config;
+    const { host, port, listenReusePort } = this.deps.config;
+    // uSockets shares a port by default (SO_REUSEPORT): a second server would start too and take half the requests.
+    const options = listenReusePort ? LISTEN_DEFAULT : LISTEN_EXCLUSIVE_PORT;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+      (this.app.listen as unknown as ListenWithOptions).call(this.app, host, port, options, (socket) => {
+        if (!socket) return void whyNotListening(host, port).then(reject);
         this.listenSocket = socket;
         this.port = uws.us_socket_local_port(socket as never);
         resolve(this.port);
@@ -350,4 +357,15 @@ export class HttpServer {
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }
+}
+
+/** Why uWS could not listen (it does not say): the same bind by node's net names the reason. */
+function whyNotListening(host: string, port: number): Promise<Error> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      resolve(new Error(e.code === 'EADDRINUSE' ? `port ${port} is in use` : `cannot listen on ${host}:${port} (${e.code ?? e.message})`)),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(new Error(`cannot listen on ${host}:${port}`))));
+  });
 }
