@@ -45,6 +45,13 @@ const CORS_KEYS = Object.keys(CORS_HEADERS);
 const INTERNAL_ERROR_HEADERS = Object.freeze({ 'Content-Type': 'application/json; charset=utf-8' });
 const INTERNAL_ERROR_BODY = '{"error":"Internal server error"}';
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+// Headers that must come once: two of them are read one way here and perhaps another way by a proxy in front
+// (request smuggling, or one credential checked and another used), so the request is refused.
+const SINGLE_HEADERS = new Map([
+  ['authorization', 'Authorization'],
+  ['content-length', 'Content-Length'],
+  ['host', 'Host'],
+]);
 // uSockets listen options; the typings lack the (host, port, options, cb) overload the binding accepts.
 const LISTEN_DEFAULT = 0;
 const LISTEN_EXCLUSIVE_PORT = 1;
@@ -144,7 +151,9 @@ export class HttpServer {
     const path = ureq.getUrl();
     const rawQuery = ureq.getQuery() ?? '';
     const headers: Record<string, string> = {};
+    let duplicate: string | undefined;
     ureq.forEach((k, v) => {
+      if (headers[k] !== undefined && SINGLE_HEADERS.has(k)) duplicate ??= SINGLE_HEADERS.get(k);
       headers[k] = v;
     });
     const ex: Exchange = { aborted: false, finished: false, readingBody: false, closeAfter: false, start: performance.now() };
@@ -162,6 +171,15 @@ export class HttpServer {
     const hasBody = (declared !== null && declared > 0) || headers['transfer-encoding'] !== undefined;
     ex.closeAfter = hasBody;
 
+    if (duplicate !== undefined) {
+      // Where this request ends is uncertain, so nothing after it may be served: the refusal closes the connection,
+      // and it is sent on the next turn because uWS drops a connection whose next request arrives while a response
+      // is pending, so a request smuggled into the same packet is never answered.
+      ex.closeAfter = true;
+      const refusal = Errors.badRequest(`Duplicate ${duplicate} header`);
+      setImmediate(() => this.send(res, ex, req, refusal));
+      return;
+    }
     if (!this.accepting) return this.send(res, ex, req, Errors.unavailable('The server is shutting down'));
     if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) {
       return this.send(res, ex, req, Errors.badRequest('Invalid Content-Length'));

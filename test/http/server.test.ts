@@ -246,6 +246,31 @@ describe('HTTP front end', () => {
     const r = await fetch(`${base}/api/v1/things/3`);
     assert.equal(r.status, 200);
   });
+
+  it('refuses a duplicate Authorization, Content-Length or Host header with 400 before any handler, and hangs up', async () => {
+    const auth = await exchange(base, 'GET /api/v1/things/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n');
+    assert.match(auth.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(auth.data), '{"error":"Duplicate Authorization header"}');
+    assert.equal(auth.closed, true);
+    const length = await exchange(
+      base,
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    assert.match(length.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(length.data), '{"error":"Duplicate Content-Length header"}');
+    assert.equal(length.closed, true);
+    // Two lengths frame the body two ways (request smuggling): what follows the first framing is never served.
+    const smuggled = await exchange(
+      base,
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 44\r\n\r\n{}GET /api/v1/things/9 HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    assert.doesNotMatch(smuggled.data, /HTTP\/1\.1 200/);
+    assert.equal(smuggled.closed, true);
+    const host = await exchange(base, 'GET /api/v1/things/1 HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n');
+    assert.match(host.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(host.data), '{"error":"Duplicate Host header"}');
+    assert.equal((await fetch(`${base}/api/v1/things/4`)).status, 200);
+  });
 });
 
 describe('HTTP listening', () => {
@@ -280,6 +305,29 @@ describe('HTTP listening', () => {
     assert.equal(await serve({ PORT: String(port), LISTEN_REUSE_PORT: 'true' }).listen(), port);
   });
 });
+
+/** Writes one raw request and waits (up to timeoutMs) for the server to close; closed says whether it did. */
+function exchange(base: string, request: string, timeoutMs = 3_000): Promise<{ data: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      resolve({ data, closed: false });
+    }, timeoutMs);
+    sock.on('data', (d) => (data += d.toString('latin1')));
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve({ data, closed: true });
+    });
+    sock.on('connect', () => sock.write(request, 'latin1'));
+  });
+}
+
+function bodyOf(response: string): string {
+  return response.slice(response.indexOf('\r\n\r\n') + 4);
+}
 
 /** Writes raw request pieces and returns whatever the server answered before closing. */
 function rawRequest(base: string, pieces: string[]): Promise<string> {
