@@ -321,7 +321,7 @@ export class HttpServer {
     if (isFileBody(body)) return this.writeFile(res, ex, req, status, body, head);
     res.cork(() => {
       head();
-      if (req.method === 'HEAD') res.endWithoutBody(Buffer.byteLength(body), ex.closeAfter);
+      if (req.method === 'HEAD') endHead(res, Buffer.byteLength(body), ex.closeAfter);
       else res.end(body, ex.closeAfter);
     });
     this.finish(ex, req, status);
@@ -332,7 +332,7 @@ export class HttpServer {
     if (req.method === 'HEAD') {
       res.cork(() => {
         head();
-        res.endWithoutBody(body.end - body.start + 1, ex.closeAfter);
+        endHead(res, body.end - body.start + 1, ex.closeAfter);
       });
       return this.finish(ex, req, status);
     }
@@ -374,6 +374,21 @@ export class HttpServer {
       if (xff) return xff.slice(xff.lastIndexOf(',') + 1).trim();
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
+  }
+}
+
+/**
+ * Ends a HEAD response. uWS's endWithoutBody(length) never completes the response (it waits for `length` bytes that
+ * never come), so the connection neither closes on `Connection: close` nor serves its next request; the length goes
+ * out as a header instead. A request whose body we did not read must close: uWS closes only a response it sees as
+ * complete, so that one reports length 0.
+ */
+function endHead(res: HttpResponse, length: number, close: boolean): void {
+  if (close) {
+    res.endWithoutBody(0, true);
+  } else {
+    res.writeHeader('Content-Length', String(length));
+    res.endWithoutBody();
   }
 }
 

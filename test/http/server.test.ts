@@ -271,6 +271,25 @@ describe('HTTP front end', () => {
     assert.equal(bodyOf(host.data), '{"error":"Duplicate Host header"}');
     assert.equal((await fetch(`${base}/api/v1/things/4`)).status, 200);
   });
+
+  it('answers HEAD with Connection: close and then closes the connection at once', async () => {
+    const started = Date.now();
+    const r = await exchange(base, 'HEAD /api/v1/things/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 5_000);
+    assert.equal(r.closed, true, 'the server closed the connection');
+    assert.ok(Date.now() - started < 2_000, `closed after ${Date.now() - started} ms`);
+    assert.match(r.data, /^HTTP\/1\.1 200/);
+    assert.match(r.data, /\r\nContent-Length: 10\r\n/i, 'the length of the GET body ({"id":"1"})');
+    assert.equal(bodyOf(r.data), '');
+  });
+
+  it('keeps a connection usable after HEAD (keep-alive)', async () => {
+    const r = await exchange(base, 'HEAD /api/v1/things/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/things/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const responses = r.data.split(/(?=HTTP\/1\.1 )/);
+    assert.equal(responses.length, 2, r.data);
+    assert.match(responses[0]!, /^HTTP\/1\.1 200[\s\S]*\r\nContent-Length: 10\r\n/i);
+    assert.ok(responses[0]!.endsWith('\r\n\r\n'), 'HEAD has no body');
+    assert.match(responses[1]!, /^HTTP\/1\.1 200[\s\S]*\r\n\r\n\{"id":"2"\}$/);
+  });
 });
 
 describe('HTTP listening', () => {
