@@ -22,26 +22,15 @@ const NAME = /^[a-f0-9]{32}\.[a-z0-9]{2,4}$/;
 export class MediaFiles {
   readonly dir: string;
 
-  private ready: Promise<void> | undefined;
-
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'media');
   }
 
-  /** Creates the directory, and closes one an earlier version left readable to all; retried after a failure. */
-  private async prepare(): Promise<void> {
-    try {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await chmod(this.dir, 0o700);
-    } catch (e) {
-      this.ready = undefined;
-      throw e;
-    }
-  }
-
   /** Stores the bytes under a fresh name; the file appears whole or not at all (written aside, then renamed). */
   async save(data: Buffer, contentType: string): Promise<string> {
-    await (this.ready ??= this.prepare());
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // Also closes a directory an earlier version created readable to all.
+    await chmod(this.dir, 0o700);
     const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
     const tmp = path.join(this.dir, `.${name}.tmp`);
     await writeFile(tmp, data, { mode: 0o600 });
