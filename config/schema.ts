@@ -23,6 +23,7 @@ const domain = z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host nam
 const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  LISTEN_REUSE_PORT: flag.default(false),
   BASE_URL: httpUrl.optional(),
   LOCAL_DOMAIN: domain.optional(),
   DATABASE_URL: z
@@ -69,6 +70,8 @@ export type Registrations = 'closed' | 'approval' | 'open';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Share the port with other processes that ask the same (SO_REUSEPORT); otherwise a port in use stops start-up. */
+  readonly listenReusePort: boolean;
   /** The hosting origin clients use, without a trailing slash. */
   readonly baseUrl: string;
   /** The domain in handles (WebFinger); may differ from baseUrl's host on a split-domain installation. */
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    listenReusePort: e.LISTEN_REUSE_PORT,
     baseUrl,
     localDomain,
     databaseUrl: e.DATABASE_URL,

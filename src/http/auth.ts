@@ -25,13 +25,12 @@ const insufficientScope = () =>
   new ApiError(403, OUTSIDE_SCOPES, undefined, {
     'WWW-Authenticate': `Bearer realm="Stoa", error="insufficient_scope", error_description="${OUTSIDE_SCOPES}"`,
   });
-const TOKEN_VALUE = /^[\x21-\x7e]{1,512}$/;
+// Exactly `Bearer <token>`: one space, then visible ASCII to the end (uWS has already dropped trailing whitespace).
+const BEARER = /^bearer ([\x21-\x7e]{1,512})$/i;
 
 /** The token of an `Authorization: Bearer …` header (scheme case-insensitive), or undefined. */
 function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
-  const t = header.slice(7).trim();
-  return TOKEN_VALUE.test(t) ? t : undefined;
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
 }
 
 export class BearerAuth {

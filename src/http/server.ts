@@ -1,6 +1,7 @@
 // The uWebSockets.js front end: one catch-all uWS handler, our router, size-limited bodies, abort safety, corked
 // writes, a request id and one log line per request, CORS, and the single mapping of thrown errors to HTTP.
 import { STATUS_CODES } from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config/schema.js';
 import { Errors, toHttpError } from '../errors.js';
@@ -44,6 +45,17 @@ const CORS_KEYS = Object.keys(CORS_HEADERS);
 const INTERNAL_ERROR_HEADERS = Object.freeze({ 'Content-Type': 'application/json; charset=utf-8' });
 const INTERNAL_ERROR_BODY = '{"error":"Internal server error"}';
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+// Headers that must come once: two of them are read one way here and perhaps another way by a proxy in front
+// (request smuggling, or one credential checked and another used), so the request is refused.
+const SINGLE_HEADERS = new Map([
+  ['authorization', 'Authorization'],
+  ['content-length', 'Content-Length'],
+  ['host', 'Host'],
+]);
+// uSockets listen options; the typings lack the (host, port, options, cb) overload the binding accepts.
+const LISTEN_DEFAULT = 0;
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: ListenSocket | false) => void) => unknown;
 
 function headersAreSafe(headers: Reply['headers']): boolean {
   if (headers === undefined) return true;
@@ -101,10 +113,12 @@ export class HttpServer {
   }
 
   listen(): Promise<number> {
-    const { host, port } = this.deps.config;
+    const { host, port, listenReusePort } = this.deps.config;
+    // uSockets shares a port by default (SO_REUSEPORT): a second server would start too and take half the requests.
+    const options = listenReusePort ? LISTEN_DEFAULT : LISTEN_EXCLUSIVE_PORT;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+      (this.app.listen as unknown as ListenWithOptions).call(this.app, host, port, options, (socket) => {
+        if (!socket) return void whyNotListening(host, port).then(reject);
         this.listenSocket = socket;
         this.port = uws.us_socket_local_port(socket as never);
         resolve(this.port);
@@ -137,7 +151,9 @@ export class HttpServer {
     const path = ureq.getUrl();
     const rawQuery = ureq.getQuery() ?? '';
     const headers: Record<string, string> = {};
+    let duplicate: string | undefined;
     ureq.forEach((k, v) => {
+      if (headers[k] !== undefined && SINGLE_HEADERS.has(k)) duplicate ??= SINGLE_HEADERS.get(k);
       headers[k] = v;
     });
     const ex: Exchange = { aborted: false, finished: false, readingBody: false, closeAfter: false, start: performance.now() };
@@ -155,6 +171,15 @@ export class HttpServer {
     const hasBody = (declared !== null && declared > 0) || headers['transfer-encoding'] !== undefined;
     ex.closeAfter = hasBody;
 
+    if (duplicate !== undefined) {
+      // Where this request ends is uncertain, so nothing after it may be served: the refusal closes the connection,
+      // and it is sent on the next turn because uWS drops a connection whose next request arrives while a response
+      // is pending, so a request smuggled into the same packet is never answered.
+      ex.closeAfter = true;
+      const refusal = Errors.badRequest(`Duplicate ${duplicate} header`);
+      setImmediate(() => this.send(res, ex, req, refusal));
+      return;
+    }
     if (!this.accepting) return this.send(res, ex, req, Errors.unavailable('The server is shutting down'));
     if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) {
       return this.send(res, ex, req, Errors.badRequest('Invalid Content-Length'));
@@ -296,7 +321,7 @@ export class HttpServer {
     if (isFileBody(body)) return this.writeFile(res, ex, req, status, body, head);
     res.cork(() => {
       head();
-      if (req.method === 'HEAD') res.endWithoutBody(Buffer.byteLength(body), ex.closeAfter);
+      if (req.method === 'HEAD') endHead(res, Buffer.byteLength(body), ex.closeAfter);
       else res.end(body, ex.closeAfter);
     });
     this.finish(ex, req, status);
@@ -307,7 +332,7 @@ export class HttpServer {
     if (req.method === 'HEAD') {
       res.cork(() => {
         head();
-        res.endWithoutBody(body.end - body.start + 1, ex.closeAfter);
+        endHead(res, body.end - body.start + 1, ex.closeAfter);
       });
       return this.finish(ex, req, status);
     }
@@ -350,4 +375,30 @@ export class HttpServer {
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }
+}
+
+/**
+ * Ends a HEAD response. uWS's endWithoutBody(length) never completes the response (it waits for `length` bytes that
+ * never come), so the connection neither closes on `Connection: close` nor serves its next request; the length goes
+ * out as a header instead. A request whose body we did not read must close: uWS closes only a response it sees as
+ * complete, so that one reports length 0.
+ */
+function endHead(res: HttpResponse, length: number, close: boolean): void {
+  if (close) {
+    res.endWithoutBody(0, true);
+  } else {
+    res.writeHeader('Content-Length', String(length));
+    res.endWithoutBody();
+  }
+}
+
+/** Why uWS could not listen (it does not say): the same bind by node's net names the reason. */
+function whyNotListening(host: string, port: number): Promise<Error> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      resolve(new Error(e.code === 'EADDRINUSE' ? `port ${port} is in use` : `cannot listen on ${host}:${port} (${e.code ?? e.message})`)),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(new Error(`cannot listen on ${host}:${port}`))));
+  });
 }

@@ -1,7 +1,8 @@
 // Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
-// server chose), written once and served as they are.
+// server chose), written once and served as they are. Only the server's user may read them (directory 0700, files
+// 0600): followers-only and direct media must not be open to every local user of the machine.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const EXTENSIONS: Record<string, string> = {
@@ -27,10 +28,12 @@ export class MediaFiles {
 
   /** Stores the bytes under a fresh name; the file appears whole or not at all (written aside, then renamed). */
   async save(data: Buffer, contentType: string): Promise<string> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // Also closes a directory an earlier version created readable to all.
+    await chmod(this.dir, 0o700);
     const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
     const tmp = path.join(this.dir, `.${name}.tmp`);
-    await writeFile(tmp, data);
+    await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, path.join(this.dir, name));
     return name;
   }

@@ -2,6 +2,9 @@
 // file; and between two servers, a post's image reaches the other side, which serves it through its proxy after
 // fetching it once from the origin.
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { adminToken, api, type Json } from '../support/api.js';
 import { ftyp, png, upload } from '../support/media.js';
@@ -12,14 +15,21 @@ import { eventually } from '../support/wait.js';
 describe('media', () => {
   let s: TestServer;
   const token: Record<string, string> = {};
+  let dataDir: string;
 
   before(async () => {
-    s = await startTestServer();
+    // A media directory left readable by an older version: the server tightens it.
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-media-'));
+    await mkdir(path.join(dataDir, 'media'), { mode: 0o755 });
+    s = await startTestServer({ STOA_DATA_DIR: dataDir });
     const members = await createMembers(s, ['kai', 'lea']);
     Object.assign(token, members.token);
     for (const name of ['kai', 'lea']) token[`${name}-read`] = await members.tokenFor(name, ['read']);
   });
-  after(() => s.stop());
+  after(async () => {
+    await s.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
 
   it('uploads an image, detects its type and size from the bytes, and serves it', async () => {
     const data = png(640, 480);
@@ -35,6 +45,10 @@ describe('media', () => {
     assert.equal(served.headers.get('content-type'), 'image/png');
     assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), data);
+    // Only the server's own user may read what is stored: followers-only media must not be readable by other local users.
+    const stored = path.join(s.app.config.dataDir, 'media', new URL(r.body.url).pathname.split('/').pop()!);
+    assert.equal((await stat(stored)).mode & 0o777, 0o600);
+    assert.equal((await stat(path.dirname(stored))).mode & 0o777, 0o700);
     const fetched = await api(s.url, token['kai'], 'GET', `/api/v1/media/${r.body.id}`);
     assert.equal(fetched.body.id, r.body.id);
     const described = await api(s.url, token['kai'], 'PUT', `/api/v1/media/${r.body.id}`, { description: 'changed', focus: '0,0' });

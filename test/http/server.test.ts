@@ -9,6 +9,7 @@ import { json } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
+import { freePort } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 describe('uWebSockets.js binding', () => {
@@ -278,7 +279,107 @@ describe('HTTP front end', () => {
     const r = await fetch(`${base}/api/v1/things/3`);
     assert.equal(r.status, 200);
   });
+
+  it('refuses a duplicate Authorization, Content-Length or Host header with 400 before any handler, and hangs up', async () => {
+    const auth = await exchange(base, 'GET /api/v1/things/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n');
+    assert.match(auth.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(auth.data), '{"error":"Duplicate Authorization header"}');
+    assert.equal(auth.closed, true);
+    const length = await exchange(
+      base,
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    assert.match(length.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(length.data), '{"error":"Duplicate Content-Length header"}');
+    assert.equal(length.closed, true);
+    // Two lengths frame the body two ways (request smuggling): what follows the first framing is never served.
+    const smuggled = await exchange(
+      base,
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 44\r\n\r\n{}GET /api/v1/things/9 HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    assert.doesNotMatch(smuggled.data, /HTTP\/1\.1 200/);
+    assert.equal(smuggled.closed, true);
+    const host = await exchange(base, 'GET /api/v1/things/1 HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n');
+    assert.match(host.data, /^HTTP\/1\.1 400/);
+    assert.equal(bodyOf(host.data), '{"error":"Duplicate Host header"}');
+    assert.equal((await fetch(`${base}/api/v1/things/4`)).status, 200);
+  });
+
+  it('answers HEAD with Connection: close and then closes the connection at once', async () => {
+    const started = Date.now();
+    const r = await exchange(base, 'HEAD /api/v1/things/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 5_000);
+    assert.equal(r.closed, true, 'the server closed the connection');
+    assert.ok(Date.now() - started < 2_000, `closed after ${Date.now() - started} ms`);
+    assert.match(r.data, /^HTTP\/1\.1 200/);
+    assert.match(r.data, /\r\nContent-Length: 10\r\n/i, 'the length of the GET body ({"id":"1"})');
+    assert.equal(bodyOf(r.data), '');
+  });
+
+  it('keeps a connection usable after HEAD (keep-alive)', async () => {
+    const r = await exchange(base, 'HEAD /api/v1/things/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/things/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const responses = r.data.split(/(?=HTTP\/1\.1 )/);
+    assert.equal(responses.length, 2, r.data);
+    assert.match(responses[0]!, /^HTTP\/1\.1 200[\s\S]*\r\nContent-Length: 10\r\n/i);
+    assert.ok(responses[0]!.endsWith('\r\n\r\n'), 'HEAD has no body');
+    assert.match(responses[1]!, /^HTTP\/1\.1 200[\s\S]*\r\n\r\n\{"id":"2"\}$/);
+  });
 });
+
+describe('HTTP listening', () => {
+  const servers: HttpServer[] = [];
+  const serve = (env: Record<string, string>) => {
+    const s = new HttpServer({ config: loadConfig({ LOG_LEVEL: 'silent', ...env }), log: pino({ level: 'silent' }), errorPage: errorPage('Stoa'), routes: [] });
+    servers.push(s);
+    return s;
+  };
+  after(() => {
+    for (const s of servers) s.stopAccepting();
+  });
+
+  it('refuses a port another server listens on, saying so, instead of sharing it', async () => {
+    // A fixed port, as operators configure it (Linux never shares a port it picked for PORT=0).
+    const port = await freePort();
+    await serve({ PORT: String(port) }).listen();
+    await assert.rejects(serve({ PORT: String(port) }).listen(), { message: `port ${port} is in use` });
+    const other = net.createServer();
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const taken = (other.address() as net.AddressInfo).port;
+    try {
+      await assert.rejects(serve({ PORT: String(taken) }).listen(), { message: `port ${taken} is in use` });
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
+  });
+
+  it('shares a port when the operator asks for it (LISTEN_REUSE_PORT)', async () => {
+    const port = await freePort();
+    await serve({ PORT: String(port), LISTEN_REUSE_PORT: 'true' }).listen();
+    assert.equal(await serve({ PORT: String(port), LISTEN_REUSE_PORT: 'true' }).listen(), port);
+  });
+});
+
+/** Writes one raw request and waits (up to timeoutMs) for the server to close; closed says whether it did. */
+function exchange(base: string, request: string, timeoutMs = 3_000): Promise<{ data: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      resolve({ data, closed: false });
+    }, timeoutMs);
+    sock.on('data', (d) => (data += d.toString('latin1')));
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve({ data, closed: true });
+    });
+    sock.on('connect', () => sock.write(request, 'latin1'));
+  });
+}
+
+function bodyOf(response: string): string {
+  return response.slice(response.indexOf('\r\n\r\n') + 4);
+}
 
 /** Writes raw request pieces and returns whatever the server answered before closing. */
 function rawRequest(base: string, pieces: string[]): Promise<string> {

@@ -2,6 +2,7 @@
 // each acceptable scope, the 401/403/422 answers in Mastodon's order, a disabled member's cached token, revocation
 // seen by the very next request, and last_used_at written without a write per request.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { hashPassword } from '../../src/auth/password.js';
@@ -122,6 +123,33 @@ describe('bearer authentication on verify_credentials', () => {
     }
   });
 
+  it('refuses a header that is not exactly `Bearer <token>` (extra spaces, tabs, bytes outside visible ASCII) with 401', async () => {
+    const good = await userToken(s.url, jar, app, 'read');
+    assert.equal((await verifyCredentials(s.url, `Bearer ${good}`)).status, 200);
+    for (const auth of [`Bearer  ${good}`, `Bearer \t${good}`, `Bearer\t${good}`, `Bearer ${good.slice(0, 4)}\t${good.slice(4)}`, `Bearer ${good}\u00e9x`]) {
+      const r = await verifyCredentials(s.url, auth);
+      assert.equal(r.status, 401, JSON.stringify(auth));
+      assert.deepEqual(r.body, INVALID);
+      assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    }
+  });
+
+  it('refuses two Authorization headers with 400, whichever of them is good', async () => {
+    const good = await userToken(s.url, jar, app, 'read');
+    for (const [first, second] of [
+      ['garbage', good],
+      [good, 'garbage'],
+      [good, good],
+    ]) {
+      const raw = await rawExchange(
+        s.url,
+        `GET /api/v1/accounts/verify_credentials HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\n\r\n`,
+      );
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.equal(raw.slice(raw.indexOf('\r\n\r\n') + 4), '{"error":"Duplicate Authorization header"}');
+    }
+  });
+
   it('refuses a disabled member with 403 even from the token cache, and accepts them again once re-enabled', async () => {
     const users = new UserStore(s.app.db);
     const dora = await users.create({
@@ -220,3 +248,22 @@ describe('last_used_at of a token', () => {
     }
   });
 });
+
+/** One raw request on its own connection (fetch cannot send a header twice); everything answered until the close. */
+function rawExchange(base: string, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`no close after: ${data}`));
+    }, 5_000);
+    sock.on('data', (d) => (data += d.toString()));
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(data);
+    });
+    sock.on('connect', () => sock.write(request));
+  });
+}
