@@ -195,7 +195,16 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     authenticate: (req, rule) => oauth.bearer.authenticate(req, rule),
     errorPage: errorPage(config.instance.title),
   });
-  const port = await http.listen();
+  let port: number;
+  try {
+    port = await http.listen();
+  } catch (e) {
+    // A port in use ends the start: what was started for it stops, so nothing is left running in this process.
+    await supervisor.stop();
+    await db.close();
+    await stopEmbedded();
+    throw e;
+  }
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
