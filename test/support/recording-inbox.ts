@@ -134,8 +134,18 @@ export async function startRecordingInbox(opts: RecordingInboxOptions = {}): Pro
     }
   };
 
+  /** One of this peer's inboxes: a POST elsewhere is not for it (below). */
+  const ownInbox = (path: string): boolean => {
+    if (shared && path === '/inbox') return true;
+    const actor = /^\/users\/([^/]+)\/inbox$/.exec(path)?.[1];
+    return actor !== undefined && actors.has(actor);
+  };
+
   const server = http.createServer((req, res) => {
     if (req.method !== 'POST') return answerGet(req, res);
+    // Ports are reused across the run: a server of another test file may still be retrying deliveries to an
+    // earlier peer that had this port. Those are refused unrecorded, so they never count as ours.
+    if (!ownInbox(new URL(req.url ?? '/', 'http://peer').pathname)) return json(res, 404, 'application/json', { error: 'no such inbox' });
     const chunks: Buffer[] = [];
     let size = 0;
     const at = Date.now();
