@@ -44,11 +44,12 @@ export class DeliveryStore {
 
   /** Milliseconds until some delivery becomes due (0 if now), or null with an empty queue. */
   async nextDueInMs(): Promise<number | null> {
+    // Clamped here, not with SQL's greatest(), which skips NULL: greatest(0, NULL) is 0, "due now" for an empty queue.
     const r = await this.db.one<{ ms: number | null }>(
-      `SELECT greatest(0, extract(epoch FROM (min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now())) * 1000)::float8 AS ms
+      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
        FROM deliveries`,
     );
-    return r?.ms ?? null;
+    return r?.ms == null ? null : Math.max(0, r.ms);
   }
 
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<Delivery[]> {

@@ -60,11 +60,12 @@ export class InboxJobStore {
 
   /** Milliseconds until the next job is due (0 if one is due now), or null when there is none. */
   async nextDueInMs(): Promise<number | null> {
+    // Clamped here, not with SQL's greatest(), which skips NULL: greatest(0, NULL) is 0, "due now" for an empty queue.
     const r = await this.db.one<{ ms: number | null }>(
-      `SELECT greatest(0, extract(epoch FROM (min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now())) * 1000)::float8 AS ms
+      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
        FROM inbox_jobs WHERE processed_at IS NULL`,
     );
-    return r?.ms ?? null;
+    return r?.ms == null ? null : Math.max(0, r.ms);
   }
 
   async sweep(): Promise<number> {
