@@ -1,5 +1,6 @@
 // The durable delivery queue: one row per (activity, destination inbox), claimed per destination host with a lease.
 // Attempts, the next attempt time and the give-up time live in the row, so backoff survives restarts.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 export interface Delivery {
@@ -21,14 +22,18 @@ export class DeliveryStore {
     const unique = [...new Set(inboxes)];
     if (unique.length === 0) return [];
     const hosts = unique.map((u) => new URL(u).host.toLowerCase());
+    // Every node's scheduler sleeps while its queue is empty; one notification per host, sent when the insert
+    // commits, wakes that host's actor on every node (the claim's SKIP LOCKED shares the rows out).
     const rows = await this.db.rows<{ host: string }>(
-      `INSERT INTO deliveries (activity_id, inbox_url, host, signer_id, body, give_up_at)
-       SELECT $1, i.inbox, i.host, $2, $3, now() + $6 * interval '1 millisecond'
-       FROM unnest($4::text[], $5::text[]) AS i(inbox, host)
-       ON CONFLICT (activity_id, inbox_url) DO NOTHING RETURNING host`,
+      `WITH queued AS (
+         INSERT INTO deliveries (activity_id, inbox_url, host, signer_id, body, give_up_at)
+         SELECT $1, i.inbox, i.host, $2, $3, now() + $6 * interval '1 millisecond'
+         FROM unnest($4::text[], $5::text[]) AS i(inbox, host)
+         ON CONFLICT (activity_id, inbox_url) DO NOTHING RETURNING host
+       ) SELECT h.host, pg_notify('${WORK_CHANNEL}', 'delivery:' || h.host) FROM (SELECT DISTINCT host FROM queued) h`,
       [activityId, signerId, body, unique, hosts, giveUpMs],
     );
-    return [...new Set(rows.map((r) => r.host))];
+    return rows.map((r) => r.host);
   }
 
   /** Hosts with work due now that nobody holds. */

@@ -1,5 +1,6 @@
 // Verified incoming activities waiting to be processed. Enqueueing is idempotent by activity id; workers claim due
 // jobs with a lease (FOR UPDATE SKIP LOCKED), so a crash or a second node neither loses nor doubles one.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 export interface InboxJob {
@@ -23,14 +24,14 @@ export class InboxJobStore {
    * embedded signed documents must be kept as written (actor Updates carrying identity statements).
    */
   async enqueue(activityId: string, signerId: string, body: unknown, raw: string | null = null): Promise<boolean> {
-    return (
-      (await this.db.exec('INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING', [
-        activityId,
-        signerId,
-        JSON.stringify(body),
-        raw,
-      ])) === 1
+    // Every node's worker sleeps while its queue is empty; the notification, sent when the insert commits, wakes them.
+    const rows = await this.db.rows(
+      `WITH job AS (
+         INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING RETURNING 1
+       ) SELECT pg_notify('${WORK_CHANNEL}', 'inbox') FROM job`,
+      [activityId, signerId, JSON.stringify(body), raw],
     );
+    return rows.length === 1;
   }
 
   async claim(owner: string, limit: number, leaseMs: number): Promise<InboxJob[]> {
