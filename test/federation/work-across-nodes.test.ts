@@ -51,6 +51,23 @@ describe('work queued by another node on the same database', () => {
     }
   });
 
+  it('work queued while this node was not listening is taken up once it listens again', async () => {
+    const deliveries = new DeliveryStore(other);
+    const listening = `stoa-auth ${s.app.authEvents.node}`;
+    const cut = await other.exec('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [listening]);
+    assert.equal(cut, 1, 'the listening connection is cut');
+    // Queued at once, before the listener's first reconnection attempt (100 ms later at the earliest).
+    const activity = 'https://elsewhere.example/activities/missed';
+    const body = JSON.stringify({ id: activity, type: 'Delete', actor: 'https://elsewhere.example/users/sender', object: `${activity}/object` });
+    await deliveries.enqueue(activity, localId, body, [`${peer.url}${peer.inboxPathOf('ann')}`], 3_600_000);
+    await eventually(() => {
+      assert.ok(
+        peer.delivered().some((p) => p.body === body),
+        'the delivery queued during the cut is not received',
+      );
+    }, PROMPTLY_MS);
+  });
+
   it('an inbox job queued elsewhere is processed by this node promptly', async () => {
     const inbox = new InboxJobStore(other);
     for (let i = 1; i <= 3; i++) {
