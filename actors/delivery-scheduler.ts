@@ -23,6 +23,11 @@ export interface DeliverySchedulerDeps<D extends QueuedDelivery> extends Deliver
 }
 
 const RELEASE_EVERY_MS = 30_000;
+/**
+ * With nothing queued the scheduler sleeps until kicked: by this node's publisher, or by a notification that another
+ * node queued deliveries. This round is the safety net for a notification missed all the same.
+ */
+const IDLE_ROUND_MS = 60_000;
 /** With work due now, host actors drain their own backlog; the scheduler only needs to notice new hosts. */
 const BUSY_ROUND_MS = 250;
 
@@ -30,14 +35,28 @@ export class DeliveryScheduler {
   readonly poller: Poller;
   private readonly hosts = new Map<string, Actor<null, DeliveryHostMsg>>();
   private lastRelease = 0;
+  /** What host actors get: the queue, with their retries reported to the scheduler, which sleeps past them otherwise. */
+  private readonly hostDeps: DeliveryHostDeps<QueuedDelivery>;
 
   private constructor(
     private readonly sup: Supervisor,
     private readonly d: DeliverySchedulerDeps<QueuedDelivery>,
   ) {
+    const q = d.queue;
+    this.hostDeps = {
+      ...d,
+      queue: {
+        claim: (host, owner, limit, leaseMs) => q.claim(host, owner, limit, leaseMs),
+        delivered: (id) => q.delivered(id),
+        retryAt: async (id, delayMs, error) => {
+          await q.retryAt(id, delayMs, error);
+          this.poller.soon(delayMs);
+        },
+      },
+    };
     this.poller = new Poller('delivery-scheduler', {
       round: () => this.round(),
-      maxSleepMs: 1_000,
+      maxSleepMs: IDLE_ROUND_MS,
       minSleepMs: 10,
       onError: (e) => d.onError?.(e),
     });
@@ -62,8 +81,12 @@ export class DeliveryScheduler {
     } as { supervisor: Supervisor; scheduler: DeliveryScheduler };
   }
 
-  /** New work for these hosts: wake their actors now rather than at the next round. */
+  /** New work for these hosts: wake their actors now rather than at the next round; no host named: a round now. */
   kick(hosts: readonly string[]): void {
+    if (hosts.length === 0) {
+      this.poller.kick();
+      return;
+    }
     // A kick can come after shutdown began (an inbox job finishing); the rows are durable and wait for the next
     // start, so a failed wake is reported, never left as an unhandled rejection (which would kill the process).
     for (const h of hosts) this.wake(h).catch((e: unknown) => this.poller.alive && this.d.onError?.(e));
@@ -79,7 +102,10 @@ export class DeliveryScheduler {
     if (expired > 0) this.d.onExpired?.(expired);
     for (const host of await this.d.queue.dueHosts(this.d.maxHosts)) await this.wake(host);
     const next = await this.d.queue.nextDueInMs();
-    return next === null ? null : Math.max(next, BUSY_ROUND_MS);
+    if (next === null) return null;
+    // Rows may be held by a node that has died since: look again by the next release at the latest.
+    const untilRelease = this.lastRelease + RELEASE_EVERY_MS - Date.now();
+    return Math.max(Math.min(next, untilRelease), BUSY_ROUND_MS);
   }
 
   private async wake(host: string): Promise<void> {
@@ -102,7 +128,7 @@ export class DeliveryScheduler {
     if (running) await this.sup.terminateChild(id);
     const actor = (await this.sup.startChild({
       id,
-      start: (): Process => spawnDeliveryHost(host, this.d, this.d.hostIdleMs),
+      start: (): Process => spawnDeliveryHost(host, this.hostDeps, this.d.hostIdleMs),
       restart: 'transient',
       shutdownMs: 5_000,
     })) as Actor<null, DeliveryHostMsg>;

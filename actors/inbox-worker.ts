@@ -27,11 +27,16 @@ export interface InboxWorkerDeps<J extends ClaimedJob> {
 }
 
 const SWEEP_EVERY_MS = 3_600_000;
+/**
+ * With nothing queued the worker sleeps until kicked: by this node's inbox, or by a notification that another node
+ * queued a job. This round is the safety net for a notification missed all the same.
+ */
+const IDLE_ROUND_MS = 60_000;
 
 export function startInboxWorker<J extends ClaimedJob>(d: InboxWorkerDeps<J>): Poller {
   let lastSweep = Date.now();
   return new Poller('inbox-worker', {
-    maxSleepMs: 1_000,
+    maxSleepMs: IDLE_ROUND_MS,
     minSleepMs: 5,
     onError: (e) => d.onError?.(e),
     round: async () => {

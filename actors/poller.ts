@@ -18,6 +18,10 @@ export interface PollerOptions {
 export class Poller implements Process {
   private readonly exit = new ExitSignal();
   private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (Infinity: none). */
+  private timerAt = Infinity;
+  /** The latest time the next round may start, as asked through soon() during a round. */
+  private wantedBy = Infinity;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -42,21 +46,36 @@ export class Poller implements Process {
   /** Runs a round now (or right after the one in progress). */
   kick(): void {
     if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    // No timer pending means a round is under way (its end schedules the next one, before `running` is cleared).
+    if (this.timer) this.schedule(0);
+    else this.again = true;
+  }
+
+  /**
+   * Work falls due in `ms` that the last round did not see (a retry written by someone else): the next round starts
+   * by then at the latest, and no earlier than it would have anyway.
+   */
+  soon(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (!this.timer) this.wantedBy = Math.min(this.wantedBy, at);
+    else if (at < this.timerAt) this.schedule(ms);
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = Date.now() + ms;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.timerAt = Infinity;
       this.running = this.runRound().finally(() => (this.running = null));
     }, ms);
   }
 
   private async runRound(): Promise<void> {
     this.again = false;
+    this.wantedBy = Infinity;
     let next: number | null;
     try {
       next = await this.o.round();
@@ -74,7 +93,7 @@ export class Poller implements Process {
     if (this.stopped) return;
     const min = this.o.minSleepMs ?? 0;
     const sleep = this.again ? 0 : Math.max(min, Math.min(next ?? this.o.maxSleepMs, this.o.maxSleepMs));
-    this.schedule(sleep);
+    this.schedule(Math.max(0, Math.min(sleep, this.wantedBy - Date.now())));
   }
 
   async stop(timeoutMs: number): Promise<void> {

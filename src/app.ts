@@ -87,7 +87,16 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           else if (e.kind === 'user') w.tokenCache.dropUser(e.id);
           else w.tokenCache.dropGrant(e.userId, e.appId);
         },
-        onReset: (connected) => w.tokenCache.reset(connected),
+        // Work queued on any node (this one too, which its own wake ports have already told).
+        onWork: (e) => (e.kind === 'inbox' ? w.wakes.inboxQueued.wake() : w.wakes.deliveryDue.wake([e.host])),
+        onReset: (connected) => {
+          w.tokenCache.reset(connected);
+          // Notifications sent while this node was not listening are lost: look for their work now.
+          if (connected) {
+            w.wakes.inboxQueued.wake();
+            w.wakes.deliveryDue.wake([]);
+          }
+        },
       },
       log.child({ component: 'auth-events' }),
     ));

@@ -1,7 +1,9 @@
 // Cross-node invalidation of authentication caches through PostgreSQL LISTEN/NOTIFY. Writers send a notification
 // in the same statement (or transaction) that changes a token or a user, so it is delivered exactly when the change
 // commits. Every node keeps one dedicated connection listening; while it is down, nobody may trust a cache (a
-// notification could be missed), so onReset fires on every disconnect and again on reconnect.
+// notification could be missed), so onReset fires on every disconnect and again on reconnect. The same connection
+// hears WORK_CHANNEL: queued inbox jobs and deliveries, so that a node's sleeping actors wake for work another node
+// queued.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
@@ -10,6 +12,19 @@ import { ExitSignal, type ExitReason, type Process } from '../../actors/process.
 import type { Logger } from '../log.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
+/** Payloads `inbox` (a job queued) and `delivery:<host>` (deliveries queued for that host), sent by the stores. */
+export const WORK_CHANNEL = 'stoa_work';
+
+/** Work queued by some node (this one included: a node hears its own notifications). */
+export type WorkEvent = { readonly kind: 'inbox' } | { readonly kind: 'delivery'; readonly host: string };
+
+const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300}))$/;
+
+function parseWork(p: string): WorkEvent | undefined {
+  const m = WORK_PAYLOAD.exec(p);
+  if (!m) return undefined;
+  return m[1] ? { kind: 'inbox' } : { kind: 'delivery', host: m[2]! };
+}
 
 /**
  * What changed: one token (revoked), one member's grant to one app (revoked from the settings page), or everything
@@ -68,7 +83,12 @@ export async function liveNodes(q: pg.Pool | pg.Client, self: string): Promise<s
 
 export interface AuthEventHandlers {
   onEvent(e: AuthEvent): void;
-  /** The stream is (re)started or broken: drop or stop trusting everything cached. */
+  /** Work was queued (on WORK_CHANNEL). */
+  onWork?(e: WorkEvent): void;
+  /**
+   * The stream is (re)started or broken: drop or stop trusting everything cached, and on (re)connection look for
+   * work queued while no notification could reach this node.
+   */
   onReset(connected: boolean): void;
 }
 
@@ -171,6 +191,11 @@ export class AuthEventListener implements Process {
       application_name: APP_NAME_PREFIX + this.node,
     });
     c.on('notification', (n) => {
+      if (n.channel === WORK_CHANNEL && n.payload) {
+        const w = parseWork(n.payload);
+        if (w) this.handlers.onWork?.(w);
+        return;
+      }
       if (n.channel !== AUTH_CHANNEL || !n.payload) return;
       const m = parsePayload(n.payload);
       if (!m) return;
@@ -191,7 +216,7 @@ export class AuthEventListener implements Process {
     c.on('end', () => this.lost(c, undefined));
     try {
       await c.connect();
-      await c.query(`LISTEN ${AUTH_CHANNEL}`);
+      await c.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${WORK_CHANNEL}`);
     } catch (e) {
       c.end().catch(() => undefined);
       throw e;

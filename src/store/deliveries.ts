@@ -1,5 +1,6 @@
 // The durable delivery queue: one row per (activity, destination inbox), claimed per destination host with a lease.
 // Attempts, the next attempt time and the give-up time live in the row, so backoff survives restarts.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 export interface Delivery {
@@ -21,14 +22,18 @@ export class DeliveryStore {
     const unique = [...new Set(inboxes)];
     if (unique.length === 0) return [];
     const hosts = unique.map((u) => new URL(u).host.toLowerCase());
+    // Every node's scheduler sleeps while its queue is empty; one notification per host, sent when the insert
+    // commits, wakes that host's actor on every node (the claim's SKIP LOCKED shares the rows out).
     const rows = await this.db.rows<{ host: string }>(
-      `INSERT INTO deliveries (activity_id, inbox_url, host, signer_id, body, give_up_at)
-       SELECT $1, i.inbox, i.host, $2, $3, now() + $6 * interval '1 millisecond'
-       FROM unnest($4::text[], $5::text[]) AS i(inbox, host)
-       ON CONFLICT (activity_id, inbox_url) DO NOTHING RETURNING host`,
+      `WITH queued AS (
+         INSERT INTO deliveries (activity_id, inbox_url, host, signer_id, body, give_up_at)
+         SELECT $1, i.inbox, i.host, $2, $3, now() + $6 * interval '1 millisecond'
+         FROM unnest($4::text[], $5::text[]) AS i(inbox, host)
+         ON CONFLICT (activity_id, inbox_url) DO NOTHING RETURNING host
+       ) SELECT h.host, pg_notify('${WORK_CHANNEL}', 'delivery:' || h.host) FROM (SELECT DISTINCT host FROM queued) h`,
       [activityId, signerId, body, unique, hosts, giveUpMs],
     );
-    return [...new Set(rows.map((r) => r.host))];
+    return rows.map((r) => r.host);
   }
 
   /** Hosts with work due now that nobody holds. */
@@ -44,11 +49,12 @@ export class DeliveryStore {
 
   /** Milliseconds until some delivery becomes due (0 if now), or null with an empty queue. */
   async nextDueInMs(): Promise<number | null> {
+    // Clamped here, not with SQL's greatest(), which skips NULL: greatest(0, NULL) is 0, "due now" for an empty queue.
     const r = await this.db.one<{ ms: number | null }>(
-      `SELECT greatest(0, extract(epoch FROM (min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now())) * 1000)::float8 AS ms
+      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
        FROM deliveries`,
     );
-    return r?.ms ?? null;
+    return r?.ms == null ? null : Math.max(0, r.ms);
   }
 
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<Delivery[]> {

@@ -1,5 +1,6 @@
 // Verified incoming activities waiting to be processed. Enqueueing is idempotent by activity id; workers claim due
 // jobs with a lease (FOR UPDATE SKIP LOCKED), so a crash or a second node neither loses nor doubles one.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 export interface InboxJob {
@@ -23,14 +24,14 @@ export class InboxJobStore {
    * embedded signed documents must be kept as written (actor Updates carrying identity statements).
    */
   async enqueue(activityId: string, signerId: string, body: unknown, raw: string | null = null): Promise<boolean> {
-    return (
-      (await this.db.exec('INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING', [
-        activityId,
-        signerId,
-        JSON.stringify(body),
-        raw,
-      ])) === 1
+    // Every node's worker sleeps while its queue is empty; the notification, sent when the insert commits, wakes them.
+    const rows = await this.db.rows(
+      `WITH job AS (
+         INSERT INTO inbox_jobs (activity_id, signer_id, body, raw) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (activity_id) DO NOTHING RETURNING 1
+       ) SELECT pg_notify('${WORK_CHANNEL}', 'inbox') FROM job`,
+      [activityId, signerId, JSON.stringify(body), raw],
     );
+    return rows.length === 1;
   }
 
   async claim(owner: string, limit: number, leaseMs: number): Promise<InboxJob[]> {
@@ -60,11 +61,12 @@ export class InboxJobStore {
 
   /** Milliseconds until the next job is due (0 if one is due now), or null when there is none. */
   async nextDueInMs(): Promise<number | null> {
+    // Clamped here, not with SQL's greatest(), which skips NULL: greatest(0, NULL) is 0, "due now" for an empty queue.
     const r = await this.db.one<{ ms: number | null }>(
-      `SELECT greatest(0, extract(epoch FROM (min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now())) * 1000)::float8 AS ms
+      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
        FROM inbox_jobs WHERE processed_at IS NULL`,
     );
-    return r?.ms ?? null;
+    return r?.ms == null ? null : Math.max(0, r.ms);
   }
 
   async sweep(): Promise<number> {

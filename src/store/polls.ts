@@ -122,6 +122,14 @@ export interface RemotePollState {
   readonly endTime: Date | null;
 }
 
+/**
+ * A next-due time as the SQL computes it (numeric, as text): null when nothing is waiting, past times as 0. Not
+ * clamped in SQL, where greatest(0, NULL) is 0 and an idle closer would go round without pause.
+ */
+function dueIn(ms: string | null | undefined): number | null {
+  return ms == null ? null : Math.max(0, Number(ms));
+}
+
 export class PollStore {
   constructor(
     private readonly db: Database,
@@ -307,11 +315,11 @@ export class PollStore {
       sent++;
     }
     const r = await this.db.one<{ next_in_ms: string | null }>(
-      `SELECT greatest(0, ceil(extract(epoch FROM least(
+      `SELECT ceil(extract(epoch FROM least(
          (SELECT min(update_due_at) FROM polls WHERE update_due_at IS NOT NULL),
-         (SELECT min(update_lease_until) FROM polls WHERE update_lease_until IS NOT NULL)) - now()) * 1000)) AS next_in_ms`,
+         (SELECT min(update_lease_until) FROM polls WHERE update_lease_until IS NOT NULL)) - now()) * 1000) AS next_in_ms`,
     );
-    return { sent, nextInMs: r?.next_in_ms == null ? null : Number(r.next_in_ms) };
+    return { sent, nextInMs: dueIn(r?.next_in_ms) };
   }
 
   /**
@@ -334,10 +342,10 @@ export class PollStore {
          ON CONFLICT DO NOTHING RETURNING 1
        )
        SELECT (SELECT count(*) FROM closed) AS closed, (SELECT count(*) FROM told) AS told,
-         (SELECT greatest(0, ceil(extract(epoch FROM min(expires_at) - now()) * 1000)) FROM polls
+         (SELECT ceil(extract(epoch FROM min(expires_at) - now()) * 1000) FROM polls
           WHERE closed_at IS NULL AND expires_at IS NOT NULL AND id NOT IN (SELECT id FROM closed)) AS next_in_ms`,
       [limit],
     );
-    return { closed: Number(r!.closed), nextInMs: r!.next_in_ms === null ? null : Number(r!.next_in_ms) };
+    return { closed: Number(r!.closed), nextInMs: dueIn(r!.next_in_ms) };
   }
 }
