@@ -216,6 +216,9 @@ export class HttpServer {
     } catch (e) {
       return this.send(res, ex, req, e);
     }
+    // The lookup's refusal is answered once the body is in (run); if the body never is (client gone, body refused),
+    // nobody awaits it, and an unhandled rejection would end the process.
+    if (principal instanceof Promise) principal.catch(() => undefined);
     ex.readingBody = true;
     readBody(res, declared, limit, (outcome) => {
       ex.readingBody = false;
