@@ -196,7 +196,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signInThrottle: new Throttle(10, 5 * 60_000),
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
-  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(db, config), authEvents });
+  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config), authEvents });
   const http = new HttpServer({
     config,
     log: log.child({ component: 'http' }),

@@ -87,7 +87,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
     mount(
       ['/.well-known/webfinger', '/.well-known/host-meta', '/.well-known/host-meta.json', '/.well-known/nodeinfo', '/nodeinfo'],
-      discoveryRoutes({ config, db: w.db, accounts: w.accounts, uris: w.uris }),
+      discoveryRoutes({ config, counts: w.instanceCounts, accounts: w.accounts, uris: w.uris }),
     ),
     mount(
       ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],

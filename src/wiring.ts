@@ -31,6 +31,7 @@ import type { Database } from './store/db.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { FollowStore } from './store/follows.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
+import { CachedInstanceCounts } from './store/instance-stats.js';
 import { InboxJobStore } from './store/inbox-jobs.js';
 import { InteractionStore } from './store/interactions.js';
 import { ListStore } from './store/lists.js';
@@ -87,6 +88,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),
+    instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
   };
 }
 

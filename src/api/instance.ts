@@ -1,46 +1,38 @@
 // GET /api/v1/instance, GET /api/v2/instance, GET /health. The instance documents are read by every client at
-// start-up and are hot: they are serialised once and served from memory until invalidated (user changes) or older
-// than INSTANCE_STATS_MAX_AGE_MS (the counts of posts and domains change with every post; they may lag that long).
+// start-up and are hot: they are serialised once and served from memory as long as the counts they show are fresh
+// (CachedInstanceCounts, shared with NodeInfo: dropped on user changes, re-read after INSTANCE_STATS_MAX_AGE_MS).
 import type { Config } from '../../config/schema.js';
 import { accountEntity } from '../entities/account.js';
 import { instanceV1, instanceV2 } from '../entities/instance.js';
 import { json, jsonText } from '../http/respond.js';
 import type { Route } from '../http/types.js';
 import type { Database } from '../store/db.js';
-import { instanceCounts } from '../store/instance-stats.js';
+import type { CachedInstanceCounts, InstanceCounts } from '../store/instance-stats.js';
 
 export class InstanceDocuments {
-  private cached: { v1: string; v2: string; at: number } | null = null;
-  private pending: Promise<{ v1: string; v2: string }> | null = null;
-  private generation = 0;
+  /** The documents, with the counts they were rendered from: fresh exactly as long as those counts are. */
+  private cached: { v1: string; v2: string; from: InstanceCounts } | null = null;
 
   constructor(
-    private readonly db: Database,
+    private readonly counts: CachedInstanceCounts,
     private readonly config: Config,
   ) {}
 
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
   invalidate(): void {
-    this.cached = null;
-    this.pending = null; // a build already under way read the old state: the next get() starts afresh
-    this.generation++;
+    this.counts.invalidate();
   }
 
   /** The cached documents when fresh, without a promise: the common case stays synchronous. */
   peek(): { v1: string; v2: string } | null {
     const c = this.cached;
-    return c && Date.now() - c.at < this.config.instance.statsMaxAgeMs ? c : null;
+    return c && c.from === this.counts.peek() ? c : null;
   }
 
   async get(): Promise<{ v1: string; v2: string }> {
     const c = this.peek();
     if (c) return c;
-    return (this.pending ??= this.build().finally(() => (this.pending = null)));
-  }
-
-  private async build(): Promise<{ v1: string; v2: string }> {
-    const generation = this.generation;
-    const counts = await instanceCounts(this.db);
+    const counts = await this.counts.get();
     const facts = {
       userCount: counts.userCount,
       statusCount: counts.localPosts,
@@ -48,9 +40,8 @@ export class InstanceDocuments {
       activeMonth: counts.activeMonth,
       contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
     };
-    const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), at: Date.now() };
-    // Invalidated while we were reading: serve what we built, but don't cache possibly stale counts.
-    if (generation === this.generation) this.cached = docs;
+    const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), from: counts };
+    this.cached = docs;
     return docs;
   }
 }

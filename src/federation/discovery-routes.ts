@@ -5,14 +5,14 @@ import type { Request } from '../http/request.js';
 import type { Reply, Route } from '../http/types.js';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import type { Database } from '../store/db.js';
-import { CachedInstanceCounts } from '../store/instance-stats.js';
+import type { CachedInstanceCounts } from '../store/instance-stats.js';
 import { MASTODON_API_VERSION, STOA_VERSION } from '../version.js';
 import type { LocalUris } from '../urls/local-uris.js';
 
 export interface DiscoveryDeps {
   readonly config: Config;
-  readonly db: Database;
+  /** The instance's counts (shared with the instance documents, invalidated with them). */
+  readonly counts: CachedInstanceCounts;
   readonly accounts: AccountStore;
   readonly uris: LocalUris;
 }
@@ -73,9 +73,8 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
     `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n` +
     `  <Link rel="lrdd" template="${template}"/>\n</XRD>\n`;
 
-  const counts = new CachedInstanceCounts(d.db, config.instance.statsMaxAgeMs);
   const nodeinfo = (version: '2.0' | '2.1') => async (): Promise<Reply> => {
-    const c = await counts.get();
+    const c = await d.counts.get();
     const software: Record<string, string> = { name: 'stoa', version: STOA_VERSION };
     if (version === '2.1') software['homepage'] = config.baseUrl;
     const doc = {

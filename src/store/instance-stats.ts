@@ -61,26 +61,46 @@ export async function instanceCounts(db: Database): Promise<InstanceCounts> {
 }
 
 /**
- * The counts, read at most once per maxAgeMs (0: on every call) and by one query at a time: counting statuses and
- * domains scans tables, and NodeInfo is fetched by every crawler and peer.
+ * The counts, one cache for the instance documents and NodeInfo: read at most once per maxAgeMs (0: on every call)
+ * and by one query at a time, since counting statuses and domains scans tables and NodeInfo is fetched by every
+ * crawler and peer. invalidate() drops them when a member is approved or changes.
  */
 export class CachedInstanceCounts {
   private cached: { counts: InstanceCounts; at: number } | null = null;
   private pending: Promise<InstanceCounts> | null = null;
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
     private readonly maxAgeMs: number,
   ) {}
 
-  get(): Promise<InstanceCounts> {
+  invalidate(): void {
+    this.cached = null;
+    this.pending = null; // a count already under way read the old state: the next get() starts afresh
+    this.generation++;
+  }
+
+  /** The counts when fresh, without a promise. */
+  peek(): InstanceCounts | null {
     const c = this.cached;
-    if (c && Date.now() - c.at < this.maxAgeMs) return Promise.resolve(c.counts);
-    return (this.pending ??= instanceCounts(this.db)
-      .then((counts) => {
-        this.cached = { counts, at: Date.now() };
-        return counts;
-      })
-      .finally(() => (this.pending = null)));
+    return c && Date.now() - c.at < this.maxAgeMs ? c.counts : null;
+  }
+
+  get(): Promise<InstanceCounts> {
+    const fresh = this.peek();
+    return fresh ? Promise.resolve(fresh) : (this.pending ??= this.read());
+  }
+
+  private async read(): Promise<InstanceCounts> {
+    const generation = this.generation;
+    try {
+      const counts = await instanceCounts(this.db);
+      // Invalidated while we were reading: answer with what we read, but keep none of it.
+      if (generation === this.generation) this.cached = { counts, at: Date.now() };
+      return counts;
+    } finally {
+      if (generation === this.generation) this.pending = null;
+    }
   }
 }
