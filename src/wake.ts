@@ -1,16 +1,13 @@
 // A wake-up port: how a store or service that queues work wakes the actor that does it. Stores are built before the
 // actors start (the actors need them), so the port is made first, handed to the constructor of whoever queues work,
-// and connected when the actor starts; a wake before that, or after the actor stops, is dropped: the work is durable
-// and the actor's first round finds it.
+// and connected when the actor starts (again on each restart); a wake before that is dropped: the work is durable
+// and the actor's first round finds it. A stopped actor ignores its kicks.
 export class Wake<A extends unknown[] = []> {
   private target: ((...args: A) => void) | null = null;
 
-  /** Points the port at the actor; returns a function that disconnects it again. */
-  connect(target: (...args: A) => void): () => void {
+  /** Points the port at the actor (the latest one, after a restart). */
+  connect(target: (...args: A) => void): void {
     this.target = target;
-    return () => {
-      if (this.target === target) this.target = null;
-    };
   }
 
   wake(...args: A): void {
