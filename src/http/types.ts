@@ -52,8 +52,6 @@ export type PrincipalOf<A> = A extends AuthRule
       : Principal
   : null;
 
-export type Handler<A extends AuthRule | undefined = undefined> = (req: Request, who: PrincipalOf<A>) => Reply | Promise<Reply>;
-
 export interface Route<A extends AuthRule | undefined = AuthRule | undefined> {
   readonly method: Method;
   /** `/api/v1/accounts/:id` style; parameters are whole segments. */
