@@ -2,27 +2,9 @@
 // token still being looked up when the client goes away (or its body is refused) leaves nothing behind, in
 // particular no unhandled rejection, which would end the process.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { rawExchange } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-/** Writes a raw request and resolves with what the server answers before the socket ends (or '' if it cut it). */
-function rawExchange(url: string, request: string, opts: { destroyAfterWrite?: boolean } = {}): Promise<string> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(Number(port), '127.0.0.1');
-    let data = '';
-    sock.on('data', (d) => {
-      data += d.toString();
-    });
-    sock.on('error', reject);
-    sock.on('close', () => resolve(data));
-    sock.on('connect', () => {
-      sock.write(request);
-      if (opts.destroyAfterWrite) sock.destroy();
-    });
-  });
-}
 
 describe('authentication before the body', () => {
   let s: TestServer;

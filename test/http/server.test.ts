@@ -10,6 +10,7 @@ import { HttpServer } from '../../src/http/server.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
 import { freePort } from '../support/server.js';
+import { rawExchange } from '../support/raw-http.js';
 import { eventually } from '../support/wait.js';
 
 describe('uWebSockets.js binding', () => {
@@ -139,11 +140,15 @@ describe('HTTP front end', () => {
     assert.equal(form.status, 413);
 
     // Chunked: no Content-Length, so the limit is enforced while streaming.
-    const raw = await rawRequest(base, [
-      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
-      ...Array.from({ length: 5 }, () => `400\r\n${'x'.repeat(0x400)}\r\n`),
-      '0\r\n\r\n',
-    ]);
+    const raw = await rawExchange(
+      base,
+      [
+        'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        ...Array.from({ length: 5 }, () => `400\r\n${'x'.repeat(0x400)}\r\n`),
+        '0\r\n\r\n',
+      ],
+      { timeoutMs: 3_000 },
+    );
     assert.match(raw, /^HTTP\/1\.1 413/);
   });
 
@@ -219,9 +224,9 @@ describe('HTTP front end', () => {
 
   it('refuses a Content-Length that is not a plain decimal number, leaking nothing', async () => {
     // uWS itself may drop such a request before our handler; either way no request may stay in flight.
-    const raw = await rawRequest(base, ['POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0x2\r\n\r\n{}']).catch(
-      () => '',
-    );
+    const raw = await rawExchange(base, ['POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0x2\r\n\r\n{}'], {
+      timeoutMs: 3_000,
+    }).catch(() => '');
     assert.ok(raw === '' || /^HTTP\/1\.1 400/.test(raw), raw);
     assert.equal(await server.drain(500), true);
     assert.equal((await fetch(`${base}/api/v1/things/5`)).status, 200);
@@ -379,19 +384,4 @@ function exchange(base: string, request: string, timeoutMs = 3_000): Promise<{ d
 
 function bodyOf(response: string): string {
   return response.slice(response.indexOf('\r\n\r\n') + 4);
-}
-
-/** Writes raw request pieces and returns whatever the server answered before closing. */
-function rawRequest(base: string, pieces: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
-    let data = '';
-    sock.on('data', (d) => (data += d.toString()));
-    sock.on('error', () => resolve(data));
-    sock.on('close', () => resolve(data));
-    sock.on('connect', () => {
-      for (const p of pieces) if (!sock.destroyed) sock.write(p);
-    });
-    setTimeout(() => (data ? resolve(data) : reject(new Error('no answer'))), 3000).unref();
-  });
 }

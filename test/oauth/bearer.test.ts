@@ -2,12 +2,12 @@
 // each acceptable scope, the 401/403/422 answers in Mastodon's order, a disabled member's cached token, revocation
 // seen by the very next request, and last_used_at written without a write per request.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import type { CookieJar } from '../support/forms.js';
+import { rawExchange } from '../support/raw-http.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp, verifyCredentials } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -144,6 +144,7 @@ describe('bearer authentication on verify_credentials', () => {
       const raw = await rawExchange(
         s.url,
         `GET /api/v1/accounts/verify_credentials HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\n\r\n`,
+        { requireClose: true },
       );
       assert.match(raw, /^HTTP\/1\.1 400 /);
       assert.equal(raw.slice(raw.indexOf('\r\n\r\n') + 4), '{"error":"Duplicate Authorization header"}');
@@ -248,22 +249,3 @@ describe('last_used_at of a token', () => {
     }
   });
 });
-
-/** One raw request on its own connection (fetch cannot send a header twice); everything answered until the close. */
-function rawExchange(base: string, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
-    let data = '';
-    const timer = setTimeout(() => {
-      sock.destroy();
-      reject(new Error(`no close after: ${data}`));
-    }, 5_000);
-    sock.on('data', (d) => (data += d.toString()));
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      clearTimeout(timer);
-      resolve(data);
-    });
-    sock.on('connect', () => sock.write(request));
-  });
-}

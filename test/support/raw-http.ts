@@ -1,0 +1,39 @@
+// Raw HTTP/1.1 over a socket, for what fetch cannot send: duplicate headers, bodies cut short, malformed requests.
+import net from 'node:net';
+
+export interface RawOptions {
+  /** Close our side as soon as the request is written (a client that leaves mid-request). */
+  readonly destroyAfterWrite?: boolean;
+  /** The server must close the connection: no close within timeoutMs is an error even if it answered. */
+  readonly requireClose?: boolean;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Writes the request (in pieces, if given several) on a connection of its own and resolves with everything the
+ * server sent until the connection closed, or, without requireClose, whatever it had answered by timeoutMs.
+ */
+export function rawExchange(base: string, request: string | readonly string[], o: RawOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      if (data && !o.requireClose) resolve(data);
+      else reject(new Error(data ? `no close after: ${data}` : 'no answer'));
+    }, o.timeoutMs ?? 5_000);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(data);
+    };
+    sock.on('data', (d) => {
+      data += d.toString();
+    });
+    sock.on('error', done);
+    sock.on('close', done);
+    sock.on('connect', () => {
+      for (const piece of typeof request === 'string' ? [request] : request) if (!sock.destroyed) sock.write(piece);
+      if (o.destroyAfterWrite) sock.destroy();
+    });
+  });
+}
