@@ -216,9 +216,6 @@ export class HttpServer {
     } catch (e) {
       return this.send(res, ex, req, e);
     }
-    // The lookup's refusal is answered once the body is in (run); if the body never is (client gone, body refused),
-    // nobody awaits it, and an unhandled rejection would end the process.
-    if (principal instanceof Promise) principal.catch(() => undefined);
     ex.readingBody = true;
     readBody(res, declared, limit, (outcome) => {
       ex.readingBody = false;
@@ -246,7 +243,11 @@ export class HttpServer {
   private principal(route: Route, req: Request): Principal | null | Promise<Principal> {
     const rule = route.auth;
     if (rule === undefined || (rule.optional && req.headers['authorization'] === undefined)) return null;
-    return this.deps.authenticate!(req, rule);
+    const who = this.deps.authenticate!(req, rule);
+    // A lookup's refusal is answered in run(); a request that never gets there (client gone mid-body, body refused)
+    // leaves it unawaited, and an unhandled rejection would end the process.
+    if (who instanceof Promise) who.catch(() => undefined);
+    return who;
   }
 
   private authorize(route: Route, req: Request, res: HttpResponse, ex: Exchange): void {
