@@ -94,10 +94,12 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
 
 export async function wire(config: Config, log: Logger, db: Database, clock: Clock) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
+  // Each wake waits for the transaction that queued the work (if any) to commit.
+  const afterCommit = (fn: () => void) => db.afterCommit(fn);
   const wakes = {
-    deliveryDue: new Wake<[hosts: readonly string[]]>(),
-    pollsDue: new Wake(),
-    inboxQueued: new Wake(),
+    deliveryDue: new Wake<[hosts: readonly string[]]>(afterCommit),
+    pollsDue: new Wake(afterCommit),
+    inboxQueued: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -149,6 +151,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const followService = new FollowService(s.follows, s.blocks, localActors, publisher, s.notifications);
   const statusService = new StatusService({
     config,
+    db,
     log: fedLog,
     statuses: s.statuses,
     accounts: s.accounts,
@@ -160,8 +163,9 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     polls: s.polls,
     notes: localNotes,
   });
-  const pollService = new PollService({ log: fedLog, polls: s.polls, accounts: s.accounts, statuses: s.statuses, publisher, uris, statusService, notes });
+  const pollService = new PollService({ log: fedLog, db, polls: s.polls, accounts: s.accounts, statuses: s.statuses, publisher, uris, statusService, notes });
   const interactionService = new InteractionService({
+    db,
     accounts: s.accounts,
     statuses: s.statuses,
     interactions: s.interactions,

@@ -1,9 +1,11 @@
 // A member's interactions with statuses and what they send: a favourite is a Like to the author's server, a boost
 // an Announce to our followers and the author; undoing either sends an Undo with the original embedded. Bookmarks
-// and pins stay here.
+// and pins stay here. Each action and the activity it sends commit together (db.tx): a crash cannot keep one without
+// the other.
 import { randomBytes } from 'node:crypto';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { Transactor } from '../store/db.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { Notifier } from '../store/notifications.js';
 import type { Status, StatusStore, Visibility } from '../store/statuses.js';
@@ -15,6 +17,7 @@ import type { ReactionEmoji, ReactionStore } from '../store/reactions.js';
 import type { Publisher } from '../federation/publisher.js';
 
 export interface InteractionServiceDeps {
+  readonly db: Transactor;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   readonly interactions: InteractionStore;
@@ -30,47 +33,55 @@ export class InteractionService {
   constructor(private readonly d: InteractionServiceDeps) {}
 
   async favourite(me: Account, s: Status): Promise<void> {
-    const author = await this.author(s);
-    const like = likeActivity(
-      `${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`,
-      this.d.uris.actor(me.username),
-      this.uriOf(s, author),
-    );
-    if (await this.d.interactions.favourite(me.id, s.id, like.id)) {
-      await this.d.notifier.notify(author.id, 'favourite', me.id, s.id);
-      if (author.domain) await this.d.publisher.sendTo(like, me, author);
-    }
+    return this.d.db.tx(async () => {
+      const author = await this.author(s);
+      const like = likeActivity(
+        `${this.d.uris.actor(me.username)}#likes/${s.id}-${randomBytes(4).toString('hex')}`,
+        this.d.uris.actor(me.username),
+        this.uriOf(s, author),
+      );
+      if (await this.d.interactions.favourite(me.id, s.id, like.id)) {
+        await this.d.notifier.notify(author.id, 'favourite', me.id, s.id);
+        if (author.domain) await this.d.publisher.sendTo(like, me, author);
+      }
+    });
   }
 
   async unfavourite(me: Account, s: Status): Promise<void> {
-    const removed = await this.d.interactions.unfavourite(me.id, s.id);
-    const author = await this.author(s);
-    if (removed) await this.d.notifier.withdraw(author.id, 'favourite', me.id, s.id);
-    if (removed?.uri && author.domain) {
-      await this.d.publisher.sendTo(undoActivity(likeActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author))), me, author);
-    }
+    return this.d.db.tx(async () => {
+      const removed = await this.d.interactions.unfavourite(me.id, s.id);
+      const author = await this.author(s);
+      if (removed) await this.d.notifier.withdraw(author.id, 'favourite', me.id, s.id);
+      if (removed?.uri && author.domain) {
+        await this.d.publisher.sendTo(undoActivity(likeActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author))), me, author);
+      }
+    });
   }
 
   /** Reacts with an emoji; false when the member already has too many different reactions on the status. */
   async react(me: Account, s: Status, emoji: ReactionEmoji): Promise<boolean> {
-    const author = await this.author(s);
-    const actor = this.d.uris.actor(me.username);
-    const activity = emojiReactActivity(`${actor}#reactions/${s.id}-${randomBytes(4).toString('hex')}`, actor, this.uriOf(s, author), emoji);
-    if (!(await this.d.reactions.add(me.id, s.id, emoji, activity.id))) return false;
-    if (author.domain) await this.d.publisher.sendTo(activity, me, author);
-    return true;
+    return this.d.db.tx(async () => {
+      const author = await this.author(s);
+      const actor = this.d.uris.actor(me.username);
+      const activity = emojiReactActivity(`${actor}#reactions/${s.id}-${randomBytes(4).toString('hex')}`, actor, this.uriOf(s, author), emoji);
+      if (!(await this.d.reactions.add(me.id, s.id, emoji, activity.id))) return false;
+      if (author.domain) await this.d.publisher.sendTo(activity, me, author);
+      return true;
+    });
   }
 
   async unreact(me: Account, s: Status, name: string): Promise<void> {
-    const removed = await this.d.reactions.remove(me.id, s.id, name);
-    const author = await this.author(s);
-    if (removed?.uri && author.domain) {
-      await this.d.publisher.sendTo(
-        undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), removed.emoji)),
-        me,
-        author,
-      );
-    }
+    return this.d.db.tx(async () => {
+      const removed = await this.d.reactions.remove(me.id, s.id, name);
+      const author = await this.author(s);
+      if (removed?.uri && author.domain) {
+        await this.d.publisher.sendTo(
+          undoActivity(emojiReactActivity(removed.uri, this.d.uris.actor(me.username), this.uriOf(s, author), removed.emoji)),
+          me,
+          author,
+        );
+      }
+    });
   }
 
   /**
@@ -78,43 +89,47 @@ export class InteractionService {
    * StatusPolicy#reblog? allows); returns the boost (an existing one when boosted already).
    */
   async reblog(me: Account, s: Status, asked: Visibility): Promise<Status> {
-    const ownPrivate = s.visibility === 'private' && s.accountId === me.id;
-    if (s.visibility !== 'public' && s.visibility !== 'unlisted' && !ownPrivate) throw Errors.forbidden('This status cannot be boosted');
-    if (asked === 'direct') throw Errors.validation('A boost cannot be direct');
-    const visibility = ownPrivate ? 'private' : asked;
-    const existing = await this.d.statuses.reblogBy(me.id, s.id);
-    if (existing) return existing;
-    const { status: boost, created } = await this.d.statuses.create({
-      accountId: me.id,
-      uri: null,
-      url: null,
-      text: '',
-      content: '',
-      spoilerText: '',
-      visibility,
-      sensitive: false,
-      language: null,
-      inReplyToId: null,
-      inReplyToAccountId: null,
-      inReplyToUri: null,
-      reblogOfId: s.id,
-      local: true,
-      mentionIds: [],
-      tags: [],
+    return this.d.db.tx(async () => {
+      const ownPrivate = s.visibility === 'private' && s.accountId === me.id;
+      if (s.visibility !== 'public' && s.visibility !== 'unlisted' && !ownPrivate) throw Errors.forbidden('This status cannot be boosted');
+      if (asked === 'direct') throw Errors.validation('A boost cannot be direct');
+      const visibility = ownPrivate ? 'private' : asked;
+      const existing = await this.d.statuses.reblogBy(me.id, s.id);
+      if (existing) return existing;
+      const { status: boost, created } = await this.d.statuses.create({
+        accountId: me.id,
+        uri: null,
+        url: null,
+        text: '',
+        content: '',
+        spoilerText: '',
+        visibility,
+        sensitive: false,
+        language: null,
+        inReplyToId: null,
+        inReplyToAccountId: null,
+        inReplyToUri: null,
+        reblogOfId: s.id,
+        local: true,
+        mentionIds: [],
+        tags: [],
+      });
+      if (created) {
+        await this.d.notifier.notify(s.accountId, 'reblog', me.id, s.id);
+        await this.announce(me, boost, s, false);
+      }
+      return boost;
     });
-    if (created) {
-      await this.d.notifier.notify(s.accountId, 'reblog', me.id, s.id);
-      await this.announce(me, boost, s, false);
-    }
-    return boost;
   }
 
   async unreblog(me: Account, s: Status): Promise<void> {
-    const boost = await this.d.statuses.reblogBy(me.id, s.id);
-    if (boost && (await this.d.statuses.softDelete(boost.id))) {
-      await this.d.notifier.withdraw(s.accountId, 'reblog', me.id, s.id);
-      await this.announce(me, boost, s, true);
-    }
+    return this.d.db.tx(async () => {
+      const boost = await this.d.statuses.reblogBy(me.id, s.id);
+      if (boost && (await this.d.statuses.softDelete(boost.id))) {
+        await this.d.notifier.withdraw(s.accountId, 'reblog', me.id, s.id);
+        await this.announce(me, boost, s, true);
+      }
+    });
   }
 
   private async announce(me: Account, boost: Status, s: Status, undo: boolean): Promise<void> {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { Transactor } from '../store/db.js';
 import type { Poll, PollStore, VoteRefusal } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -28,6 +29,7 @@ const MAX_REFRESHING = 16;
 
 export interface PollServiceDeps {
   readonly log: Logger;
+  readonly db: Transactor;
   readonly polls: PollStore;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
@@ -42,14 +44,17 @@ export class PollService {
 
   constructor(private readonly d: PollServiceDeps) {}
 
+  /** The vote and the Notes that carry it to a remote poll's server commit together. */
   async vote(me: Account, poll: Poll, status: Status, choices: readonly number[]): Promise<void> {
-    const refused = await this.d.polls.vote(poll.id, me.id, choices, new Date());
-    if (refused) throw Errors.validation(MESSAGES[refused]);
-    const author = await this.d.accounts.byId(poll.accountId);
-    if (!author?.domain || !status.uri) return;
-    for (const c of choices) {
-      await this.d.publisher.sendTo(voteActivity(this.d.uris, me, author, status.uri, poll.options[c]!, randomBytes(8).toString('hex')), me, author);
-    }
+    return this.d.db.tx(async () => {
+      const refused = await this.d.polls.vote(poll.id, me.id, choices, new Date());
+      if (refused) throw Errors.validation(MESSAGES[refused]);
+      const author = await this.d.accounts.byId(poll.accountId);
+      if (!author?.domain || !status.uri) return;
+      for (const c of choices) {
+        await this.d.publisher.sendTo(voteActivity(this.d.uris, me, author, status.uri, poll.options[c]!, randomBytes(8).toString('hex')), me, author);
+      }
+    });
   }
 
   /** Queues the Update of a local poll's Question (the poll closer calls this when one is due). */

@@ -1,7 +1,10 @@
 // What happens when a member posts, edits or deletes: mentions resolved (remote handles over WebFinger), text rendered to
-// safe HTML, the status stored (idempotently), and the Create, Update or Delete queued for the status's audience.
+// safe HTML, then in ONE transaction the status stored (with its idempotency record), its media, poll, mentions and
+// notifications, and the Create, Update or Delete queued for the status's audience (a transactional outbox): a crash
+// at any instant leaves either the whole post, delivered by whichever node runs next, or nothing acknowledged.
 import type { Config } from '../../config/schema.js';
 import { Errors } from '../errors.js';
+import type { Transactor } from '../store/db.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { mixesVideo, type MediaAttributes, type MediaStore } from '../store/media.js';
@@ -53,6 +56,7 @@ const MEDIA_MIXED = 'Cannot attach a video to a post that already contains image
 export interface StatusServiceDeps {
   readonly config: Config;
   readonly log: Logger;
+  readonly db: Transactor;
   readonly statuses: StatusStore;
   readonly accounts: AccountStore;
   readonly remote: RemoteActors;
@@ -82,54 +86,54 @@ export class StatusService {
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
     const accounts = [...new Map([...mentioned.values()].map((a) => [a.id, a])).values()];
-    const { status, created } = await this.d.statuses.create(
-      {
-        accountId: me.id,
-        uri: null,
-        url: null,
-        text: p.text,
-        content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
-        spoilerText: p.spoilerText,
-        visibility: p.visibility,
-        sensitive: p.sensitive || p.spoilerText !== '',
-        language: p.language,
-        inReplyToId: p.inReplyTo?.id ?? null,
-        inReplyToAccountId: p.inReplyTo?.accountId ?? null,
-        inReplyToUri: null,
-        reblogOfId: null,
-        local: true,
-        quoteOfId: p.quote?.id ?? null,
-        quoteUri: p.quote ? await this.uriOf(p.quote) : null,
-        mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id),
-        tags: extractHashtags(p.text),
-        applicationId: p.applicationId ?? null,
-      },
-      p.idempotencyKey,
-    );
-    if (created) {
-      if (mediaIds.length && !(await this.d.media.attach(me.id, status.id, mediaIds))) {
-        // Raced with another post taking the same upload: this post must not go out half-made.
-        await this.d.statuses.softDelete(status.id);
-        throw Errors.validation(MEDIA_REFUSED);
-      }
-      if (p.poll) {
-        await this.d.polls.create({
-          statusId: status.id,
+    const quoteUri = p.quote ? await this.uriOf(p.quote) : null;
+    return this.d.db.tx(async () => {
+      const { status, created } = await this.d.statuses.create(
+        {
           accountId: me.id,
-          options: p.poll.options,
-          multiple: p.poll.multiple,
-          hideTotals: p.poll.hideTotals,
-          expiresAt: new Date(status.createdAt.getTime() + p.poll.expiresInSeconds * 1000),
-        });
+          uri: null,
+          url: null,
+          text: p.text,
+          content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
+          spoilerText: p.spoilerText,
+          visibility: p.visibility,
+          sensitive: p.sensitive || p.spoilerText !== '',
+          language: p.language,
+          inReplyToId: p.inReplyTo?.id ?? null,
+          inReplyToAccountId: p.inReplyTo?.accountId ?? null,
+          inReplyToUri: null,
+          reblogOfId: null,
+          local: true,
+          quoteOfId: p.quote?.id ?? null,
+          quoteUri,
+          mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id),
+          tags: extractHashtags(p.text),
+          applicationId: p.applicationId ?? null,
+        },
+        p.idempotencyKey,
+      );
+      if (created) {
+        // Raced with another post taking the same upload: the throw rolls the whole post back.
+        if (mediaIds.length && !(await this.d.media.attach(me.id, status.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
+        if (p.poll) {
+          await this.d.polls.create({
+            statusId: status.id,
+            accountId: me.id,
+            options: p.poll.options,
+            multiple: p.poll.multiple,
+            hideTotals: p.poll.hideTotals,
+            expiresAt: new Date(status.createdAt.getTime() + p.poll.expiresInSeconds * 1000),
+          });
+        }
+        for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
+        if (p.quote && (await this.d.statuses.canSee(status, p.quote.accountId))) await this.d.notifier.notify(p.quote.accountId, 'quote', me.id, status.id);
+        await this.d.notifier.newPost(status);
+        await this.federate(status, me, 'create');
       }
-      for (const id of status.mentionIds) await this.d.notifier.notify(id, 'mention', me.id, status.id);
-      if (p.quote && (await this.d.statuses.canSee(status, p.quote.accountId))) await this.d.notifier.notify(p.quote.accountId, 'quote', me.id, status.id);
-      await this.d.notifier.newPost(status);
-      await this.federate(status, me, 'create');
-    }
-    // A retry whose first status has since been deleted: that status is gone, as for any other read.
-    else if (status.deletedAt) throw Errors.notFound();
-    return status;
+      // A retry whose first status has since been deleted: that status is gone, as for any other read.
+      else if (status.deletedAt) throw Errors.notFound();
+      return status;
+    });
   }
 
   /**
@@ -142,35 +146,39 @@ export class StatusService {
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
     const before = new Set(s.mentionIds);
-    const { outcome, status: edited } = await this.d.statuses.edit(s.id, {
-      text: p.text,
-      content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
-      spoilerText: p.spoilerText,
-      sensitive: p.sensitive || p.spoilerText !== '',
-      language: p.language,
-      mentionIds: [...new Set([...mentioned.values()].map((a) => a.id))].filter((id) => id !== me.id),
-      tags: extractHashtags(p.text),
-      media: { ids: [...new Set(p.mediaIds)], attributes: p.mediaAttributes },
-      poll: p.poll && {
-        options: p.poll.options,
-        multiple: p.poll.multiple,
-        hideTotals: p.poll.hideTotals,
-        expiresAt: new Date(Date.now() + p.poll.expiresInSeconds * 1000),
-      },
+    return this.d.db.tx(async () => {
+      const { outcome, status: edited } = await this.d.statuses.edit(s.id, {
+        text: p.text,
+        content: statusHtml(p.text, links, (t) => this.d.uris.tag(t)),
+        spoilerText: p.spoilerText,
+        sensitive: p.sensitive || p.spoilerText !== '',
+        language: p.language,
+        mentionIds: [...new Set([...mentioned.values()].map((a) => a.id))].filter((id) => id !== me.id),
+        tags: extractHashtags(p.text),
+        media: { ids: [...new Set(p.mediaIds)], attributes: p.mediaAttributes },
+        poll: p.poll && {
+          options: p.poll.options,
+          multiple: p.poll.multiple,
+          hideTotals: p.poll.hideTotals,
+          expiresAt: new Date(Date.now() + p.poll.expiresInSeconds * 1000),
+        },
+      });
+      if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
+      if (outcome === 'media_mixed') throw Errors.validation(MEDIA_MIXED);
+      if (!edited) throw Errors.notFound();
+      if (outcome === 'unchanged') return edited;
+      if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end
+      for (const id of edited.mentionIds) if (!before.has(id)) await this.d.notifier.notify(id, 'mention', me.id, edited.id);
+      for (const id of await this.d.statuses.localBoosters(edited.id)) await this.d.notifier.notify(id, 'update', me.id, edited.id);
+      await this.federate(edited, me, 'update');
+      return edited;
     });
-    if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
-    if (outcome === 'media_mixed') throw Errors.validation(MEDIA_MIXED);
-    if (!edited) throw Errors.notFound();
-    if (outcome === 'unchanged') return edited;
-    if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end
-    for (const id of edited.mentionIds) if (!before.has(id)) await this.d.notifier.notify(id, 'mention', me.id, edited.id);
-    for (const id of await this.d.statuses.localBoosters(edited.id)) await this.d.notifier.notify(id, 'update', me.id, edited.id);
-    await this.federate(edited, me, 'update');
-    return edited;
   }
 
   async remove(me: Account, s: Status): Promise<void> {
-    if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
+    await this.d.db.tx(async () => {
+      if (await this.d.statuses.softDelete(s.id)) await this.federate(s, me, 'delete');
+    });
   }
 
   private async uriOf(s: Status): Promise<string | null> {

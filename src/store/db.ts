@@ -1,5 +1,11 @@
 // The one PostgreSQL client module: a pool, typed query helpers and transactions. Store modules call these;
 // nothing else in the code talks SQL.
+//
+// Transactions are ambient: inside `tx(fn)`, every query any store makes (through rows/one/exec) runs on the
+// transaction's client, so a service can make one user action (a post with its media, poll, notifications and
+// outgoing deliveries) atomic without threading a client through every store. A `tx` inside a `tx` is a savepoint.
+// Work that must only see committed rows (waking an actor) is queued with afterCommit.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from '../log.js';
 
@@ -11,8 +17,28 @@ export interface Queryable {
   query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
-export class Database {
+const TX_ATTEMPTS = 3;
+/** deadlock_detected, serialization_failure: the transaction did nothing and may simply be run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/** An open transaction, as the code running inside it sees it. */
+interface TxContext {
+  readonly client: pg.PoolClient;
+  /** False once committed or rolled back: work started inside that outlives it goes back to the pool. */
+  open: boolean;
+  savepoints: number;
+  readonly afterCommit: (() => void)[];
+}
+
+/** What services need of transactions: one atomic unit of work, and work held until it commits. */
+export interface Transactor {
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  afterCommit(fn: () => void): void;
+}
+
+export class Database implements Transactor {
   readonly pool: pg.Pool;
+  private readonly current = new AsyncLocalStorage<TxContext>();
 
   constructor(
     readonly connectionString: string,
@@ -24,28 +50,56 @@ export class Database {
     this.pool.on('error', (err) => this.log.warn({ err }, 'idle database client error'));
   }
 
+  /** The open transaction's client when called inside one, else the pool. */
+  private get q(): Queryable {
+    const t = this.current.getStore();
+    return t?.open ? t.client : this.pool;
+  }
+
   async rows<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<R[]> {
-    return (await this.pool.query<R>(text, values as unknown[])).rows;
+    return (await this.q.query<R>(text, values as unknown[])).rows;
   }
 
   async one<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<R | undefined> {
-    return (await this.pool.query<R>(text, values as unknown[])).rows[0];
+    return (await this.q.query<R>(text, values as unknown[])).rows[0];
   }
 
   async exec(text: string, values?: readonly unknown[]): Promise<number> {
-    return (await this.pool.query(text, values as unknown[])).rowCount ?? 0;
+    return (await this.q.query(text, values as unknown[])).rowCount ?? 0;
   }
 
-  /** Runs fn inside BEGIN/COMMIT on one client; any throw rolls back. */
+  /**
+   * Runs fn inside BEGIN/COMMIT on one client; any throw rolls back. Inside another transaction it is a savepoint:
+   * its throw undoes only its own writes, and nothing is committed before the outermost transaction commits.
+   */
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const outer = this.current.getStore();
+    if (outer?.open) return this.savepoint(outer, fn);
+    // A transaction that spans a whole user action takes row locks in the order the action touches rows, so two
+    // concurrent actions can deadlock; PostgreSQL aborts one, and it is run again from the start.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(fn);
+      } catch (e) {
+        if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+        this.log.info({ code: (e as { code?: string }).code, attempt }, 'transaction retried');
+      }
+    }
+  }
+
+  private async once<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    const t: TxContext = { client, open: true, savepoints: 0, afterCommit: [] };
     try {
       await client.query('BEGIN');
-      const result = await fn(client);
+      const result = await this.current.run(t, () => fn(client));
       await client.query('COMMIT');
+      t.open = false;
       client.release();
+      for (const f of t.afterCommit) this.runAfterCommit(f);
       return result;
     } catch (e) {
+      t.open = false;
       // A client whose ROLLBACK fails is broken: destroy it instead of returning it to the pool.
       const rollback = await client.query('ROLLBACK').then(
         () => undefined,
@@ -53,6 +107,34 @@ export class Database {
       );
       client.release(rollback);
       throw e;
+    }
+  }
+
+  /** Runs fn once the current transaction commits (never if it rolls back); outside a transaction, now. */
+  afterCommit(fn: () => void): void {
+    const t = this.current.getStore();
+    if (t?.open) t.afterCommit.push(fn);
+    else this.runAfterCommit(fn);
+  }
+
+  private async savepoint<T>(t: TxContext, fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const name = `s${++t.savepoints}`;
+    await t.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(t.client);
+      await t.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (e) {
+      await t.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw e;
+    }
+  }
+
+  private runAfterCommit(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.error({ err }, 'after-commit work failed');
     }
   }
 
