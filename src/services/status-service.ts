@@ -77,11 +77,6 @@ export class StatusService {
 
   async post(me: Account, p: NewPost): Promise<Status> {
     const mediaIds = [...new Set(p.mediaIds ?? [])];
-    if (mediaIds.length) {
-      const types = await this.d.media.usable(me.id, mediaIds);
-      if (!types) throw Errors.validation(MEDIA_REFUSED);
-      if (mixesVideo(types)) throw Errors.validation(MEDIA_MIXED);
-    }
     const mentioned = await this.resolveMentions(p.text);
     const links = new Map<string, ResolvedMention>();
     for (const [acct, a] of mentioned) links.set(acct, { url: a.domain ? (a.url ?? a.uri!) : this.d.uris.profile(a.username), username: a.username });
@@ -113,8 +108,14 @@ export class StatusService {
         p.idempotencyKey,
       );
       if (created) {
-        // Raced with another post taking the same upload: the throw rolls the whole post back.
-        if (mediaIds.length && !(await this.d.media.attach(me.id, status.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
+        // The uploads are checked here, after the idempotency record: a retry of a post that was stored (its answer
+        // lost) finds its uploads attached, and must get that post back, not a refusal. A throw rolls it all back.
+        if (mediaIds.length) {
+          const types = await this.d.media.usable(me.id, mediaIds);
+          if (!types) throw Errors.validation(MEDIA_REFUSED);
+          if (mixesVideo(types)) throw Errors.validation(MEDIA_MIXED);
+          if (!(await this.d.media.attach(me.id, status.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
+        }
         if (p.poll) {
           await this.d.polls.create({
             statusId: status.id,
