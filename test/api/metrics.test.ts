@@ -2,6 +2,7 @@
 // on a separate listener, in the text format, with numbers that match what the server did (requests per route
 // pattern, a delivery waiting for a retry, the pools, the actors). Parsed here, not just searched for names.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { api } from '../support/api.js';
 import { createMembers } from '../support/members.js';
@@ -185,6 +186,19 @@ describe('/metrics on METRICS_LISTEN with a token', () => {
       assert.equal((await scrape(url)).status, 401, url);
       assert.equal((await scrape(url, 'Bearer nope')).status, 401, url);
       assert.equal((await scrape(url, `Bearer ${TOKEN}`)).status, 200, url);
+    }
+  });
+});
+
+describe('METRICS_LISTEN on a port in use', () => {
+  it('stops the start with a message naming it', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      await assert.rejects(startTestServer({ METRICS_LISTEN: `127.0.0.1:${port}` }), new RegExp(`^Error: METRICS_LISTEN: port ${port} is in use$`));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 });
