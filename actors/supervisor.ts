@@ -60,6 +60,8 @@ interface Running {
 export class Supervisor implements Process {
   private readonly children: Running[] = [];
   private readonly restarts: number[] = [];
+  /** Restarts since start by child kind (the id before any ':', so per-host children share one), never reset. */
+  private readonly restartTotals = new Map<string, number>();
   private readonly exit = new ExitSignal();
   private stopping = false;
   /** The one shutdown in progress: a second stop (or a stop during escalation) waits for it. */
@@ -100,6 +102,11 @@ export class Supervisor implements Process {
 
   childIds(): string[] {
     return this.children.map((c) => c.spec.id);
+  }
+
+  /** How many times children of each kind were restarted since this supervisor started (for metrics). */
+  restartCounts(): ReadonlyMap<string, number> {
+    return this.restartTotals;
   }
 
   async startChild(spec: ChildSpec): Promise<Process> {
@@ -174,6 +181,8 @@ export class Supervisor implements Process {
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (this.stopping || generation !== entry.generation) return;
     this.events.onEvent?.({ kind: 'restart', supervisor: this.name, child: entry.spec.id, reason });
+    const kind = entry.spec.id.split(':', 1)[0]!;
+    this.restartTotals.set(kind, (this.restartTotals.get(kind) ?? 0) + 1);
     try {
       await this.launch(entry);
     } catch (error) {

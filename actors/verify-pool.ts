@@ -64,6 +64,16 @@ export class VerifyPool implements Process {
     return this.pool.threads.length;
   }
 
+  /** Share of the pool's capacity spent running tasks since it started (Piscina's measure, 0 to 1). */
+  get utilization(): number {
+    return this.pool.utilization;
+  }
+
+  /** Tasks finished since the pool started. */
+  get completed(): number {
+    return this.pool.completed;
+  }
+
   onExit(fn: (reason: ExitReason) => void): void {
     this.exit.on(fn);
   }

@@ -63,6 +63,13 @@ const EnvSchema = z.object({
   INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
+  // A bearer secret for /metrics; short ones are refused, the endpoint shows the server's inner workings.
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  METRICS_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9a-f:.]+\]|[^:\s]+):\d{1,5}$/i, 'must be host:port (an IPv6 address in brackets)')
+    .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'must have a port up to 65535')
+    .optional(),
 });
 
 export type Registrations = 'closed' | 'approval' | 'open';
@@ -110,6 +117,13 @@ export interface Config {
   };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
+  /** /metrics: off unless a token (served by the main server) or a listen address (a separate listener) is given. */
+  readonly metrics: {
+    /** Required as `Authorization: Bearer <token>` wherever /metrics is served. */
+    readonly token: string | undefined;
+    /** A listener serving only /metrics (e.g. 127.0.0.1:9394), apart from the public port. */
+    readonly listen: { readonly host: string; readonly port: number } | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -177,7 +191,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,
+    metrics: Object.freeze({ token: e.METRICS_TOKEN, listen: e.METRICS_LISTEN === undefined ? undefined : hostPort(e.METRICS_LISTEN) }),
   });
+}
+
+function hostPort(v: string): { host: string; port: number } {
+  const i = v.lastIndexOf(':');
+  return Object.freeze({ host: v.slice(0, i).replace(/^\[(.*)\]$/, '$1'), port: Number(v.slice(i + 1)) });
 }
 
 function describe(message: string): string {

@@ -20,6 +20,9 @@ import { HttpServer } from './http/server.js';
 import { Throttle } from './http/throttle.js';
 import type { Route } from './http/types.js';
 import type { Logger } from './log.js';
+import { registerCollectors } from './metrics/collectors.js';
+import { type MetricsListener, startMetricsListener } from './metrics/listener.js';
+import { Metrics } from './metrics/registry.js';
 import { allRoutes } from './routes.js';
 import type { AccountStore } from './store/accounts.js';
 import { AuthEventListener, liveNodes } from './store/auth-events.js';
@@ -57,6 +60,8 @@ export interface App {
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
+  /** The port of the separate metrics listener (METRICS_LISTEN), null when there is none. */
+  readonly metricsPort: number | null;
   /** Graceful shutdown: stop accepting, drain, stop actors in reverse order, close the database. */
   stop(): Promise<void>;
 }
@@ -196,19 +201,29 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     signInThrottle: new Throttle(10, 5 * 60_000),
     signUpThrottle: new Throttle(5, 30 * 60_000),
   };
-  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config), authEvents });
+  // Metrics exist only when an operator asked for them (a token, or a listen address): otherwise nothing is recorded.
+  const { metrics: metricsConfig } = config;
+  const metrics = metricsConfig.token !== undefined || metricsConfig.listen !== undefined ? new Metrics() : null;
+  if (metrics) registerCollectors(metrics.registry, { supervisor, verifyPool: w.verifyPool, db, queues: w.queueStats });
+  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config), authEvents, metrics });
   const http = new HttpServer({
     config,
     log: log.child({ component: 'http' }),
     routes,
     authenticate: (req, rule) => oauth.bearer.authenticate(req, rule),
     errorPage: errorPage(config.instance.title),
+    ...(metrics && { onFinished: (route, method, status, ms) => metrics.observeRequest(route, method, status, ms) }),
   });
   let port: number;
+  let metricsListener: MetricsListener | null = null;
   try {
     port = await http.listen();
+    if (metrics && metricsConfig.listen) {
+      metricsListener = await startMetricsListener(metrics, metricsConfig.listen, metricsConfig.token, log.child({ component: 'metrics' }));
+    }
   } catch (e) {
     // A port in use ends the start: what was started for it stops, so nothing is left running in this process.
+    http.stopAccepting();
     await supervisor.stop();
     await db.close();
     await stopEmbedded();
@@ -219,6 +234,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const stop = () =>
     (stopping ??= (async () => {
       http.stopAccepting();
+      await metricsListener?.close();
       const drained = await http.drain(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown grace period ended with requests in flight');
       await supervisor.stop();
@@ -235,5 +251,19 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
   const federation = { accounts: w.accounts, follows: w.follows, deliveries: w.deliveries, remote: w.remote, statements: w.statements };
-  return { config, port, url, db, verifyPool: w.verifyPool, supervisor, routes, pollCloser: () => pollCloser, authEvents, firstAdmin, stop, federation };
+  return {
+    config,
+    port,
+    url,
+    db,
+    verifyPool: w.verifyPool,
+    supervisor,
+    routes,
+    pollCloser: () => pollCloser,
+    authEvents,
+    firstAdmin,
+    stop,
+    federation,
+    metricsPort: metricsListener?.port ?? null,
+  };
 }

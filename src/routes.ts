@@ -33,6 +33,8 @@ import { discoveryRoutes } from './federation/discovery-routes.js';
 import { inboxRoutes } from './federation/inbox-route.js';
 import { noteRoutes } from './federation/note-routes.js';
 import type { Route } from './http/types.js';
+import type { Metrics } from './metrics/registry.js';
+import { metricsRoutes } from './metrics/route.js';
 import { authPageRoutes } from './web/auth-pages.js';
 import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
 import { authorizePageRoutes } from './web/authorize-page.js';
@@ -49,6 +51,8 @@ export interface RouteDeps {
   readonly web: WebDeps;
   readonly instanceDocs: InstanceDocuments;
   readonly authEvents: AuthEventListener;
+  /** Null when metrics are off (no METRICS_TOKEN nor METRICS_LISTEN). */
+  readonly metrics: Metrics | null;
 }
 
 /** A module's routes, each checked to lie under one of the prefixes its table line names. */
@@ -66,7 +70,7 @@ function mount(prefixes: readonly string[], routes: readonly Route[]): Mount {
   return { prefixes, routes };
 }
 
-export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDeps): Mount[] {
+export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }: RouteDeps): Mount[] {
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
   const mediaLog = w.log.child({ component: 'media' });
@@ -85,6 +89,8 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
+    // For operators: Prometheus metrics, served here only behind METRICS_TOKEN (none: no route).
+    mount(['/metrics'], metricsRoutes(metrics, config.metrics.token)),
     mount(
       ['/.well-known/webfinger', '/.well-known/host-meta', '/.well-known/host-meta.json', '/.well-known/nodeinfo', '/nodeinfo'],
       discoveryRoutes({ config, counts: w.instanceCounts, accounts: w.accounts, uris: w.uris }),

@@ -44,6 +44,7 @@ import { AppStore } from './store/oauth-apps.js';
 import { CodeStore } from './store/oauth-codes.js';
 import { TokenStore } from './store/oauth-tokens.js';
 import { PollStore } from './store/polls.js';
+import { CachedQueueStats } from './store/queue-stats.js';
 import { ReactionStore } from './store/reactions.js';
 import { RemoteImageStore } from './store/remote-images.js';
 import { ReportStore } from './store/reports.js';
@@ -89,6 +90,8 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
+    // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
+    queueStats: new CachedQueueStats(db, 5_000),
   };
 }
 

@@ -26,6 +26,8 @@ export interface HttpServerDeps {
   readonly authenticate?: Authenticate;
   /** Renders an HTML error page for browser paths (not API paths). */
   readonly errorPage: (status: number, message: string) => Reply;
+  /** Told of every finished request: its route's pattern (`unmatched` if none), status (0: aborted), duration. */
+  readonly onFinished?: (route: string, method: string, status: number, ms: number) => void;
 }
 
 interface Exchange {
@@ -38,6 +40,8 @@ interface Exchange {
   closeAfter: boolean;
   /** Set while a file is streamed: aborted when the client goes away. */
   streaming?: AbortController;
+  /** The matched route's pattern, for onFinished. */
+  route?: string;
   readonly start: number;
 }
 
@@ -193,6 +197,7 @@ export class HttpServer {
       return this.send(res, ex, req, Errors.methodNotAllowed(match.allowed));
     }
     const route = match.route;
+    ex.route = route.path;
     req.params = match.params;
     if (!route.body) return this.authorize(route, req, res, ex);
 
@@ -360,6 +365,7 @@ export class HttpServer {
     const ms = Math.round((performance.now() - ex.start) * 10) / 10;
     if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
     else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');
+    this.deps.onFinished?.(ex.route ?? 'unmatched', req.method, status, ms);
     if (--this.inflight === 0 && this.drained) {
       const d = this.drained;
       this.drained = null;

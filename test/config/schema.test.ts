@@ -34,6 +34,13 @@ describe('configuration', () => {
     assert.equal(c.localDomain, 'example.com');
   });
 
+  it('reads where /metrics is served: off by default, a token, a listen address', () => {
+    assert.deepEqual(loadConfig({}).metrics, { token: undefined, listen: undefined });
+    const c = loadConfig({ METRICS_TOKEN: '0123456789abcdef', METRICS_LISTEN: '127.0.0.1:9394' });
+    assert.deepEqual(c.metrics, { token: '0123456789abcdef', listen: { host: '127.0.0.1', port: 9394 } });
+    assert.deepEqual(loadConfig({ METRICS_LISTEN: '[::1]:9394' }).metrics.listen, { host: '::1', port: 9394 });
+  });
+
   const bad: [Record<string, string>, string, RegExp][] = [
     [{ PORT: 'eighty' }, 'PORT', /expected number/],
     [{ PORT: '70000' }, 'PORT', /65535/],
@@ -45,6 +52,9 @@ describe('configuration', () => {
     [{ FEDERATION_ALLOW_PRIVATE: '10.0.0.0/33' }, 'FEDERATION_ALLOW_PRIVATE', /CIDR/],
     [{ VERIFY_THREADS_MIN: '4', VERIFY_THREADS_MAX: '2' }, 'VERIFY_THREADS_MAX', /at least VERIFY_THREADS_MIN/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN', /at least 16/],
+    [{ METRICS_LISTEN: '9394' }, 'METRICS_LISTEN', /host:port/],
+    [{ METRICS_LISTEN: '127.0.0.1:99999' }, 'METRICS_LISTEN', /65535/],
   ];
   for (const [env, variable, rule] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/app.ts'], // the lifecycle
   ['src/routes.ts'], // the route table
   ['src/wiring.ts'], // stores, federation and services built from the config
-  ['src/api', 'src/web'], // the two front ends: JSON for clients, HTML for people
+  ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
   ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends
   ['src/federation', 'src/entities'], // ActivityPub documents and Mastodon JSON: two renderings of the same rows
   ['src/http', 'src/bootstrap.ts'],
