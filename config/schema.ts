@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: positiveInt(1, 200).default(10),
   STOA_DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   INSTANCE_TITLE: z.string().min(1).max(200).default('Stoa'),
   INSTANCE_DESCRIPTION: z.string().max(2000).default('A federated social server.'),
   CONTACT_EMAIL: z.string().max(320).default(''),
@@ -88,6 +89,8 @@ export interface Config {
   readonly databasePoolMax: number;
   readonly dataDir: string;
   readonly logLevel: string;
+  /** Absent: pretty when stdout is a terminal, JSON lines otherwise. */
+  readonly logFormat: 'json' | 'pretty' | undefined;
   readonly instance: {
     readonly title: string;
     readonly description: string;
@@ -169,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: path.resolve(e.STOA_DATA_DIR),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     instance: Object.freeze({
       title: e.INSTANCE_TITLE,
       description: e.INSTANCE_DESCRIPTION,

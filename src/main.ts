@@ -1,4 +1,6 @@
 // Wiring only: config → logger → application → signals. SIGTERM/SIGINT close in reverse order.
+// `node dist/src/main.js [--env-file PATH]`: the environment comes from the real one over `.env.production` (or PATH).
+import { EnvFileError, readEnvironment } from '../config/env-file.js';
 import { type Config, ConfigError, loadConfig } from '../config/schema.js';
 import { startApp } from './app.js';
 import { printBanner } from './cli/banner.js';
@@ -7,16 +9,21 @@ import { createLogger } from './log.js';
 
 async function main(): Promise<void> {
   let config: Config;
+  let envFile: string | null;
   try {
-    config = loadConfig();
+    const environment = readEnvironment(process.argv.slice(2));
+    if (environment.args.length > 0) throw new EnvFileError(`unknown argument ${environment.args[0]}; usage: main.js [--env-file PATH]`);
+    envFile = environment.file;
+    config = loadConfig(environment.env);
   } catch (e) {
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof EnvFileError) {
       process.stderr.write(`${e.message}\n`);
       process.exit(78); // EX_CONFIG
     }
     throw e;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { format: config.logFormat });
+  log.info({ envFile }, envFile ? 'configuration file read' : 'no configuration file; environment only');
   if (!nativeUws) log.error('uWebSockets.js native binding did not load; running on the slow JS fallback');
   const app = await startApp(config, log, { onFatal: () => void shutdown(1) });
   log.info({ url: app.url, port: app.port, uws: nativeUws ? 'native' : 'fallback' }, 'listening');
