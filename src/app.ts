@@ -57,6 +57,8 @@ export interface App {
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
   readonly authEvents: AuthEventListener;
   readonly firstAdmin: FirstAdmin | null;
+  /** Bytes of request bodies held in memory now (MAX_BODY_BYTES_IN_FLIGHT bounds them); tests wait on it. */
+  readonly bodyBytesInFlight: () => number;
   /** Graceful shutdown: stop accepting, drain, stop actors in reverse order, close the database. */
   stop(): Promise<void>;
 }
@@ -235,5 +237,20 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
   const federation = { accounts: w.accounts, follows: w.follows, deliveries: w.deliveries, remote: w.remote, statements: w.statements };
-  return { config, port, url, db, verifyPool: w.verifyPool, supervisor, routes, pollCloser: () => pollCloser, authEvents, firstAdmin, stop, federation };
+  const bodyBytesInFlight = () => http.bodyBudget.inUse;
+  return {
+    config,
+    port,
+    url,
+    db,
+    verifyPool: w.verifyPool,
+    supervisor,
+    routes,
+    pollCloser: () => pollCloser,
+    authEvents,
+    firstAdmin,
+    bodyBytesInFlight,
+    stop,
+    federation,
+  };
 }
