@@ -1,5 +1,7 @@
 // One process-wide budget for request body bytes held in memory. Per-route limits bound one request; only this
 // bounds them together, so many concurrent large bodies are refused (503 + Retry-After) instead of growing the heap.
+// Buffered bodies reserve their whole length; a reader that streams a body to disk reserves only the buffers it holds
+// in memory at a time (grow as they fill, shrink as they are written out): the disk, not the heap, holds the rest.
 
 /** Bytes of one request counted against the budget; released exactly once, whatever ends the request. */
 export interface BodyReservation {

@@ -17,6 +17,7 @@ describe('configuration', () => {
     assert.equal(c.databaseUrl, undefined);
     assert.equal(c.registrations, 'closed');
     assert.deepEqual(c.federation.allowPrivate, []);
+    assert.equal(c.limits.bodyBytesInFlight, 64 * 1024 * 1024);
     assert.ok(c.verifyPool.maxThreads >= c.verifyPool.minThreads);
     assert.ok(Object.isFrozen(c));
   });
@@ -45,6 +46,7 @@ describe('configuration', () => {
     [{ FEDERATION_ALLOW_PRIVATE: '10.0.0.0/33' }, 'FEDERATION_ALLOW_PRIVATE', /CIDR/],
     [{ VERIFY_THREADS_MIN: '4', VERIFY_THREADS_MAX: '2' }, 'VERIFY_THREADS_MAX', /at least VERIFY_THREADS_MIN/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+    [{ MAX_BODY_BYTES_IN_FLIGHT: String(8 * 1024 * 1024) }, 'MAX_BODY_BYTES_IN_FLIGHT', /at least the largest body limit \(42991616\)/],
   ];
   for (const [env, variable, rule] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
