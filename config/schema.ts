@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   MAX_FORM_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(64 * 1024),
   MAX_MULTIPART_BYTES: positiveInt(1024, 1024 * 1024 * 1024).default(DEFAULT_MULTIPART_BYTES),
+  MAX_BODY_BYTES_IN_FLIGHT: positiveInt(1024, 16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   FEDERATION_ALLOW_PRIVATE: z
     .string()
     .default('false')
@@ -100,7 +101,13 @@ export interface Config {
   };
   readonly registrations: Registrations;
   readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
-  readonly limits: { readonly bodyBytes: number; readonly formBytes: number; readonly multipartBytes: number };
+  readonly limits: {
+    readonly bodyBytes: number;
+    readonly formBytes: number;
+    readonly multipartBytes: number;
+    /** All request bodies held in memory at once (http/body-budget.ts); a body past it is refused with 503. */
+    readonly bodyBytesInFlight: number;
+  };
   readonly federation: {
     /** CIDR ranges of non-public address space that remote fetches and deliveries may reach anyway (tests: loopback). */
     readonly allowPrivate: readonly string[];
@@ -162,6 +169,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (maxThreads < e.VERIFY_THREADS_MIN) {
     throw new ConfigError('VERIFY_THREADS_MAX', `must be at least VERIFY_THREADS_MIN (${e.VERIFY_THREADS_MIN}) (got ${maxThreads})`);
   }
+  // A body within its route's limit but over the whole budget could never be admitted: it would get 503 forever.
+  const largestBody = Math.max(e.MAX_BODY_BYTES, e.MAX_FORM_BYTES, e.MAX_MULTIPART_BYTES);
+  if (e.MAX_BODY_BYTES_IN_FLIGHT < largestBody) {
+    throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT', `must be at least the largest body limit (${largestBody}) (got ${e.MAX_BODY_BYTES_IN_FLIGHT})`);
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -181,7 +193,12 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     registrations: e.REGISTRATIONS,
     verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
-    limits: Object.freeze({ bodyBytes: e.MAX_BODY_BYTES, formBytes: e.MAX_FORM_BYTES, multipartBytes: e.MAX_MULTIPART_BYTES }),
+    limits: Object.freeze({
+      bodyBytes: e.MAX_BODY_BYTES,
+      formBytes: e.MAX_FORM_BYTES,
+      multipartBytes: e.MAX_MULTIPART_BYTES,
+      bodyBytesInFlight: e.MAX_BODY_BYTES_IN_FLIGHT,
+    }),
     federation: Object.freeze({
       allowPrivate: Object.freeze(e.FEDERATION_ALLOW_PRIVATE),
       fetchTimeoutMs: e.FEDERATION_FETCH_TIMEOUT_MS,

@@ -62,6 +62,8 @@ export interface App {
   readonly firstAdmin: FirstAdmin | null;
   /** The port of the separate metrics listener (METRICS_LISTEN), null when there is none. */
   readonly metricsPort: number | null;
+  /** Bytes of request bodies held in memory now (MAX_BODY_BYTES_IN_FLIGHT bounds them); tests wait on it. */
+  readonly bodyBytesInFlight: () => number;
   /** Graceful shutdown: stop accepting, drain, stop actors in reverse order, close the database. */
   stop(): Promise<void>;
 }
@@ -251,6 +253,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
   const federation = { accounts: w.accounts, follows: w.follows, deliveries: w.deliveries, remote: w.remote, statements: w.statements };
+  const bodyBytesInFlight = () => http.bodyBudget.inUse;
   return {
     config,
     port,
@@ -262,6 +265,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     pollCloser: () => pollCloser,
     authEvents,
     firstAdmin,
+    bodyBytesInFlight,
     stop,
     federation,
     metricsPort: metricsListener?.port ?? null,

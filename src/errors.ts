@@ -39,6 +39,9 @@ export const Errors = {
   tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterSeconds) }),
   busy: (retryAfterSeconds: number, what = 'The server is busy') => new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (message: string) => new ApiError(503, message),
+  notImplemented: (method: string) => new ApiError(501, 'Not implemented', `The method ${method} is not implemented by this server`),
+  headersTooLarge: (fieldBytes: number, totalBytes: number) =>
+    new ApiError(431, 'Request header fields too large', `A header may hold ${fieldBytes} bytes, all of them ${totalBytes}`),
 } as const;
 
 export interface HttpError {

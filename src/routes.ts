@@ -70,6 +70,17 @@ function mount(prefixes: readonly string[], routes: readonly Route[]): Mount {
   return { prefixes, routes };
 }
 
+/**
+ * Marks the named routes ('POST /api/v1/media') as taking files: only their multipart bodies may reach
+ * MAX_MULTIPART_BYTES (http/body.ts limitFor); a name that matches no route of the module stops start-up.
+ */
+function takingFiles(routes: readonly Route[], ...names: readonly string[]): Route[] {
+  for (const name of names) {
+    if (!routes.some((r) => `${r.method} ${r.path}` === name && r.body)) throw new Error(`${name}: no such route with a body to take files`);
+  }
+  return routes.map((r) => (names.includes(`${r.method} ${r.path}`) ? { ...r, takesFiles: true } : r));
+}
+
 export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }: RouteDeps): Mount[] {
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
@@ -142,7 +153,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
       ],
       blockRoutes({ ...accountApi, mutes: w.mutes }),
     ),
-    mount(['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'], profileRoutes({ ...accountApi, files: w.mediaFiles })),
+    mount(
+      ['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'],
+      takingFiles(profileRoutes({ ...accountApi, files: w.mediaFiles }), 'PATCH /api/v1/accounts/update_credentials'),
+    ),
     mount(
       ['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'],
       identityStatementRoutes({
@@ -186,7 +200,11 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     mount(['/api/v1/polls'], pollRoutes({ accounts: w.accounts, statuses: w.statuses, polls: w.polls, service: w.pollService })),
     mount(
       ['/api/v1/media', '/api/v2/media', '/system/media'],
-      mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles }),
+      takingFiles(
+        mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles }),
+        'POST /api/v1/media',
+        'POST /api/v2/media',
+      ),
     ),
     mount(
       ['/media_proxy/:id'],

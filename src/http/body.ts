@@ -22,20 +22,28 @@ export function bodyKindOf(contentType: string): BodyKind | null {
   return null;
 }
 
-export function limitFor(kind: BodyKind, limits: BodyLimits, override?: number): number {
-  if (override !== undefined) return override;
-  if (kind === 'multipart') return limits.multipartBytes;
+/** What a route's body may weigh: the multipart ceiling only where the route takes files, else the JSON limit. */
+export function limitFor(kind: BodyKind, limits: BodyLimits, route: { readonly maxBodyBytes?: number; readonly takesFiles?: boolean }): number {
+  if (route.maxBodyBytes !== undefined) return route.maxBodyBytes;
+  if (kind === 'multipart') return route.takesFiles ? limits.multipartBytes : limits.bodyBytes;
   if (kind === 'form') return limits.formBytes;
   return limits.bodyBytes;
 }
 
-export type BodyOutcome = { ok: true; data: Buffer } | { ok: false; reason: 'too_large' | 'length_mismatch' };
+export type BodyOutcome = { ok: true; data: Buffer } | { ok: false; reason: 'too_large' | 'length_mismatch' | 'over_budget' };
 
 /**
  * Streams the body into a buffer. With a Content-Length the buffer is allocated once at that size; chunked bodies
  * grow under the same limit. uWS reuses each chunk's memory after the callback, so bytes are copied out at once.
  */
-export function readBody(res: HttpResponse, declaredLength: number | null, limit: number, done: (o: BodyOutcome) => void): void {
+export function readBody(
+  res: HttpResponse,
+  declaredLength: number | null,
+  limit: number,
+  done: (o: BodyOutcome) => void,
+  /** A chunked body's bytes are admitted to the in-flight budget as they come (a declared length was admitted whole). */
+  admit: (bytes: number) => boolean = () => true,
+): void {
   let finished = false;
   const finish = (o: BodyOutcome) => {
     if (finished) return;
@@ -61,6 +69,7 @@ export function readBody(res: HttpResponse, declaredLength: number | null, limit
     if (finished) return;
     total += chunk.byteLength;
     if (total > limit) return finish({ ok: false, reason: 'too_large' });
+    if (!admit(chunk.byteLength)) return finish({ ok: false, reason: 'over_budget' });
     chunks.push(Buffer.from(chunk.slice(0)));
     if (isLast) finish({ ok: true, data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
   });

@@ -7,6 +7,7 @@ import type { Config } from '../../config/schema.js';
 import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
+import { BodyBudget, type BodyReservation } from './body-budget.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
 import { isFileBody } from './file-body.js';
 import { Request } from './request.js';
@@ -42,6 +43,8 @@ interface Exchange {
   streaming?: AbortController;
   /** The matched route's pattern, for onFinished. */
   route?: string;
+  /** The body's bytes in the in-flight budget, released when the exchange finishes (however it ends). */
+  reservation?: BodyReservation;
   readonly start: number;
 }
 
@@ -56,6 +59,14 @@ const SINGLE_HEADERS = new Map([
   ['content-length', 'Content-Length'],
   ['host', 'Host'],
 ]);
+// The methods we implement; uWS passes TRACE and CONNECT too (and drops the ones it does not know unanswered).
+const IMPLEMENTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+// uWS reads header blocks far larger than any client sends (over 100 KB) and drops larger ones unanswered; the
+// ones it passes are bounded here as nginx bounds them (large_client_header_buffers 4 8k).
+const MAX_HEADER_FIELD_BYTES = 8 * 1024;
+const MAX_HEADER_BYTES = 32 * 1024;
+// A body refused for want of budget: by then the bodies in flight are likely done (most take well under a second).
+const BUSY_RETRY_AFTER_S = 2;
 // uSockets listen options; the typings lack the (host, port, options, cb) overload the binding accepts.
 const LISTEN_DEFAULT = 0;
 const LISTEN_EXCLUSIVE_PORT = 1;
@@ -105,6 +116,8 @@ export class HttpServer {
   private drained: (() => void) | null = null;
   private seq = 0;
   private readonly idPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  /** Every request body held in memory counts against it (MAX_BODY_BYTES_IN_FLIGHT). */
+  readonly bodyBudget: BodyBudget;
   port = 0;
 
   constructor(private readonly deps: HttpServerDeps) {
@@ -112,6 +125,7 @@ export class HttpServer {
       if (r.auth && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
       this.router.add(r);
     }
+    this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
     this.app = uws.App();
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
@@ -156,9 +170,14 @@ export class HttpServer {
     const rawQuery = ureq.getQuery() ?? '';
     const headers: Record<string, string> = {};
     let duplicate: string | undefined;
+    let headerBytes = 0;
+    let oversizedField = false;
     ureq.forEach((k, v) => {
       if (headers[k] !== undefined && SINGLE_HEADERS.has(k)) duplicate ??= SINGLE_HEADERS.get(k);
       headers[k] = v;
+      const field = k.length + v.length;
+      headerBytes += field;
+      if (field > MAX_HEADER_FIELD_BYTES) oversizedField = true;
     });
     const ex: Exchange = { aborted: false, finished: false, readingBody: false, closeAfter: false, start: performance.now() };
     this.inflight++;
@@ -184,6 +203,14 @@ export class HttpServer {
       setImmediate(() => this.send(res, ex, req, refusal));
       return;
     }
+    if (!IMPLEMENTED_METHODS.has(method)) {
+      ex.closeAfter = true;
+      return this.send(res, ex, req, Errors.notImplemented(method));
+    }
+    if (oversizedField || headerBytes > MAX_HEADER_BYTES) {
+      ex.closeAfter = true;
+      return this.send(res, ex, req, Errors.headersTooLarge(MAX_HEADER_FIELD_BYTES, MAX_HEADER_BYTES));
+    }
     if (!this.accepting) return this.send(res, ex, req, Errors.unavailable('The server is shutting down'));
     if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) {
       return this.send(res, ex, req, Errors.badRequest('Invalid Content-Length'));
@@ -206,7 +233,7 @@ export class HttpServer {
     if (kind === null || (route.body === 'raw' && kind !== 'json' && kind !== 'none')) {
       return this.send(res, ex, req, Errors.unsupportedMediaType(contentType.split(';', 1)[0]!));
     }
-    const limit = limitFor(kind, this.deps.config.limits, route.maxBodyBytes);
+    const limit = limitFor(kind, this.deps.config.limits, route);
     if (declared !== null && declared > limit) return this.send(res, ex, req, Errors.bodyTooLarge(limit));
     if (!hasBody) {
       req.body = {};
@@ -221,27 +248,31 @@ export class HttpServer {
     } catch (e) {
       return this.send(res, ex, req, e);
     }
+    // A declared body is admitted whole before a byte is read (the buffer is allocated at that size); a chunked
+    // one from nothing, chunk by chunk. Refused, the body is never read and the connection closes (closeAfter).
+    const reservation = this.bodyBudget.reserve(declared ?? 0);
+    if (!reservation) return this.send(res, ex, req, Errors.busy(BUSY_RETRY_AFTER_S, 'Too many request bodies in flight'));
+    ex.reservation = reservation;
     ex.readingBody = true;
-    readBody(res, declared, limit, (outcome) => {
-      ex.readingBody = false;
-      if (ex.aborted) return this.finish(ex, req, 0);
-      if (!outcome.ok) {
-        return this.send(
-          res,
-          ex,
-          req,
-          outcome.reason === 'too_large' ? Errors.bodyTooLarge(limit) : Errors.badRequest('Body length does not match Content-Length'),
-        );
-      }
-      ex.closeAfter = false;
-      try {
-        req.rawBody = outcome.data;
-        if (route.body !== 'raw') req.body = decodeBody(kind, contentType, outcome.data);
-      } catch (e) {
-        return this.send(res, ex, req, e);
-      }
-      this.run(route, req, res, ex, principal);
-    });
+    readBody(
+      res,
+      declared,
+      limit,
+      (outcome) => {
+        ex.readingBody = false;
+        if (ex.aborted) return this.finish(ex, req, 0);
+        if (!outcome.ok) return this.send(res, ex, req, bodyRefusal(outcome.reason, limit));
+        ex.closeAfter = false;
+        try {
+          req.rawBody = outcome.data;
+          if (route.body !== 'raw') req.body = decodeBody(kind, contentType, outcome.data);
+        } catch (e) {
+          return this.send(res, ex, req, e);
+        }
+        this.run(route, req, res, ex, principal);
+      },
+      (bytes) => reservation.grow(bytes),
+    );
   }
 
   /** The caller of an authenticated route (a promise on a token-cache miss); null when the route allows anyone. */
@@ -362,6 +393,8 @@ export class HttpServer {
   private finish(ex: Exchange, req: Request, status: number): void {
     if (ex.finished) return;
     ex.finished = true;
+    // The handler held the body until now (req.rawBody, the decoded fields); an aborted or refused one is gone too.
+    ex.reservation?.release();
     const ms = Math.round((performance.now() - ex.start) * 10) / 10;
     if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
     else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');
@@ -385,6 +418,12 @@ export class HttpServer {
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }
+}
+
+function bodyRefusal(reason: 'too_large' | 'length_mismatch' | 'over_budget', limit: number): unknown {
+  if (reason === 'too_large') return Errors.bodyTooLarge(limit);
+  if (reason === 'over_budget') return Errors.busy(BUSY_RETRY_AFTER_S, 'Too many request bodies in flight');
+  return Errors.badRequest('Body length does not match Content-Length');
 }
 
 /**

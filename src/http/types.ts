@@ -65,6 +65,11 @@ export interface Route<A extends AuthRule | undefined = AuthRule | undefined> {
   readonly body?: boolean | 'raw';
   /** Overrides the configured byte limit for this route's body. */
   readonly maxBodyBytes?: number;
+  /**
+   * The route takes files: its multipart body may reach MAX_MULTIPART_BYTES. Every other route's multipart body has
+   * the JSON limit (MAX_BODY_BYTES), so an ordinary API route never buffers an upload-sized body.
+   */
+  readonly takesFiles?: boolean;
   // Method syntax: a route whose rule promises a member is still a Route (handlers are checked where written).
   handler(req: Request, who: PrincipalOf<A>): Reply | Promise<Reply>;
 }
