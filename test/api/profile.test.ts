@@ -193,7 +193,8 @@ describe('update_credentials and the profile', () => {
     assert.equal((await counts('ola'))[0], 1);
     const post = (await api(s.url, m.token['rex'], 'POST', '/api/v1/statuses', { status: 'counted' })).body;
     assert.equal((await counts('rex'))[2], rexPosts + 1);
-    await api(s.url, m.token['rex'], 'DELETE', `/api/v1/statuses/${post.id}`);
+    const deleted = await api(s.url, m.token['rex'], 'DELETE', `/api/v1/statuses/${post.id}`);
+    assert.equal(deleted.status, 200, deleted.text);
     assert.equal((await counts('rex'))[2], rexPosts);
     // pia is locked (the JSON test): rex's follow waits for her.
     assert.equal((await api(s.url, m.token['rex'], 'POST', `/api/v1/accounts/${m.id['pia']}/follow`)).body.requested, true);
