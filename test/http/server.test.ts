@@ -9,7 +9,6 @@ import { json } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
-import { freePort } from '../support/server.js';
 import { rawExchange } from '../support/raw-http.js';
 import { eventually } from '../support/wait.js';
 
@@ -327,39 +326,6 @@ describe('HTTP front end', () => {
     assert.match(responses[0]!, /^HTTP\/1\.1 200[\s\S]*\r\nContent-Length: 10\r\n/i);
     assert.ok(responses[0]!.endsWith('\r\n\r\n'), 'HEAD has no body');
     assert.match(responses[1]!, /^HTTP\/1\.1 200[\s\S]*\r\n\r\n\{"id":"2"\}$/);
-  });
-});
-
-describe('HTTP listening', () => {
-  const servers: HttpServer[] = [];
-  const serve = (env: Record<string, string>) => {
-    const s = new HttpServer({ config: loadConfig({ LOG_LEVEL: 'silent', ...env }), log: pino({ level: 'silent' }), errorPage: errorPage('Stoa'), routes: [] });
-    servers.push(s);
-    return s;
-  };
-  after(() => {
-    for (const s of servers) s.stopAccepting();
-  });
-
-  it('refuses a port another server listens on, saying so, instead of sharing it', async () => {
-    // A fixed port, as operators configure it (Linux never shares a port it picked for PORT=0).
-    const port = await freePort();
-    await serve({ PORT: String(port) }).listen();
-    await assert.rejects(serve({ PORT: String(port) }).listen(), { message: `port ${port} is in use` });
-    const other = net.createServer();
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-    const taken = (other.address() as net.AddressInfo).port;
-    try {
-      await assert.rejects(serve({ PORT: String(taken) }).listen(), { message: `port ${taken} is in use` });
-    } finally {
-      await new Promise((r) => other.close(r));
-    }
-  });
-
-  it('shares a port when the operator asks for it (LISTEN_REUSE_PORT)', async () => {
-    const port = await freePort();
-    await serve({ PORT: String(port), LISTEN_REUSE_PORT: 'true' }).listen();
-    assert.equal(await serve({ PORT: String(port), LISTEN_REUSE_PORT: 'true' }).listen(), port);
   });
 });
 

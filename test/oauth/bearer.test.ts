@@ -7,7 +7,6 @@ import pg from 'pg';
 import { hashPassword } from '../../src/auth/password.js';
 import { UserStore, type LocalUser } from '../../src/store/users.js';
 import type { CookieJar } from '../support/forms.js';
-import { rawExchange } from '../support/raw-http.js';
 import { appToken, registerApp, signIn, userToken, type RegisteredApp, verifyCredentials } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -120,34 +119,6 @@ describe('bearer authentication on verify_credentials', () => {
       const r = await verifyCredentials(s.url, auth);
       assert.equal(r.status, 401, JSON.stringify(auth ?? '(no header)'));
       assert.deepEqual(r.body, INVALID);
-    }
-  });
-
-  it('refuses a header that is not exactly `Bearer <token>` (extra spaces, tabs, bytes outside visible ASCII) with 401', async () => {
-    const good = await userToken(s.url, jar, app, 'read');
-    assert.equal((await verifyCredentials(s.url, `Bearer ${good}`)).status, 200);
-    for (const auth of [`Bearer  ${good}`, `Bearer \t${good}`, `Bearer\t${good}`, `Bearer ${good.slice(0, 4)}\t${good.slice(4)}`, `Bearer ${good}\u00e9x`]) {
-      const r = await verifyCredentials(s.url, auth);
-      assert.equal(r.status, 401, JSON.stringify(auth));
-      assert.deepEqual(r.body, INVALID);
-      assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
-    }
-  });
-
-  it('refuses two Authorization headers with 400, whichever of them is good', async () => {
-    const good = await userToken(s.url, jar, app, 'read');
-    for (const [first, second] of [
-      ['garbage', good],
-      [good, 'garbage'],
-      [good, good],
-    ]) {
-      const raw = await rawExchange(
-        s.url,
-        `GET /api/v1/accounts/verify_credentials HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\n\r\n`,
-        { requireClose: true },
-      );
-      assert.match(raw, /^HTTP\/1\.1 400 /);
-      assert.equal(raw.slice(raw.indexOf('\r\n\r\n') + 4), '{"error":"Duplicate Authorization header"}');
     }
   });
 
