@@ -41,10 +41,17 @@ export interface Status {
   readonly tags: readonly string[];
   /** The OAuth app a local status was posted with, if any. */
   readonly applicationId: string | null;
+  /**
+   * Imported from its author's outbox by remote history and not (yet) received through delivery: readable by id,
+   * in its account's statuses and in threads, never in a feed, streaming or search (spec Events §2).
+   */
+  readonly history: boolean;
 }
 
-export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'applicationId'> & {
+export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'applicationId' | 'history'> & {
   readonly createdAt?: Date;
+  /** A history import: its id is made from createdAt, so it sorts among the account's posts by age. */
+  readonly history?: boolean;
   readonly applicationId?: string | null;
   readonly reblogOfId?: string | null;
   readonly quoteOfId?: string | null;
@@ -54,7 +61,7 @@ export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedA
 export const STATUS_COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
   s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
-  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id`;
+  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id, s.history`;
 
 export interface StatusRow {
   [k: string]: unknown;
@@ -81,6 +88,7 @@ export interface StatusRow {
   mention_ids: string[];
   tags: string[];
   application_id: string | null;
+  history: boolean;
 }
 
 export function toStatus(r: StatusRow): Status {
@@ -108,6 +116,7 @@ export function toStatus(r: StatusRow): Status {
     mentionIds: r.mention_ids,
     tags: r.tags,
     applicationId: r.application_id,
+    history: r.history,
   };
 }
 
@@ -134,9 +143,10 @@ export class StatusStore {
         if (seen.rows[0]) return { id: seen.rows[0].status_id, created: false };
       }
       const r = await q.query<{ id: string }>(
-        `INSERT INTO statuses (account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
-           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), $15, $16, $17, $18)
+        `INSERT INTO statuses (id, account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
+           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id, history)
+         VALUES (timestamp_id(CASE WHEN $19 THEN coalesce($14, now()) ELSE now() END), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+           $13, coalesce($14, now()), $15, $16, $17, $18, $19)
          ON CONFLICT DO NOTHING RETURNING id`,
         [
           s.accountId,
@@ -157,6 +167,7 @@ export class StatusStore {
           s.quoteOfId ?? null,
           s.quoteUri ?? null,
           s.applicationId ?? null,
+          s.history ?? false,
         ],
       );
       if (!r.rows[0]) {
