@@ -16,6 +16,7 @@ import { type InstanceDocuments, instanceRoutes } from './api/instance.js';
 import { listRoutes } from './api/lists.js';
 import { mediaProxyRoutes } from './api/media-proxy.js';
 import { mediaRoutes } from './api/media.js';
+import { tempDirOf } from './media/temp-files.js';
 import { notificationRoutes } from './api/notifications.js';
 import { oauthRoutes } from './api/oauth.js';
 import { pollRoutes } from './api/polls.js';
@@ -70,6 +71,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
   const mediaLog = w.log.child({ component: 'media' });
+  const uploads = { files: w.mediaFiles, images: w.imagePool, tempDir: tempDirOf(config.dataDir) };
   const accountApi = {
     config,
     log: apiLog,
@@ -136,7 +138,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
       ],
       blockRoutes({ ...accountApi, mutes: w.mutes }),
     ),
-    mount(['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'], profileRoutes({ ...accountApi, files: w.mediaFiles })),
+    mount(['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'], profileRoutes({ ...accountApi, ...uploads })),
     mount(
       ['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'],
       identityStatementRoutes({
@@ -180,7 +182,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents }: RouteDep
     mount(['/api/v1/polls'], pollRoutes({ accounts: w.accounts, statuses: w.statuses, polls: w.polls, service: w.pollService })),
     mount(
       ['/api/v1/media', '/api/v2/media', '/system/media'],
-      mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles }),
+      mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, ...uploads }),
     ),
     mount(
       ['/media_proxy/:id'],

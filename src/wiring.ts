@@ -2,6 +2,7 @@
 // and the member-action services, with the wake-up ports that connect those who queue work to the actors that do
 // it. Nothing here runs anything: app.ts starts the actors and the HTTP front end, routes.ts maps URLs to handlers.
 import type { Config } from '../config/schema.js';
+import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { AccountViews } from './api/account-views.js';
 import { ReportViews } from './api/report-views.js';
@@ -106,6 +107,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const uris = new LocalUris(config);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
   const mediaFiles = new MediaFiles(config.dataDir);
+  // Re-encoding uploaded images: one thread is plenty for a small server, two at most beside the event loop.
+  const imagePool = new ImagePool({ maxThreads: Math.min(2, config.verifyPool.maxThreads), maxQueue: 64, idleTimeoutMs: 60_000 });
 
   // Federation: our actors and their keys, the one outbound client, remote actors, sending and receiving.
   const localActors = new LocalActors(s.accounts, rsa, uris, config, s.statements, clock);
@@ -205,6 +208,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     uris,
     rsa,
     mediaFiles,
+    imagePool,
     localActors,
     httpClient,
     remote,

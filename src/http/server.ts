@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config/schema.js';
 import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
+import { tempDirOf } from '../media/temp-files.js';
+import { bodyKindOf, decodeBody, limitFor, readBody, readMultipart } from './body.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
 import { isFileBody } from './file-body.js';
 import { Request } from './request.js';
@@ -38,6 +39,8 @@ interface Exchange {
   closeAfter: boolean;
   /** Set while a file is streamed: aborted when the client goes away. */
   streaming?: AbortController;
+  /** A multipart body's temporary files, discarded when the exchange ends. */
+  upload?: { discard(): void } | null;
   readonly start: number;
 }
 
@@ -101,9 +104,11 @@ export class HttpServer {
   private drained: (() => void) | null = null;
   private seq = 0;
   private readonly idPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  private readonly tempDir: string;
   port = 0;
 
   constructor(private readonly deps: HttpServerDeps) {
+    this.tempDir = tempDirOf(deps.config.dataDir);
     for (const r of deps.routes) {
       if (r.auth && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
       this.router.add(r);
@@ -217,6 +222,7 @@ export class HttpServer {
       return this.send(res, ex, req, e);
     }
     ex.readingBody = true;
+    if (kind === 'multipart') return this.readUpload(route, req, res, ex, principal, declared, limit, contentType);
     readBody(res, declared, limit, (outcome) => {
       ex.readingBody = false;
       if (ex.aborted) return this.finish(ex, req, 0);
@@ -235,6 +241,28 @@ export class HttpServer {
       } catch (e) {
         return this.send(res, ex, req, e);
       }
+      this.run(route, req, res, ex, principal);
+    });
+  }
+
+  /** A multipart body: decoded while it arrives, its files on disk until the exchange ends (finish discards them). */
+  private readUpload(
+    route: Route,
+    req: Request,
+    res: HttpResponse,
+    ex: Exchange,
+    principal: Principal | null | Promise<Principal>,
+    declared: number | null,
+    limit: number,
+    contentType: string,
+  ): void {
+    ex.upload = readMultipart(res, declared, limit, contentType, this.tempDir, (outcome) => {
+      ex.readingBody = false;
+      if (ex.aborted) return this.finish(ex, req, 0);
+      if (!outcome.ok) return this.send(res, ex, req, outcome.error);
+      ex.closeAfter = false;
+      req.rawBody = EMPTY;
+      req.body = outcome.params;
       this.run(route, req, res, ex, principal);
     });
   }
@@ -357,6 +385,7 @@ export class HttpServer {
   private finish(ex: Exchange, req: Request, status: number): void {
     if (ex.finished) return;
     ex.finished = true;
+    ex.upload?.discard();
     const ms = Math.round((performance.now() - ex.start) * 10) / 10;
     if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
     else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');
