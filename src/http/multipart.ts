@@ -65,6 +65,9 @@ export class MultipartReader {
       assignParam(this.params, name, value);
     });
     this.bb.on('file', (name, stream, info) => {
+      // A part cut short (the client left, the body ended early) errors its stream; the parser reports the same
+      // failure once, and an unheard stream error would end the process.
+      stream.on('error', () => undefined);
       if (this.settled) return void stream.resume();
       // A part without a filename is a text field whatever its type, as it was before busboy (and in Rack).
       if (info.filename === undefined) return this.textPart(name, stream);

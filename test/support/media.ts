@@ -37,6 +37,15 @@ export function png(width: number, height: number, extra = 64): Buffer {
   return Buffer.concat([image, Buffer.alloc(extra)]);
 }
 
+/** A PNG whose header declares this size over a few bytes of pixel data: a pixel bomb, for sizes past the limit. */
+export function pngDeclaring(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(1024))), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
 /** What an image file is, decoded: its format and size (what a client displaying it would see). */
 export async function imageInfo(data: Buffer): Promise<{ format: string | undefined; width: number | undefined; height: number | undefined }> {
   const m = await sharp(data).metadata();
