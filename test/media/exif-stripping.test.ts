@@ -130,6 +130,26 @@ describe('uploaded images are re-encoded without metadata', () => {
     assert.deepEqual([shape.format, shape.width, shape.height], ['jpeg', 200, 400]);
   });
 
+  it('re-encodes an animated GIF without its comment, keeping frames and delays, sized by its frame', async () => {
+    const frames = Buffer.alloc(10 * 30 * 3);
+    for (let i = 0; i < frames.length; i++) frames[i] = i < 300 ? 255 : i < 600 ? 0 : 128; // three different frames
+    const gif = await sharp(frames, { raw: { width: 10, height: 30, channels: 3, pageHeight: 10 } })
+      .gif({ delay: [100, 200, 300] })
+      .toBuffer();
+    // A comment extension (metadata GIFs carry), before the first frame's graphic control extension.
+    const at = gif.indexOf(Buffer.from([0x21, 0xf9]));
+    const comment = Buffer.concat([Buffer.from([0x21, 0xfe, SERIAL.length]), Buffer.from(SERIAL), Buffer.from([0])]);
+    const commented = Buffer.concat([gif.subarray(0, at), comment, gif.subarray(at)]);
+    assert.equal((await sharp(commented, { animated: true }).metadata()).pages, 3, 'still a valid GIF');
+    const m = await upload(a.url, tokenA, commented, {}, 'image/gif');
+    assert.equal(m.status, 200, JSON.stringify(m.body));
+    assert.equal(m.body.meta.original.size, '10x10');
+    const file = await bytes(m.body.url);
+    assert.equal(file.includes(SERIAL), false, 'the comment is gone');
+    const served = await sharp(file).metadata();
+    assert.deepEqual([served.format, served.pages, served.delay], ['gif', 3, [100, 200, 300]]);
+  });
+
   it('refuses pixel bombs and truncated files with 422, keeping nothing and leaving no temporary file', async () => {
     const before = await mediaFiles();
     const cases: [string, Buffer, string, RegExp][] = [
