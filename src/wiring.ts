@@ -19,6 +19,7 @@ import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
 import { MediaFiles } from './media/media-files.js';
+import { sweepStaleTempFiles, tempDirOf } from './media/temp-files.js';
 import { TokenCache } from './oauth/token-cache.js';
 import { TokenUsage } from './oauth/token-usage.js';
 import { FollowService } from './services/follow-service.js';
@@ -93,6 +94,9 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
   };
 }
 
+/** A temporary file untouched for this long belongs to no live request. */
+const STALE_TEMP_MS = 60 * 60_000;
+
 export async function wire(config: Config, log: Logger, db: Database, clock: Clock) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
   const wakes = {
@@ -109,6 +113,11 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const mediaFiles = new MediaFiles(config.dataDir);
   // Re-encoding uploaded images: one thread is plenty for a small server, two at most beside the event loop.
   const imagePool = new ImagePool({ maxThreads: Math.min(2, config.verifyPool.maxThreads), maxQueue: 64, idleTimeoutMs: 60_000 });
+  // Temporary files a killed process left (uploads in flight); in the background, as nothing waits on it.
+  void sweepStaleTempFiles(tempDirOf(config.dataDir), STALE_TEMP_MS).then(
+    (removed) => removed > 0 && log.info({ removed }, 'removed stale temporary upload files'),
+    (err: unknown) => log.warn({ err }, 'could not sweep temporary upload files'),
+  );
 
   // Federation: our actors and their keys, the one outbound client, remote actors, sending and receiving.
   const localActors = new LocalActors(s.accounts, rsa, uris, config, s.statements, clock);

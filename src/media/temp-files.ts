@@ -2,6 +2,7 @@
 // re-encoded from them. On the same file system as the media directory, so keeping one is a rename.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export function tempDirOf(dataDir: string): string {
@@ -18,4 +19,28 @@ export function tempPath(dir: string, suffix = ''): string {
     ready.add(dir);
   }
   return path.join(dir, `${randomBytes(16).toString('hex')}${suffix}`);
+}
+
+/**
+ * Removes what a process killed mid-upload left behind: files untouched for maxAgeMs. A live upload writes to its
+ * file as the bytes arrive and a finished request removes its files at once, so an old file belongs to nobody (and
+ * another process on the same data directory is not disturbed).
+ */
+export async function sweepStaleTempFiles(dir: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const p = path.join(dir, name);
+    const st = await stat(p).catch(() => undefined);
+    if (st?.isFile() && now - st.mtimeMs > maxAgeMs) {
+      await rm(p, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }

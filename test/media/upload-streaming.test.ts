@@ -1,8 +1,9 @@
 // Uploads stream to disk as they arrive: 120 MiB of uploads at once through a real server process move its peak
-// memory by a fraction of that, and a client that goes away mid-upload leaves no temporary file behind.
+// memory by a fraction of that, a client that goes away mid-upload leaves no temporary file behind, and neither does
+// a process killed mid-upload once the next one has started.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,12 @@ describe('uploads stream to temporary files', () => {
     s = await startTestServer();
     token = (await createMembers(s, ['uma'])).token['uma']!;
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-upload-'));
+    // What a process killed mid-upload left two hours ago, and what one still running on this directory writes now.
+    await mkdir(path.join(dataDir, 'tmp'), { mode: 0o700 });
+    await writeFile(path.join(dataDir, 'tmp', 'left-by-a-crash.upload'), 'old');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(path.join(dataDir, 'tmp', 'left-by-a-crash.upload'), twoHoursAgo, twoHoursAgo);
+    await writeFile(path.join(dataDir, 'tmp', 'in-flight.upload'), 'new');
     node = await startServerProcess({ databaseUrl: s.databaseUrl, port: await freePort(), env: { STOA_DATA_DIR: dataDir } });
   });
   after(async () => {
@@ -42,6 +49,11 @@ describe('uploads stream to temporary files', () => {
     await node?.exited;
     await s?.stop();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('removes at start the temporary files a killed process left, and only those', async () => {
+    await eventually(async () => assert.deepEqual(await tempFiles(), ['in-flight.upload']));
+    await rm(path.join(dataDir, 'tmp', 'in-flight.upload'));
   });
 
   it('takes four 30 MiB videos at once with the peak memory of the server growing by far less than their 120 MiB', async () => {
