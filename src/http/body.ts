@@ -107,7 +107,10 @@ export function readMultipart(
     if (declaredLength !== null && (total > declaredLength || (isLast && total !== declaredLength))) {
       return finish({ ok: false, error: Errors.badRequest('Body length does not match Content-Length') });
     }
-    if (!reader.write(Buffer.from(chunk.slice(0))) && !paused) {
+    const more = reader.write(Buffer.from(chunk.slice(0)));
+    // The write may have ended the body (a refused part): the request is answered and res no longer usable.
+    if (finished) return;
+    if (!more && !paused) {
       paused = true;
       res.pause();
       reader.onDrain(() => {

@@ -12,6 +12,7 @@ import { ftyp, uploadStreamed } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
+import { rawExchange } from '../support/raw-http.js';
 import { eventually } from '../support/wait.js';
 
 const MiB = 1024 * 1024;
@@ -71,6 +72,27 @@ describe('uploads stream to temporary files', () => {
     assert.ok(growth < 50 * MiB, `peak resident memory grew by ${(growth / MiB).toFixed(1)} MiB for 120 MiB of uploads`);
     const served = await fetch(uploads[0]!.body.url, { method: 'HEAD' });
     assert.equal(served.headers.get('content-length'), String(30 * MiB));
+    await eventually(async () => assert.deepEqual(await tempFiles(), []));
+  });
+
+  it('refuses text fields over 1 MiB (413) and more than 16 files (400), leaving no temporary file', async () => {
+    const video = ftyp('isom', ['iso2', 'mp41']);
+    const tooLong = await uploadStreamed(node.url, token, { head: video, size: video.length, fields: { description: 'x'.repeat(MiB + 1) } });
+    assert.equal(tooLong.status, 413);
+    assert.equal(tooLong.body.error, 'Request entity too large');
+    // The answer comes before the body is all sent (and the connection closes), so it is read from a raw exchange.
+    const boundary = 'stoa-many';
+    const parts = Array.from(
+      { length: 17 },
+      (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${i}.mp4"\r\nContent-Type: video/mp4\r\n\r\nclip\r\n`,
+    ).join('');
+    const body = `${parts}--${boundary}--\r\n`;
+    const answer = await rawExchange(node.url, [
+      `POST /api/v2/media HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    ]);
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.ok(answer.includes('{"error":"Malformed multipart (too many files) body"}'), answer);
     await eventually(async () => assert.deepEqual(await tempFiles(), []));
   });
 
