@@ -43,6 +43,8 @@ export class MultipartReader {
   private readonly params: Params = parseUrlEncoded('');
   private readonly paths: string[] = [];
   private readonly open = new Set<OpenFile>();
+  /** Text parts sent as files (no filename) still arriving: the parser may close before their last bytes are read. */
+  private textParts = 0;
   private fieldBytes = 0;
   private parsed = false;
   private settled = false;
@@ -114,13 +116,17 @@ export class MultipartReader {
 
   private textPart(name: string, stream: NodeJS.ReadableStream): void {
     const parts: Buffer[] = [];
+    this.textParts++;
     stream.on('data', (b: Buffer) => {
       this.fieldBytes += b.length;
       if (this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
       parts.push(b);
     });
     stream.on('end', () => {
-      if (!this.settled) assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
+      this.textParts--;
+      if (this.settled) return;
+      assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
+      this.maybeDone();
     });
   }
 
@@ -148,7 +154,7 @@ export class MultipartReader {
   }
 
   private maybeDone(): void {
-    if (this.settled || !this.parsed || this.open.size > 0) return;
+    if (this.settled || !this.parsed || this.open.size > 0 || this.textParts > 0) return;
     this.settled = true;
     this.done({ ok: true, params: this.params });
   }

@@ -125,6 +125,14 @@ describe('HTTP front end', () => {
     assert.deepEqual(echoed.file.head.data, [1, 2, 3]);
     // The file part went to a temporary file, removed once the request ended.
     await eventually(() => assert.equal(existsSync(echoed.file.path), false));
+
+    // A part with a type but no filename is a text field (as in Rack), even when it arrives as a stream.
+    const typed = await fetch(`${base}/api/v1/echo`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'multipart/form-data; boundary=b0' },
+      body: '--b0\r\nContent-Disposition: form-data; name="note"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--b0--\r\n',
+    });
+    assert.deepEqual(((await typed.json()) as { body: unknown }).body, { note: 'hello' });
   });
 
   it('refuses a body over the limit with 413, whether declared or chunked', async () => {
