@@ -170,7 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('VERIFY_THREADS_MAX', `must be at least VERIFY_THREADS_MIN (${e.VERIFY_THREADS_MIN}) (got ${maxThreads})`);
   }
   // A body within its route's limit but over the whole budget could never be admitted: it would get 503 forever.
-  const largestBody = Math.max(e.MAX_BODY_BYTES, e.MAX_FORM_BYTES, e.MAX_MULTIPART_BYTES);
+  // Multipart bodies stream to disk and are not held in memory, so only JSON and form limits count.
+  const largestBody = Math.max(e.MAX_BODY_BYTES, e.MAX_FORM_BYTES);
   if (e.MAX_BODY_BYTES_IN_FLIGHT < largestBody) {
     throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT', `must be at least the largest body limit (${largestBody}) (got ${e.MAX_BODY_BYTES_IN_FLIGHT})`);
   }

@@ -166,6 +166,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     { strategy: 'one_for_one', intensity: 5, periodMs: 30_000 },
     [
       { id: 'verify-pool', start: () => w.verifyPool, restart: 'temporary', shutdownMs: 5_000 },
+      { id: 'image-pool', start: () => w.imagePool, restart: 'temporary', shutdownMs: 5_000 },
       { id: 'auth-events', start: startAuthEvents, restart: 'temporary', shutdownMs: 2_000 },
       { id: 'token-usage', start: () => w.tokenUsage, restart: 'temporary', shutdownMs: 5_000 },
       {

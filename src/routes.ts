@@ -16,6 +16,7 @@ import { type InstanceDocuments, instanceRoutes } from './api/instance.js';
 import { listRoutes } from './api/lists.js';
 import { mediaProxyRoutes } from './api/media-proxy.js';
 import { mediaRoutes } from './api/media.js';
+import { tempDirOf } from './media/temp-files.js';
 import { notificationRoutes } from './api/notifications.js';
 import { oauthRoutes } from './api/oauth.js';
 import { pollRoutes } from './api/polls.js';
@@ -85,6 +86,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
   const mediaLog = w.log.child({ component: 'media' });
+  const uploads = { files: w.mediaFiles, images: w.imagePool, tempDir: tempDirOf(config.dataDir) };
   const accountApi = {
     config,
     log: apiLog,
@@ -155,7 +157,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     ),
     mount(
       ['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'],
-      takingFiles(profileRoutes({ ...accountApi, files: w.mediaFiles }), 'PATCH /api/v1/accounts/update_credentials'),
+      takingFiles(profileRoutes({ ...accountApi, ...uploads }), 'PATCH /api/v1/accounts/update_credentials'),
     ),
     mount(
       ['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'],
@@ -201,7 +203,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     mount(
       ['/api/v1/media', '/api/v2/media', '/system/media'],
       takingFiles(
-        mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, files: w.mediaFiles }),
+        mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, ...uploads }),
         'POST /api/v1/media',
         'POST /api/v2/media',
       ),

@@ -2,6 +2,7 @@
 // and the member-action services, with the wake-up ports that connect those who queue work to the actors that do
 // it. Nothing here runs anything: app.ts starts the actors and the HTTP front end, routes.ts maps URLs to handlers.
 import type { Config } from '../config/schema.js';
+import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { AccountViews } from './api/account-views.js';
 import { ReportViews } from './api/report-views.js';
@@ -18,6 +19,7 @@ import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
 import { MediaFiles } from './media/media-files.js';
+import { sweepStaleTempFiles, tempDirOf } from './media/temp-files.js';
 import { TokenCache } from './oauth/token-cache.js';
 import { TokenUsage } from './oauth/token-usage.js';
 import { FollowService } from './services/follow-service.js';
@@ -95,6 +97,9 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
   };
 }
 
+/** A temporary file untouched for this long belongs to no live request. */
+const STALE_TEMP_MS = 60 * 60_000;
+
 export async function wire(config: Config, log: Logger, db: Database, clock: Clock) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
@@ -111,6 +116,13 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const uris = new LocalUris(config);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
   const mediaFiles = new MediaFiles(config.dataDir);
+  // Re-encoding uploaded images: one thread is plenty for a small server, two at most beside the event loop.
+  const imagePool = new ImagePool({ maxThreads: Math.min(2, config.verifyPool.maxThreads), maxQueue: 64, idleTimeoutMs: 60_000 });
+  // Temporary files a killed process left (uploads in flight); in the background, as nothing waits on it.
+  void sweepStaleTempFiles(tempDirOf(config.dataDir), STALE_TEMP_MS).then(
+    (removed) => removed > 0 && log.info({ removed }, 'removed stale temporary upload files'),
+    (err: unknown) => log.warn({ err }, 'could not sweep temporary upload files'),
+  );
 
   // Federation: our actors and their keys, the one outbound client, remote actors, sending and receiving.
   const localActors = new LocalActors(s.accounts, rsa, uris, config, s.statements, clock);
@@ -212,6 +224,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     uris,
     rsa,
     mediaFiles,
+    imagePool,
     localActors,
     httpClient,
     remote,

@@ -1,4 +1,5 @@
-// Media: uploads (POST /api/v2/media and the older /api/v1/media; multipart, type from the bytes, size-limited),
+// Media: uploads (POST /api/v2/media and the older /api/v1/media; multipart, type from the bytes, size-limited,
+// images re-encoded without metadata by uploads.ts),
 // reading and describing one's uploads, and serving local files. Remote posts' media go through media-proxy.ts.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
@@ -9,10 +10,11 @@ import { route, type MemberPrincipal, type Reply, type Route } from '../http/typ
 import { mediaEntity } from '../entities/media.js';
 import { mediaUrl } from '../urls/media-urls.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
-import type { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
 import { isId } from '../store/ids.js';
 import { description, focus, invalid } from './params.js';
+import { keepUpload, type UploadDeps } from './uploads.js';
+import { isUploadedFile, type UploadedFile } from '../http/params.js';
 import type { Media, MediaStore } from '../store/media.js';
 
 // A JSON null description clears it (Mastodon sets the attribute to nil).
@@ -28,16 +30,15 @@ export function mediaHeaders(contentType: string, cacheControl = 'public, max-ag
   };
 }
 
-export interface MediaApiDeps {
+export interface MediaApiDeps extends UploadDeps {
   readonly baseUrl: string;
   /** MAX_MULTIPART_BYTES: the files an upload may carry follow from it (media/limits.ts). */
   readonly multipartBytes: number;
   readonly media: MediaStore;
-  readonly files: MediaFiles;
 }
 
-function file(v: unknown): { data: Buffer; contentType: string } | null {
-  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'file' ? (v as { data: Buffer; contentType: string }) : null;
+function file(v: unknown): UploadedFile | null {
+  return isUploadedFile(v) ? v : null;
 }
 
 export function mediaRoutes(d: MediaApiDeps): Route[] {
@@ -54,25 +55,25 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     const owner = who.record.user.accountId;
     const f = file(req.fields['file']);
     if (!f) throw Errors.validation('file is required (multipart/form-data)');
-    const kind = sniff(f.data);
+    const kind = sniff(f.head);
     if (!kind) throw Errors.unprocessable('Validation failed: File content type is not supported', SUPPORTED_DESCRIPTION);
     const image = kind.type === 'image';
     const limit = image ? limits.image : limits.video;
-    if (f.data.length > limit) throw Errors.validation(`File is too large (${image ? 'images' : 'video and audio'} are limited to ${humanBytes(limit)})`);
+    if (f.size > limit) throw Errors.validation(`File is too large (${image ? 'images' : 'video and audio'} are limited to ${humanBytes(limit)})`);
     if (kind.width !== null && kind.height !== null && kind.width * kind.height > MEDIA_LIMITS.imageMatrix) {
       throw Errors.validation(`${kind.width}x${kind.height} images are not supported (at most ${MEDIA_LIMITS.imageMatrix} pixels)`);
     }
     const p = Describe.safeParse(req.fields);
     if (!p.success) throw invalid(p.error);
-    const fileName = await d.files.save(f.data, kind.contentType);
+    const kept = await keepUpload(d, f, kind);
     const m = await d.media.create({
       accountId: owner,
       type: kind.type,
       contentType: kind.contentType,
-      fileName,
-      fileSize: f.data.length,
-      width: kind.width,
-      height: kind.height,
+      fileName: kept.fileName,
+      fileSize: kept.size,
+      width: kept.width,
+      height: kept.height,
       description: p.data.description ?? null,
       focusX: p.data.focus?.[0] ?? 0,
       focusY: p.data.focus?.[1] ?? 0,

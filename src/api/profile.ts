@@ -1,5 +1,5 @@
 // The member's own profile: update_credentials (names, bio, flags, profile fields, avatar and header images, posting
-// defaults), removing the avatar or header (DELETE /api/v1/profile/avatar|header), and serving those images.
+// defaults; images re-encoded without metadata by uploads.ts), removing the avatar or header (DELETE /api/v1/profile/avatar|header), and serving those images.
 // Every change drops the member's cached tokens on every node and sends an actor Update to connected servers.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
@@ -13,6 +13,8 @@ import { sniff } from '../media/sniff.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { given, invalid, railsBool } from './params.js';
+import { keepUpload, type UploadDeps } from './uploads.js';
+import { MEDIA_LIMITS } from '../media/limits.js';
 
 /** Mastodon's limits (with libvips): 8 MB per image, 4 profile fields of 255 characters a side. */
 export const MAX_PROFILE_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -57,18 +59,21 @@ const UpdateCredentials = z.object({
 
 type ImageKind = 'avatar' | 'header';
 
-export function profileRoutes(d: AccountApiDeps & { readonly files: MediaFiles }): Route[] {
+export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
   /** An uploaded image, checked by its bytes; '' (a cleared form field) means remove. */
   const image = async (v: unknown, kind: ImageKind): Promise<string | null | undefined> => {
     if (v === undefined || v === null) return undefined; // JSON null: not given
     if (v === '') return null;
     if (!isUploadedFile(v)) throw Errors.validation(`${kind} must be an image file (multipart/form-data)`);
     const f: UploadedFile = v;
-    const sniffed = sniff(f.data);
+    const sniffed = sniff(f.head);
     if (sniffed?.type !== 'image')
       throw Errors.unprocessable(`Validation failed: ${kind} content type is not supported`, 'PNG, JPEG, GIF, WebP or AVIF images');
-    if (f.data.length > MAX_PROFILE_IMAGE_BYTES) throw Errors.bodyTooLarge(MAX_PROFILE_IMAGE_BYTES);
-    return d.files.save(f.data, sniffed.contentType);
+    if (f.size > MAX_PROFILE_IMAGE_BYTES) throw Errors.bodyTooLarge(MAX_PROFILE_IMAGE_BYTES);
+    if (sniffed.width !== null && sniffed.height !== null && sniffed.width * sniffed.height > MEDIA_LIMITS.imageMatrix) {
+      throw Errors.validation(`${kind} images are limited to ${MEDIA_LIMITS.imageMatrix} pixels`);
+    }
+    return (await keepUpload(d, f, sniffed)).fileName;
   };
 
   const apply = async (who: MemberPrincipal, change: ProfileChange) => {

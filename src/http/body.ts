@@ -1,9 +1,10 @@
 // Request bodies: read into one buffer under a hard byte limit, then decoded by content type into the value
-// handlers validate with zod. Mastodon accepts JSON, url-encoded and multipart on every endpoint, so do we.
+// handlers validate with zod; multipart bodies are decoded as they arrive, their files streamed to disk.
+// Mastodon accepts JSON, url-encoded and multipart on every endpoint, so do we.
 import { Errors } from '../errors.js';
 import type { HttpResponse } from './uws.js';
-import { boundaryOf, MultipartError, parseMultipart } from './multipart.js';
-import { parseUrlEncoded } from './params.js';
+import { MAX_TEXT_FIELD_BYTES, MultipartError, MultipartReader } from './multipart.js';
+import { parseUrlEncoded, type Params } from './params.js';
 
 export interface BodyLimits {
   readonly bodyBytes: number;
@@ -75,6 +76,69 @@ export function readBody(
   });
 }
 
+export type MultipartOutcome = { ok: true; params: Params } | { ok: false; error: unknown };
+
+/**
+ * Reads a multipart body under the same byte limit, decoding it as it arrives: files go to temporary files in
+ * tempDir, so memory holds a chunk or two whatever the upload's size. Disk slower than the network pauses the
+ * socket. The returned reader must be discarded when the request ends (after the handler, or on abort).
+ */
+export function readMultipart(
+  res: HttpResponse,
+  declaredLength: number | null,
+  limit: number,
+  contentType: string,
+  tempDir: string,
+  done: (o: MultipartOutcome) => void,
+): MultipartReader | null {
+  let finished = false;
+  let paused = false;
+  const finish = (o: MultipartOutcome) => {
+    if (finished) return;
+    finished = true;
+    // A paused socket would never read the connection's next request. (On abort nothing is finished: the reader is
+    // discarded, and the response is not touched again.)
+    if (paused) res.resume();
+    done(o.ok ? o : { ok: false, error: multipartError(o.error) });
+  };
+  let reader: MultipartReader;
+  try {
+    reader = new MultipartReader(contentType, tempDir, (r) => finish(r));
+  } catch (e) {
+    finish({ ok: false, error: e });
+    return null;
+  }
+  let total = 0;
+  res.onData((chunk, isLast) => {
+    if (finished) return;
+    total += chunk.byteLength;
+    if (total > limit) return finish({ ok: false, error: Errors.bodyTooLarge(limit) });
+    if (declaredLength !== null && (total > declaredLength || (isLast && total !== declaredLength))) {
+      return finish({ ok: false, error: Errors.badRequest('Body length does not match Content-Length') });
+    }
+    const more = reader.write(Buffer.from(chunk.slice(0)));
+    // The write may have ended the body (a refused part): the request is answered and res no longer usable.
+    if (finished) return;
+    if (!more && !paused) {
+      paused = true;
+      res.pause();
+      reader.onDrain(() => {
+        if (finished || !paused) return;
+        paused = false;
+        res.resume();
+      });
+    }
+    if (isLast) reader.end();
+  });
+  return reader;
+}
+
+/** Maps a multipart decoding failure to the client's error (400, or 413 for oversized text fields). */
+export function multipartError(e: unknown): unknown {
+  if (!(e instanceof MultipartError)) return e;
+  return e.tooLarge ? Errors.bodyTooLarge(MAX_TEXT_FIELD_BYTES) : Errors.malformedBody(`multipart (${e.message})`);
+}
+
 /** Decodes a complete body; throws ApiError (400/415) on a client mistake. */
 export function decodeBody(kind: BodyKind, contentType: string, data: Buffer): unknown {
   switch (kind) {
@@ -91,16 +155,9 @@ export function decodeBody(kind: BodyKind, contentType: string, data: Buffer): u
     }
     case 'form':
       return parseUrlEncoded(data.toString('utf8'));
-    case 'multipart': {
-      const boundary = boundaryOf(contentType);
-      if (!boundary) throw Errors.malformedBody('multipart (no boundary)');
-      try {
-        return parseMultipart(data, boundary);
-      } catch (e) {
-        if (e instanceof MultipartError) throw Errors.malformedBody(`multipart (${e.message})`);
-        throw e;
-      }
-    }
+    case 'multipart':
+      // Decoded while it arrives (readMultipart), never from a buffer.
+      throw new Error(`multipart bodies are streamed, not decoded from a buffer (${contentType})`);
   }
 }
 

@@ -1,71 +1,167 @@
-// multipart/form-data decoding of a fully buffered, size-limited body (RFC 7578). Media uploads and the clients'
-// multipart account updates arrive this way.
+// multipart/form-data (RFC 7578), decoded while it arrives (busboy): file parts stream to temporary files (0600 in a
+// 0700 directory) so an upload never sits in memory; text fields stay in memory under small caps. Media uploads
+// and the clients' multipart account updates arrive this way. Whoever reads a body must discard() it at the end:
+// that removes every temporary file not moved away by the handler.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import busboy, { type Busboy } from 'busboy';
+import { tempPath } from '../media/temp-files.js';
 import { assignParam, parseUrlEncoded, type Params } from './params.js';
 
 const MAX_PARTS = 1000;
-const MAX_PART_HEADER_BYTES = 8 * 1024;
-const CRLFCRLF = Buffer.from('\r\n\r\n');
+const MAX_FILES = 16;
+/** Text fields together (a status, a description, profile fields): far above any real form, far below memory trouble. */
+export const MAX_TEXT_FIELD_BYTES = 1024 * 1024;
+/** The first bytes of each file are kept in memory: enough to sniff the type and an image's size (EXIF comes first). */
+export const HEAD_BYTES = 64 * 1024;
 
-export class MultipartError extends Error {}
+export class MultipartError extends Error {
+  constructor(
+    message: string,
+    readonly tooLarge = false,
+  ) {
+    super(message);
+  }
+}
 
 export function boundaryOf(contentType: string): string | null {
   const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
   return m ? (m[1] ?? m[2] ?? null) : null;
 }
 
-export function parseMultipart(body: Buffer, boundary: string): Params {
-  const out: Params = parseUrlEncoded('');
-  const delimiter = Buffer.from(`--${boundary}`);
-  let pos = body.indexOf(delimiter);
-  if (pos === -1) throw new MultipartError('no opening boundary');
-  let parts = 0;
-  for (;;) {
-    pos += delimiter.length;
-    // `--` after a delimiter closes the body.
-    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return out;
-    if (body[pos] !== 0x0d || body[pos + 1] !== 0x0a) throw new MultipartError('malformed boundary line');
-    pos += 2;
-    const headerEnd = body.indexOf(CRLFCRLF, pos);
-    if (headerEnd === -1 || headerEnd - pos > MAX_PART_HEADER_BYTES) throw new MultipartError('malformed part headers');
-    const headers = parsePartHeaders(body.toString('latin1', pos, headerEnd));
-    const dataStart = headerEnd + 4;
-    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delimiter]), dataStart);
-    if (next === -1) throw new MultipartError('missing closing boundary');
-    if (++parts > MAX_PARTS) throw new MultipartError('too many parts');
-    const data = body.subarray(dataStart, next);
-    const disposition = headers['content-disposition'] ?? '';
-    const name = dispositionParam(disposition, 'name');
-    if (name === null) throw new MultipartError('part without a name');
-    const filename = dispositionParam(disposition, 'filename');
-    if (filename !== null) {
-      assignParam(out, name, {
-        kind: 'file',
-        filename,
-        contentType: headers['content-type'] ?? 'application/octet-stream',
-        data: Buffer.from(data), // detach from the request buffer
-      });
-    } else {
-      assignParam(out, name, data.toString('utf8'));
-    }
-    pos = next + 2;
-  }
+interface OpenFile {
+  readonly out: WriteStream;
+  closed: boolean;
 }
 
-function parsePartHeaders(block: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of block.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  return headers;
-}
+/**
+ * One multipart body being decoded. write() each chunk (false: wait for drain()), end() after the last;
+ * `done` is called once with the fields and files, or the reason the body is refused.
+ */
+export class MultipartReader {
+  private readonly bb: Busboy;
+  private readonly params: Params = parseUrlEncoded('');
+  private readonly paths: string[] = [];
+  private readonly open = new Set<OpenFile>();
+  /** Text parts sent as files (no filename) still arriving: the parser may close before their last bytes are read. */
+  private textParts = 0;
+  private fieldBytes = 0;
+  private parsed = false;
+  private settled = false;
+  private discarded = false;
 
-function dispositionParam(disposition: string, param: string): string | null {
-  const re = new RegExp(`;\\s*${param}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]+))`, 'i');
-  const m = re.exec(disposition);
-  if (!m) return null;
-  // Field names and file names are UTF-8 sent as raw bytes; we decoded the header block as latin1.
-  const raw = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? '');
-  return Buffer.from(raw, 'latin1').toString('utf8');
+  constructor(
+    contentType: string,
+    private readonly tempDir: string,
+    private readonly done: (r: { ok: true; params: Params } | { ok: false; error: unknown }) => void,
+  ) {
+    if (!boundaryOf(contentType)) throw new MultipartError('no boundary');
+    this.bb = busboy({
+      headers: { 'content-type': contentType },
+      defParamCharset: 'utf8',
+      limits: { parts: MAX_PARTS, files: MAX_FILES, fieldSize: MAX_TEXT_FIELD_BYTES, headerPairs: 64 },
+    });
+    this.bb.on('field', (name, value, info) => {
+      this.fieldBytes += value.length;
+      if (info.valueTruncated || this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
+      assignParam(this.params, name, value);
+    });
+    this.bb.on('file', (name, stream, info) => {
+      // A part cut short (the client left, the body ended early) errors its stream; the parser reports the same
+      // failure once, and an unheard stream error would end the process.
+      stream.on('error', () => undefined);
+      if (this.settled) return void stream.resume();
+      // A part without a filename is a text field whatever its type, as it was before busboy (and in Rack).
+      if (info.filename === undefined) return this.textPart(name, stream);
+      this.filePart(name, stream, info.filename, info.mimeType);
+    });
+    this.bb.on('partsLimit', () => this.fail(new MultipartError('too many parts')));
+    this.bb.on('filesLimit', () => this.fail(new MultipartError('too many files')));
+    this.bb.on('fieldsLimit', () => this.fail(new MultipartError('too many fields')));
+    this.bb.on('error', (e: Error) => this.fail(new MultipartError(e.message.replace(/^Malformed part header$/, 'malformed part headers'))));
+    this.bb.on('close', () => {
+      this.parsed = true;
+      this.maybeDone();
+    });
+  }
+
+  /** Feeds bytes (copied already: uWS reuses its chunk memory); false when busboy wants drain() first. */
+  write(chunk: Buffer): boolean {
+    if (this.settled) return true;
+    return this.bb.write(chunk);
+  }
+
+  onDrain(fn: () => void): void {
+    this.bb.once('drain', fn);
+  }
+
+  end(): void {
+    if (!this.settled) this.bb.end();
+  }
+
+  /** Stops decoding and removes every temporary file still where it was written. Idempotent. */
+  discard(): void {
+    if (this.discarded) return;
+    this.discarded = true;
+    this.settled = true;
+    this.bb.removeAllListeners('drain');
+    this.bb.destroy();
+    const paths = this.paths.splice(0);
+    const open = [...this.open];
+    // A stream still open is destroyed first, so the file is not recreated by a late write after its removal.
+    void Promise.all(open.map((f) => (f.closed ? undefined : new Promise<void>((r) => f.out.destroy().once('close', () => r()))))).then(() =>
+      Promise.all(paths.map((p) => rm(p, { force: true }))),
+    );
+  }
+
+  private textPart(name: string, stream: NodeJS.ReadableStream): void {
+    const parts: Buffer[] = [];
+    this.textParts++;
+    stream.on('data', (b: Buffer) => {
+      this.fieldBytes += b.length;
+      if (this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
+      parts.push(b);
+    });
+    stream.on('end', () => {
+      this.textParts--;
+      if (this.settled) return;
+      assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
+      this.maybeDone();
+    });
+  }
+
+  private filePart(name: string, stream: NodeJS.ReadableStream, filename: string, contentType: string): void {
+    const file = tempPath(this.tempDir, '.upload');
+    this.paths.push(file);
+    const out = createWriteStream(file, { mode: 0o600, flags: 'wx' });
+    const entry: OpenFile = { out, closed: false };
+    this.open.add(entry);
+    let head = Buffer.alloc(0);
+    let size = 0;
+    stream.on('data', (b: Buffer) => {
+      size += b.length;
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, b.subarray(0, HEAD_BYTES - head.length)]);
+    });
+    stream.pipe(out);
+    out.on('error', (e) => this.fail(e));
+    out.on('close', () => {
+      entry.closed = true;
+      this.open.delete(entry);
+      if (this.settled) return;
+      assignParam(this.params, name, { kind: 'file', filename, contentType: contentType || 'application/octet-stream', path: file, size, head });
+      this.maybeDone();
+    });
+  }
+
+  private maybeDone(): void {
+    if (this.settled || !this.parsed || this.open.size > 0 || this.textParts > 0) return;
+    this.settled = true;
+    this.done({ ok: true, params: this.params });
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done({ ok: false, error });
+  }
 }

@@ -4,11 +4,16 @@
 export type ParamValue = string | ParamValue[] | { [key: string]: ParamValue } | UploadedFile;
 export type Params = Record<string, ParamValue>;
 
+/** A multipart file part, streamed to a temporary file (removed after the request, unless the handler moved it). */
 export interface UploadedFile {
   readonly kind: 'file';
   readonly filename: string;
+  /** As the client named it; never trusted (media/sniff.ts reads the bytes). */
   readonly contentType: string;
-  readonly data: Buffer;
+  readonly path: string;
+  readonly size: number;
+  /** The file's first bytes (up to 64 KiB), to sniff its type without reading the file again. */
+  readonly head: Buffer;
 }
 
 const MAX_DEPTH = 8;
@@ -43,7 +48,7 @@ function isObject(v: ParamValue | undefined): v is { [key: string]: ParamValue }
 
 /** A real upload (multipart part with a filename), never a look-alike built from form fields. */
 export function isUploadedFile(v: unknown): v is UploadedFile {
-  return typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
+  return typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).head);
 }
 
 /** Whether obj already holds a value at the key path (a path through an array never counts, as in Rails). */

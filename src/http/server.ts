@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config/schema.js';
 import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { bodyKindOf, decodeBody, limitFor, readBody } from './body.js';
+import { tempDirOf } from '../media/temp-files.js';
+import { bodyKindOf, decodeBody, limitFor, readBody, readMultipart } from './body.js';
 import { BodyBudget, type BodyReservation } from './body-budget.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
 import { isFileBody } from './file-body.js';
@@ -45,6 +46,8 @@ interface Exchange {
   route?: string;
   /** The body's bytes in the in-flight budget, released when the exchange finishes (however it ends). */
   reservation?: BodyReservation;
+  /** A multipart body's temporary files, discarded when the exchange ends. */
+  upload?: { discard(): void } | null;
   readonly start: number;
 }
 
@@ -118,9 +121,11 @@ export class HttpServer {
   private readonly idPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
   /** Every request body held in memory counts against it (MAX_BODY_BYTES_IN_FLIGHT). */
   readonly bodyBudget: BodyBudget;
+  private readonly tempDir: string;
   port = 0;
 
   constructor(private readonly deps: HttpServerDeps) {
+    this.tempDir = tempDirOf(deps.config.dataDir);
     for (const r of deps.routes) {
       if (r.auth && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
       this.router.add(r);
@@ -250,10 +255,12 @@ export class HttpServer {
     }
     // A declared body is admitted whole before a byte is read (the buffer is allocated at that size); a chunked
     // one from nothing, chunk by chunk. Refused, the body is never read and the connection closes (closeAfter).
-    const reservation = this.bodyBudget.reserve(declared ?? 0);
+    // A multipart body goes to disk as it arrives (its text fields are capped apart): it holds no body in memory.
+    const reservation = this.bodyBudget.reserve(kind === 'multipart' ? 0 : (declared ?? 0));
     if (!reservation) return this.send(res, ex, req, Errors.busy(BUSY_RETRY_AFTER_S, 'Too many request bodies in flight'));
     ex.reservation = reservation;
     ex.readingBody = true;
+    if (kind === 'multipart') return this.readUpload(route, req, res, ex, principal, declared, limit, contentType);
     readBody(
       res,
       declared,
@@ -273,6 +280,28 @@ export class HttpServer {
       },
       (bytes) => reservation.grow(bytes),
     );
+  }
+
+  /** A multipart body: decoded while it arrives, its files on disk until the exchange ends (finish discards them). */
+  private readUpload(
+    route: Route,
+    req: Request,
+    res: HttpResponse,
+    ex: Exchange,
+    principal: Principal | null | Promise<Principal>,
+    declared: number | null,
+    limit: number,
+    contentType: string,
+  ): void {
+    ex.upload = readMultipart(res, declared, limit, contentType, this.tempDir, (outcome) => {
+      ex.readingBody = false;
+      if (ex.aborted) return this.finish(ex, req, 0);
+      if (!outcome.ok) return this.send(res, ex, req, outcome.error);
+      ex.closeAfter = false;
+      req.rawBody = EMPTY;
+      req.body = outcome.params;
+      this.run(route, req, res, ex, principal);
+    });
   }
 
   /** The caller of an authenticated route (a promise on a token-cache miss); null when the route allows anyone. */
@@ -395,6 +424,7 @@ export class HttpServer {
     ex.finished = true;
     // The handler held the body until now (req.rawBody, the decoded fields); an aborted or refused one is gone too.
     ex.reservation?.release();
+    ex.upload?.discard();
     const ms = Math.round((performance.now() - ex.start) * 10) / 10;
     if (ex.aborted) this.deps.log.info({ req: req.id, method: req.method, path: req.path, ms, aborted: true }, 'request aborted');
     else this.deps.log.info({ req: req.id, method: req.method, path: req.path, status, ms }, 'request');

@@ -2,7 +2,7 @@
 // server chose), written once and served as they are. Only the server's user may read them (directory 0700, files
 // 0600): followers-only and direct media must not be open to every local user of the machine.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const EXTENSIONS: Record<string, string> = {
@@ -35,6 +35,27 @@ export class MediaFiles {
     const tmp = path.join(this.dir, `.${name}.tmp`);
     await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, path.join(this.dir, name));
+    return name;
+  }
+
+  /**
+   * Keeps a finished temporary file (an upload, a re-encoded image) under a fresh name: a rename, as the temporary
+   * directory lies beside this one; a copy only when an operator put them on different file systems.
+   */
+  async adopt(tempFile: string, contentType: string): Promise<string> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await chmod(this.dir, 0o700);
+    await chmod(tempFile, 0o600);
+    const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
+    try {
+      await rename(tempFile, path.join(this.dir, name));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+      const tmp = path.join(this.dir, `.${name}.tmp`);
+      await copyFile(tempFile, tmp);
+      await rename(tmp, path.join(this.dir, name));
+      await rm(tempFile, { force: true });
+    }
     return name;
   }
 

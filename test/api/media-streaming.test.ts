@@ -1,12 +1,12 @@
-// Media files streamed from disk over real HTTP: a 12 MiB upload comes back byte for byte (also to a reader that
-// takes its time, so the server waits on backpressure), byte ranges as players ask for them (206, suffix ranges,
+// Media files streamed from disk over real HTTP: a 12 MiB video upload (kept as sent; images are re-encoded) comes
+// back byte for byte (also to a reader that takes its time, so the server waits on backpressure), byte ranges as players ask for them (206, suffix ranges,
 // 416 when unsatisfiable, the whole file for a header we do not understand), HEAD with the length only, and a
 // client that goes away mid-download leaves no open file behind.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { png, upload } from '../support/media.js';
+import { ftyp, upload } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -21,9 +21,9 @@ describe('media files streamed from disk', () => {
   before(async () => {
     s = await startTestServer();
     const m = await createMembers(s, ['una']);
-    data = png(800, 600, 12 * 1024 * 1024);
+    data = ftyp('isom', ['iso2', 'mp41'], 12 * 1024 * 1024);
     for (let i = 33; i < data.length; i += 4096) data[i] = i % 251; // not all zeros: misplaced chunks would show
-    const r = await upload(s.url, m.token['una'], data);
+    const r = await upload(s.url, m.token['una'], data, {}, 'video/mp4');
     assert.equal(r.status, 200);
     url = r.body.url;
   });
@@ -34,7 +34,7 @@ describe('media files streamed from disk', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-length'), String(data.length));
     assert.equal(res.headers.get('accept-ranges'), 'bytes');
-    assert.equal(res.headers.get('content-type'), 'image/png');
+    assert.equal(res.headers.get('content-type'), 'video/mp4');
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(data));
   });
 

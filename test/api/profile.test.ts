@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { api, type Json } from '../support/api.js';
-import { png } from '../support/media.js';
+import { imageInfo, png } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -71,7 +71,7 @@ describe('update_credentials and the profile', () => {
     const image = await fetch(a.avatar);
     assert.equal(image.status, 200);
     assert.equal(image.headers.get('content-type'), 'image/png');
-    assert.deepEqual(Buffer.from(await image.arrayBuffer()), avatar);
+    assert.deepEqual(await imageInfo(Buffer.from(await image.arrayBuffer())), { format: 'png', width: 64, height: 64 });
 
     const verified = await me('ola');
     assert.deepEqual([verified.avatar, verified.header, verified.fields, verified.source.privacy], [a.avatar, a.header, a.fields, 'unlisted']);

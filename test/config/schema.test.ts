@@ -56,7 +56,7 @@ describe('configuration', () => {
     [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN', /at least 16/],
     [{ METRICS_LISTEN: '9394' }, 'METRICS_LISTEN', /host:port/],
     [{ METRICS_LISTEN: '127.0.0.1:99999' }, 'METRICS_LISTEN', /65535/],
-    [{ MAX_BODY_BYTES_IN_FLIGHT: String(8 * 1024 * 1024) }, 'MAX_BODY_BYTES_IN_FLIGHT', /at least the largest body limit \(42991616\)/],
+    [{ MAX_BODY_BYTES_IN_FLIGHT: String(512 * 1024) }, 'MAX_BODY_BYTES_IN_FLIGHT', /at least the largest body limit \(1048576\)/],
   ];
   for (const [env, variable, rule] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

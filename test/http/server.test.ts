@@ -1,5 +1,6 @@
 // The uWS front end on its own: routing, body limits and decoding, errors as JSON, CORS, aborted requests.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -114,11 +115,23 @@ describe('HTTP front end', () => {
     form.append('description', 'a café');
     form.append('file', new Blob([Buffer.from([1, 2, 3])], { type: 'image/png' }), 'dot.png');
     const m = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: form });
-    const echoed = ((await m.json()) as { body: { description: string; file: { filename: string; contentType: string; data: { data: number[] } } } }).body;
+    type Echoed = { description: string; file: { filename: string; contentType: string; path: string; size: number; head: { data: number[] } } };
+    const echoed = ((await m.json()) as { body: Echoed }).body;
     assert.equal(echoed.description, 'a café');
     assert.equal(echoed.file.filename, 'dot.png');
     assert.equal(echoed.file.contentType, 'image/png');
-    assert.deepEqual(echoed.file.data.data, [1, 2, 3]);
+    assert.equal(echoed.file.size, 3);
+    assert.deepEqual(echoed.file.head.data, [1, 2, 3]);
+    // The file part went to a temporary file, removed once the request ended.
+    await eventually(() => assert.equal(existsSync(echoed.file.path), false));
+
+    // A part with a type but no filename is a text field (as in Rack), even when it arrives as a stream.
+    const typed = await fetch(`${base}/api/v1/echo`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'multipart/form-data; boundary=b0' },
+      body: '--b0\r\nContent-Disposition: form-data; name="note"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--b0--\r\n',
+    });
+    assert.deepEqual(((await typed.json()) as { body: unknown }).body, { note: 'hello' });
   });
 
   it('refuses a body over the limit with 413, whether declared or chunked', async () => {

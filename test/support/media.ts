@@ -1,14 +1,55 @@
-// Media for tests: PNG headers of any size (enough for type and size sniffing) and uploads through POST /api/v2/media.
+// Media for tests: real PNGs of any size, ISO BMFF headers, and uploads through POST /api/v2/media.
 import http from 'node:http';
+import zlib from 'node:zlib';
+import sharp from 'sharp';
 import type { Json } from './api.js';
 
-/** The first bytes of a PNG of the given size (enough for type and size detection). */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+const pngs = new Map<string, Buffer>();
+
+/**
+ * A real (decodable) black greyscale PNG of the given size, followed by `extra` zero bytes that decoders ignore
+ * (uploads are re-encoded, so the image must be whole; the padding makes a file of a chosen length).
+ */
 export function png(width: number, height: number, extra = 64): Buffer {
-  const b = Buffer.alloc(33 + extra);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(b);
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b;
+  const key = `${width}x${height}`;
+  let image = pngs.get(key);
+  if (!image) {
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(width, 0);
+    ihdr.writeUInt32BE(height, 4);
+    ihdr[8] = 8; // bit depth
+    ihdr[9] = 0; // greyscale
+    const rows = Buffer.alloc((width + 1) * height); // each row: filter byte 0, then black pixels
+    image = Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', zlib.deflateSync(rows)), pngChunk('IEND', Buffer.alloc(0))]);
+    pngs.set(key, image);
+  }
+  return Buffer.concat([image, Buffer.alloc(extra)]);
+}
+
+/** A PNG whose header declares this size over a few bytes of pixel data: a pixel bomb, for sizes past the limit. */
+export function pngDeclaring(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(1024))), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+/** What an image file is, decoded: its format and size (what a client displaying it would see). */
+export async function imageInfo(data: Buffer): Promise<{ format: string | undefined; width: number | undefined; height: number | undefined }> {
+  const m = await sharp(data).metadata();
+  return { format: m.format, width: m.width, height: m.height };
 }
 
 /** The first bytes of an ISO BMFF file (MP4, QuickTime, M4A, AVIF, HEIC): its ftyp box with these brands. */
