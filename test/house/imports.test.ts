@@ -25,6 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/wiring.ts'], // stores, federation and services built from the config
   ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
   ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends
+  ['src/history'], // remote history: walking outboxes and importing what they hold (run by actors, asked by the API)
   ['src/federation', 'src/entities'], // ActivityPub documents and Mastodon JSON: two renderings of the same rows
   ['src/http', 'src/bootstrap.ts'],
   ['src/oauth', 'src/urls'],
