@@ -1,22 +1,14 @@
 // The verifier pool: Piscina worker threads for CPU-bound verification (Ed25519, JCS, hashing), sized from config,
 // with a bounded queue. A full queue is an explicit PoolBusyError that the HTTP edge maps to 503 + Retry-After.
-import { Piscina } from 'piscina';
-import { ExitSignal, type ExitReason, type Process } from './process.js';
 import type { StatementVerdict } from '../src/identity/identity-statement.js';
 import type { StatementItem, StatementsResult, VerifyResult, VerifyTask } from './workers/verify.js';
+import { WorkerPool } from './worker-pool.js';
 
 export interface VerifyPoolOptions {
   readonly minThreads: number;
   readonly maxThreads: number;
   readonly maxQueue: number;
   readonly idleTimeoutMs: number;
-}
-
-export class PoolBusyError extends Error {
-  constructor(readonly retryAfterSeconds = 1) {
-    super('the verification pool queue is full');
-    this.name = 'PoolBusyError';
-  }
 }
 
 const TASK_FILE = new URL('./workers/verify.js', import.meta.url).href;
@@ -29,64 +21,18 @@ interface Pending {
   readonly reject: (e: unknown) => void;
 }
 
-export class VerifyPool implements Process {
-  readonly name = 'verify-pool';
-  private readonly pool: Piscina<VerifyTask, VerifyResult | StatementsResult>;
-  private readonly exit = new ExitSignal();
+export class VerifyPool extends WorkerPool<VerifyTask, VerifyResult | StatementsResult> {
   private batch: Pending[] = [];
   private flushScheduled = false;
 
-  constructor(readonly options: VerifyPoolOptions) {
-    this.pool = new Piscina({
-      filename: TASK_FILE,
-      minThreads: options.minThreads,
-      maxThreads: options.maxThreads,
-      maxQueue: options.maxQueue,
-      idleTimeout: options.idleTimeoutMs,
+  constructor(options: VerifyPoolOptions) {
+    super('verify-pool', TASK_FILE, {
+      ...options,
       // A busy worker is handed its next task before it finishes the current one (it runs them one after the
       // other), so it never idles waiting for the event loop to post more: +14 % batched, +34 % unbatched
       // (bench/RESULTS.md, 2026-11-25).
       concurrentTasksPerWorker: 2,
     });
-    // A worker that dies is replaced by Piscina; the error reaches the task's caller, not the process.
-    this.pool.on('error', () => undefined);
-  }
-
-  get alive(): boolean {
-    return !this.exit.exited;
-  }
-
-  get queued(): number {
-    return this.pool.queueSize;
-  }
-
-  get threads(): number {
-    return this.pool.threads.length;
-  }
-
-  /** Share of the pool's capacity spent running tasks since it started (Piscina's measure, 0 to 1). */
-  get utilization(): number {
-    return this.pool.utilization;
-  }
-
-  /** Tasks finished since the pool started. */
-  get completed(): number {
-    return this.pool.completed;
-  }
-
-  onExit(fn: (reason: ExitReason) => void): void {
-    this.exit.on(fn);
-  }
-
-  async run(task: VerifyTask): Promise<VerifyResult | StatementsResult> {
-    if (!this.alive) throw new Error('the verification pool is stopped');
-    if (this.pool.queueSize >= this.options.maxQueue) throw new PoolBusyError();
-    try {
-      return await this.pool.run(task);
-    } catch (e) {
-      if (e instanceof Error && /queue is at limit/i.test(e.message)) throw new PoolBusyError();
-      throw e;
-    }
   }
 
   verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<VerifyResult> {
@@ -130,14 +76,5 @@ export class VerifyPool implements Process {
         for (const p of batch) p.reject(e);
       },
     );
-  }
-
-  async stop(timeoutMs: number): Promise<void> {
-    if (!this.alive) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.pool.close(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
-    await this.pool.destroy();
-    this.exit.fire({ kind: 'shutdown' });
   }
 }

@@ -1,7 +1,7 @@
 // One catalogue of errors a client can cause or meet, and the one place they become HTTP.
 // Route code throws these; http/server.ts calls toHttpError for anything thrown.
 import { MailboxFullError } from '../actors/actor.js';
-import { PoolBusyError } from '../actors/verify-pool.js';
+import { PoolBusyError } from '../actors/worker-pool.js';
 import { PasswordBusyError } from './auth/password.js';
 
 export class ApiError extends Error {

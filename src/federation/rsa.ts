@@ -3,7 +3,7 @@
 // synchronously and 63–94 µs through the Piscina pool (its message passing dominates such short tasks). In-flight
 // operations are bounded; past the bound callers get PoolBusyError (503 + Retry-After at the edge).
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { PoolBusyError } from '../../actors/verify-pool.js';
+import { PoolBusyError } from '../../actors/worker-pool.js';
 
 const KEY_CACHE_MAX = 4096;
 

@@ -4,7 +4,8 @@
 // statement, not against the verifier itself, so a pool that refused everything would fail.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PoolBusyError, VerifyPool } from '../../actors/verify-pool.js';
+import { VerifyPool } from '../../actors/verify-pool.js';
+import { PoolBusyError } from '../../actors/worker-pool.js';
 import type { StatementVerdict } from '../../src/identity/identity-statement.js';
 import { newIdentityKey, signStatement } from '../support/identity-statements.js';
 

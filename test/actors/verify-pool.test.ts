@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ed25519PublicKey, signEd25519 } from '../../src/identity/ed25519.js';
 import { after, before, describe, it } from 'node:test';
-import { PoolBusyError, VerifyPool } from '../../actors/verify-pool.js';
+import { VerifyPool } from '../../actors/verify-pool.js';
+import { PoolBusyError } from '../../actors/worker-pool.js';
 import { toHttpError } from '../../src/errors.js';
 import { exitOf } from './helpers.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { PoolBusyError } from '../../actors/verify-pool.js';
+import { PoolBusyError } from '../../actors/worker-pool.js';
 import { RsaSigner } from '../../src/federation/rsa.js';
 
 const rsaPem = () =>
