@@ -10,6 +10,7 @@
 // two queued ones there.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { RemoteHistoryStore } from '../../src/store/remote-history.js';
 import { FED_ENV, api, form, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -51,6 +52,7 @@ describe('remote history API', () => {
   let ask: FakePeer;
   let moves: FakePeer;
   let full: FakePeer;
+  let rush: FakePeer;
   /** Remote account ids by actor name. */
   const id: Record<string, string> = {};
   let operatorToken: string;
@@ -80,8 +82,8 @@ describe('remote history API', () => {
 
   before(async () => {
     s = await startTestServer(ENV);
-    [ask, moves, full] = await Promise.all([startFakeActorPeer(), startFakeActorPeer(), startFakeActorPeer()]);
-    for (const p of [ask, moves, full]) p.hangOutboxes(true);
+    [ask, moves, full, rush] = await Promise.all([startFakeActorPeer(), startFakeActorPeer(), startFakeActorPeer(), startFakeActorPeer()]);
+    for (const p of [ask, moves, full, rush]) p.hangOutboxes(true);
     m = await createMembers(s, ['ann', 'mod', 'boss'], { mod: 'moderator', boss: 'admin' });
     operatorToken = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     await resolve(ask, 'pia');
@@ -92,11 +94,12 @@ describe('remote history API', () => {
     await resolve(ask, 'cdn', { outbox: `http://localhost:${new URL(ask.url).port}/users/cdn/outbox` });
     for (const n of ['par', 'done', 'late', 'gone']) await resolve(moves, n);
     for (const n of ['q0', 'q1', 'q2', 'q3']) await resolve(full, n);
+    for (const n of ['r0', 'r1', 'r2', 'r3', 'r4', 'r5']) await resolve(rush, n);
   });
   after(async () => {
     await s2?.stop();
     await s?.stop();
-    await Promise.all([ask, moves, full].map((p) => p?.stop()));
+    await Promise.all([ask, moves, full, rush].map((p) => p?.stop()));
   });
 
   it('starts disabled: the operator sees the defaults, a member sees an idle record and is refused a fetch with 403', async () => {
@@ -330,6 +333,26 @@ describe('remote history API', () => {
     // Still full: the refused actor is refused again, and the queued ones wait behind the running job.
     assert.equal((await fetchMore('q3')).status, 429);
     assert.deepEqual([(await history('q1')).state, (await history('q2')).state], ['queued', 'queued']);
+  });
+
+  it('five requests at once for five actors of one origin (as from five nodes): two are queued, three refused', async () => {
+    await s.app.db.exec(
+      `INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at, lease_owner, lease_until)
+       VALUES ($1, $2, 'fetching', $3, 2, now(), 'another-node', now() + interval '1 hour')`,
+      [id['r0'], new URL(rush.url).host, `${rush.url}/users/r0/outbox`],
+    );
+    const names = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    // Straight to the store, each on its own connection, so the transactions overlap as they would across nodes:
+    // only the per-origin lock keeps their counts from all seeing an empty queue.
+    const store = new RemoteHistoryStore(s.app.db);
+    const accounts = await Promise.all(names.map(async (n) => (await s.app.federation.accounts.byId(id[n]!))!));
+    const outcomes = await Promise.all(accounts.map((a) => store.request(a, 'older')));
+    assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['origin_busy', 'origin_busy', 'origin_busy', 'queued', 'queued']);
+    // What members see afterwards.
+    const states = await Promise.all(names.map(async (n) => (await history(n)).state));
+    assert.deepEqual(states.sort(), ['idle', 'idle', 'idle', 'queued', 'queued']);
+    const refused = names.find((_, k) => outcomes[k]!.kind === 'origin_busy')!;
+    assert.equal((await fetchMore(refused)).status, 429);
   });
 
   it('refuses local accounts (422), unknown ones (404), app tokens (422) and tokens without read (403)', async () => {
