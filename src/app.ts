@@ -29,6 +29,7 @@ import { AuthEventListener, liveNodes } from './store/auth-events.js';
 import type { Database } from './store/db.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { FollowStore } from './store/follows.js';
+import { HISTORY_SETTINGS_KEY } from './store/history-settings.js';
 import type { IdentityStatementStore } from './store/identity-statements.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
@@ -95,9 +96,14 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           else w.tokenCache.dropGrant(e.userId, e.appId);
         },
         // Work queued on any node (this one too, which its own wake ports have already told).
-        onWork: (e) => (e.kind === 'inbox' ? w.wakes.inboxQueued.wake() : w.wakes.deliveryDue.wake([e.host])),
+        onWork: (e) => {
+          if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
+          else if (e.kind === 'delivery') w.wakes.deliveryDue.wake([e.host]);
+          else if (e.key === HISTORY_SETTINGS_KEY) w.historySettings.invalidate();
+        },
         onReset: (connected) => {
           w.tokenCache.reset(connected);
+          w.historySettings.reset(connected);
           // Notifications sent while this node was not listening are lost: look for their work now.
           if (connected) {
             w.wakes.inboxQueued.wake();

@@ -36,7 +36,8 @@ export const Errors = {
   unsupportedMediaType: (type: string) => new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
   unauthorized: (message = 'The access token is invalid') => new ApiError(401, message),
   forbidden: (message = 'This action is not allowed') => new ApiError(403, message),
-  tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterSeconds) }),
+  tooManyRequests: (retryAfterSeconds: number, message = 'Too many requests') =>
+    new ApiError(429, message, undefined, { 'Retry-After': String(retryAfterSeconds) }),
   busy: (retryAfterSeconds: number, what = 'The server is busy') => new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (message: string) => new ApiError(503, message),
   notImplemented: (method: string) => new ApiError(501, 'Not implemented', `The method ${method} is not implemented by this server`),

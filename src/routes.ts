@@ -23,6 +23,7 @@ import { pollRoutes } from './api/polls.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { profileRoutes } from './api/profile.js';
 import { reactionRoutes } from './api/reactions.js';
+import { profileViewed, remoteHistoryRoutes } from './api/remote-history.js';
 import { remoteImageRoutes } from './api/remote-images.js';
 import { reportRoutes } from './api/reports.js';
 import { searchRoutes } from './api/search.js';
@@ -97,6 +98,14 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     remote: w.remote,
     followService: w.followService,
     views: w.accountViews,
+  };
+  const historyApi = {
+    log: apiLog,
+    accounts: w.accounts,
+    histories: w.remoteHistories,
+    settings: w.historySettings,
+    // The hook through which the history scheduler hears of a switched-on feature (a no-op while none is wired).
+    onSettingsChanged: () => undefined,
   };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
   return [
@@ -237,7 +246,14 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     // Timelines, lists, search.
     mount(
       ['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'],
-      timelineRoutes({ baseUrl: config.baseUrl, accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, views: w.statusViews }),
+      timelineRoutes({
+        baseUrl: config.baseUrl,
+        accounts: w.accounts,
+        statuses: w.statuses,
+        timelines: w.timelines,
+        views: w.statusViews,
+        profileViewed: profileViewed(historyApi),
+      }),
     ),
     mount(
       ['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'],
@@ -279,6 +295,8 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         notifier: w.notifications,
       }),
     ),
+    // Remote history: a remote account's record and "Load older posts"; the operator's settings.
+    mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(historyApi)),
     mount(['/api/v1/admin/reports'], adminReportRoutes({ baseUrl: config.baseUrl, log: apiLog, reports: w.reports, views: w.reportViews })),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),

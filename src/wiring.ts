@@ -32,6 +32,7 @@ import { ConversationStore } from './store/conversations.js';
 import type { Database } from './store/db.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { FollowStore } from './store/follows.js';
+import { HistorySettingsStore } from './store/history-settings.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { CachedInstanceCounts } from './store/instance-stats.js';
 import { InboxJobStore } from './store/inbox-jobs.js';
@@ -48,6 +49,7 @@ import { TokenStore } from './store/oauth-tokens.js';
 import { PollStore } from './store/polls.js';
 import { CachedQueueStats } from './store/queue-stats.js';
 import { ReactionStore } from './store/reactions.js';
+import { RemoteHistoryStore } from './store/remote-history.js';
 import { RemoteImageStore } from './store/remote-images.js';
 import { ReportStore } from './store/reports.js';
 import { SessionStore } from './store/sessions.js';
@@ -91,6 +93,9 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),
+    // Remote history: the operator's settings (cached, invalidated across nodes) and the per-actor records.
+    historySettings: new HistorySettingsStore(db),
+    remoteHistories: new RemoteHistoryStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),

@@ -5,7 +5,7 @@ import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import { route, type Principal, type Route } from '../http/types.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { Account, AccountStore } from '../store/accounts.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
 import { flag } from './params.js';
@@ -20,7 +20,12 @@ export interface TimelineDeps {
   readonly statuses: StatusStore;
   readonly timelines: TimelineStore;
   readonly views: StatusViews;
+  /** A member viewed the first page of a remote account's statuses (remote history's trigger; never throws). */
+  readonly profileViewed?: (a: Account) => Promise<void>;
 }
+
+/** Mastodon's paging cursors: a request carrying any of them is not the first page. */
+const CURSORS = ['max_id', 'since_id', 'min_id'] as const;
 
 type Scope = 'all' | 'local' | 'remote';
 
@@ -103,7 +108,11 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const excludeReblogs = flag(req.query['exclude_reblogs']);
         const tagged = str(req.query['tagged']);
         const onlyMedia = flag(req.query['only_media']);
+        // A member opening a remote profile: its older posts may be fetched (never for anonymous or paged reads).
+        const firstPage = !CURSORS.some((k) => req.query[k] !== undefined);
+        const viewed = viewerId !== null && a.domain !== null && firstPage ? d.profileViewed?.(a) : undefined;
         const list = await d.timelines.ofAccount(a.id, viewerId, pageQuery(req.query, 20, 40), { excludeReplies, excludeReblogs, tagged, onlyMedia });
+        await viewed;
         const keep = {
           exclude_replies: excludeReplies ? 'true' : undefined,
           exclude_reblogs: excludeReblogs ? 'true' : undefined,

@@ -12,15 +12,21 @@ import { ExitSignal, type ExitReason, type Process } from '../../actors/process.
 import type { Logger } from '../log.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
-/** Payloads `inbox` (a job queued) and `delivery:<host>` (deliveries queued for that host), sent by the stores. */
+/**
+ * Payloads `inbox` (a job queued), `delivery:<host>` (deliveries queued for that host) and `settings:<key>` (a
+ * cached setting changed), sent by the stores.
+ */
 export const WORK_CHANNEL = 'stoa_work';
 
 /** Work queued by some node (this one included: a node hears its own notifications). */
-export type WorkEvent = { readonly kind: 'inbox' } | { readonly kind: 'delivery'; readonly host: string };
+export type WorkEvent = { readonly kind: 'inbox' } | { readonly kind: 'delivery'; readonly host: string } | { readonly kind: 'settings'; readonly key: string };
 
 const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300}))$/;
+const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
 
 function parseWork(p: string): WorkEvent | undefined {
+  const s = SETTINGS_PAYLOAD.exec(p);
+  if (s) return { kind: 'settings', key: s[1]! };
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
   return m[1] ? { kind: 'inbox' } : { kind: 'delivery', host: m[2]! };

@@ -50,6 +50,11 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/accounts/:id/identity_statements': pub('read:accounts'),
   'POST /api/v1/accounts/identity_statements': member('write:accounts'),
   'DELETE /api/v1/accounts/identity_statements': member('write:accounts'),
+  // remote history (ours, issue 16: scope `read` as the spec names it; the admin settings with the admin scopes)
+  'GET /api/v1/accounts/:id/remote_history': member('read'),
+  'POST /api/v1/accounts/:id/remote_history/fetch': member('read'),
+  'GET /api/v1/admin/remote_history': member('admin:read'),
+  'PUT /api/v1/admin/remote_history': member('admin:write'),
   // apps
   'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
   // statuses

@@ -101,6 +101,11 @@ export interface FakePeer {
   rotateKey(name: string): Promise<void>;
   /** From now on the actor's documents answer 410 Gone. */
   makeGone(name: string): void;
+  /**
+   * While on, GETs of any actor's outbox (`/users/x/outbox`) are recorded and never answered (until stop() cuts
+   * them): a history fetch started then stays running. Off by default.
+   */
+  hangOutboxes(on: boolean): void;
   /** A fresh activity id on this peer's origin. */
   newId(kind?: string): string;
   /** Serves `doc` (a Note, say) as JSON-LD at its id, which must be on this peer. */
@@ -223,6 +228,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
   const documents = new Map<string, unknown>();
   const requests: PeerRequest[] = [];
   let base = '';
+  let hangOutboxes = false;
 
   const answerGet = (res: http.ServerResponse, url: URL): void => {
     if (url.pathname === '/.well-known/webfinger') {
@@ -280,6 +286,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
       requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers, rawBody, body });
       const url = new URL(req.url ?? '/', base);
       if (req.method === 'POST') return send(res, 202, {});
+      if (req.method === 'GET' && hangOutboxes && /^\/users\/[^/]+\/outbox$/.test(url.pathname)) return;
       if (req.method === 'GET') return answerGet(res, url);
       return send(res, 405);
     });
@@ -360,6 +367,9 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
     },
     makeGone(name) {
       actor(name).gone = true;
+    },
+    hangOutboxes(on) {
+      hangOutboxes = on;
     },
     newId(kind = 'activities') {
       return `${base}/${kind}/${randomUUID()}`;
