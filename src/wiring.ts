@@ -152,6 +152,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
   const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
   const notes = new NoteHandlers({
+    db,
     log: fedLog,
     accounts: s.accounts,
     follows: s.follows,

@@ -1,8 +1,11 @@
 // Posts from other servers: a Create of a Note is stored when it concerns someone here (a local member follows the
 // author, is mentioned or addressed, or it replies to or quotes a local post); a Delete of it hides it. The signer is
-// the activity's actor (checked by the inbox); the Note must be theirs and live on their origin.
+// the activity's actor (checked by the inbox); the Note must be theirs and live on their origin. A remote history post
+// (imported from an outbox, kept out of every feed) that then arrives by Create, Update or Announce is promoted: it is
+// listed from then on and told as the delivery would have told it, in the transaction that promotes it.
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { Transactor } from '../store/db.js';
 import type { FollowStore } from '../store/follows.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore, MediaType, RemoteMedia } from '../store/media.js';
@@ -23,6 +26,8 @@ const MAX_RECIPIENTS = 100;
 
 export interface NoteHandlerDeps {
   readonly log: Logger;
+  /** A post with its media, poll and notifications, or a promotion with its notifications, commits as one. */
+  readonly db: Transactor;
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
   readonly statuses: StatusStore;
@@ -44,57 +49,83 @@ export class NoteHandlers {
     const note = await this.noteOf(a);
     if (!note) return;
     if (note.attributedTo !== author.uri || !sameOrigin(note.id, author.uri!)) throw new FetchError('unsupported', 'note_not_authors', note.id);
-    if (await this.d.statuses.byUri(note.id)) return; // delivered twice (shared inbox and personal inbox)
+    const held = await this.d.statuses.byUri(note.id);
+    // Delivered twice (shared inbox and personal inbox), or someone else's post under this id.
+    if (held && (!held.history || held.accountId !== author.id || held.deletedAt)) return;
     const parent = note.inReplyTo ? await this.statusByUri(note.inReplyTo) : undefined;
-    if (parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
+    if (!held && parent && note.name !== null && note.content === '' && (await this.voted(note, author, parent.id))) return;
     const recipients = await this.localRecipients(note);
     const quoted = note.quote ? await this.statusByUri(note.quote) : undefined;
-    const relevant =
-      recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
-    if (!relevant) return;
-    await this.store(note, author, parent, recipients, quoted);
+    if (!(await this.relevant(author, recipients, parent, quoted))) return;
+    if (held) await this.promote(held, recipients);
+    else await this.store(note, author, parent, recipients, quoted);
+  }
+
+  /** Whether a delivered post concerns someone here (else it is not kept, nor a held history post promoted). */
+  private async relevant(author: Account, recipients: readonly Account[], parent: Status | undefined, quoted: Status | undefined): Promise<boolean> {
+    return recipients.length > 0 || (parent?.local ?? false) || (!!quoted?.local && !quoted.deletedAt) || (await this.d.follows.hasLocalFollowers(author.id));
+  }
+
+  /**
+   * A held history post arrived by delivery: listed from now on, and told as its delivery would have told it (its
+   * mentions, the quoted member, followers who asked to be notified). Nothing if another inbox promoted it first.
+   */
+  private async promote(s: Status, recipients: readonly Account[]): Promise<void> {
+    await this.d.db.tx(async () => {
+      if (!(await this.d.statuses.promote(s.id))) return;
+      const quoted = s.quoteOfId ? await this.d.statuses.byId(s.quoteOfId) : undefined;
+      await this.tellOfNew(s, recipients, quoted);
+    });
+  }
+
+  /** What a newly delivered post tells members: mentions, a quote, followers' `status` notifications. */
+  private async tellOfNew(status: Status, recipients: readonly Pick<Account, 'id'>[], quoted: Status | undefined): Promise<void> {
+    for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', status.accountId, status.id);
+    if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId)))
+      await this.d.notifier.notify(quoted.accountId, 'quote', status.accountId, status.id);
+    await this.d.notifier.newPost(status);
   }
 
   private async store(note: NoteDoc, author: Account, parent: Status | undefined, known?: Account[], quotedKnown?: Status): Promise<Status> {
     const recipients = known ?? (await this.localRecipients(note));
     const quoted = quotedKnown ?? (note.quote ? await this.statusByUri(note.quote) : undefined);
     const remoteMentions = await this.knownRemote(note.mentions);
-    const { status, created } = await this.d.statuses.create({
-      accountId: author.id,
-      uri: note.id,
-      url: note.url,
-      text: '',
-      content: note.content,
-      spoilerText: note.summary,
-      visibility: visibilityOf(note, author.followersUrl),
-      sensitive: note.sensitive || note.summary !== '',
-      language: note.language,
-      inReplyToId: parent?.id ?? null,
-      inReplyToAccountId: parent?.accountId ?? null,
-      inReplyToUri: note.inReplyTo,
-      reblogOfId: null,
-      quoteOfId: quoted?.id ?? null,
-      quoteUri: note.quote,
-      local: false,
-      createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
-      mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
-      tags: note.hashtags.slice(0, 20),
+    // One transaction: the post never shows without its media or poll, nor is stored without its notifications.
+    return this.d.db.tx(async () => {
+      const { status, created } = await this.d.statuses.create({
+        accountId: author.id,
+        uri: note.id,
+        url: note.url,
+        text: '',
+        content: note.content,
+        spoilerText: note.summary,
+        visibility: visibilityOf(note, author.followersUrl),
+        sensitive: note.sensitive || note.summary !== '',
+        language: note.language,
+        inReplyToId: parent?.id ?? null,
+        inReplyToAccountId: parent?.accountId ?? null,
+        inReplyToUri: note.inReplyTo,
+        reblogOfId: null,
+        quoteOfId: quoted?.id ?? null,
+        quoteUri: note.quote,
+        local: false,
+        createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
+        mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
+        tags: note.hashtags.slice(0, 20),
+      });
+      if (created) {
+        for (const [i, m] of remoteMedia(note).entries()) {
+          await this.d.media.create({ ...m, accountId: author.id, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, status.id, i);
+        }
+        const poll = remotePoll(note);
+        if (poll) {
+          const { remote, ...spec } = poll;
+          await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
+        }
+        await this.tellOfNew(status, recipients, quoted);
+      }
+      return status;
     });
-    if (created) {
-      for (const [i, m] of remoteMedia(note).entries()) {
-        await this.d.media.create({ ...m, accountId: author.id, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, status.id, i);
-      }
-      const poll = remotePoll(note);
-      if (poll) {
-        const { remote, ...spec } = poll;
-        await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
-      }
-      for (const r of recipients) await this.d.notifier.notify(r.id, 'mention', author.id, status.id);
-      if (quoted && !quoted.deletedAt && (await this.d.statuses.canSee(status, quoted.accountId)))
-        await this.d.notifier.notify(quoted.accountId, 'quote', author.id, status.id);
-      await this.d.notifier.newPost(status);
-    }
-    return status;
   }
 
   /**
@@ -130,25 +161,40 @@ export class NoteHandlers {
     const toFollowers = actor.followersUrl !== null && [...a.to, ...a.cc].includes(actor.followersUrl);
     const visibility = ownPrivate ? (toFollowers ? 'private' : null) : a.to.includes(AS_PUBLIC) ? 'public' : a.cc.includes(AS_PUBLIC) ? 'unlisted' : null;
     if (!visibility) return;
-    const { created } = await this.d.statuses.create({
-      accountId: actor.id,
-      uri: a.id,
-      url: null,
-      text: '',
-      content: '',
-      spoilerText: '',
-      visibility,
-      sensitive: false,
-      language: null,
-      inReplyToId: null,
-      inReplyToAccountId: null,
-      inReplyToUri: null,
-      reblogOfId: s.id,
-      local: false,
-      mentionIds: [],
-      tags: [],
+    const boosted = s;
+    await this.d.db.tx(async () => {
+      // A held history post boosted to us arrives as a delivery would fetch it: promoted and told.
+      if (boosted.history && (await this.d.statuses.promote(boosted.id))) {
+        const quoted = boosted.quoteOfId ? await this.d.statuses.byId(boosted.quoteOfId) : undefined;
+        await this.tellOfNew(
+          boosted,
+          boosted.mentionIds.map((id) => ({ id })),
+          quoted,
+        );
+      }
+      const { status: boost, created } = await this.d.statuses.create({
+        accountId: actor.id,
+        uri: a.id,
+        url: null,
+        text: '',
+        content: '',
+        spoilerText: '',
+        visibility,
+        sensitive: false,
+        language: null,
+        inReplyToId: null,
+        inReplyToAccountId: null,
+        inReplyToUri: null,
+        reblogOfId: boosted.id,
+        local: false,
+        mentionIds: [],
+        tags: [],
+      });
+      // The actor's boost may be held already as history (their outbox listed it): this delivery promotes it.
+      const delivered =
+        created || (boost.history && boost.accountId === actor.id && boost.reblogOfId === boosted.id && (await this.d.statuses.promote(boost.id)));
+      if (delivered) await this.d.notifier.notify(boosted.accountId, 'reblog', actor.id, boosted.id);
     });
-    if (created) await this.d.notifier.notify(s.accountId, 'reblog', actor.id, s.id);
   }
 
   /** Undo of a Like or an Announce the actor sent earlier (by its id). */
@@ -195,26 +241,42 @@ export class NoteHandlers {
     if (note.attributedTo !== author.uri || !sameOrigin(note.id, author.uri!)) throw new FetchError('unsupported', 'note_not_authors', note.id);
     const s = await this.d.statuses.byUri(note.id);
     if (!s || s.accountId !== author.id || s.deletedAt) return;
-    if (note.poll) await this.d.polls.setRemote(s.id, note.poll);
-    if (!note.updated || (s.editedAt && note.updated.getTime() <= s.editedAt.getTime())) return;
     const recipients = await this.localRecipients(note);
     const remoteMentions = await this.knownRemote(note.mentions);
-    const before = new Set(s.mentionIds);
-    const { outcome } = await this.d.statuses.edit(s.id, {
-      text: '',
-      content: note.content,
-      spoilerText: note.summary,
-      sensitive: note.sensitive || note.summary !== '',
-      language: note.language,
-      mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
-      tags: note.hashtags.slice(0, 20),
-      editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
-      media: { remote: remoteMedia(note) },
-      poll: remotePoll(note),
+    // The Update of a held history post promotes it as its Create would have (when it concerns someone here), with
+    // the edit in the same transaction; the members the promotion told are not told again of the edit's mentions.
+    const promote =
+      s.history &&
+      (await this.relevant(
+        author,
+        recipients,
+        s.inReplyToId ? await this.d.statuses.byId(s.inReplyToId) : undefined,
+        s.quoteOfId ? await this.d.statuses.byId(s.quoteOfId) : undefined,
+      ));
+    await this.d.db.tx(async () => {
+      const before = new Set(s.mentionIds);
+      if (promote) {
+        await this.promote(s, recipients);
+        for (const r of recipients) before.add(r.id);
+      }
+      if (note.poll) await this.d.polls.setRemote(s.id, note.poll);
+      if (!note.updated || (s.editedAt && note.updated.getTime() <= s.editedAt.getTime())) return;
+      const { outcome } = await this.d.statuses.edit(s.id, {
+        text: '',
+        content: note.content,
+        spoilerText: note.summary,
+        sensitive: note.sensitive || note.summary !== '',
+        language: note.language,
+        mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
+        tags: note.hashtags.slice(0, 20),
+        editedAt: note.updated && note.updated.getTime() <= Date.now() ? note.updated : undefined,
+        media: { remote: remoteMedia(note) },
+        poll: remotePoll(note),
+      });
+      if (outcome !== 'edited') return;
+      for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
+      for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
     });
-    if (outcome !== 'edited') return;
-    for (const r of recipients) if (!before.has(r.id)) await this.d.notifier.notify(r.id, 'mention', author.id, s.id);
-    for (const id of await this.d.statuses.localBoosters(s.id)) await this.d.notifier.notify(id, 'update', author.id, s.id);
   }
 
   /** A remote poll's Question fetched again from its server (signed): its counts and end, as from an Update. */

@@ -3,7 +3,7 @@
 import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
-import { threadNotMuted, visibleTo } from './visibility.js';
+import { listable, threadNotMuted, visibleTo } from './visibility.js';
 
 // `quote` (Mastodon 4.5): someone quoted the member's post; its status is the quoting one.
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'admin.report'] as const;
@@ -77,9 +77,12 @@ const NEW_GROUP_KEY = `CASE WHEN $5::text IS NULL THEN NULL ELSE coalesce(
     $5::text || '-' || h.hour) END`;
 
 // A notification is shown only while its sender's account exists and its status (if any) is one the member may read
-// (not deleted, no mention edited out, no follow ended): in the query, so a page holds exactly what is shown.
+// (not deleted, no mention edited out, no follow ended): in the query, so a page holds exactly what is shown. A remote
+// history post never announces itself (mention, new post, quote) until a delivery promotes it; what a member did to
+// it (a vote whose poll ended) is still told.
 const LIVE = `AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)
-  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('n.account_id')}))`;
+  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('n.account_id')}
+    AND (${listable()} OR n.type NOT IN ('mention', 'status', 'quote'))))`;
 
 /** The member's ($1 in values) notifications n that pass the filter; parameters are appended to values. */
 export function notificationWhere(values: unknown[], f: NotificationFilter): string {

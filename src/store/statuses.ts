@@ -180,7 +180,8 @@ export class StatusStore {
       }
       const id = r.rows[0].id;
       await this.link(q, id, s.mentionIds, s.tags);
-      if (s.visibility === 'direct') await joinConversations(q, id);
+      // A history post joins no conversation until a delivery promotes it (promote()).
+      if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
       if (s.local) await notifyMembersChanged(q, [s.accountId]); // statuses_count
       if (idempotencyKey !== undefined) {
         await q.query(
@@ -315,6 +316,18 @@ export class StatusStore {
         [accountId],
       );
       await leaveConversations(q, r.rows[0]?.direct ?? []);
+    });
+  }
+
+  /**
+   * A remote history post received through delivery (spec Events §2): from now on it is listed wherever a delivered
+   * post would be. True for the one call that promoted it (two inboxes delivering at once notify once).
+   */
+  async promote(id: string): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const r = await q.query<{ visibility: number }>('UPDATE statuses SET history = false WHERE id = $1 AND history RETURNING visibility', [id]);
+      if (r.rows[0]?.visibility === 3) await joinConversations(q, id);
+      return r.rows.length > 0;
     });
   }
 

@@ -1,10 +1,11 @@
 // The timelines: an account's statuses, home, lists, public and hashtag feeds, and full-text search, each as the
 // viewer may read them (visibility.ts). Pages follow Mastodon: max_id (older than), since_id (newer than, newest
-// first), min_id (just newer, oldest first, returned newest first), limit.
+// first), min_id (just newer, oldest first, returned newest first), limit. Every feed goes through feed(), which leaves
+// out remote history posts (visibility.ts listable); only an account's own statuses (ofAccount) list them.
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
-import { boostedReadable, notSilenced, quiet, visibleTo } from './visibility.js';
+import { boostedReadable, listable, notSilenced, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
 const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
@@ -47,7 +48,7 @@ export class TimelineStore {
       AND ${quiet('$1')} AND ${boostedReadable('$1')}
       AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
         WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
-    return this.page(where, [viewerId], page);
+    return this.feed(where, [viewerId], page);
   }
 
   /**
@@ -65,7 +66,7 @@ export class TimelineStore {
     const where = `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
       AND ${visibleTo('$2')} AND ${quiet('$2')}
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = $2${replies})`;
-    return this.page(where, [list.id, list.accountId], page);
+    return this.feed(where, [list.id, list.accountId], page);
   }
 
   /**
@@ -76,7 +77,7 @@ export class TimelineStore {
     const values: unknown[] = [q, viewerId];
     let where = `s.deleted_at IS NULL AND s.reblog_of_id IS NULL
       AND to_tsvector('simple', regexp_replace(s.content || ' ' || s.spoiler_text, '<[^>]*>', ' ', 'g')) @@ plainto_tsquery('simple', $1)
-      AND ${visibleTo('$2')} AND ${quiet('$2')}`;
+      AND ${visibleTo('$2')} AND ${quiet('$2')} AND ${listable()}`;
     if (opts.accountId) where += ` AND s.account_id = $${values.push(opts.accountId)}`;
     const rows = await this.db.rows<StatusRow>(
       `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where} ORDER BY s.id DESC LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
@@ -90,7 +91,7 @@ export class TimelineStore {
     const like = tagKey(prefix).replace(/[\\%_]/g, (c) => `\\${c}`);
     const rows = await this.db.rows<{ name: string }>(
       `SELECT t.name FROM tags t WHERE t.key LIKE $1
-         AND EXISTS (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = t.id AND s.deleted_at IS NULL AND s.visibility <= 1)
+         AND EXISTS (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = t.id AND s.deleted_at IS NULL AND s.visibility <= 1 AND ${listable()})
        ORDER BY t.key LIMIT $2 OFFSET $3`,
       [`${like}%`, limit, offset],
     );
@@ -103,7 +104,7 @@ export class TimelineStore {
     // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
     const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
-    return this.page(where, values, page);
+    return this.feed(where, values, page);
   }
 
   /**
@@ -125,7 +126,12 @@ export class TimelineStore {
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
-    return this.page(where, values, page);
+    return this.feed(where, values, page);
+  }
+
+  /** A page of a feed across accounts: never a remote history post. */
+  private feed(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
+    return this.page(`(${where}) AND ${listable()}`, values, page);
   }
 
   private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {

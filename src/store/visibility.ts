@@ -44,6 +44,17 @@ export function boostedReadable(viewer: string | null, a = 's'): string {
 }
 
 /**
+ * SQL: status `a` may be listed in a feed or a search (spec Events §2, issue 16). A remote history post (imported
+ * from its author's outbox, never delivered) is readable by id, in its account's statuses and in threads, but no
+ * query that lists statuses across accounts (home, lists, public, hashtags, full-text and hashtag search,
+ * notifications of its existence) may show it until a delivery promotes it. A boost of it by someone else is its own
+ * row and is listed as any boost is.
+ */
+export function listable(a = 's'): string {
+  return `NOT ${a}.history`;
+}
+
+/**
  * SQL: the member `who` has not muted the thread whose root is `root` (an expression such as
  * `(SELECT thread_root($2::bigint))`, which PostgreSQL then walks at most once per statement, and only when a
  * recipient has muted some thread: the first test answers for everyone else). A null root is no thread.
