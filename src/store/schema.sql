@@ -185,6 +185,14 @@ CREATE INDEX follows_notify ON follows USING btree (target_account_id) WHERE not
 CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
 
+CREATE TABLE history_origins (
+  origin        text NOT NULL,
+  backoff_until timestamp with time zone,
+  attempts      integer DEFAULT 0 NOT NULL,
+  reason        text,
+  CONSTRAINT history_origins_pkey PRIMARY KEY (origin)
+);
+
 CREATE TABLE identity_statements (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
   account_id bigint NOT NULL,
@@ -401,6 +409,31 @@ CREATE INDEX polls_open ON polls USING btree (expires_at) WHERE ((closed_at IS N
 CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update_due_at IS NOT NULL);
 CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
 
+CREATE TABLE remote_histories (
+  account_id      bigint NOT NULL,
+  origin          text NOT NULL,
+  state           text DEFAULT 'idle'::text NOT NULL,
+  reason          text,
+  cursor          text,
+  pages_budget    smallint DEFAULT 0 NOT NULL,
+  items_examined  integer DEFAULT 0 NOT NULL,
+  items_imported  integer DEFAULT 0 NOT NULL,
+  pages_fetched   integer DEFAULT 0 NOT NULL,
+  last_fetched_at timestamp with time zone,
+  attempts        integer DEFAULT 0 NOT NULL,
+  retry_at        timestamp with time zone,
+  queued_at       timestamp with time zone,
+  lease_owner     text,
+  lease_until     timestamp with time zone,
+  viewed_at       timestamp with time zone DEFAULT now() NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT remote_histories_pkey PRIMARY KEY (account_id),
+  CONSTRAINT remote_histories_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT remote_histories_state_check CHECK (state = ANY (ARRAY['idle'::text, 'queued'::text, 'fetching'::text, 'partial'::text, 'complete'::text, 'unsupported'::text, 'backoff'::text]))
+);
+CREATE INDEX remote_histories_active ON remote_histories USING btree (origin, queued_at) WHERE (state = ANY (ARRAY['queued'::text, 'fetching'::text, 'backoff'::text]));
+CREATE UNIQUE INDEX remote_histories_one_fetching ON remote_histories USING btree (origin) WHERE (state = 'fetching'::text);
+
 CREATE TABLE remote_images (
   url          text NOT NULL,
   file_name    text NOT NULL,
@@ -552,6 +585,7 @@ CREATE TABLE statuses (
   reblog_of_id           bigint,
   quote_of_id            bigint,
   quote_uri              text,
+  history                boolean DEFAULT false NOT NULL,
   CONSTRAINT statuses_pkey PRIMARY KEY (id),
   CONSTRAINT statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT statuses_application_fk FOREIGN KEY (application_id) REFERENCES oauth_apps(id) ON DELETE SET NULL,
@@ -562,6 +596,7 @@ CREATE TABLE statuses (
   CONSTRAINT statuses_visibility_check CHECK (visibility >= 0 AND visibility <= 3)
 );
 CREATE INDEX statuses_account ON statuses USING btree (account_id, id DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX statuses_history ON statuses USING btree (created_at) WHERE history;
 CREATE UNIQUE INDEX statuses_one_reblog ON statuses USING btree (account_id, reblog_of_id) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
 CREATE INDEX statuses_public ON statuses USING btree (id DESC) WHERE ((deleted_at IS NULL) AND (visibility = 0));
 CREATE INDEX statuses_quotes ON statuses USING btree (quote_of_id) WHERE (quote_of_id IS NOT NULL);
