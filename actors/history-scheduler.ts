@@ -32,6 +32,9 @@ export class HistoryScheduler {
   readonly poller: Poller;
   private readonly origins = new Map<string, HistoryOrigin<unknown, HistoryOutcomeLike, unknown>>();
   private lastRelease = 0;
+  private roundsStarted = 0;
+  private roundsDone = 0;
+  private roundWaiters: { readonly round: number; readonly resolve: () => void }[] = [];
   /** What origin actors get: their recorded backoffs set the scheduler's timer, which sleeps past them otherwise. */
   private readonly originDeps: HistoryOriginDeps<unknown, HistoryOutcomeLike, unknown>;
 
@@ -73,12 +76,33 @@ export class HistoryScheduler {
     };
   }
 
+  /**
+   * Kicks a round and resolves once a round that began after this call has finished: tests wait for it before
+   * asserting that a wake-up started nothing.
+   */
+  async roundAfterKick(): Promise<void> {
+    const round = this.roundsStarted + 1;
+    const done = new Promise<void>((resolve) => this.roundWaiters.push({ round, resolve }));
+    this.kick();
+    return done;
+  }
+
   /** Jobs were queued or given back (here or on another node), or the feature was switched on: a round now. */
   kick(): void {
     this.poller.kick();
   }
 
   private async round(): Promise<number | null> {
+    this.roundsStarted++;
+    try {
+      return await this.lookForWork();
+    } finally {
+      const done = ++this.roundsDone;
+      this.roundWaiters = this.roundWaiters.filter((w) => w.round > done || void w.resolve());
+    }
+  }
+
+  private async lookForWork(): Promise<number | null> {
     const now = Date.now();
     if (now - this.lastRelease > RELEASE_EVERY_MS) {
       this.lastRelease = now;
