@@ -1,6 +1,6 @@
 // One actor per origin for remote history: it claims that origin's jobs one at a time (the claim is refused while a
 // job of the origin runs on any node), runs each under a deadline, and records how it ended. Idle, it passivates.
-// Stopping it aborts the run in hand, which then ends as `partial` with its cursor committed.
+// Stopping it aborts the run in hand, which stops at its last committed page; the job is then given back.
 import { Actor, type Behavior, type CastResult } from './actor.js';
 import type { ExitReason, Process } from './process.js';
 
@@ -67,6 +67,10 @@ export class HistoryOrigin<J, O extends HistoryOutcomeLike, L> implements Proces
           const job = await d.jobs.claim(origin, d.owner, d.leaseMs);
           if (!job) break;
           const outcome = await this.run(job);
+          // Cut short by shutdown: the job is given back as it stands (cursor and budget left, as committed) for
+          // another node to go on with at once, rather than recorded as ended.
+          if (this.shutdown.signal.aborted && (outcome === null || outcome.kind === 'partial')) break;
+          if (outcome === null) continue;
           await d.jobs.finish(job, outcome);
           d.onFinished?.(job, outcome);
         }
@@ -94,7 +98,8 @@ export class HistoryOrigin<J, O extends HistoryOutcomeLike, L> implements Proces
     await this.actor.stop(timeoutMs);
   }
 
-  private async run(job: J): Promise<O> {
+  /** The run's outcome; null when it outlived a shutdown (left to the stopping node's release of its leases). */
+  private async run(job: J): Promise<O | null> {
     const deadline = new AbortController();
     const signal = AbortSignal.any([deadline.signal, this.shutdown.signal]);
     const timer = setTimeout(() => deadline.abort(), this.d.jobMs);
@@ -109,6 +114,7 @@ export class HistoryOrigin<J, O extends HistoryOutcomeLike, L> implements Proces
     try {
       return await Promise.race([this.d.runner.run(job, this.d.ledger, signal), abandoned]);
     } catch (e) {
+      if (e instanceof RunDeadlineError && this.shutdown.signal.aborted) return null;
       return this.d.failed(job, e);
     } finally {
       signal.removeEventListener('abort', later);

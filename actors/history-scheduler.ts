@@ -112,11 +112,11 @@ export class HistoryScheduler {
     if (!(await this.d.enabled())) return null;
     const due = await this.d.jobs.dueOrigins(this.d.maxOrigins);
     for (const origin of due) await this.wake(origin);
+    // An exact timer: the next due time counts leases too, so a job held by a node that died is taken over when
+    // its lease ends, if no earlier round has given it back.
     const next = await this.d.jobs.nextDueInMs();
     if (next === null) return null;
-    // A job leased by a node that has died since is given back by the next release at the latest.
-    const untilRelease = Math.max(0, this.lastRelease + RELEASE_EVERY_MS - Date.now());
-    return Math.min(next === 0 ? BUSY_ROUND_MS : next, untilRelease || BUSY_ROUND_MS);
+    return next === 0 ? BUSY_ROUND_MS : next;
   }
 
   private async wake(origin: string): Promise<void> {

@@ -333,6 +333,35 @@ describe('remote history jobs on two nodes sharing one database', () => {
     }, 6_000);
     for (const r of runner.runsOf(origin).slice(1)) assert.ok(r.at >= retryAt.getTime() - 5, 'a job of the origin ran before its backoff ended');
   });
+  it('a node stopping mid-job gives the job back, and the other node goes on with it at once from its last page', async () => {
+    const origin = 'stopping.example';
+    const committed = gate();
+    runner.on(origin, async (job, ledger, signal) => {
+      if (runner.runsOf(origin).length > 1) return onePage('https://stopping.example/outbox?page=3')(job, ledger, signal);
+      await ledger.commitPage(job, { nextCursor: 'https://stopping.example/outbox?page=2', examined: 20, imported: 5 }, async () => {});
+      committed.open();
+      // The run stops when told (the server shutting down), with its first page committed.
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      return { kind: 'partial' };
+    });
+    const id = await remoteAccount(db, 'quin', origin);
+    await queue(db, id, origin);
+    await within(committed.opened, 'the first page');
+    const first = runner.runsOf(origin)[0]!.job;
+    const [holder, other] = first.owner === n1.app.authEvents.node ? [n1, n2] : [n2, n1];
+    db = other.app.db;
+    await holder.stop();
+    // Far below the lease (a minute): only the job given back, and the notification of it, explain this.
+    await eventually(() => assert.equal(runner.runsOf(origin).length, 2, 'the other node did not take the job'), 3_000);
+    const second = runner.runsOf(origin)[1]!.job;
+    assert.equal(second.owner, other.app.authEvents.node);
+    assert.equal(second.cursor, 'https://stopping.example/outbox?page=2');
+    assert.equal(second.pagesBudget, 1);
+    await eventually(async () => assert.equal((await historyOf(db, id)).state, 'partial'));
+    const row = await historyOf(db, id);
+    assert.equal(row.pages_fetched, 2);
+    assert.equal(row.cursor, 'https://stopping.example/outbox?page=3');
+  });
 });
 
 describe('remote history jobs across a restart and the feature switch', () => {
