@@ -3,6 +3,8 @@
 // start the server through here.
 import type { Config } from '../config/schema.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
+import { RunDeadlineError } from '../actors/history-origin.js';
+import { HistoryScheduler } from '../actors/history-scheduler.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startPollCloser } from '../actors/poll-closer.js';
@@ -29,7 +31,9 @@ import { AuthEventListener, liveNodes } from './store/auth-events.js';
 import type { Database } from './store/db.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { FollowStore } from './store/follows.js';
-import { HISTORY_SETTINGS_KEY } from './store/history-settings.js';
+import type { HistoryJobRunner, HistoryJobStore } from './store/history-jobs.js';
+import { HISTORY_SETTINGS_KEY, type HistorySettingsStore } from './store/history-settings.js';
+import { HISTORY_LIMITS, type ClaimedJob, type JobOutcome } from './store/history-types.js';
 import type { IdentityStatementStore } from './store/identity-statements.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
@@ -38,6 +42,10 @@ import { wire } from './wiring.js';
 
 /** A node queueing a poll's Update holds it this long; if the node dies, another sends it after that. */
 const POLL_UPDATE_LEASE_MS = 60_000;
+/** A remote history job's lease: twice its deadline, renewed by each page, so only a dead node's job runs out. */
+const HISTORY_LEASE_MS = 2 * HISTORY_LIMITS.jobMs;
+/** A run that threw (a bug, the database away) is retried after this, growing with its attempts, at most a day. */
+const historyRetry = exponentialBackoff({ baseMs: 60_000, maxMs: 24 * 3_600_000, jitter: 0.2 });
 
 export interface App {
   readonly config: Config;
@@ -55,6 +63,12 @@ export interface App {
     readonly deliveries: DeliveryStore;
     readonly remote: RemoteActors;
     readonly statements: IdentityStatementStore;
+  };
+  /** Remote history: its jobs and settings, and the scheduler (absent without a runner, or before it started). */
+  readonly history: {
+    readonly jobs: HistoryJobStore;
+    readonly settings: HistorySettingsStore;
+    readonly scheduler: () => HistoryScheduler | undefined;
   };
   /** Announces ended polls; tests kick it after moving a poll's end into the past. */
   readonly pollCloser: () => Poller | undefined;
@@ -75,6 +89,8 @@ export interface StartOptions {
   readonly clock?: Clock;
   /** An embedded PostgreSQL stops as soon as this process dies, however it dies (tests). */
   readonly embeddedDiesWithProcess?: boolean;
+  /** Runs remote history jobs; without one no history job is claimed on this node (tests inject their own). */
+  readonly historyRunner?: HistoryJobRunner;
 }
 
 export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
@@ -99,7 +115,12 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         onWork: (e) => {
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
           else if (e.kind === 'delivery') w.wakes.deliveryDue.wake([e.host]);
-          else if (e.key === HISTORY_SETTINGS_KEY) w.historySettings.invalidate();
+          else if (e.kind === 'history') w.wakes.historyDue.wake();
+          else if (e.key === HISTORY_SETTINGS_KEY) {
+            w.historySettings.invalidate();
+            // The feature may have been switched on: queued jobs wait for a round.
+            w.wakes.historyDue.wake();
+          }
         },
         onReset: (connected) => {
           w.tokenCache.reset(connected);
@@ -108,6 +129,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           if (connected) {
             w.wakes.inboxQueued.wake();
             w.wakes.deliveryDue.wake([]);
+            w.wakes.historyDue.wake();
           }
         },
       },
@@ -148,6 +170,31 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     w.wakes.deliveryDue.connect((hosts) => scheduler.kick(hosts));
     return deliverySup;
   };
+  let historyScheduler: HistoryScheduler | undefined;
+  const historyRunner = opts.historyRunner;
+  const startHistory = async () => {
+    const { supervisor: historySup, scheduler } = await HistoryScheduler.start({
+      jobs: w.historyJobs,
+      ledger: w.historyJobs,
+      runner: historyRunner!,
+      owner: nodeName,
+      leaseMs: HISTORY_LEASE_MS,
+      jobMs: HISTORY_LIMITS.jobMs,
+      enabled: async () => (await w.historySettings.current()).enabled,
+      failed: (job: ClaimedJob, err: unknown): JobOutcome => {
+        fedLog.error({ err, origin: job.origin, account: job.accountId }, 'remote history job failed');
+        const delay = historyRetry(job.attempts + 1) ?? 24 * 3_600_000;
+        return { kind: 'backoff', reason: err instanceof RunDeadlineError ? 'timeout' : 'transport', retryAt: new Date(Date.now() + delay), originWide: false };
+      },
+      liveNodes: () => liveNodes(db.pool, nodeName),
+      maxOrigins: 256,
+      originIdleMs: 30_000,
+      onError: (err) => fedLog.error({ err }, 'history scheduler round failed'),
+    });
+    historyScheduler = scheduler;
+    w.wakes.historyDue.connect(() => scheduler.kick());
+    return historySup;
+  };
   let pollCloser: Poller | undefined;
   const startPolls = () => {
     const closer = startPollCloser({
@@ -185,6 +232,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         shutdownMs: 5_000,
       },
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
+      ...(historyRunner ? [{ id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 }] : []),
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
@@ -247,6 +295,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       const drained = await http.drain(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown grace period ended with requests in flight');
       await supervisor.stop();
+      // Jobs whose run outlived its shutdown time go back to the queue now, for another node to take at once.
+      if (nodeName) await w.historyJobs.releaseAll(nodeName).catch((err: unknown) => log.warn({ err }, 'history leases not released'));
       await db.close();
       await stopEmbedded();
       log.info('stopped');
@@ -270,6 +320,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     supervisor,
     routes,
     pollCloser: () => pollCloser,
+    history: { jobs: w.historyJobs, settings: w.historySettings, scheduler: () => historyScheduler },
     authEvents,
     firstAdmin,
     bodyBytesInFlight,

@@ -104,8 +104,8 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     accounts: w.accounts,
     histories: w.remoteHistories,
     settings: w.historySettings,
-    // The hook through which the history scheduler hears of a switched-on feature (a no-op while none is wired).
-    onSettingsChanged: () => undefined,
+    // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
+    onSettingsChanged: () => w.wakes.historyDue.wake(),
   };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
   return [

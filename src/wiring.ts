@@ -31,6 +31,7 @@ import { BlockStore } from './store/blocks.js';
 import { ConversationStore } from './store/conversations.js';
 import type { Database } from './store/db.js';
 import { DeliveryStore } from './store/deliveries.js';
+import { HistoryJobStore } from './store/history-jobs.js';
 import { FollowStore } from './store/follows.js';
 import { HistorySettingsStore } from './store/history-settings.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
@@ -79,6 +80,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     mutes: new MuteStore(db),
     inboxJobs: new InboxJobStore(db),
     deliveries: new DeliveryStore(db),
+    historyJobs: new HistoryJobStore(db),
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
     timelines: new TimelineStore(db),
@@ -113,6 +115,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     deliveryDue: new Wake<[hosts: readonly string[]]>(afterCommit),
     pollsDue: new Wake(afterCommit),
     inboxQueued: new Wake(afterCommit),
+    // Remote history jobs queued or given back, or the feature switched on: the history scheduler looks for work.
+    historyDue: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();

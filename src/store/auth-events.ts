@@ -13,15 +13,20 @@ import type { Logger } from '../log.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
 /**
- * Payloads `inbox` (a job queued), `delivery:<host>` (deliveries queued for that host) and `settings:<key>` (a
- * cached setting changed), sent by the stores.
+ * Payloads `inbox` (a job queued), `delivery:<host>` (deliveries queued for that host), `history:<origin>` (a
+ * remote history job queued or given back on that origin) and `settings:<key>` (a cached setting changed), sent by
+ * the stores.
  */
 export const WORK_CHANNEL = 'stoa_work';
 
 /** Work queued by some node (this one included: a node hears its own notifications). */
-export type WorkEvent = { readonly kind: 'inbox' } | { readonly kind: 'delivery'; readonly host: string } | { readonly kind: 'settings'; readonly key: string };
+export type WorkEvent =
+  | { readonly kind: 'inbox' }
+  | { readonly kind: 'delivery'; readonly host: string }
+  | { readonly kind: 'history'; readonly origin: string }
+  | { readonly kind: 'settings'; readonly key: string };
 
-const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300}))$/;
+const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300}))$/;
 const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
 
 function parseWork(p: string): WorkEvent | undefined {
@@ -29,7 +34,8 @@ function parseWork(p: string): WorkEvent | undefined {
   if (s) return { kind: 'settings', key: s[1]! };
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
-  return m[1] ? { kind: 'inbox' } : { kind: 'delivery', host: m[2]! };
+  if (m[1]) return { kind: 'inbox' };
+  return m[2] ? { kind: 'delivery', host: m[2] } : { kind: 'history', origin: m[3]! };
 }
 
 /**

@@ -432,6 +432,7 @@ CREATE TABLE remote_histories (
   CONSTRAINT remote_histories_state_check CHECK (state = ANY (ARRAY['idle'::text, 'queued'::text, 'fetching'::text, 'partial'::text, 'complete'::text, 'unsupported'::text, 'backoff'::text]))
 );
 CREATE INDEX remote_histories_active ON remote_histories USING btree (origin, queued_at) WHERE (state = ANY (ARRAY['queued'::text, 'fetching'::text, 'backoff'::text]));
+CREATE UNIQUE INDEX remote_histories_one_fetching ON remote_histories USING btree (origin) WHERE (state = 'fetching'::text);
 
 CREATE TABLE remote_images (
   url          text NOT NULL,
