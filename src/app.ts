@@ -1,6 +1,7 @@
 // The application's lifecycle: open the database, wire the parts (wiring.ts), start the actors under the root
 // supervisor, serve the route table (routes.ts) over HTTP, and stop() it all in reverse. main.ts and the tests both
 // start the server through here.
+import type { HistoryRunner } from './history/history-runner.js';
 import type { Config } from '../config/schema.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
@@ -54,6 +55,8 @@ export interface App {
     readonly deliveries: DeliveryStore;
     readonly remote: RemoteActors;
     readonly statements: IdentityStatementStore;
+    /** Runs one remote-history job (tests drive it directly with their own ledger). */
+    readonly history: HistoryRunner;
   };
   /** Announces ended polls; tests kick it after moving a poll's end into the past. */
   readonly pollCloser: () => Poller | undefined;
@@ -253,7 +256,14 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   });
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
-  const federation = { accounts: w.accounts, follows: w.follows, deliveries: w.deliveries, remote: w.remote, statements: w.statements };
+  const federation = {
+    accounts: w.accounts,
+    follows: w.follows,
+    deliveries: w.deliveries,
+    remote: w.remote,
+    statements: w.statements,
+    history: w.historyRunner,
+  };
   const bodyBytesInFlight = () => http.bodyBudget.inUse;
   return {
     config,

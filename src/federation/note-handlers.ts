@@ -287,7 +287,7 @@ export class NoteHandlers {
 }
 
 /** A remote post's attachments as we keep them (the files are fetched when someone views them). */
-function remoteMedia(note: NoteDoc): RemoteMedia[] {
+export function remoteMedia(note: NoteDoc): RemoteMedia[] {
   return note.attachments.map((m) => ({
     url: m.url,
     type: mediaTypeOf(m.mediaType),
@@ -299,7 +299,7 @@ function remoteMedia(note: NoteDoc): RemoteMedia[] {
 }
 
 /** A remote post's poll with the counts its server publishes. */
-function remotePoll(note: NoteDoc): (PollSpec & { remote: NonNullable<PollSpec['remote']> }) | null {
+export function remotePoll(note: NoteDoc): (PollSpec & { remote: NonNullable<PollSpec['remote']> }) | null {
   const p = note.poll;
   return p && { options: p.options, multiple: p.multiple, hideTotals: false, expiresAt: p.endTime, remote: { counts: p.counts, voters: p.voters } };
 }

@@ -167,7 +167,8 @@ export class MediaStore {
   constructor(private readonly db: Database) {}
 
   async create(m: NewMedia, statusId: string | null = null, position = 0): Promise<Media> {
-    return insert(this.db.pool, m, statusId, position);
+    // Inside an open transaction (a history page's imports) the row joins it: the status it belongs to is not committed yet.
+    return this.db.tx((q) => insert(q, m, statusId, position));
   }
 
   async byId(id: string): Promise<Media | undefined> {
