@@ -7,7 +7,7 @@
 //   o.serve('/users/alice/outbox', { status: 429, headers: { 'x-ratelimit-reset': '…' } });
 //   o.serve('/x', slowloris()); o.serve('/y', gzipBomb()); o.serve('/z', hugePage(3 << 20));
 //   o.requireSignature = true;                         // 401 to unsigned GETs (authorized fetch, GoToSocial)
-//   o.requests('/users/alice/outbox'); o.maxConcurrent(); await o.close();
+//   o.requests('/users/alice/outbox'); o.maxConcurrent(); o.headers(path); await o.close();
 //
 // In documents and fixtures every string `{origin}` becomes this origin's URL and `{name}` a variable given to
 // `load` (`{actor}`, `{other}` for a second origin …).
@@ -61,6 +61,8 @@ export interface HistoryOrigin {
   maxConcurrent(path?: string): number;
   /** Whether the last request to `path` carried a Signature header. */
   signed(path: string): boolean;
+  /** The last request's headers to `path` (lower-case names), or undefined. */
+  headers(path: string): Readonly<http.IncomingHttpHeaders> | undefined;
   close(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
   const counts = new Map<string, number>();
   const inFlight = new Map<string, number>();
   const peaks = new Map<string, number>();
-  const signatures = new Map<string, boolean>();
+  const lastHeaders = new Map<string, http.IncomingHttpHeaders>();
   const sockets = new Set<import('node:net').Socket>();
   let vars: Record<string, string> = {};
 
@@ -106,7 +108,7 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     const path = req.url ?? '/';
     const pathOnly = path.split('?')[0]!;
     for (const k of ['*', path]) counts.set(k, (counts.get(k) ?? 0) + 1);
-    signatures.set(path, req.headers.signature !== undefined);
+    lastHeaders.set(path, req.headers);
     bump('*', 1);
     bump(path, 1);
     res.on('close', () => {
@@ -181,7 +183,8 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     },
     requests: (path = '*') => counts.get(path) ?? 0,
     maxConcurrent: (path = '*') => peaks.get(path) ?? 0,
-    signed: (path) => signatures.get(path) ?? false,
+    signed: (path) => lastHeaders.get(path)?.signature !== undefined,
+    headers: (path) => lastHeaders.get(path),
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
