@@ -2,7 +2,7 @@
 // with its attachments and poll as a delivered one would have, but no notification, no fan-out, no delivery and no
 // fetch: replies, quotes and mentions link to what is already here and nothing else (P23, P24). A post already held
 // is left as it is (P26: a delivered post keeps its state). Runs inside the page's transaction.
-import { remoteMedia, remotePoll } from '../federation/note-handlers.js';
+import { boostStatus, noteStatus, storeNoteParts } from '../federation/note-handlers.js';
 import type { NoteDoc } from '../federation/note-schema.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { MediaStore } from '../store/media.js';
@@ -12,7 +12,6 @@ import type { LocalUris } from '../urls/local-uris.js';
 
 /** Mentions looked up per post at most. */
 const MAX_MENTIONS = 100;
-const MAX_TAGS = 20;
 
 export interface HistoryImportDeps {
   readonly accounts: AccountStore;
@@ -37,38 +36,12 @@ export class HistoryImporter {
     const parent = note.inReplyTo ? await this.held(note.inReplyTo) : undefined;
     const quoted = note.quote ? await this.held(note.quote) : undefined;
     const { status, created } = await this.d.statuses.create({
-      accountId: author.id,
-      uri: note.id,
-      url: note.url,
-      text: '',
-      content: note.content,
-      spoilerText: note.summary,
-      visibility,
-      sensitive: note.sensitive || note.summary !== '',
-      language: note.language,
-      inReplyToId: parent?.id ?? null,
-      inReplyToAccountId: parent?.accountId ?? null,
-      inReplyToUri: note.inReplyTo,
-      reblogOfId: null,
-      quoteOfId: quoted?.id ?? null,
-      quoteUri: note.quote,
-      local: false,
+      ...noteStatus(note, author.id, visibility, parent, quoted),
       history: true,
-      // P25: a date in the future is not believed (Mastodon does not backdate those either).
-      createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
       mentionIds: await this.knownMentions(note),
-      tags: note.hashtags.slice(0, MAX_TAGS),
     });
-    if (!created) return false;
-    for (const [i, m] of remoteMedia(note).entries()) {
-      await this.d.media.create({ ...m, accountId: author.id, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, status.id, i);
-    }
-    const poll = remotePoll(note);
-    if (poll) {
-      const { remote, ...spec } = poll;
-      await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
-    }
-    return true;
+    if (created) await storeNoteParts(this.d, note, author.id, status.id);
+    return created;
   }
 
   /** The actor's boost of a post held here (P18); true when it is new here. */
@@ -77,25 +50,7 @@ export class HistoryImporter {
     const s = await this.held(objectUri);
     // Only a public or unlisted post that is itself no boost can be boosted (as for a delivered Announce).
     if (!s || s.deletedAt || s.reblogOfId || (s.visibility !== 'public' && s.visibility !== 'unlisted')) return false;
-    const { created } = await this.d.statuses.create({
-      accountId: actor.id,
-      uri: id,
-      url: null,
-      text: '',
-      content: '',
-      spoilerText: '',
-      visibility,
-      sensitive: false,
-      language: null,
-      inReplyToId: null,
-      inReplyToAccountId: null,
-      inReplyToUri: null,
-      reblogOfId: s.id,
-      local: false,
-      history: true,
-      mentionIds: [],
-      tags: [],
-    });
+    const { created } = await this.d.statuses.create({ ...boostStatus(actor.id, id, s.id, visibility), history: true });
     return created;
   }
 

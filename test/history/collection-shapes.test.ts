@@ -237,7 +237,7 @@ describe('remote history: collection shapes (P1–P13)', () => {
     );
   });
 
-  it('a document that is no collection (an actor, an HTML page) ends the job as not_a_collection', async () => {
+  it('P30: a document that is no collection (an actor, an HTML page, JSON sent as HTML) ends the job as not_a_collection', async () => {
     const a = actor();
     o.serve(a.outbox, { json: { id: `${a.id}/outbox`, type: 'Person', preferredUsername: 'x' } });
     const account = await start(a);
@@ -247,6 +247,12 @@ describe('remote history: collection shapes (P1–P13)', () => {
     o.serve(b.outbox, { body: '<!doctype html><title>Profile</title>', contentType: 'text/html; charset=utf-8' });
     const other = await start(b);
     assert.deepEqual((await runHistory(s, other)).outcome, { kind: 'unsupported', reason: 'not_a_collection' });
+
+    // P30: the content type decides, even when the body would read as a collection.
+    const c = actor();
+    o.serve(c.outbox, { body: JSON.stringify({ type: 'OrderedCollection', orderedItems: [] }), contentType: 'text/html' });
+    const third = await start(c);
+    assert.deepEqual((await runHistory(s, third)).outcome, { kind: 'unsupported', reason: 'not_a_collection' });
   });
 
   it('20 items examined per page at most', async () => {
