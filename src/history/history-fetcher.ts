@@ -24,6 +24,14 @@ export class HistoryFailure extends Error {
   }
 }
 
+/** The job's own time ran out (or it was stopped) before a fetch: not the origin's fault, the job is partial. */
+export class OutOfTime extends Error {
+  constructor(url: string) {
+    super(`no time left for ${url}`);
+    this.name = 'OutOfTime';
+  }
+}
+
 export interface FetchedDocument {
   readonly doc: Record<string, unknown>;
   /** The URL that answered (after same-origin redirects). */
@@ -35,19 +43,21 @@ export interface FetchContext {
   readonly deadline: number;
   /** The job's failed attempts so far (exponential backoff when the origin names no time). */
   readonly attempts: number;
-  readonly signal?: AbortSignal;
+  readonly signal: AbortSignal;
 }
 
 export class HistoryFetcher {
   constructor(
     private readonly http: HttpClient,
     private readonly signer: Signer,
+    /** One fetch's time at most (FETCH_MS; tests shorten it). */
+    private readonly fetchMs: number = FETCH_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
   async get(url: string, ctx: FetchContext): Promise<FetchedDocument> {
     const remaining = ctx.deadline - this.now();
-    if (remaining <= 0 || ctx.signal?.aborted) throw new HistoryFailure(backoff('timeout', this.now() + MIN_BACKOFF_MS, false), url, 'no time left');
+    if (remaining <= 0 || ctx.signal.aborted) throw new OutOfTime(url);
     let res: HttpResponse;
     try {
       res = await this.http.request({
@@ -55,11 +65,13 @@ export class HistoryFetcher {
         url,
         headers: { accept: ACTIVITY_ACCEPT },
         sign: this.signer,
-        timeoutMs: Math.min(remaining, FETCH_MS),
+        timeoutMs: Math.min(remaining, this.fetchMs),
         maxBytes: HISTORY_LIMITS.responseBytes,
         sameOrigin: true,
       });
     } catch (e) {
+      // Cut by the job's end rather than by the fetch's own limit: the job's time is used up, the origin is not slow.
+      if (e instanceof FetchError && e.reason === 'timeout' && remaining < this.fetchMs) throw new OutOfTime(url);
       throw this.transportFailure(e, url, ctx.attempts);
     }
     if (res.status < 200 || res.status > 299) throw this.statusFailure(res, ctx.attempts);

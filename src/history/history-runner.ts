@@ -12,7 +12,7 @@ import type { PollStore } from '../store/polls.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import { isCollectionDoc, itemId, readCollection } from './collection-walk.js';
-import { HistoryFailure, HistoryFetcher, sameOriginAs, type FetchContext } from './history-fetcher.js';
+import { HistoryFailure, HistoryFetcher, OutOfTime, sameOriginAs, type FetchContext } from './history-fetcher.js';
 import { HistoryImporter } from './history-import.js';
 import { judgeFetched, judgeItem, type HistoryActor, type ItemVerdict } from './history-items.js';
 
@@ -29,6 +29,8 @@ export interface HistoryRunnerDeps {
   readonly settings: { current(): Promise<HistorySettings> };
   /** The job's time limit: HISTORY_LIMITS.jobMs (tests shorten it). */
   readonly jobMs?: number;
+  /** One fetch's time limit: FETCH_MS (tests shorten it). */
+  readonly fetchMs?: number;
 }
 
 /** Actor types whose outbox is a person's posts (others are refused as the request does: a Group's is its members'). */
@@ -50,13 +52,13 @@ export class HistoryRunner {
   private readonly importer: HistoryImporter;
 
   constructor(private readonly d: HistoryRunnerDeps) {
-    this.fetcher = new HistoryFetcher(d.http, d.signer);
+    this.fetcher = new HistoryFetcher(d.http, d.signer, d.fetchMs);
     this.importer = new HistoryImporter(d);
   }
 
-  /** The same runner with another time limit per job (tests: a slow origin without waiting 30 s). */
-  withJobMs(jobMs: number): HistoryRunner {
-    return new HistoryRunner({ ...this.d, jobMs });
+  /** The same runner with other time limits (tests: a slow origin without waiting 10 or 30 s). */
+  withLimits(limits: { jobMs?: number; fetchMs?: number }): HistoryRunner {
+    return new HistoryRunner({ ...this.d, ...limits });
   }
 
   async run(job: ClaimedJob, ledger: JobLedger, signal: AbortSignal): Promise<JobOutcome> {
@@ -76,7 +78,6 @@ export class HistoryRunner {
         // P32: every page on the actor's origin (the request refused an outbox elsewhere; a `next` may still stray).
         if (!sameOriginAs(cursor, author.uri!)) return { kind: 'unsupported', reason: 'cross_origin' };
         const fetched = await untilAborted(this.fetcher.get(cursor, ctx), signal);
-        if (!fetched) return { kind: 'partial' };
         if (!isCollectionDoc(fetched.doc)) return { kind: 'unsupported', reason: 'not_a_collection' };
         const view = readCollection(fetched.doc, cursor);
         seenPages.add(cursor).add(view.key).add(fetched.url);
@@ -97,6 +98,8 @@ export class HistoryRunner {
         cursor = next;
       }
     } catch (e) {
+      // Stopped, or out of time before a page committed: that page is read again by the next job.
+      if (e instanceof OutOfTime) return { kind: 'partial' };
       if (e instanceof HistoryFailure) {
         this.d.log.info({ account: job.accountId, outcome: e.outcome, err: e.message }, 'history job stopped');
         return e.outcome;
@@ -145,7 +148,7 @@ export class HistoryRunner {
   /** One object fetched and judged; a refusal skips the item, but a slow-down (429, 503, timeout) ends the job. */
   private async fetchItem(uri: string, actor: HistoryActor, ctx: FetchContext): Promise<Judged> {
     try {
-      const { doc } = await this.fetcher.get(uri, ctx);
+      const { doc } = await untilAborted(this.fetcher.get(uri, ctx), ctx.signal);
       return judgeFetched(doc, actor);
     } catch (e) {
       if (e instanceof HistoryFailure && e.outcome.kind === 'unsupported') return { kind: 'skip', why: 'not_found' };
@@ -162,14 +165,14 @@ function refusalOf(a: Account): 'not_found' | 'federation_policy' | 'actor_type'
   return null;
 }
 
-/** The promise's value, or undefined as soon as the signal aborts (the fetch ends by its own timeout, unread). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) {
-    p.catch(() => {});
-    return Promise.resolve(undefined);
-  }
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = (): void => resolve(undefined);
+/** The promise's value; OutOfTime as soon as the signal aborts (the fetch ends by its own timeout, unread). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      p.catch(() => {}); // its failure, if any, is of no interest now
+      reject(new OutOfTime('aborted'));
+    };
+    if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
       (v) => {

@@ -255,6 +255,36 @@ describe('remote history: collection shapes (P1–P13)', () => {
     assert.deepEqual((await runHistory(s, third)).outcome, { kind: 'unsupported', reason: 'not_a_collection' });
   });
 
+  it('the shared fixtures: `basic` fills in two jobs (initial, then one older page); `loop` ends as complete', async () => {
+    const name = `basic${++n}`;
+    o.load('basic', { name });
+    const account = await remoteAccount(s, o.actor(name));
+    const first = await runHistory(s, account);
+    assert.deepEqual(first.outcome, { kind: 'partial' });
+    assert.deepEqual(await texts(account.id), ['history five', 'history four', 'history three']);
+    const older = await runHistory(s, account, { cursor: first.ledger.cursor!, budget: 1 });
+    assert.deepEqual(older.outcome, { kind: 'complete' });
+    const seen = await statusesOf(s, m.token['reader']!, account.id);
+    assert.deepEqual(
+      seen.map((st) => [plain(st.content), st.visibility, st.created_at.slice(0, 10), st.media_attachments.length, st.tags.length]),
+      [
+        ['history five', 'public', '2024-05-05', 0, 1],
+        ['history four', 'unlisted', '2024-04-04', 0, 0],
+        ['history three', 'public', '2024-03-03', 1, 0],
+        ['history two', 'public', '2024-02-02', 0, 0],
+        ['history one', 'public', '2024-01-01', 0, 0],
+      ],
+    );
+
+    const looping = `loop${++n}`;
+    o.load('loop', { name: looping });
+    const other = await remoteAccount(s, o.actor(looping));
+    const { outcome, ledger } = await runHistory(s, other, { budget: 10 });
+    assert.deepEqual(outcome, { kind: 'complete' });
+    assert.equal(ledger.imported, 2);
+    assert.equal(o.requests(`/users/${looping}/outbox?page=1`), 1);
+  });
+
   it('20 items examined per page at most', async () => {
     const a = actor();
     const items = Array.from({ length: 25 }, (_, i) => post(a.id, i + 1));

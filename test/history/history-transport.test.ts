@@ -176,10 +176,10 @@ describe('remote history: transport and trust (P14, P27–P35)', () => {
     assert.deepEqual((await runHistory(s, fits.account)).outcome, { kind: 'complete' });
   });
 
-  it('P35: a slowloris page ends the job within its time as a timeout; an aborted job stops at once as partial', async () => {
+  it('P35: a slowloris page ends the job as a timeout after the fetch’s time; an aborted job stops at once as partial', async () => {
     const a = await outbox(slowloris());
     const t = Date.now();
-    const { outcome, ledger } = await runHistory(s, a.account, { runner: s.app.federation.history.withJobMs(1500) });
+    const { outcome, ledger } = await runHistory(s, a.account, { runner: s.app.federation.history.withLimits({ fetchMs: 1500 }) });
     const took = Date.now() - t;
     assert.equal((outcome as { kind: string }).kind, 'backoff');
     assert.equal((outcome as { reason: string }).reason, 'timeout');
@@ -194,6 +194,22 @@ describe('remote history: transport and trust (P14, P27–P35)', () => {
     stop.abort();
     assert.deepEqual((await running).outcome, { kind: 'partial' });
     assert.ok(Date.now() - aborted < 1000);
+  });
+
+  it('P35: a job whose time ends while it fetches a page’s objects stops as partial, the page left to be read again', async () => {
+    await setBareIri(s, true);
+    try {
+      const a = await outbox({});
+      const items = [1, 2, 3].map((i) => ({ id: `${a.id}/statuses/${i}/activity`, type: 'Create', actor: a.id, object: `${a.id}/statuses/${i}` }));
+      o.serve(a.path, page(a.id, items));
+      for (const i of [1, 2, 3]) o.serve(`/users/${a.name}/statuses/${i}`, { json: create(a.id, i).object, delayMs: 500 });
+      const { outcome, ledger } = await runHistory(s, a.account, { runner: s.app.federation.history.withLimits({ jobMs: 800 }) });
+      assert.deepEqual(outcome, { kind: 'partial' });
+      assert.equal(ledger.pages.length, 0);
+      assert.equal(ledger.cursor, a.account.outboxUrl);
+    } finally {
+      await setBareIri(s, false);
+    }
   });
 
   it('a rate-limited object fetch backs the job off and leaves the page to be read again', async () => {

@@ -3,14 +3,14 @@
 //
 //   const o = await startHistoryOrigin();
 //   const alice = o.actor('alice');                    // {o.url}/users/alice, outbox {o.url}/users/alice/outbox
-//   o.load('mastodon', { actor: alice });              // test/fixtures/outboxes/mastodon.json: path → document
+//   o.load('basic', { name: 'alice' });                // test/fixtures/outboxes/basic.json: path → document
 //   o.serve('/users/alice/outbox', { status: 429, headers: { 'x-ratelimit-reset': '…' } });
 //   o.serve('/x', slowloris()); o.serve('/y', gzipBomb()); o.serve('/z', hugePage(3 << 20));
 //   o.requireSignature = true;                         // 401 to unsigned GETs (authorized fetch, GoToSocial)
 //   o.requests('/users/alice/outbox'); o.maxConcurrent(); o.headers(path); await o.close();
 //
-// In documents and fixtures every string `{origin}` becomes this origin's URL and `{name}` a variable given to
-// `load` (`{actor}`, `{other}` for a second origin …).
+// In documents and fixtures every string `{origin}` becomes this origin's URL when served, and `{key}` a variable
+// given to `load` (`{name}`: the actor's name).
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -51,7 +51,12 @@ export interface HistoryOrigin {
   /** Unsigned GETs (no Signature header) get 401 while true. */
   requireSignature: boolean;
   serve(path: string, route: OriginRoute): void;
-  /** Serves every path of test/fixtures/outboxes/<name>.json (an object: path → document). */
+  /**
+   * Serves every path of test/fixtures/outboxes/<name>.json (an object: path → document), its `{key}` strings
+   * replaced by `vars` (`basic` and `loop` take `{name}`: `o.load('basic', { name: 'ann' })` after `o.actor('ann')`).
+   * `basic`: outbox → page 1 (public #history post 5, unlisted 4, public 3 with an image) → page 2 (public 2, 1),
+   * dated 2024-05-05 … 2024-01-01. `loop`: page 1 ↔ page 2, one post each. The others are real servers' shapes.
+   */
   load(name: string, vars?: Readonly<Record<string, string>>): void;
   /** A Person (or `type`) at /users/<name> with its outbox at /users/<name>/outbox (or `outbox`; null: none). */
   actor(name: string, opts?: { type?: string; outbox?: string | null }): string;
@@ -96,7 +101,6 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
   const peaks = new Map<string, number>();
   const lastHeaders = new Map<string, http.IncomingHttpHeaders>();
   const sockets = new Set<import('node:net').Socket>();
-  let vars: Record<string, string> = {};
 
   const bump = (key: string, by: number) => {
     const n = (inFlight.get(key) ?? 0) + by;
@@ -133,7 +137,7 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
         res.on('close', () => clearInterval(timer));
         return;
       }
-      const body = a.json !== undefined ? JSON.stringify(substitute(a.json, { ...vars, origin: origin.url })) : (a.body ?? '');
+      const body = a.json !== undefined ? JSON.stringify(substitute(a.json, { origin: origin.url })) : (a.body ?? '');
       const headers: Record<string, string> = { 'content-type': a.contentType ?? AP_JSON, ...a.headers };
       if (a.gzipped) headers['content-encoding'] = 'gzip';
       if (a.chunked) {
@@ -161,9 +165,10 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     requireSignature: false,
     serve: (path, route) => void routes.set(path, route),
     load(name, given = {}) {
-      vars = { ...vars, ...given };
       const doc = JSON.parse(readFileSync(`${FIXTURES}${name}.json`, 'utf8')) as Record<string, unknown>;
-      for (const [path, json] of Object.entries(doc)) routes.set(String(substitute(path, vars)), { json });
+      // Variables are bound now (one fixture may be loaded for several actors); `{origin}` when served.
+      const bound = { ...given };
+      for (const [path, json] of Object.entries(doc)) routes.set(String(substitute(path, bound)), { json: substitute(json, bound) });
     },
     actor(name, opts = {}) {
       const id = `${origin.url}/users/${name}`;
