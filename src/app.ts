@@ -1,6 +1,7 @@
 // The application's lifecycle: open the database, wire the parts (wiring.ts), start the actors under the root
 // supervisor, serve the route table (routes.ts) over HTTP, and stop() it all in reverse. main.ts and the tests both
 // start the server through here.
+import type { HistoryRunner } from './history/history-runner.js';
 import type { Config } from '../config/schema.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
 import { RunDeadlineError } from '../actors/history-origin.js';
@@ -63,6 +64,8 @@ export interface App {
     readonly deliveries: DeliveryStore;
     readonly remote: RemoteActors;
     readonly statements: IdentityStatementStore;
+    /** Runs one remote-history job (tests drive it directly with their own ledger). */
+    readonly history: HistoryRunner;
   };
   /** Remote history: its jobs and settings, and the scheduler (absent without a runner, or before it started). */
   readonly history: {
@@ -89,7 +92,7 @@ export interface StartOptions {
   readonly clock?: Clock;
   /** An embedded PostgreSQL stops as soon as this process dies, however it dies (tests). */
   readonly embeddedDiesWithProcess?: boolean;
-  /** Runs remote history jobs; without one no history job is claimed on this node (tests inject their own). */
+  /** Runs remote history jobs instead of the real runner (tests inject their own). */
   readonly historyRunner?: HistoryJobRunner;
 }
 
@@ -171,12 +174,12 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     return deliverySup;
   };
   let historyScheduler: HistoryScheduler | undefined;
-  const historyRunner = opts.historyRunner;
+  const historyRunner: HistoryJobRunner = opts.historyRunner ?? w.historyRunner;
   const startHistory = async () => {
     const { supervisor: historySup, scheduler } = await HistoryScheduler.start({
       jobs: w.historyJobs,
       ledger: w.historyJobs,
-      runner: historyRunner!,
+      runner: historyRunner,
       owner: nodeName,
       leaseMs: HISTORY_LEASE_MS,
       jobMs: HISTORY_LIMITS.jobMs,
@@ -232,7 +235,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         shutdownMs: 5_000,
       },
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
-      ...(historyRunner ? [{ id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 }] : []),
+      { id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 },
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
@@ -309,7 +312,14 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   });
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
-  const federation = { accounts: w.accounts, follows: w.follows, deliveries: w.deliveries, remote: w.remote, statements: w.statements };
+  const federation = {
+    accounts: w.accounts,
+    follows: w.follows,
+    deliveries: w.deliveries,
+    remote: w.remote,
+    statements: w.statements,
+    history: w.historyRunner,
+  };
   const bodyBytesInFlight = () => http.bodyBudget.inUse;
   return {
     config,

@@ -60,6 +60,7 @@ import { TimelineStore } from './store/timelines.js';
 import { UserStore } from './store/users.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
+import { HistoryRunner } from './history/history-runner.js';
 import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
 
@@ -214,6 +215,19 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     statuses: s.statuses,
   });
 
+  // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).
+  const historyRunner = new HistoryRunner({
+    log: log.child({ component: 'history' }),
+    http: httpClient,
+    signer: localActors.instanceSigner,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    media: s.media,
+    polls: s.polls,
+    uris,
+    settings: s.historySettings,
+  });
+
   // How clients see it: entities rendered a page at a time.
   const accountViews = new AccountViews(s.follows, config);
   const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'));
@@ -241,6 +255,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     publisher,
     localNotes,
     notes,
+    historyRunner,
     inboxHandlers,
     followService,
     statusService,

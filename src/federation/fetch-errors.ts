@@ -12,6 +12,7 @@ export type FetchErrorReason =
   | 'too_large'
   | 'too_many_redirects'
   | 'bad_redirect'
+  | 'cross_origin_redirect'
   | 'bad_content_type'
   | 'invalid_json'
   | 'invalid_document'
@@ -39,6 +40,7 @@ const KIND_OF: Readonly<Record<Exclude<FetchErrorReason, 'http_status'>, FetchEr
   too_large: 'unsupported',
   too_many_redirects: 'unsupported',
   bad_redirect: 'unsupported',
+  cross_origin_redirect: 'unsupported',
   bad_content_type: 'unsupported',
   invalid_json: 'unsupported',
   invalid_document: 'unsupported',

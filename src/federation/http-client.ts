@@ -53,6 +53,8 @@ export interface RequestInput {
   sign?: Signer;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Refuse a redirect to another origin (collection pages: a CDN or another host must not answer for the origin). */
+  sameOrigin?: boolean;
 }
 
 export interface GetJsonOptions {
@@ -91,6 +93,7 @@ export class HttpClient {
   async request(req: RequestInput): Promise<HttpResponse> {
     const maxBytes = req.maxBytes ?? this.opts.maxBytes;
     let url = parseTarget(req.url, undefined);
+    const origin = url.origin;
     // One deadline for the whole call: every hop, the signer, and the body.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), req.timeoutMs ?? this.opts.timeoutMs);
@@ -104,6 +107,7 @@ export class HttpClient {
         if (hop.kind === 'response') return hop.response;
         if (redirects >= this.maxRedirects) throw fetchError('too_many_redirects', url.href, `more than ${this.maxRedirects}`);
         url = parseTarget(hop.location, url);
+        if (req.sameOrigin && url.origin !== origin) throw fetchError('cross_origin_redirect', url.href, `from ${origin}`);
       }
     } finally {
       clearTimeout(timer);

@@ -12,7 +12,7 @@ import type { MediaStore, MediaType, RemoteMedia } from '../store/media.js';
 import type { PollSpec, PollStore } from '../store/polls.js';
 import type { ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
-import type { Status, StatusStore } from '../store/statuses.js';
+import type { NewStatus, Status, StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
 import { reactionOf } from './emoji-reactions.js';
 import { FetchError } from './fetch-errors.js';
@@ -93,35 +93,11 @@ export class NoteHandlers {
     // One transaction: the post never shows without its media or poll, nor is stored without its notifications.
     return this.d.db.tx(async () => {
       const { status, created } = await this.d.statuses.create({
-        accountId: author.id,
-        uri: note.id,
-        url: note.url,
-        text: '',
-        content: note.content,
-        spoilerText: note.summary,
-        visibility: visibilityOf(note, author.followersUrl),
-        sensitive: note.sensitive || note.summary !== '',
-        language: note.language,
-        inReplyToId: parent?.id ?? null,
-        inReplyToAccountId: parent?.accountId ?? null,
-        inReplyToUri: note.inReplyTo,
-        reblogOfId: null,
-        quoteOfId: quoted?.id ?? null,
-        quoteUri: note.quote,
-        local: false,
-        createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
+        ...noteStatus(note, author.id, visibilityOf(note, author.followersUrl), parent, quoted),
         mentionIds: [...new Set([...recipients.map((r) => r.id), ...remoteMentions.map((r) => r.id)])],
-        tags: note.hashtags.slice(0, 20),
       });
       if (created) {
-        for (const [i, m] of remoteMedia(note).entries()) {
-          await this.d.media.create({ ...m, accountId: author.id, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, status.id, i);
-        }
-        const poll = remotePoll(note);
-        if (poll) {
-          const { remote, ...spec } = poll;
-          await this.d.polls.create({ statusId: status.id, accountId: author.id, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
-        }
+        await storeNoteParts(this.d, note, author.id, status.id);
         await this.tellOfNew(status, recipients, quoted);
       }
       return status;
@@ -172,24 +148,7 @@ export class NoteHandlers {
           quoted,
         );
       }
-      const { status: boost, created } = await this.d.statuses.create({
-        accountId: actor.id,
-        uri: a.id,
-        url: null,
-        text: '',
-        content: '',
-        spoilerText: '',
-        visibility,
-        sensitive: false,
-        language: null,
-        inReplyToId: null,
-        inReplyToAccountId: null,
-        inReplyToUri: null,
-        reblogOfId: boosted.id,
-        local: false,
-        mentionIds: [],
-        tags: [],
-      });
+      const { status: boost, created } = await this.d.statuses.create(boostStatus(actor.id, a.id, boosted.id, visibility));
       // The actor's boost may be held already as history (their outbox listed it): this delivery promotes it.
       const delivered =
         created || (boost.history && boost.accountId === actor.id && boost.reblogOfId === boosted.id && (await this.d.statuses.promote(boost.id)));
@@ -345,6 +304,71 @@ export class NoteHandlers {
   private async statusByUri(uri: string) {
     const localId = this.d.uris.statusIdOf(uri);
     return localId ? this.d.statuses.byId(localId) : this.d.statuses.byUri(uri);
+  }
+}
+
+/** The status a remote Note becomes, delivered or imported (its mentions are the caller's to resolve). */
+export function noteStatus(
+  note: NoteDoc,
+  authorId: string,
+  visibility: Status['visibility'],
+  parent: Status | undefined,
+  quoted: Status | undefined,
+): Omit<NewStatus, 'mentionIds'> {
+  return {
+    accountId: authorId,
+    uri: note.id,
+    url: note.url,
+    text: '',
+    content: note.content,
+    spoilerText: note.summary,
+    visibility,
+    sensitive: note.sensitive || note.summary !== '',
+    language: note.language,
+    inReplyToId: parent?.id ?? null,
+    inReplyToAccountId: parent?.accountId ?? null,
+    inReplyToUri: note.inReplyTo,
+    reblogOfId: null,
+    quoteOfId: quoted?.id ?? null,
+    quoteUri: note.quote,
+    local: false,
+    // A date in the future is not believed (Mastodon does not backdate those either).
+    createdAt: note.published && note.published.getTime() <= Date.now() ? note.published : undefined,
+    tags: note.hashtags.slice(0, 20),
+  };
+}
+
+/** A remote actor's boost (an Announce) of a status held here. */
+export function boostStatus(accountId: string, uri: string, reblogOfId: string, visibility: 'public' | 'unlisted' | 'private'): NewStatus {
+  return {
+    accountId,
+    uri,
+    url: null,
+    text: '',
+    content: '',
+    spoilerText: '',
+    visibility,
+    sensitive: false,
+    language: null,
+    inReplyToId: null,
+    inReplyToAccountId: null,
+    inReplyToUri: null,
+    reblogOfId,
+    local: false,
+    mentionIds: [],
+    tags: [],
+  };
+}
+
+/** A stored remote post's attachments (as remote media rows) and its poll. */
+export async function storeNoteParts(d: { media: MediaStore; polls: PollStore }, note: NoteDoc, authorId: string, statusId: string): Promise<void> {
+  for (const [i, m] of remoteMedia(note).entries()) {
+    await d.media.create({ ...m, accountId: authorId, fileName: null, fileSize: null, focusX: 0, focusY: 0, remoteUrl: m.url }, statusId, i);
+  }
+  const poll = remotePoll(note);
+  if (poll) {
+    const { remote, ...spec } = poll;
+    await d.polls.create({ statusId, accountId: authorId, ...spec, remoteCounts: [...remote.counts], remoteVoters: remote.voters });
   }
 }
 

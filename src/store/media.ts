@@ -167,7 +167,7 @@ export class MediaStore {
   constructor(private readonly db: Database) {}
 
   async create(m: NewMedia, statusId: string | null = null, position = 0): Promise<Media> {
-    // In the caller's transaction when there is one: a delivered post commits with its attachments.
+    // In the caller's transaction when there is one: a delivered post or a history page commits with its attachments.
     return this.db.tx((q) => insert(q, m, statusId, position));
   }
 

@@ -1,0 +1,180 @@
+// One remote-history document GET: signed as the instance actor, AS2 asked for and checked, 2 MiB decompressed at
+// most, redirects only within the origin, the answer's `id` on the origin asked (P27–P35). A failure becomes the
+// job's outcome (contract 3) carried by a HistoryFailure; the runner decides whether it ends the job or skips an item.
+import { FetchError } from '../federation/fetch-errors.js';
+import { ACTIVITY_ACCEPT, type HttpClient, type HttpResponse, type Signer } from '../federation/http-client.js';
+import { isRecord } from '../federation/as2.js';
+import { HISTORY_LIMITS, type BackoffReason, type JobOutcome, type UnsupportedReason } from '../store/history-types.js';
+
+/** One fetch never takes longer than this, so a slow page leaves time for the rest of the job (Mastodon: 10 s). */
+export const FETCH_MS = 10_000;
+const AS2_TYPES = new Set(['application/activity+json', 'application/ld+json', 'application/json']);
+const MIN_BACKOFF_MS = 60_000;
+const MAX_BACKOFF_MS = 24 * 3_600_000;
+
+/** Why a document could not be used, as the job's outcome if it ends the job. */
+export class HistoryFailure extends Error {
+  constructor(
+    readonly outcome: Exclude<JobOutcome, { kind: 'partial' | 'complete' | 'lease_lost' }>,
+    readonly url: string,
+    detail: string,
+  ) {
+    super(`${detail}: ${url}`);
+    this.name = 'HistoryFailure';
+  }
+}
+
+/** The job's own time ran out (or it was stopped) before a fetch: not the origin's fault, the job is partial. */
+export class OutOfTime extends Error {
+  constructor(url: string) {
+    super(`no time left for ${url}`);
+    this.name = 'OutOfTime';
+  }
+}
+
+export interface FetchedDocument {
+  readonly doc: Record<string, unknown>;
+  /** The URL that answered (after same-origin redirects). */
+  readonly url: string;
+}
+
+export interface FetchContext {
+  /** When the job must stop (epoch ms). */
+  readonly deadline: number;
+  /** The job's failed attempts so far (exponential backoff when the origin names no time). */
+  readonly attempts: number;
+  readonly signal: AbortSignal;
+}
+
+export class HistoryFetcher {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly signer: Signer,
+    /** One fetch's time at most (FETCH_MS; tests shorten it). */
+    private readonly fetchMs: number = FETCH_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(url: string, ctx: FetchContext): Promise<FetchedDocument> {
+    const remaining = ctx.deadline - this.now();
+    if (remaining <= 0 || ctx.signal.aborted) throw new OutOfTime(url);
+    let res: HttpResponse;
+    try {
+      res = await this.http.request({
+        method: 'GET',
+        url,
+        headers: { accept: ACTIVITY_ACCEPT },
+        sign: this.signer,
+        timeoutMs: Math.min(remaining, this.fetchMs),
+        maxBytes: HISTORY_LIMITS.responseBytes,
+        sameOrigin: true,
+      });
+    } catch (e) {
+      // Cut by the job's end rather than by the fetch's own limit: the job's time is used up, the origin is not slow.
+      if (e instanceof FetchError && e.reason === 'timeout' && remaining < this.fetchMs) throw new OutOfTime(url);
+      throw this.transportFailure(e, url, ctx.attempts);
+    }
+    if (res.status < 200 || res.status > 299) throw this.statusFailure(res, ctx.attempts);
+    const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!AS2_TYPES.has(type)) throw unsupported('not_a_collection', res.url, `content type ${type || 'none'}`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(res.body.toString('utf8').replace(/^\uFEFF/, ''));
+    } catch {
+      throw unsupported('not_a_collection', res.url, 'invalid JSON');
+    }
+    if (!isRecord(doc)) throw unsupported('not_a_collection', res.url, 'not an object');
+    // P31: a document may only speak for its own origin (a page without id is keyed by the URL asked).
+    if (typeof doc['id'] === 'string' && !sameOriginAs(doc['id'], url)) throw unsupported('cross_origin', res.url, `id ${doc['id'].slice(0, 200)}`);
+    return { doc, url: res.url };
+  }
+
+  private statusFailure(res: HttpResponse, attempts: number): HistoryFailure {
+    const s = res.status;
+    if (s === 401 || s === 403) return unsupported('forbidden', res.url, `HTTP ${s}`);
+    if (s === 404) return unsupported('not_found', res.url, 'HTTP 404');
+    if (s === 410) return unsupported('gone', res.url, 'HTTP 410');
+    const at = (reason: BackoffReason, originWide: boolean) =>
+      new HistoryFailure(backoff(reason, retryAtFrom(res.headers, attempts, this.now()), originWide), res.url, `HTTP ${s}`);
+    if (s === 429) return at('rate_limited', true);
+    if (s === 503) return at('server_error', true);
+    if (s >= 500 || s === 408) return at('server_error', false);
+    return unsupported('not_found', res.url, `HTTP ${s}`);
+  }
+
+  private transportFailure(e: unknown, url: string, attempts: number): HistoryFailure {
+    if (!(e instanceof FetchError)) return new HistoryFailure(backoff('transport', exponential(attempts, this.now()), false), url, String(e));
+    const later = (reason: BackoffReason) => new HistoryFailure(backoff(reason, exponential(attempts, this.now()), false), e.url, e.message);
+    switch (e.reason) {
+      case 'timeout':
+        return later('timeout');
+      case 'network':
+      case 'dns_failure':
+        return later('transport');
+      case 'too_large':
+        return unsupported('too_large', e.url, e.message);
+      case 'cross_origin_redirect':
+        return unsupported('cross_origin', e.url, e.message);
+      case 'forbidden_address':
+      case 'bad_url':
+        return unsupported('federation_policy', e.url, e.message); // P33: the SSRF guard refused the address
+      default:
+        return unsupported('not_found', e.url, e.message); // too many or bad redirects
+    }
+  }
+}
+
+function unsupported(reason: UnsupportedReason, url: string, detail: string): HistoryFailure {
+  return new HistoryFailure({ kind: 'unsupported', reason }, url, detail);
+}
+
+function backoff(reason: BackoffReason, retryAt: number, originWide: boolean): JobOutcome & { kind: 'backoff' } {
+  return { kind: 'backoff', reason, retryAt: new Date(retryAt), originWide };
+}
+
+export function sameOriginAs(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * When to try again (P34): Retry-After (delta-seconds or an HTTP date), else X-RateLimit-Reset (ISO 8601, Mastodon and
+ * GoToSocial), else exponential from the attempts with jitter; always within 1 minute … 24 hours from now (a past
+ * date counts as now + the minimum).
+ */
+export function retryAtFrom(headers: Record<string, string>, attempts: number, now: number): number {
+  const named = retryAfter(headers['retry-after'], now) ?? rateLimitReset(headers['x-ratelimit-reset'], now);
+  if (named === null) return exponential(attempts, now);
+  return now + clamp(named - now);
+}
+
+function retryAfter(value: string | undefined, now: number): number | null {
+  const v = value?.trim();
+  if (!v) return null;
+  if (/^\d+$/.test(v)) return now + Number(v) * 1000;
+  const at = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN; // an HTTP date names a day or a month
+  return Number.isNaN(at) ? null : at;
+}
+
+function rateLimitReset(value: string | undefined, now: number): number | null {
+  const v = value?.trim();
+  if (!v) return null;
+  if (/^\d{4}-\d{2}-\d{2}T/.test(v)) {
+    const at = Date.parse(v);
+    return Number.isNaN(at) ? null : at;
+  }
+  return /^\d+$/.test(v) ? now + Number(v) * 1000 : null; // some servers send seconds until the reset
+}
+
+/** 1, 2, 4 … minutes from the attempts, ±20 % jitter so jobs of one origin do not return together. */
+export function exponential(attempts: number, now: number): number {
+  const base = MIN_BACKOFF_MS * 2 ** Math.min(Math.max(attempts, 0), 20);
+  return now + clamp(base * (0.8 + Math.random() * 0.4));
+}
+
+function clamp(ms: number): number {
+  return Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, ms));
+}
