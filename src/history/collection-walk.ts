@@ -26,13 +26,41 @@ function typesOf(doc: Record<string, unknown>): string[] {
     .map((t) => t.replace(/^(as:|https:\/\/www\.w3\.org\/ns\/activitystreams#)/, ''));
 }
 
-/** A reference to a page: an IRI, a Link object (`href`), or an object holding only an `id` (P7). */
+/**
+ * A reference to a page: an IRI, a Link object (`href`), or an object holding only an `id` (P7). Any absolute URL is
+ * returned, whatever its scheme, so that the walk refuses a `file:` or `gopher:` next page (P33) rather than taking
+ * it for the end of the collection.
+ */
 export function pageRef(x: unknown): string | null {
   const first = Array.isArray(x) ? x[0] : x;
-  if (typeof first === 'string') return httpUrl(first);
+  if (typeof first === 'string') return absoluteUrl(first);
   if (!isRecord(first)) return null;
-  if (typesOf(first).includes('Link') || (first['href'] !== undefined && first['id'] === undefined)) return httpUrl(first['href']);
-  return httpUrl(first['id']);
+  if (typesOf(first).includes('Link') || (first['href'] !== undefined && first['id'] === undefined)) return absoluteUrl(first['href']);
+  return absoluteUrl(first['id']);
+}
+
+function absoluteUrl(x: unknown): string | null {
+  if (typeof x !== 'string' || x.length === 0 || x.length > 4096) return null;
+  try {
+    new URL(x);
+    return x;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a page may not be fetched, or null: a scheme other than http(s) or credentials in the URL (P33, our federation
+ * policy, refused before any request; private addresses are refused by the HTTP client's address guard, with the
+ * same reason), or another origin than the actor's (P32).
+ */
+export function pageRefusal(url: string, actorUri: string): 'federation_policy' | 'cross_origin' | null {
+  if (httpUrl(url) === null) return 'federation_policy';
+  try {
+    return new URL(url).origin === new URL(actorUri).origin ? null : 'cross_origin';
+  } catch {
+    return 'cross_origin';
+  }
 }
 
 /** An embedded page: an object carrying its items (P2). A bare {id} or Link is a reference, not a page. */

@@ -10,6 +10,8 @@ import { HISTORY_LIMITS, type BackoffReason, type JobOutcome, type UnsupportedRe
 export const FETCH_MS = 10_000;
 const AS2_TYPES = new Set(['application/activity+json', 'application/ld+json', 'application/json']);
 const MIN_BACKOFF_MS = 60_000;
+/** Origins remembered as verifying `(request-target)` without the query string (bounded; the oldest forgotten). */
+const MAX_PATH_ONLY_ORIGINS = 1000;
 const MAX_BACKOFF_MS = 24 * 3_600_000;
 
 /** Why a document could not be used, as the job's outcome if it ends the job. */
@@ -18,6 +20,8 @@ export class HistoryFailure extends Error {
     readonly outcome: Exclude<JobOutcome, { kind: 'partial' | 'complete' | 'lease_lost' }>,
     readonly url: string,
     detail: string,
+    /** The HTTP status that caused it, when one did. */
+    readonly status: number | null = null,
   ) {
     super(`${detail}: ${url}`);
     this.name = 'HistoryFailure';
@@ -47,6 +51,9 @@ export interface FetchContext {
 }
 
 export class HistoryFetcher {
+  /** P27: origins that refused our `(request-target)` with the query string and took it without. */
+  private readonly pathOnly = new Set<string>();
+
   constructor(
     private readonly http: HttpClient,
     private readonly signer: Signer,
@@ -56,23 +63,14 @@ export class HistoryFetcher {
   ) {}
 
   async get(url: string, ctx: FetchContext): Promise<FetchedDocument> {
-    const remaining = ctx.deadline - this.now();
-    if (remaining <= 0 || ctx.signal.aborted) throw new OutOfTime(url);
-    let res: HttpResponse;
-    try {
-      res = await this.http.request({
-        method: 'GET',
-        url,
-        headers: { accept: ACTIVITY_ACCEPT },
-        sign: this.signer,
-        timeoutMs: Math.min(remaining, this.fetchMs),
-        maxBytes: HISTORY_LIMITS.responseBytes,
-        sameOrigin: true,
-      });
-    } catch (e) {
-      // Cut by the job's end rather than by the fetch's own limit: the job's time is used up, the origin is not slow.
-      if (e instanceof FetchError && e.reason === 'timeout' && remaining < this.fetchMs) throw new OutOfTime(url);
-      throw this.transportFailure(e, url, ctx.attempts);
+    const { origin, hasQuery } = parts(url);
+    const pathOnly = hasQuery && this.pathOnly.has(origin);
+    let res = await this.send(url, ctx, pathOnly);
+    // P27: a 401 may be the signature's form, not a refusal: servers differ on whether `(request-target)` holds the
+    // query string (Mastodon's old default did not; GoToSocial tries both). Retried once with the other form.
+    if (res.status === 401 && hasQuery) {
+      res = await this.send(url, ctx, !pathOnly);
+      if (res.status !== 401) this.remember(origin, !pathOnly);
     }
     if (res.status < 200 || res.status > 299) throw this.statusFailure(res, ctx.attempts);
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -89,17 +87,46 @@ export class HistoryFetcher {
     return { doc, url: res.url };
   }
 
+  /** One signed GET (`pathOnly`: the query string left out of the signed `(request-target)`). */
+  private async send(url: string, ctx: FetchContext, pathOnly: boolean): Promise<HttpResponse> {
+    const remaining = ctx.deadline - this.now();
+    if (remaining <= 0 || ctx.signal.aborted) throw new OutOfTime(url);
+    try {
+      return await this.http.request({
+        method: 'GET',
+        url,
+        headers: { accept: ACTIVITY_ACCEPT },
+        sign: pathOnly ? withoutQuery(this.signer) : this.signer,
+        timeoutMs: Math.min(remaining, this.fetchMs),
+        maxBytes: HISTORY_LIMITS.responseBytes,
+        sameOrigin: true,
+      });
+    } catch (e) {
+      // Cut by the job's end rather than by the fetch's own limit: the job's time is used up, the origin is not slow.
+      if (e instanceof FetchError && e.reason === 'timeout' && remaining < this.fetchMs) throw new OutOfTime(url);
+      throw this.transportFailure(e, url, ctx.attempts);
+    }
+  }
+
+  private remember(origin: string, pathOnly: boolean): void {
+    this.pathOnly.delete(origin);
+    if (!pathOnly) return;
+    this.pathOnly.add(origin);
+    if (this.pathOnly.size > MAX_PATH_ONLY_ORIGINS) this.pathOnly.delete(this.pathOnly.values().next().value!);
+  }
+
   private statusFailure(res: HttpResponse, attempts: number): HistoryFailure {
     const s = res.status;
-    if (s === 401 || s === 403) return unsupported('forbidden', res.url, `HTTP ${s}`);
-    if (s === 404) return unsupported('not_found', res.url, 'HTTP 404');
-    if (s === 410) return unsupported('gone', res.url, 'HTTP 410');
+    // P28: a server that blocks us says so for good (Akkoma's :forbidden), not for a retry loop.
+    if (s === 401 || s === 403) return unsupported('forbidden', res.url, `HTTP ${s}`, s);
+    if (s === 404) return unsupported('not_found', res.url, 'HTTP 404', s);
+    if (s === 410) return unsupported('gone', res.url, 'HTTP 410', s);
     const at = (reason: BackoffReason, originWide: boolean) =>
-      new HistoryFailure(backoff(reason, retryAtFrom(res.headers, attempts, this.now()), originWide), res.url, `HTTP ${s}`);
+      new HistoryFailure(backoff(reason, retryAtFrom(res.headers, attempts, this.now()), originWide), res.url, `HTTP ${s}`, s);
     if (s === 429) return at('rate_limited', true);
     if (s === 503) return at('server_error', true);
     if (s >= 500 || s === 408) return at('server_error', false);
-    return unsupported('not_found', res.url, `HTTP ${s}`);
+    return unsupported('not_found', res.url, `HTTP ${s}`, s);
   }
 
   private transportFailure(e: unknown, url: string, attempts: number): HistoryFailure {
@@ -117,15 +144,35 @@ export class HistoryFetcher {
         return unsupported('cross_origin', e.url, e.message);
       case 'forbidden_address':
       case 'bad_url':
-        return unsupported('federation_policy', e.url, e.message); // P33: the SSRF guard refused the address
+        // P33: the SSRF guard refused the address (loopback, private, …) or the URL before any connection: our own
+        // federation policy forbids asking there, as it forbids a deleted actor's origin.
+        return unsupported('federation_policy', e.url, e.message);
       default:
         return unsupported('not_found', e.url, e.message); // too many or bad redirects
     }
   }
 }
 
-function unsupported(reason: UnsupportedReason, url: string, detail: string): HistoryFailure {
-  return new HistoryFailure({ kind: 'unsupported', reason }, url, detail);
+function unsupported(reason: UnsupportedReason, url: string, detail: string, status: number | null = null): HistoryFailure {
+  return new HistoryFailure({ kind: 'unsupported', reason }, url, detail, status);
+}
+
+/** The signer, given the URL without its query string: the `(request-target)` form some servers verify. */
+function withoutQuery(signer: Signer): Signer {
+  return (req) => {
+    const url = new URL(req.url.href);
+    url.search = '';
+    return signer({ ...req, url });
+  };
+}
+
+function parts(url: string): { origin: string; hasQuery: boolean } {
+  try {
+    const u = new URL(url);
+    return { origin: u.origin, hasQuery: u.search !== '' };
+  } catch {
+    return { origin: url, hasQuery: false };
+  }
 }
 
 function backoff(reason: BackoffReason, retryAt: number, originWide: boolean): JobOutcome & { kind: 'backoff' } {

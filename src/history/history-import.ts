@@ -35,8 +35,11 @@ export class HistoryImporter {
     if (await this.d.statuses.byUri(note.id)) return false;
     const parent = note.inReplyTo ? await this.held(note.inReplyTo) : undefined;
     const quoted = note.quote ? await this.held(note.quote) : undefined;
+    const post = noteStatus(note, author.id, visibility, parent, quoted);
     const { status, created } = await this.d.statuses.create({
-      ...noteStatus(note, author.id, visibility, parent, quoted),
+      ...post,
+      // P25: a date before 1970 is no real post's: it sorts last, at the epoch (an id made from it stays positive).
+      ...(post.createdAt && post.createdAt.getTime() < 0 && { createdAt: new Date(0) }),
       history: true,
       mentionIds: await this.knownMentions(note),
     });

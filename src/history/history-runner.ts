@@ -11,8 +11,8 @@ import type { MediaStore } from '../store/media.js';
 import type { PollStore } from '../store/polls.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
-import { isCollectionDoc, itemId, readCollection } from './collection-walk.js';
-import { HistoryFailure, HistoryFetcher, OutOfTime, sameOriginAs, type FetchContext } from './history-fetcher.js';
+import { isCollectionDoc, itemId, pageRefusal, readCollection } from './collection-walk.js';
+import { HistoryFailure, HistoryFetcher, OutOfTime, type FetchContext } from './history-fetcher.js';
 import { HistoryImporter } from './history-import.js';
 import { judgeFetched, judgeItem, type HistoryActor, type ItemVerdict } from './history-items.js';
 
@@ -72,11 +72,16 @@ export class HistoryRunner {
     const seenPages = new Set<string>();
     const seenItems = new Set<string>();
     let cursor = job.cursor;
+    // Whether a page was read already: in this run, or by an earlier job (its cursor moved past the outbox). Only
+    // the cursor tells of earlier jobs, so an earlier run that read a bare outbox and no page counts too.
+    let pageRead = job.cursor !== author.outboxUrl;
     try {
       for (let documents = 0; ; documents++) {
         if (documents >= job.pagesBudget || signal.aborted || Date.now() >= deadline) return { kind: 'partial' };
-        // P32: every page on the actor's origin (the request refused an outbox elsewhere; a `next` may still stray).
-        if (!sameOriginAs(cursor, author.uri!)) return { kind: 'unsupported', reason: 'cross_origin' };
+        // P32, P33: every page on the actor's origin, over http(s) (the request refused an outbox elsewhere; a
+        // `next` may still stray, and is checked before its page commits).
+        const refused = pageRefusal(cursor, author.uri!);
+        if (refused) return { kind: 'unsupported', reason: refused };
         const fetched = await untilAborted(this.fetcher.get(cursor, ctx), signal);
         if (!isCollectionDoc(fetched.doc)) return { kind: 'unsupported', reason: 'not_a_collection' };
         const view = readCollection(fetched.doc, cursor);
@@ -86,6 +91,8 @@ export class HistoryRunner {
         // P10: a next page already read, or a page that brought nothing new, ends the walk (endless or looping next).
         let next = view.next !== null && !seenPages.has(view.next) ? view.next : null;
         if (view.isPage && page.added === 0) next = null;
+        const refusedNext = next === null ? null : pageRefusal(next, author.uri!);
+        if (refusedNext) next = null; // the page's posts are kept; the walk stops here, refused
         const progress: { -readonly [K in keyof PageProgress]: PageProgress[K] } = { nextCursor: next, examined: items.length, imported: page.fresh };
         const committed = await ledger.commitPage(job, progress, async () => {
           let imported = 0;
@@ -93,7 +100,9 @@ export class HistoryRunner {
           progress.imported = imported;
         });
         if (!committed) return { kind: 'lease_lost' };
+        if (view.isPage) pageRead = true;
         this.d.log.debug({ account: job.accountId, page: view.key, examined: items.length, imported: progress.imported, next }, 'history page');
+        if (refusedNext) return { kind: 'unsupported', reason: refusedNext };
         if (next === null) return { kind: 'complete' };
         cursor = next;
       }
@@ -101,6 +110,12 @@ export class HistoryRunner {
       // Stopped, or out of time before a page committed: that page is read again by the next job.
       if (e instanceof OutOfTime) return { kind: 'partial' };
       if (e instanceof HistoryFailure) {
+        // A later page gone missing (the posts behind it deleted, the pagination changed): as Mastodon does, keep
+        // what was read and end the walk there, rather than call the whole history missing.
+        if (e.status === 404 && pageRead) {
+          this.d.log.info({ account: job.accountId, err: e.message }, 'history walk ended at a missing page');
+          return { kind: 'complete' };
+        }
         this.d.log.info({ account: job.accountId, outcome: e.outcome, err: e.message }, 'history job stopped');
         return e.outcome;
       }

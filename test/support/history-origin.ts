@@ -7,11 +7,13 @@
 //   o.serve('/users/alice/outbox', { status: 429, headers: { 'x-ratelimit-reset': '…' } });
 //   o.serve('/x', slowloris()); o.serve('/y', gzipBomb()); o.serve('/z', hugePage(3 << 20));
 //   o.requireSignature = true;                         // 401 to unsigned GETs (authorized fetch, GoToSocial)
+//   o.verifySignatures = 'without-query';              // 401 unless the signature verifies with that (request-target)
 //   o.requests('/users/alice/outbox'); o.maxConcurrent(); o.headers(path); await o.close();
 //
 // In documents and fixtures every string `{origin}` becomes this origin's URL when served, and `{key}` a variable
 // given to `load` (`{name}`: the actor's name).
 import http from 'node:http';
+import { verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +52,14 @@ export interface HistoryOrigin {
   readonly host: string;
   /** Unsigned GETs (no Signature header) get 401 while true. */
   requireSignature: boolean;
+  /**
+   * While set, a GET gets 401 unless its Signature verifies (rsa-sha256, the key fetched from its keyId and found
+   * under exactly that id) with `(request-target)` in this one form: the path with its query string, or without it
+   * (P27: servers differ; an origin accepting one form only).
+   */
+  verifySignatures: 'with-query' | 'without-query' | null;
+  /** The keyIds of the signatures verified so far. */
+  readonly verifiedKeyIds: readonly string[];
   serve(path: string, route: OriginRoute): void;
   /**
    * Serves every path of test/fixtures/outboxes/<name>.json (an object: path → document), its `{key}` strings
@@ -58,10 +68,12 @@ export interface HistoryOrigin {
    * dated 2024-05-05 … 2024-01-01. `loop`: page 1 ↔ page 2, one post each. The others are real servers' shapes.
    */
   load(name: string, vars?: Readonly<Record<string, string>>): void;
-  /** A Person (or `type`) at /users/<name> with its outbox at /users/<name>/outbox (or `outbox`; null: none). */
-  actor(name: string, opts?: { type?: string; outbox?: string | null }): string;
+  /** A Person (or `type`) at /users/<name> with its outbox at /users/<name>/outbox (or `outbox`; null: none), and a `featured` collection if given. */
+  actor(name: string, opts?: { type?: string; outbox?: string | null; featured?: string }): string;
   /** Requests answered (any path, or one path with its query). */
   requests(path?: string): number;
+  /** Every request's path (with its query), in order of arrival. */
+  readonly requestLog: readonly string[];
   /** The most requests in flight at once (any path, or one path). */
   maxConcurrent(path?: string): number;
   /** Whether the last request to `path` carried a Signature header. */
@@ -108,10 +120,45 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     peaks.set(key, Math.max(peaks.get(key) ?? 0, n));
   };
 
-  const server = http.createServer((req, res) => {
+  const requestLog: string[] = [];
+  const keys = new Map<string, string>();
+  const verifiedKeyIds: string[] = [];
+
+  /** The key `keyId` names, fetched as a remote server would: the document at the id without its fragment. */
+  const keyFor = async (keyId: string): Promise<string | null> => {
+    if (keys.has(keyId)) return keys.get(keyId)!;
+    const res = await fetch(keyId.split('#')[0]!, { headers: { accept: AP_JSON } });
+    if (!res.ok) return null;
+    const doc = (await res.json()) as Record<string, unknown>;
+    const found = [doc['publicKey']].flat().find((k) => (k as { id?: string } | undefined)?.id === keyId) as { publicKeyPem?: string } | undefined;
+    const pem = found?.publicKeyPem ?? (doc['id'] === keyId ? (doc['publicKeyPem'] as string | undefined) : undefined) ?? null;
+    if (pem) keys.set(keyId, pem);
+    return pem;
+  };
+
+  const verifies = async (req: http.IncomingMessage, form: 'with-query' | 'without-query'): Promise<boolean> => {
+    const header = req.headers.signature;
+    if (typeof header !== 'string') return false;
+    const params = new Map([...header.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const keyId = params.get('keyId');
+    const signature = params.get('signature');
+    if (!keyId || !signature) return false;
+    const pem = await keyFor(keyId).catch(() => null);
+    if (!pem) return false;
+    const target = form === 'with-query' ? req.url! : req.url!.split('?')[0]!;
+    const lines = (params.get('headers') ?? 'date')
+      .split(' ')
+      .map((h) => (h === '(request-target)' ? `(request-target): ${req.method!.toLowerCase()} ${target}` : `${h}: ${String(req.headers[h] ?? '')}`));
+    const ok = verify('sha256', Buffer.from(lines.join('\n')), pem, Buffer.from(signature, 'base64'));
+    if (ok) verifiedKeyIds.push(keyId);
+    return ok;
+  };
+
+  const server = http.createServer(async (req, res) => {
     const path = req.url ?? '/';
     const pathOnly = path.split('?')[0]!;
     for (const k of ['*', path]) counts.set(k, (counts.get(k) ?? 0) + 1);
+    requestLog.push(path);
     lastHeaders.set(path, req.headers);
     bump('*', 1);
     bump(path, 1);
@@ -122,6 +169,10 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     const route = routes.get(path) ?? routes.get(pathOnly);
     if (origin.requireSignature && req.headers.signature === undefined) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Request not signed"}');
+      return;
+    }
+    if (origin.verifySignatures && !(await verifies(req, origin.verifySignatures))) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Verification failed"}');
       return;
     }
     if (!route) {
@@ -163,6 +214,8 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     requireSignature: false,
+    verifySignatures: null,
+    verifiedKeyIds,
     serve: (path, route) => void routes.set(path, route),
     load(name, given = {}) {
       const doc = JSON.parse(readFileSync(`${FIXTURES}${name}.json`, 'utf8')) as Record<string, unknown>;
@@ -182,11 +235,13 @@ export async function startHistoryOrigin(): Promise<HistoryOrigin> {
           inbox: `${id}/inbox`,
           followers: `${id}/followers`,
           ...(outbox !== null && { outbox }),
+          ...(opts.featured !== undefined && { featured: opts.featured }),
         },
       });
       return id;
     },
     requests: (path = '*') => counts.get(path) ?? 0,
+    requestLog,
     maxConcurrent: (path = '*') => peaks.get(path) ?? 0,
     signed: (path) => lastHeaders.get(path)?.signature !== undefined,
     headers: (path) => lastHeaders.get(path),
