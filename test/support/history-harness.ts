@@ -4,7 +4,6 @@
 import type { HistoryRunner } from '../../src/history/history-runner.js';
 import type { Account } from '../../src/store/accounts.js';
 import type { Database } from '../../src/store/db.js';
-import { HistorySettingsStore } from '../../src/store/history-settings.js';
 import { HISTORY_LIMITS, type ClaimedJob, type JobLedger, type JobOutcome, type PageProgress } from '../../src/store/history-types.js';
 import { api, type Json } from './api.js';
 import type { TestServer } from './server.js';
@@ -83,7 +82,8 @@ export async function runHistory(s: TestServer, account: Account, opts: RunOptio
 }
 
 export async function setBareIri(s: TestServer, bareIri: boolean): Promise<void> {
-  await new HistorySettingsStore(s.app.db).update({ bareIri });
+  // Through the server's own (cached) settings: its next read sees the change at once, not when the NOTIFY arrives.
+  await s.app.history.settings.update({ bareIri });
 }
 
 /** The account's statuses as a member sees them (GET /api/v1/accounts/:id/statuses), newest first. */
