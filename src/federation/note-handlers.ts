@@ -12,7 +12,7 @@ import type { MediaStore, MediaType, RemoteMedia } from '../store/media.js';
 import type { PollSpec, PollStore } from '../store/polls.js';
 import type { ReactionStore } from '../store/reactions.js';
 import type { Notifier } from '../store/notifications.js';
-import type { NewStatus, Status, StatusStore } from '../store/statuses.js';
+import { newBoost, type NewStatus, type Status, type StatusStore } from '../store/statuses.js';
 import { AS_PUBLIC, type ActivityDoc } from './as2.js';
 import { reactionOf } from './emoji-reactions.js';
 import { FetchError } from './fetch-errors.js';
@@ -340,24 +340,7 @@ export function noteStatus(
 
 /** A remote actor's boost (an Announce) of a status held here. */
 export function boostStatus(accountId: string, uri: string, reblogOfId: string, visibility: 'public' | 'unlisted' | 'private'): NewStatus {
-  return {
-    accountId,
-    uri,
-    url: null,
-    text: '',
-    content: '',
-    spoilerText: '',
-    visibility,
-    sensitive: false,
-    language: null,
-    inReplyToId: null,
-    inReplyToAccountId: null,
-    inReplyToUri: null,
-    reblogOfId,
-    local: false,
-    mentionIds: [],
-    tags: [],
-  };
+  return newBoost({ accountId, uri, reblogOfId, visibility, local: false });
 }
 
 /** A stored remote post's attachments (as remote media rows) and its poll. */

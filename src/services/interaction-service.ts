@@ -8,7 +8,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { Transactor } from '../store/db.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { Notifier } from '../store/notifications.js';
-import type { Status, StatusStore, Visibility } from '../store/statuses.js';
+import { newBoost, type Status, type StatusStore, type Visibility } from '../store/statuses.js';
 import { actorUri } from '../federation/activities.js';
 import type { LocalNotes } from '../federation/local-notes.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -96,24 +96,7 @@ export class InteractionService {
       const visibility = ownPrivate ? 'private' : asked;
       const existing = await this.d.statuses.reblogBy(me.id, s.id);
       if (existing) return existing;
-      const { status: boost, created } = await this.d.statuses.create({
-        accountId: me.id,
-        uri: null,
-        url: null,
-        text: '',
-        content: '',
-        spoilerText: '',
-        visibility,
-        sensitive: false,
-        language: null,
-        inReplyToId: null,
-        inReplyToAccountId: null,
-        inReplyToUri: null,
-        reblogOfId: s.id,
-        local: true,
-        mentionIds: [],
-        tags: [],
-      });
+      const { status: boost, created } = await this.d.statuses.create(newBoost({ accountId: me.id, uri: null, reblogOfId: s.id, visibility, local: true }));
       if (created) {
         await this.d.notifier.notify(s.accountId, 'reblog', me.id, s.id);
         await this.announce(me, boost, s, false);

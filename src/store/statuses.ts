@@ -120,6 +120,30 @@ export function toStatus(r: StatusRow): Status {
   };
 }
 
+/** A boost: a status with no content of its own, pointing at the boosted one. */
+export function newBoost(b: {
+  readonly accountId: string;
+  readonly uri: string | null;
+  readonly reblogOfId: string;
+  readonly visibility: Visibility;
+  readonly local: boolean;
+}): NewStatus {
+  return {
+    ...b,
+    url: null,
+    text: '',
+    content: '',
+    spoilerText: '',
+    sensitive: false,
+    language: null,
+    inReplyToId: null,
+    inReplyToAccountId: null,
+    inReplyToUri: null,
+    mentionIds: [],
+    tags: [],
+  };
+}
+
 /** A hashtag's identity: #Ünïcode and #üNÏCODE are one tag (Unicode case folding, composed form). */
 export function tagKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
