@@ -4,6 +4,7 @@
  * (custom `lookup`, so DNS cannot change its answer between check and connect), caps time and bytes, and re-checks
  * and re-signs every redirect hop. Built on node:http rather than fetch because fetch cannot pin the address.
  */
+import { untilAborted } from '../abort.js';
 import http from 'node:http';
 import https from 'node:https';
 import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
@@ -102,7 +103,7 @@ export class HttpClient {
         const host = bareHost(url);
         // IP literals never reach `lookup`, so they are checked here.
         if (isIP(host) && !isAllowedAddress(host, this.opts.policy)) throw fetchError('forbidden_address', url.href, host);
-        const headers = await untilDeadline(this.headersFor(req, url), deadline.signal, url.href);
+        const headers = await untilAborted(this.headersFor(req, url), deadline.signal, () => fetchError('timeout', url.href));
         const hop = await this.hop(req.method, url, headers, req.body, maxBytes, deadline.signal);
         if (hop.kind === 'response') return hop.response;
         if (redirects >= this.maxRedirects) throw fetchError('too_many_redirects', url.href, `more than ${this.maxRedirects}`);
@@ -277,25 +278,6 @@ export class HttpClient {
       req.end(body);
     });
   }
-}
-
-/** `p`, or a timeout FetchError once the call's deadline has passed (a signer must not outlive it). */
-function untilDeadline<T>(p: Promise<T>, signal: AbortSignal, href: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(fetchError('timeout', href));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(fetchError('timeout', href));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** Parses a request URL (or a redirect's Location against the current URL) and applies the URL rules. */

@@ -2,6 +2,7 @@
 // items examined per page, 30 s at most. Each page is judged and its objects fetched first, then its imports and the
 // walk's progress commit together through the ledger (a kill mid-page imports nothing of it and the page is read
 // again next time; dedup by uri makes that harmless). Whatever goes wrong becomes the job's outcome.
+import { untilAborted } from '../abort.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
 import { refUrl, isRecord } from '../federation/as2.js';
 import type { Logger } from '../log.js';
@@ -82,7 +83,7 @@ export class HistoryRunner {
         // `next` may still stray, and is checked before its page commits).
         const refused = pageRefusal(cursor, author.uri!);
         if (refused) return { kind: 'unsupported', reason: refused };
-        const fetched = await untilAborted(this.fetcher.get(cursor, ctx), signal);
+        const fetched = await untilAborted(this.fetcher.get(cursor, ctx), signal, stopped);
         if (!isCollectionDoc(fetched.doc)) return { kind: 'unsupported', reason: 'not_a_collection' };
         const view = readCollection(fetched.doc, cursor);
         seenPages.add(cursor).add(view.key).add(fetched.url);
@@ -163,7 +164,7 @@ export class HistoryRunner {
   /** One object fetched and judged; a refusal skips the item, but a slow-down (429, 503, timeout) ends the job. */
   private async fetchItem(uri: string, actor: HistoryActor, ctx: FetchContext): Promise<Judged> {
     try {
-      const { doc } = await untilAborted(this.fetcher.get(uri, ctx), ctx.signal);
+      const { doc } = await untilAborted(this.fetcher.get(uri, ctx), ctx.signal, stopped);
       return judgeFetched(doc, actor);
     } catch (e) {
       if (e instanceof HistoryFailure && e.outcome.kind === 'unsupported') return { kind: 'skip', why: 'not_found' };
@@ -180,24 +181,7 @@ function refusalOf(a: Account): 'not_found' | 'federation_policy' | 'actor_type'
   return null;
 }
 
-/** The promise's value; OutOfTime as soon as the signal aborts (the fetch ends by its own timeout, unread). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      p.catch(() => {}); // its failure, if any, is of no interest now
-      reject(new OutOfTime('aborted'));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+/** Stopped (the job's signal): the fetch ends by its own timeout, unread. */
+function stopped(): Error {
+  return new OutOfTime('aborted');
 }

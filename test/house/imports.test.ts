@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors'], // the runtime; it knows nothing of HTTP or SQL (what it runs is injected)
   ['src/errors.ts'],
   ['config'],
-  ['src/auth', 'src/identity', 'src/text', 'src/media', 'src/clock.ts', 'src/log.ts', 'src/version.ts', 'src/wake.ts'],
+  ['src/auth', 'src/identity', 'src/text', 'src/media', 'src/clock.ts', 'src/abort.ts', 'src/log.ts', 'src/version.ts', 'src/wake.ts'],
   ['src/log-writer.ts'],
 ];
 
