@@ -11,6 +11,11 @@ export interface ServerProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+export interface StoaProcess extends ServerProcess {
+  /** Its RSS and V8 heap in bytes, after a full collection if it was started with --expose-gc. */
+  memory(): Promise<{ rss: number; heapUsed: number }>;
+}
+
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 const STARTUP_TIMEOUT_MS = 60_000;
 
@@ -28,17 +33,34 @@ export function startBare(): Promise<ServerProcess> {
 }
 
 /** Stoa with its logs on stdout sent to /dev/null ('ignore'); it reports { port } over IPC. */
-export function startStoa(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script('stoa-server')], {
+export async function startStoa(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<StoaProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, script('stoa-server')], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, ...env },
   });
-  return awaitPort('stoa', child, (onPort) => {
+  const server = await awaitPort('stoa', child, (onPort) => {
     child.on('message', (m: unknown) => {
       const port = (m as { port?: unknown } | null)?.port;
       if (typeof port === 'number') onPort(port);
     });
   });
+  const memory = () =>
+    new Promise<{ rss: number; heapUsed: number }>((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        const mem = (m as { memory?: { rss: number; heapUsed: number } } | null)?.memory;
+        if (!mem) return;
+        child.off('message', onMessage);
+        resolve(mem);
+      };
+      child.on('message', onMessage);
+      child.send({ memory: true }, (e) => {
+        if (e) {
+          child.off('message', onMessage);
+          reject(e);
+        }
+      });
+    });
+  return { ...server, memory };
 }
 
 function awaitPort(name: string, child: ChildProcess, listen: (onPort: (port: number) => void) => void): Promise<ServerProcess> {

@@ -12,7 +12,8 @@ import { measure, WARMUP_SEC } from './measure.js';
 import { startBare, startStoa, type ServerProcess } from './processes.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
-import { historyTable, measureHistory } from './history.js';
+import { measureHistory, realHistoryTable } from './history.js';
+import { measureHistoryScheduling, schedulingTable } from './history-scheduling.js';
 import { homeTable, measureHomeTimeline } from './home-timeline.js';
 import { identityTable, measureIdentity } from './identity.js';
 import { measureSignatures, signatureTable } from './signatures.js';
@@ -100,7 +101,9 @@ async function main(): Promise<number> {
     process.stderr.write('bench: home timeline query\n');
     process.stdout.write(`\n${homeTable(await measureHomeTimeline())}\n`);
     process.stderr.write('bench: remote history scheduling (2 nodes)\n');
-    process.stdout.write(`\n${historyTable(await measureHistory())}\n`);
+    process.stdout.write(`\n${schedulingTable(await measureHistoryScheduling())}\n`);
+    process.stderr.write('bench: remote history through the real runner (loopback origins, 1 then 2 nodes)\n');
+    process.stdout.write(`\n${realHistoryTable(await measureHistory())}\n`);
     process.stderr.write(
       `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
         `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,

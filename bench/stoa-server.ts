@@ -48,6 +48,14 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('disconnect', stop);
+  // The parent may ask for this process's memory, after a full collection when started with --expose-gc (so that
+  // a memory curve shows what is kept, not when the collector last ran).
+  process.on('message', (m: unknown) => {
+    if ((m as { memory?: unknown } | null)?.memory !== true) return;
+    (globalThis as { gc?: () => void }).gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    process.send?.({ memory: { rss, heapUsed } });
+  });
   process.send({ port: app.port });
 }
 
