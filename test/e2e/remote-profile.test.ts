@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 const WAIT = { timeout: 20_000 };
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
 describe('remote profile page with the history panel', () => {
   let s: TestServer;
@@ -106,6 +107,50 @@ describe('remote profile page with the history panel', () => {
     assert.equal(await tab.locator('text=Load older posts').count(), 0, 'no button once complete');
     assert.equal((await history(id)).pages_fetched, 3);
     assert.deepEqual(complaints, []);
+  });
+
+  it('shows content warnings folded and polls with their options', async () => {
+    const actor = origin.actor('cora');
+    const outbox = `${origin.url}/users/cora/outbox`;
+    const create = (n: number, object: Record<string, unknown>) => ({
+      id: `${actor}/statuses/${n}/activity`,
+      type: 'Create',
+      actor,
+      to: [PUBLIC],
+      object: { id: `${actor}/statuses/${n}`, attributedTo: actor, to: [PUBLIC], published: `2024-0${n}-01T00:00:00Z`, ...object },
+    });
+    origin.serve('/users/cora/outbox', {
+      json: {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: outbox,
+        type: 'OrderedCollection',
+        totalItems: 2,
+        orderedItems: [
+          create(2, { type: 'Note', summary: 'spoilers ahead', content: '<p>the butler did it</p>' }),
+          create(1, {
+            type: 'Question',
+            content: '<p>tea or coffee?</p>',
+            endTime: '2024-01-02T00:00:00Z',
+            oneOf: [
+              { type: 'Note', name: 'tea', replies: { type: 'Collection', totalItems: 3 } },
+              { type: 'Note', name: 'coffee', replies: { type: 'Collection', totalItems: 1 } },
+            ],
+          }),
+        ],
+      },
+    });
+    await known(actor);
+    await tab.goto(`${s.url}/@cora@${origin.host}`);
+    await tab.locator('.post').nth(1).waitFor(WAIT);
+    assert.equal(((await tab.textContent('.post .cw summary')) ?? '').trim(), 'spoilers ahead');
+    assert.equal(await tab.locator('.post .cw .content').isVisible(), false, 'the content is folded under its warning');
+    await tab.click('.post .cw summary');
+    assert.equal(await tab.locator('.post .cw .content').isVisible(), true);
+    assert.deepEqual(
+      (await tab.locator('.post .poll li').allTextContents()).map((t) => t.trim()),
+      ['tea (3)', 'coffee (1)'],
+    );
+    assert.equal(await state(tab), 'All public posts are here');
   });
 
   it('an anonymous visitor sees the posts already held, with no button', async () => {
