@@ -50,6 +50,9 @@ const pathOf = (a: Account) => `/@${a.username}@${a.domain}`;
 export function remoteProfilePage(d: RemoteProfileDeps) {
   const { config } = d.web;
   return async (req: Request, handle: string): Promise<Reply> => {
+    // Our own members under their full handle: their own page.
+    const [username, domain] = handle.split('@', 2);
+    if (username && domain?.toLowerCase() === config.localDomain.toLowerCase()) return redirect(`/@${encodeURIComponent(username)}`, undefined, 301);
     const a = await remoteAccount(d.accounts, handle);
     const ctx = await d.web.auth.context(req);
     const viewerId = ctx.user?.accountId ?? null;

@@ -193,6 +193,27 @@ describe('remote profile page with the history panel', () => {
     assert.equal(await tab.locator('text=Load older posts').count(), 0);
   });
 
+  it('Load older posts refuses a form without its token, and sends a visitor who is not signed in to sign in', async () => {
+    const actor = origin.actor('finn');
+    origin.load('basic', { name: 'finn' });
+    const id = await known(actor);
+    await tab.goto(`${s.url}/@finn@${origin.host}`);
+    await tab.locator('button:text("Load older posts")').waitFor(WAIT);
+    const forged = await tab.request.post(`${s.url}/@finn@${origin.host}/load_older`, { form: { authenticity_token: 'forged' }, maxRedirects: 0 });
+    assert.equal(forged.status(), 403);
+    const anon = await fetch(`${s.url}/@finn@${origin.host}/load_older`, { method: 'POST', redirect: 'manual' });
+    assert.equal(anon.status, 302);
+    assert.match(anon.headers.get('location') ?? '', /^\/auth\/sign_in\?return_to=/);
+    const h = await history(id);
+    assert.deepEqual([h.state, h.pages_fetched], ['partial', 2], 'nothing more was asked for');
+  });
+
+  it('a local member under the full handle is sent to their own page', async () => {
+    const r = await fetch(`${s.url}/@ann@${new URL(s.url).host}`, { redirect: 'manual' });
+    assert.equal(r.status, 301);
+    assert.equal(r.headers.get('location'), '/@ann');
+  });
+
   it('no button while the feature is off, even where more is available', async () => {
     const actor = origin.actor('dora');
     origin.load('basic', { name: 'dora' });
