@@ -42,6 +42,7 @@ import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
 import { authorizePageRoutes } from './web/authorize-page.js';
 import type { WebDeps } from './web/deps.js';
 import { profilePage } from './web/profile-page.js';
+import { remoteProfilePage, remoteProfileRoutes, type RemoteProfileDeps } from './web/remote-profile-page.js';
 import { registrationPageRoutes } from './web/registration-pages.js';
 import { reportPageRoutes } from './web/report-pages.js';
 import { staticPageRoutes } from './web/static-pages.js';
@@ -107,6 +108,15 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
     onSettingsChanged: () => w.wakes.historyDue.wake(),
   };
+  const remoteProfile: RemoteProfileDeps = {
+    web,
+    accounts: w.accounts,
+    timelines: w.timelines,
+    histories: w.remoteHistories,
+    settings: w.historySettings,
+    posts: (list, viewerId) => w.statusViews.many(list, viewerId),
+    profileViewed: profileViewed(historyApi),
+  };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
   return [
     // The server itself, discovery and ActivityPub.
@@ -119,8 +129,15 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     ),
     mount(
       ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],
-      actorRoutes({ accounts: w.accounts, follows: w.follows, actors: w.localActors, profilePage: profilePage(web, w.follows) }),
+      actorRoutes({
+        accounts: w.accounts,
+        follows: w.follows,
+        actors: w.localActors,
+        profilePage: profilePage(web, w.follows),
+        remoteProfilePage: remoteProfilePage(remoteProfile),
+      }),
     ),
+    mount(['/@:name'], remoteProfileRoutes(remoteProfile)),
     mount(
       ['/inbox', '/users/:name/inbox', '/actor/inbox'],
       inboxRoutes({

@@ -19,6 +19,8 @@ export interface ActorRoutesDeps {
   readonly actors: LocalActors;
   /** The HTML profile page for browsers. */
   readonly profilePage: (req: Request, account: Account) => Promise<Reply>;
+  /** The HTML page of a remote account, /@name@host (the handle after /@). */
+  readonly remoteProfilePage?: (req: Request, handle: string) => Promise<Reply>;
 }
 
 /** Whether the client asked for ActivityStreams rather than a page. */
@@ -38,7 +40,13 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
     return a;
   };
   const actorOrPage = async (req: Request): Promise<Reply> => {
-    const a = await member(req.params['name']!);
+    const name = req.params['name']!;
+    // /@name@host: a remote account's page for browsers (its actor document lives on its own server).
+    if (name.includes('@') && req.path.startsWith('/@')) {
+      if (!d.remoteProfilePage || wantsActivityJson(req)) throw Errors.notFound();
+      return d.remoteProfilePage(req, name);
+    }
+    const a = await member(name);
     if (!wantsActivityJson(req)) return d.profilePage(req, a);
     return activityJson(await d.actors.document(a));
   };

@@ -38,9 +38,10 @@ button.secondary{background:#777}.error{color:#b00020;background:#fde8ea;padding
 .notice{background:#e8f3fd;padding:.6rem;border-radius:4px}table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}
 nav{display:flex;gap:1rem;align-items:center;justify-content:space-between;margin-bottom:1rem}form.inline{display:inline}`;
 
-export function page(title: string, body: Html, opts: { instanceTitle: string }): string {
+/** opts.head: more of the head (a meta refresh: pages carry no script). */
+export function page(title: string, body: Html, opts: { instanceTitle: string; head?: Html }): string {
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${opts.head?.value ?? ''}` +
     `<title>${escapeHtml(title)} - ${escapeHtml(opts.instanceTitle)}</title><style>${STYLE}</style></head>` +
     `<body><main>${body.value}</main></body></html>`
   );

@@ -1,0 +1,76 @@
+// A post as a profile page shows it: content warning, content, media and poll, from the Mastodon status entity
+// (remote content was reduced to safe HTML when stored, so it is inserted as it is).
+import { z } from 'zod';
+import { html, Html } from './html.js';
+
+/** The parts of a status entity the page reads (media and poll are read through the schemas below). */
+export interface PostEntity {
+  readonly id: string;
+  readonly created_at: string;
+  readonly content: string;
+  readonly spoiler_text: string;
+  readonly url?: string | null;
+  readonly media_attachments: readonly unknown[];
+  readonly poll: unknown;
+  readonly reblog: unknown;
+}
+
+const Attachment = z.object({
+  type: z.string(),
+  url: z.string().nullable(),
+  preview_url: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+});
+
+const Poll = z.object({
+  expired: z.boolean(),
+  votes_count: z.number().nullable(),
+  options: z.array(z.object({ title: z.string(), votes_count: z.number().nullable() })),
+});
+
+const Reblog = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  content: z.string(),
+  spoiler_text: z.string(),
+  media_attachments: z.array(z.unknown()),
+  poll: z.unknown(),
+  account: z.object({ acct: z.string() }),
+});
+
+function mediaHtml(items: readonly unknown[]): Html {
+  const list = items.flatMap((m) => {
+    const p = Attachment.safeParse(m);
+    return p.success ? [p.data] : [];
+  });
+  if (list.length === 0) return html``;
+  return html`<div class="media">${list.map((m) => {
+    const alt = m.description ?? '';
+    const src = m.preview_url ?? m.url;
+    if ((m.type === 'image' || m.type === 'gifv') && src) return html`<img src="${src}" alt="${alt}" loading="lazy">`;
+    return html`<a class="attachment" href="${m.url ?? '#'}">${m.type}${alt ? `: ${alt}` : ''}</a>`;
+  })}</div>`;
+}
+
+function pollHtml(poll: unknown): Html {
+  const p = Poll.safeParse(poll);
+  if (!p.success) return html``;
+  return html`<ul class="poll">${p.data.options.map(
+    (o) => html`<li>${o.title}${o.votes_count === null ? '' : html` <span class="votes">(${o.votes_count})</span>`}</li>`,
+  )}</ul><p class="poll-state">${p.data.expired ? 'Poll closed' : 'Poll open'}${p.data.votes_count === null ? '' : ` · ${p.data.votes_count} votes`}</p>`;
+}
+
+function body(p: { content: string; spoiler_text: string; media_attachments: readonly unknown[]; poll: unknown }): Html {
+  const inner = html`<div class="content">${new Html(p.content)}</div>${mediaHtml(p.media_attachments)}${pollHtml(p.poll)}`;
+  return p.spoiler_text ? html`<details class="cw"><summary>${p.spoiler_text}</summary>${inner}</details>` : inner;
+}
+
+export function postHtml(p: PostEntity): Html {
+  const boosted = Reblog.safeParse(p.reblog);
+  const when = html`<time datetime="${p.created_at}">${p.created_at.slice(0, 10)}</time>`;
+  if (boosted.success) {
+    const r = boosted.data;
+    return html`<article class="post" id="post-${p.id}"><p class="meta">Boosted @${r.account.acct} · ${when}</p>${body(r)}</article>`;
+  }
+  return html`<article class="post" id="post-${p.id}"><p class="meta">${when}</p>${body(p)}</article>`;
+}

@@ -1,0 +1,104 @@
+// A remote Person's or Service's profile page at /@name@host (issue 17): header, bio, fields, counts, the posts we
+// hold newest first (delivered and history alike), and the history panel. A signed-in member opening it asks for
+// the initial fetch as the API's first page of statuses does (the same profileViewed); "Load older posts" is the
+// same request as POST /api/v1/accounts/:id/remote_history/fetch. Anonymous visitors read what is held, nothing more.
+import { accountEntity } from '../entities/account.js';
+import { Errors } from '../errors.js';
+import type { Request } from '../http/request.js';
+import { html as htmlReply, redirect } from '../http/respond.js';
+import type { Reply, Route } from '../http/types.js';
+import type { Account, AccountStore } from '../store/accounts.js';
+import type { HistorySettingsStore } from '../store/history-settings.js';
+import { idleRecord, type RemoteHistoryStore } from '../store/remote-history.js';
+import type { Status } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
+import type { WebDeps } from './deps.js';
+import { historyInProgress, historyPanel } from './history-panel.js';
+import { Html, html, page } from './html.js';
+import { formPost } from './layout.js';
+import { postHtml, type PostEntity } from './post-html.js';
+
+/** Posts shown at once: the API's largest page. */
+const POSTS_SHOWN = 40;
+/** Seconds between reloads while a fetch is queued or running. */
+const REFRESH_SECONDS = 2;
+
+export interface RemoteProfileDeps {
+  readonly web: WebDeps;
+  readonly accounts: AccountStore;
+  readonly timelines: TimelineStore;
+  readonly histories: RemoteHistoryStore;
+  readonly settings: HistorySettingsStore;
+  /** Statuses as the API renders them (api/status-views.ts), for the viewer. */
+  readonly posts: (list: readonly Status[], viewerId: string | null) => Promise<readonly PostEntity[]>;
+  /** What a member's first view of a remote account does (api/remote-history.ts profileViewed; never throws). */
+  readonly profileViewed: (a: Account) => Promise<void>;
+}
+
+/** The remote account named by `name@host` (the part of /@name@host after the first @): 404 unknown or gone. */
+async function remoteAccount(accounts: AccountStore, handle: string): Promise<Account> {
+  const at = handle.indexOf('@');
+  const username = handle.slice(0, at);
+  const domain = handle.slice(at + 1);
+  const a = at > 0 && domain ? await accounts.byHandle(username, domain) : undefined;
+  if (!a || a.deletedAt || a.domain === null) throw Errors.notFound();
+  return a;
+}
+
+const pathOf = (a: Account) => `/@${a.username}@${a.domain}`;
+
+export function remoteProfilePage(d: RemoteProfileDeps) {
+  const { config } = d.web;
+  return async (req: Request, handle: string): Promise<Reply> => {
+    // Our own members under their full handle: their own page.
+    const [username, domain] = handle.split('@', 2);
+    if (username && domain?.toLowerCase() === config.localDomain.toLowerCase()) return redirect(`/@${encodeURIComponent(username)}`, undefined, 301);
+    const a = await remoteAccount(d.accounts, handle);
+    const ctx = await d.web.auth.context(req);
+    const viewerId = ctx.user?.accountId ?? null;
+    if (viewerId !== null) await d.profileViewed(a);
+    const [record, settings, list] = await Promise.all([
+      d.histories.get(a.id),
+      d.settings.current(),
+      d.timelines.ofAccount(a.id, viewerId, { limit: POSTS_SHOWN }),
+    ]);
+    const history = record ?? idleRecord(a.id, a.domain ?? '');
+    const posts = await d.posts(list, viewerId);
+    const e = accountEntity(a, config);
+    const busy = req.query['notice'] === 'busy';
+    const body = html`<article class="profile remote">
+<img class="header" src="${e.header}" alt="">
+<img class="avatar" src="${e.avatar}" alt="" width="80" height="80">
+<h1>${e.display_name || e.username}</h1>
+<p class="handle">@${e.acct}${e.locked ? ' · approves followers' : ''}${e.bot ? ' · automated' : ''}</p>
+<div class="bio">${new Html(e.note)}</div>
+${e.fields.length ? html`<dl class="fields">${e.fields.map((f) => html`<dt>${f.name}</dt><dd>${new Html(f.value)}</dd>`)}</dl>` : ''}
+<p class="counts"><strong>${e.statuses_count}</strong> posts · <strong>${e.following_count}</strong> following · <strong>${e.followers_count}</strong> followers</p>
+<p><a href="${e.url}" rel="nofollow noopener">Open on ${a.domain}</a></p>
+</article>
+${busy ? html`<p class="notice">${a.domain} is already sending us as much as it may; try again in a minute.</p>` : ''}
+${historyPanel(history, settings.enabled, a.domain ?? '', ctx, `${pathOf(a)}/load_older`)}
+<section class="posts">${posts.length ? posts.map(postHtml) : html`<p class="empty">No posts here yet.</p>`}</section>`;
+    const head = historyInProgress(history) ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">` : undefined;
+    const markup = page(e.display_name || e.username, body, { instanceTitle: config.instance.title, head });
+    return htmlReply(200, markup, ctx.setCookies.length ? { 'Set-Cookie': ctx.setCookies } : undefined);
+  };
+}
+
+/** POST /@name@host/load_older: the page's Load older posts form (members only, with the CSRF token). */
+export function remoteProfileRoutes(d: RemoteProfileDeps): Route[] {
+  return [
+    {
+      ...formPost(d.web.config, '/@:name/load_older'),
+      handler: async (req: Request): Promise<Reply> => {
+        const a = await remoteAccount(d.accounts, req.params['name']!);
+        const ctx = await d.web.auth.context(req);
+        if (!ctx.user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(pathOf(a))}`);
+        if (!d.web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
+        if (!(await d.settings.current()).enabled) throw Errors.forbidden('Remote history is disabled on this server');
+        const outcome = await d.histories.request(a, 'older');
+        return redirect(outcome.kind === 'origin_busy' ? `${pathOf(a)}?notice=busy` : pathOf(a), undefined, 303);
+      },
+    },
+  ];
+}
