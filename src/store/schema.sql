@@ -193,6 +193,25 @@ CREATE TABLE history_origins (
   CONSTRAINT history_origins_pkey PRIMARY KEY (origin)
 );
 
+CREATE TABLE history_prune_runs (
+  id            bigint DEFAULT timestamp_id(now()) NOT NULL,
+  kind          text NOT NULL,
+  ran_at        timestamp with time zone NOT NULL,
+  removed       integer NOT NULL,
+  media_queued  integer NOT NULL,
+  by_account_id bigint,
+  CONSTRAINT history_prune_runs_pkey PRIMARY KEY (id),
+  CONSTRAINT history_prune_runs_by_account_id_fkey FOREIGN KEY (by_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT history_prune_runs_kind_check CHECK (kind = ANY (ARRAY['sweep'::text, 'manual'::text]))
+);
+
+CREATE TABLE history_sweep (
+  singleton boolean DEFAULT true NOT NULL,
+  next_at   timestamp with time zone NOT NULL,
+  CONSTRAINT history_sweep_pkey PRIMARY KEY (singleton),
+  CONSTRAINT history_sweep_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE identity_statements (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
   account_id bigint NOT NULL,
@@ -281,6 +300,12 @@ CREATE TABLE media_attachments (
 );
 CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
 CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
+
+CREATE TABLE media_cleanup (
+  file_name text NOT NULL,
+  queued_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT media_cleanup_pkey PRIMARY KEY (file_name)
+);
 
 CREATE TABLE mutes (
   id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
