@@ -56,7 +56,7 @@ const KEPT = `(
   OR EXISTS (SELECT 1 FROM statuses x WHERE x.in_reply_to_id = s.id AND x.local)
   OR EXISTS (SELECT 1 FROM statuses x WHERE x.reblog_of_id = s.id AND NOT x.history)
   OR EXISTS (SELECT 1 FROM statuses x WHERE x.quote_of_id = s.id AND x.local)
-  OR EXISTS (SELECT 1 FROM reports x WHERE s.id = ANY (x.status_ids))
+  OR EXISTS (SELECT 1 FROM reports x WHERE x.status_ids @> ARRAY[s.id])
 )`;
 
 export class HistoryPruneStore {
