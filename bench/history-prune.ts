@@ -48,12 +48,18 @@ export async function measurePrune(): Promise<PruneFigures> {
     await db.exec(
       `WITH a AS (
          INSERT INTO accounts (username, domain) SELECT 'h' || i, 'o' || (i % 50) || '.example' FROM generate_series(1, $1) i RETURNING id, domain
-       ), h AS (
-         INSERT INTO remote_histories (account_id, origin, state, viewed_at) SELECT id, domain, 'partial', now() - interval '100 days' FROM a RETURNING account_id
-       ) INSERT INTO statuses (account_id, content, visibility, local, history, created_at)
-         SELECT account_id, '<p>old</p>', 0, false, true, now() - interval '1 year' + j * interval '1 minute' FROM h, generate_series(1, $2) j`,
-      [ACTORS, perActor],
+       ) INSERT INTO remote_histories (account_id, origin, state, viewed_at) SELECT id, domain, 'partial', now() - interval '100 days' FROM a`,
+      [ACTORS],
     );
+    // In statements of at most 10,000 rows: timestamp_id() makes ids unique among 65,536 rows of one instant.
+    const actors = (await db.rows<{ account_id: string }>('SELECT account_id FROM remote_histories ORDER BY account_id')).map((r) => r.account_id);
+    for (let i = 0; i < actors.length; i += 100) {
+      await db.exec(
+        `INSERT INTO statuses (account_id, content, visibility, local, history, created_at)
+         SELECT a, '<p>old</p>', 0, false, true, now() - interval '1 year' + j * interval '1 minute' FROM unnest($1::bigint[]) a, generate_series(1, $2) j`,
+        [actors.slice(i, i + 100), perActor],
+      );
+    }
     // What the feed shows: delivered posts of other remote accounts.
     await db.exec(
       `WITH a AS (INSERT INTO accounts (username, domain) SELECT 'd' || i, 'feed.example' FROM generate_series(1, 100) i RETURNING id)
