@@ -35,7 +35,7 @@ const SettingsForm = z.object({
   enabled: z.string().optional(),
   bare_iri: z.string().optional(),
   retention_days: z
-    .string()
+    .string({ error: 'Retention is required' })
     .regex(/^\d{1,9}$/, 'Retention must be a whole number of days')
     .transform(Number)
     .pipe(z.number().min(1, 'Retention must be between 1 and 3650 days').max(3650, 'Retention must be between 1 and 3650 days')),
