@@ -89,6 +89,8 @@ describe('remote history retention and pruning', () => {
     operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     await peer.addActor('rem');
     remId = await fx.accountId(m.token['ann']!, 'rem');
+    // Delivery is accepted from actors a member follows.
+    await fx.follow(m.token['ann']!, 'ann', 'rem');
     // The sweep's first round (at start) is over before anything is old enough for it.
     await eventually(async () => assert.ok(await s.app.db.one("SELECT 1 FROM history_prune_runs WHERE kind = 'sweep'")));
   });
@@ -127,13 +129,28 @@ describe('remote history retention and pruning', () => {
 
   it('never prunes a post received through delivery', async () => {
     await viewedDaysAgo(remId, 100);
-    // Delivery is accepted from actors a member follows.
-    await fx.follow(m.token['ann']!, 'ann', 'rem');
     const delivered = await fx.deliverCreate(post({ text: 'delivered long ago' }));
     const control = await history();
     assert.deepEqual(await prune(), { removed: 1, media_queued: 0 });
     assert.equal(await exists(delivered), true);
     assert.equal(await exists(control), false);
+  });
+
+  it('leaves the pages that showed a pruned post consistent: a delivered reply to it, its context, its notification', async () => {
+    await viewedDaysAgo(remId, 100);
+    const parent = post({ text: 'an old parent' });
+    const parentId = await fx.storeHistory(parent, remId, m.id);
+    const reply = await fx.deliverCreate(post({ text: 'a new reply to an old post', inReplyTo: parent.uri, mentions: ['ann'], published: new Date() }));
+    assert.equal((await ok('ann', 'GET', `/api/v1/statuses/${reply}`)).in_reply_to_id, parentId);
+    const mentioned = async () => (await ok('ann', 'GET', '/api/v1/notifications?types[]=mention')).map((x: Json) => x.status.id as string);
+    await eventually(async () => assert.ok((await mentioned()).includes(reply)));
+
+    assert.deepEqual(await prune(), { removed: 1, media_queued: 0 });
+    assert.equal(await exists(parentId), false);
+    const after = await ok('ann', 'GET', `/api/v1/statuses/${reply}`);
+    assert.equal(after.in_reply_to_id, null, 'the reply no longer points at a post we do not hold');
+    assert.deepEqual((await ok('ann', 'GET', `/api/v1/statuses/${reply}/context`)).ancestors, []);
+    assert.ok((await mentioned()).includes(reply), 'the notification of the reply stays');
   });
 
   for (const [what, act] of keepRules) {
