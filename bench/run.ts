@@ -13,6 +13,7 @@ import { startBare, startStoa, type ServerProcess } from './processes.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
 import { measureHistory, realHistoryTable } from './history.js';
+import { measurePrune, pruneTable } from './history-prune.js';
 import { measureHistoryScheduling, schedulingTable } from './history-scheduling.js';
 import { homeTable, measureHomeTimeline } from './home-timeline.js';
 import { identityTable, measureIdentity } from './identity.js';
@@ -104,6 +105,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${schedulingTable(await measureHistoryScheduling())}\n`);
     process.stderr.write('bench: remote history through the real runner (loopback origins, 1 then 2 nodes)\n');
     process.stdout.write(`\n${realHistoryTable(await measureHistory())}\n`);
+    process.stderr.write('bench: remote history prune\n');
+    process.stdout.write(`\n${pruneTable(await measurePrune())}\n`);
     process.stderr.write(
       `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
         `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,

@@ -8,6 +8,7 @@ import { RunDeadlineError } from '../actors/history-origin.js';
 import { HistoryScheduler } from '../actors/history-scheduler.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
+import { startHistorySweep } from '../actors/history-sweep.js';
 import { startPollCloser } from '../actors/poll-closer.js';
 import type { Poller } from '../actors/poller.js';
 import { Supervisor } from '../actors/supervisor.js';
@@ -45,6 +46,8 @@ import { wire } from './wiring.js';
 const POLL_UPDATE_LEASE_MS = 60_000;
 /** A remote history job's lease: twice its deadline, renewed by each page, so only a dead node's job runs out. */
 const HISTORY_LEASE_MS = 2 * HISTORY_LIMITS.jobMs;
+/** The retention sweep of remote history runs this often, on one node of the cluster. */
+const HISTORY_SWEEP_EVERY_MS = 3_600_000;
 /** A run that threw (a bug, the database away) is retried after this, growing with its attempts, at most a day. */
 const historyRetry = exponentialBackoff({ baseMs: 60_000, maxMs: 24 * 3_600_000, jitter: 0.2 });
 
@@ -73,6 +76,8 @@ export interface App {
     readonly settings: HistorySettingsStore;
     readonly scheduler: () => HistoryScheduler | undefined;
   };
+  /** The hourly retention sweep of remote history; tests kick it after moving the clock. */
+  readonly historySweep: () => Poller | undefined;
   /** Announces ended polls; tests kick it after moving a poll's end into the past. */
   readonly pollCloser: () => Poller | undefined;
   /** Publishes changes that invalidate token caches and waits until every node has applied them. */
@@ -216,6 +221,26 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     w.wakes.pollsDue.connect(() => closer.kick());
     return closer;
   };
+  let historySweep: Poller | undefined;
+  const startSweep = () => {
+    const sweep = startHistorySweep({
+      claim: () => w.historyPrune.claimSweep(new Date(clock.now()), HISTORY_SWEEP_EVERY_MS),
+      sweep: async () => w.historyPrune.prune('sweep', (await w.historySettings.current()).retentionDays, new Date(clock.now())),
+      cleanup: async (limit) => {
+        const names = await w.historyPrune.pendingCleanup(limit);
+        for (const name of names) await w.mediaFiles.remove(name);
+        await w.historyPrune.cleaned(names);
+        return names.length;
+      },
+      onSwept: (r) => {
+        if (r.removed > 0) fedLog.info(r, 'remote history swept');
+      },
+      onError: (err) => fedLog.error({ err }, 'history sweep round failed'),
+    });
+    historySweep = sweep;
+    w.wakes.mediaCleanupQueued.connect(() => sweep.kick());
+    return sweep;
+  };
   const supLog = log.child({ component: 'supervisor' });
   const supervisor = await Supervisor.start(
     'root',
@@ -237,6 +262,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
       { id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 },
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
+      { id: 'history-sweep', start: startSweep, restart: 'permanent', shutdownMs: 5_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
   );
@@ -330,6 +356,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     supervisor,
     routes,
     pollCloser: () => pollCloser,
+    historySweep: () => historySweep,
     history: { jobs: w.historyJobs, settings: w.historySettings, scheduler: () => historyScheduler },
     authEvents,
     firstAdmin,

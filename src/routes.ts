@@ -37,6 +37,7 @@ import { noteRoutes } from './federation/note-routes.js';
 import type { Route } from './http/types.js';
 import type { Metrics } from './metrics/registry.js';
 import { metricsRoutes } from './metrics/route.js';
+import { adminHistoryPageRoutes } from './web/admin-history-page.js';
 import { authPageRoutes } from './web/auth-pages.js';
 import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
 import { authorizePageRoutes } from './web/authorize-page.js';
@@ -107,6 +108,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     settings: w.historySettings,
     // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
     onSettingsChanged: () => w.wakes.historyDue.wake(),
+    prune: w.manualPrune,
   };
   const remoteProfile: RemoteProfileDeps = {
     web,
@@ -324,6 +326,15 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),
     mount(['/admin/reports'], reportPageRoutes(web, { reports: w.reports, accounts: w.accounts, statuses: w.statuses })),
+    mount(
+      ['/admin/history'],
+      adminHistoryPageRoutes(web, {
+        settings: w.historySettings,
+        prune: w.historyPrune,
+        onSettingsChanged: historyApi.onSettingsChanged,
+        pruneNow: w.manualPrune,
+      }),
+    ),
     mount(['/about', '/avatars/original', '/headers/original'], staticPageRoutes(web)),
   ];
 }

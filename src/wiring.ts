@@ -33,6 +33,7 @@ import type { Database } from './store/db.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { HistoryJobStore } from './store/history-jobs.js';
 import { FollowStore } from './store/follows.js';
+import { HistoryPruneStore } from './store/history-prune.js';
 import { HistorySettingsStore } from './store/history-settings.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { CachedInstanceCounts } from './store/instance-stats.js';
@@ -99,6 +100,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     // Remote history: the operator's settings (cached, invalidated across nodes) and the per-actor records.
     historySettings: new HistorySettingsStore(db),
     remoteHistories: new RemoteHistoryStore(db),
+    historyPrune: new HistoryPruneStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),
@@ -118,6 +120,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     inboxQueued: new Wake(afterCommit),
     // Remote history jobs queued or given back, or the feature switched on: the history scheduler looks for work.
     historyDue: new Wake(afterCommit),
+    // A manual prune queued media files: the history sweep deletes them now rather than within the minute.
+    mediaCleanupQueued: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -234,6 +238,13 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const statusViews = new StatusViews(s.accounts, accountViews, s.statuses, s.interactions, uris, s.media, mediaUrls, s.polls, s.reactions, s.apps);
   const reportViews = new ReportViews(s.accounts, s.users, s.statuses, accountViews, statusViews);
 
+  // An operator's Prune now (API and admin page): one batch under the current retention, at the clock's time.
+  const manualPrune = async (byAccountId: string) => {
+    const r = await s.historyPrune.prune('manual', (await s.historySettings.current()).retentionDays, new Date(clock.now()), byAccountId);
+    if (r.mediaQueued > 0) wakes.mediaCleanupQueued.wake();
+    return r;
+  };
+
   return {
     ...s,
     config,
@@ -265,5 +276,6 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     mediaUrls,
     statusViews,
     reportViews,
+    manualPrune,
   };
 }

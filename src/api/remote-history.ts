@@ -11,6 +11,7 @@ import { json } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import type { PruneResult } from '../store/history-prune.js';
 import type { HistorySettingsStore } from '../store/history-settings.js';
 import type { HistorySettings } from '../store/history-types.js';
 import { isId } from '../store/ids.js';
@@ -24,6 +25,8 @@ export interface RemoteHistoryApiDeps {
   readonly settings: HistorySettingsStore;
   /** The settings changed: the scheduler may have work to start (feature switched on). */
   readonly onSettingsChanged: () => void;
+  /** One manual prune batch (store/history-prune.ts) by this operator, its media cleanup queued. */
+  readonly prune: (byAccountId: string) => Promise<PruneResult>;
 }
 
 const RETENTION = { min: 1, max: 3650 } as const;
@@ -112,6 +115,17 @@ export function remoteHistoryRoutes(d: RemoteHistoryApiDeps): Route[] {
         d.log.info({ by, change }, 'remote history settings changed');
         d.onSettingsChanged();
         return json(200, historySettingsEntity(next));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/v1/admin/remote_history/prune',
+      auth: { scopes: ['admin:write'], member: true },
+      handler: async (_req, who) => {
+        const by = operator(who);
+        const r = await d.prune(by);
+        d.log.info({ by, ...r }, 'remote history pruned by an operator');
+        return json(200, { removed: r.removed, media_queued: r.mediaQueued });
       },
     }),
   ];

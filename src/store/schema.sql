@@ -113,6 +113,7 @@ CREATE TABLE bookmarks (
   CONSTRAINT bookmarks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT bookmarks_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
+CREATE INDEX bookmarks_status ON bookmarks USING btree (status_id);
 
 CREATE TABLE deliveries (
   id              bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -191,6 +192,25 @@ CREATE TABLE history_origins (
   attempts      integer DEFAULT 0 NOT NULL,
   reason        text,
   CONSTRAINT history_origins_pkey PRIMARY KEY (origin)
+);
+
+CREATE TABLE history_prune_runs (
+  id            bigint DEFAULT timestamp_id(now()) NOT NULL,
+  kind          text NOT NULL,
+  ran_at        timestamp with time zone NOT NULL,
+  removed       integer NOT NULL,
+  media_queued  integer NOT NULL,
+  by_account_id bigint,
+  CONSTRAINT history_prune_runs_pkey PRIMARY KEY (id),
+  CONSTRAINT history_prune_runs_by_account_id_fkey FOREIGN KEY (by_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT history_prune_runs_kind_check CHECK (kind = ANY (ARRAY['sweep'::text, 'manual'::text]))
+);
+
+CREATE TABLE history_sweep (
+  singleton boolean DEFAULT true NOT NULL,
+  next_at   timestamp with time zone NOT NULL,
+  CONSTRAINT history_sweep_pkey PRIMARY KEY (singleton),
+  CONSTRAINT history_sweep_singleton_check CHECK (singleton)
 );
 
 CREATE TABLE identity_statements (
@@ -282,6 +302,12 @@ CREATE TABLE media_attachments (
 CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
 CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
 
+CREATE TABLE media_cleanup (
+  file_name text NOT NULL,
+  queued_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT media_cleanup_pkey PRIMARY KEY (file_name)
+);
+
 CREATE TABLE mutes (
   id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
   account_id         bigint NOT NULL,
@@ -313,6 +339,7 @@ CREATE TABLE notifications (
 CREATE INDEX notifications_account ON notifications USING btree (account_id, id DESC);
 CREATE INDEX notifications_group_key ON notifications USING btree (account_id, group_key) WHERE (group_key IS NOT NULL);
 CREATE UNIQUE INDEX notifications_once ON notifications USING btree (account_id, type, from_account_id, COALESCE(status_id, (0)::bigint), COALESCE(report_id, (0)::bigint));
+CREATE INDEX notifications_status ON notifications USING btree (status_id) WHERE (status_id IS NOT NULL);
 
 CREATE TABLE oauth_apps (
   id            bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -369,6 +396,7 @@ CREATE TABLE pins (
   CONSTRAINT pins_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT pins_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
+CREATE INDEX pins_status ON pins USING btree (status_id);
 
 CREATE TABLE poll_votes (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -464,6 +492,7 @@ CREATE TABLE reports (
   CONSTRAINT reports_assigned_account_id_fkey FOREIGN KEY (assigned_account_id) REFERENCES accounts(id) ON DELETE SET NULL,
   CONSTRAINT reports_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
+CREATE INDEX reports_statuses ON reports USING gin (status_ids);
 CREATE INDEX reports_target ON reports USING btree (target_account_id, id DESC);
 CREATE INDEX reports_unresolved ON reports USING btree (id DESC) WHERE (action_taken_at IS NULL);
 
@@ -528,6 +557,7 @@ CREATE TABLE status_idempotency (
   CONSTRAINT status_idempotency_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT status_idempotency_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
+CREATE INDEX status_idempotency_status ON status_idempotency USING btree (status_id);
 
 CREATE TABLE status_mentions (
   status_id  bigint NOT NULL,
@@ -600,6 +630,7 @@ CREATE INDEX statuses_history ON statuses USING btree (created_at) WHERE history
 CREATE UNIQUE INDEX statuses_one_reblog ON statuses USING btree (account_id, reblog_of_id) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
 CREATE INDEX statuses_public ON statuses USING btree (id DESC) WHERE ((deleted_at IS NULL) AND (visibility = 0));
 CREATE INDEX statuses_quotes ON statuses USING btree (quote_of_id) WHERE (quote_of_id IS NOT NULL);
+CREATE INDEX statuses_reblog_of ON statuses USING btree (reblog_of_id) WHERE (reblog_of_id IS NOT NULL);
 CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
 CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
 CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
@@ -622,6 +653,7 @@ CREATE TABLE thread_mutes (
   CONSTRAINT thread_mutes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT thread_mutes_root_status_id_fkey FOREIGN KEY (root_status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
+CREATE INDEX thread_mutes_root ON thread_mutes USING btree (root_status_id);
 
 CREATE TABLE users (
   id                bigint DEFAULT timestamp_id(now()) NOT NULL,

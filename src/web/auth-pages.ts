@@ -56,7 +56,8 @@ export function authPageRoutes(d: WebDeps): Route[] {
               <p>Signed in as <strong id="signed-in-as">@${u.username}</strong> (${u.roleName === 'everyone' ? 'member' : u.roleName}).</p>
               <p><a href="/settings/applications">Authorized applications</a></p>
               ${hasPermission(u.permissions, 'manageUsers') ? html`<p><a href="/admin/registrations">Pending registrations</a></p>` : ''}
-              ${hasPermission(u.permissions, 'manageReports') ? html`<p><a href="/admin/reports">Reports</a></p>` : ''}`
+              ${hasPermission(u.permissions, 'manageReports') ? html`<p><a href="/admin/reports">Reports</a></p>` : ''}
+              ${hasPermission(u.permissions, 'manageFederation') ? html`<p><a href="/admin/history">History</a></p>` : ''}`
           : html`<h1>${title}</h1><p>${d.config.instance.description}</p><p><a href="/auth/sign_in">Sign in</a></p>`;
         return pageReply(200, title, body, title, ctx);
       },
