@@ -45,6 +45,9 @@ import { profilePage } from './web/profile-page.js';
 import { registrationPageRoutes } from './web/registration-pages.js';
 import { reportPageRoutes } from './web/report-pages.js';
 import { staticPageRoutes } from './web/static-pages.js';
+import { mediaFallbackScriptRoutes } from './web/media-fallback.js';
+import { preferencesPageRoutes } from './web/preferences-page.js';
+import { statusPageRoutes } from './web/status-page.js';
 import type { Wiring } from './wiring.js';
 
 export interface RouteDeps {
@@ -179,7 +182,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         followService: w.followService,
       }),
     ),
-    mount(['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'], preferenceRoutes({ markers: w.markers })),
+    mount(
+      ['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'],
+      preferenceRoutes({ markers: w.markers, memberPreferences: w.memberPreferences }),
+    ),
     // Statuses and what members do with them.
     mount(
       ['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'],
@@ -229,6 +235,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
         retryMs: config.federation.mediaProxyRetryMs,
+        cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
       }),
     ),
     mount(
@@ -306,6 +313,20 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     ),
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),
+    mount(['/settings/preferences'], preferencesPageRoutes(web, w.memberPreferences)),
+    mount(
+      ['/web/statuses/:id', '/web/media-fallback.js'],
+      [
+        ...statusPageRoutes(web, {
+          accounts: w.accounts,
+          statuses: w.statuses,
+          media: w.media,
+          mediaUrls: w.mediaUrls,
+          memberPreferences: w.memberPreferences,
+        }),
+        ...mediaFallbackScriptRoutes(),
+      ],
+    ),
     mount(['/admin/reports'], reportPageRoutes(web, { reports: w.reports, accounts: w.accounts, statuses: w.statuses })),
     mount(['/about', '/avatars/original', '/headers/original'], staticPageRoutes(web)),
   ];
