@@ -1,6 +1,7 @@
 // The remote media proxy (GET /media_proxy/:id): a remote post's attachment is fetched from its origin on first
 // view (through the SSRF-guarded, size-capped client, signed as the instance actor), its bytes must be the kind the
-// post announced, and it is kept under the data directory and served from then on.
+// post announced, and it is kept under the data directory and served from then on. A video or audio file larger than
+// MEDIA_PROXY_CACHE_MAX_BYTES is never kept: it is passed through range by range while played (media-pass-through.ts).
 // Only to whoever may read the post (store/statuses.ts canSee), as Mastodon's MediaProxyController authorises the
 // status: a public or unlisted post's media to anyone; a followers-only or direct post's to a request carrying the
 // address's `sig` (what its readers are given, entities/media.ts) or the bearer token of a reader; a deleted post's
