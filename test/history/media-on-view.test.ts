@@ -115,6 +115,7 @@ describe('history media, fetched when viewed', () => {
       attachment: [
         { type: 'Document', mediaType: 'video/mp4', url: `${origin.url}/media/small.mp4`, name: 'small' },
         { type: 'Document', mediaType: 'video/mp4', url: `${origin.url}/media/big.mp4`, name: 'big' },
+        { type: 'Document', mediaType: 'video/mp4', url: `${origin.url}/media/whole.mp4`, name: 'whole only' },
       ],
     };
     origin.serve('/users/vic/outbox', { json: { id: `${actor}/outbox`, type: 'OrderedCollection', totalItems: 1, first: `${actor}/outbox?page=1` } });
@@ -128,10 +129,11 @@ describe('history media, fetched when viewed', () => {
     });
     origin.serve('/media/small.mp4', ranged(smallVideo, 'video/mp4'));
     origin.serve('/media/big.mp4', ranged(bigVideo, 'video/mp4'));
+    origin.serve('/media/whole.mp4', { body: bigVideo, contentType: 'video/mp4' }); // an origin that ignores Range
     const before = mediaRequests().length;
     const [post] = await importAll(actor);
     assert.equal(mediaRequests().length, before, 'the origin saw no media request during import');
-    const [small, big] = post.media_attachments;
+    const [small, big, whole] = post.media_attachments;
     assert.equal(small.type, 'video');
 
     // The small one: fetched whole once, kept, and every range served from our copy.
@@ -162,11 +164,20 @@ describe('history media, fetched when viewed', () => {
     assert.equal(open.headers.get('content-range'), `bytes 0-${CACHE_MAX - 1}/${bigVideo.length}`);
     assert.equal(open.body.length, CACHE_MAX);
     assert.equal((await new MediaStore(s.app.db).byId(big.id))?.fileName, null, 'nothing kept beyond the cap');
+
+    // An origin that answers a range with the whole file: refused (502), nothing kept.
+    const refused = await proxied(whole.url, 'bytes=0-1023');
+    assert.equal(refused.status, 502);
+    assert.equal(JSON.parse(refused.body.toString()).error_description, 'The origin does not send parts of the file');
+    assert.equal((await new MediaStore(s.app.db).byId(whole.id))?.fileName, null);
   });
 
-  it('media:origin_fallback is in the preferences, off by default', async () => {
+  it('media:origin_fallback is in the preferences, off by default; its settings page is for signed-in members', async () => {
     const r = await call(m.token['ann'], 'GET', '/api/v1/preferences');
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body['media:origin_fallback'], false);
+    const page = await fetch(`${s.url}/settings/preferences`, { redirect: 'manual' });
+    assert.equal(page.status, 302);
+    assert.equal(page.headers.get('location'), '/auth/sign_in?return_to=%2Fsettings%2Fpreferences');
   });
 });
