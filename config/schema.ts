@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_MULTIPART_BYTES } from '../src/media/limits.js';
+import { DEFAULT_MULTIPART_BYTES, MEDIA_LIMITS } from '../src/media/limits.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
+  MEDIA_PROXY_CACHE_MAX_BYTES: positiveInt(1, MEDIA_LIMITS.videoBytes).default(MEDIA_LIMITS.videoBytes),
   INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
@@ -124,6 +125,8 @@ export interface Config {
     readonly pollUpdateDelayMs: number;
     /** How long the media proxy answers a remote file's failed fetch from memory before asking its origin again. */
     readonly mediaProxyRetryMs: number;
+    /** The largest remote video or audio file the media proxy keeps; a larger one is passed through range by range. */
+    readonly mediaProxyCacheMaxBytes: number;
   };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
@@ -210,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,
       pollUpdateDelayMs: e.POLL_UPDATE_DELAY_MS,
       mediaProxyRetryMs: e.MEDIA_PROXY_RETRY_MS,
+      mediaProxyCacheMaxBytes: e.MEDIA_PROXY_CACHE_MAX_BYTES,
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,

@@ -47,6 +47,9 @@ import { remoteProfilePage, remoteProfileRoutes, type RemoteProfileDeps } from '
 import { registrationPageRoutes } from './web/registration-pages.js';
 import { reportPageRoutes } from './web/report-pages.js';
 import { staticPageRoutes } from './web/static-pages.js';
+import { mediaFallbackScriptRoutes } from './web/media-fallback.js';
+import { preferencesPageRoutes } from './web/preferences-page.js';
+import { statusPageRoutes } from './web/status-page.js';
 import type { Wiring } from './wiring.js';
 
 export interface RouteDeps {
@@ -198,7 +201,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         followService: w.followService,
       }),
     ),
-    mount(['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'], preferenceRoutes({ markers: w.markers })),
+    mount(
+      ['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'],
+      preferenceRoutes({ markers: w.markers, memberPreferences: w.memberPreferences }),
+    ),
     // Statuses and what members do with them.
     mount(
       ['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'],
@@ -248,6 +254,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
         retryMs: config.federation.mediaProxyRetryMs,
+        cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
       }),
     ),
     mount(
@@ -325,6 +332,20 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     ),
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),
+    mount(['/settings/preferences'], preferencesPageRoutes(web, w.memberPreferences)),
+    mount(
+      ['/web/statuses/:id', '/web/media-fallback.js'],
+      [
+        ...statusPageRoutes(web, {
+          accounts: w.accounts,
+          statuses: w.statuses,
+          media: w.media,
+          mediaUrls: w.mediaUrls,
+          memberPreferences: w.memberPreferences,
+        }),
+        ...mediaFallbackScriptRoutes(),
+      ],
+    ),
     mount(['/admin/reports'], reportPageRoutes(web, { reports: w.reports, accounts: w.accounts, statuses: w.statuses })),
     mount(
       ['/admin/history'],

@@ -59,6 +59,7 @@ import { SettingsStore } from './store/settings.js';
 import { StatusStore } from './store/statuses.js';
 import { TimelineStore } from './store/timelines.js';
 import { UserStore } from './store/users.js';
+import { MemberPreferenceStore } from './store/member-preferences.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
@@ -97,6 +98,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),
+    memberPreferences: new MemberPreferenceStore(db),
     // Remote history: the operator's settings (cached, invalidated across nodes) and the per-actor records.
     historySettings: new HistorySettingsStore(db),
     remoteHistories: new RemoteHistoryStore(db),

@@ -1,6 +1,7 @@
 // The remote media proxy (GET /media_proxy/:id): a remote post's attachment is fetched from its origin on first
 // view (through the SSRF-guarded, size-capped client, signed as the instance actor), its bytes must be the kind the
-// post announced, and it is kept under the data directory and served from then on.
+// post announced, and it is kept under the data directory and served from then on. A video or audio file larger than
+// MEDIA_PROXY_CACHE_MAX_BYTES is never kept: it is passed through range by range while played (media-pass-through.ts).
 // Only to whoever may read the post (store/statuses.ts canSee), as Mastodon's MediaProxyController authorises the
 // status: a public or unlisted post's media to anyone; a followers-only or direct post's to a request carrying the
 // address's `sig` (what its readers are given, entities/media.ts) or the bearer token of a reader; a deleted post's
@@ -23,8 +24,10 @@ import { isId } from '../store/ids.js';
 import type { Media, MediaStore, MediaType } from '../store/media.js';
 import type { StatusStore } from '../store/statuses.js';
 import { mediaHeaders } from './media.js';
+import { passThrough } from './media-pass-through.js';
 
 const FETCH_FAILED = 'The remote media could not be fetched';
+const OVERSIZED_FOR_MS = 60 * 60_000;
 // A followers-only or direct post's file may be kept by the reader's browser, never by a shared cache.
 const PRIVATE_CACHE = 'private, max-age=31536000, immutable';
 
@@ -44,9 +47,11 @@ export interface MediaProxyDeps {
   readonly signer: Signer;
   /** How long a failed fetch is answered from memory (0: every view asks the origin again). */
   readonly retryMs: number;
+  /** The largest video or audio file kept (MEDIA_PROXY_CACHE_MAX_BYTES); a larger one is passed through. */
+  readonly cacheMaxBytes: number;
 }
 
-type Fetched = { readonly fileName: string; readonly contentType: string } | { readonly refused: string };
+type Fetched = { readonly fileName: string; readonly contentType: string } | { readonly refused: string } | { readonly tooLarge: true };
 
 /** Whether a file of this kind may stand for an attachment announced as that type (a GIF video is a video). */
 const fits = (announced: MediaType, actual: 'image' | 'video' | 'audio') => announced === actual || (announced === 'gifv' && actual === 'video');
@@ -55,6 +60,9 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   const fetching = new SingleFlight<Fetched>();
   // A refusal is repeated from memory for a while: a dead or hostile origin is not asked on every view of its post.
   const refused = new RecentFailures<string>(d.retryMs);
+  // Videos and audio found larger than what is kept: played by passing ranges through, not fetched whole again.
+  const oversized = new RecentFailures<true>(OVERSIZED_FOR_MS);
+  const parts = { http: d.http, signer: d.signer, chunkBytes: d.cacheMaxBytes };
 
   /** The viewer named by a bearer token; null without one, or with one that is not valid (never an error here). */
   const viewerOf = async (req: Request): Promise<string | null> => {
@@ -81,7 +89,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   };
 
   const fetchFile = async (m: Media, url: string): Promise<Fetched> => {
-    const cap = m.type === 'image' ? MEDIA_LIMITS.imageBytes : MEDIA_LIMITS.videoBytes;
+    const cap = m.type === 'image' ? MEDIA_LIMITS.imageBytes : d.cacheMaxBytes;
     try {
       const res = await d.http.request({ method: 'GET', url, sign: d.signer, maxBytes: cap });
       if (res.status !== 200) throw new FetchError('transient', 'http_status', url, res.status);
@@ -96,6 +104,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
       return kept?.fileName ? { fileName: kept.fileName, contentType: kept.contentType } : { refused: 'The attachment is gone' };
     } catch (e) {
       if (!(e instanceof FetchError)) throw e;
+      if (e.reason === 'too_large' && m.type !== 'image') return { tooLarge: true };
       d.log.info({ media: m.id, url, reason: e.reason, status: e.status }, 'remote media not fetched');
       return { refused: refusal(e, m.type, cap) };
     }
@@ -120,7 +129,17 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
         const remembered = refused.get(m.id);
         if (remembered !== undefined) return failed(remembered);
+        const cache = open ? 'public, max-age=86400' : PRIVATE_CACHE;
+        const streamed = async () => {
+          const part = await passThrough(parts, m, req.headers['range'], mediaHeaders(m.contentType, cache));
+          return 'refused' in part ? failed(part.refused) : part;
+        };
+        if (oversized.get(m.id)) return streamed();
         const got = await fetching.run(m.id, () => fetchFile(m, m.remoteUrl!));
+        if ('tooLarge' in got) {
+          oversized.set(m.id, true);
+          return streamed();
+        }
         if ('refused' in got) {
           refused.set(m.id, got.refused);
           return failed(got.refused);

@@ -6,12 +6,14 @@ import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import { idWith, invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
+import type { MemberPreferenceStore } from '../store/member-preferences.js';
 
 const Position = z.object({ last_read_id: idWith('last_read_id must be an id') });
 const MarkerBody = z.object({ home: Position.optional(), notifications: Position.optional() });
 
 export interface PreferenceDeps {
   readonly markers: MarkerStore;
+  readonly memberPreferences: MemberPreferenceStore;
 }
 
 export function preferenceRoutes(d: PreferenceDeps): Route[] {
@@ -27,7 +29,7 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
       method: 'GET',
       path: '/api/v1/preferences',
       auth: { scopes: ['read:accounts'], member: true },
-      handler: (_req, who) => {
+      handler: async (_req, who) => {
         const u = who.record.user;
         return json(200, {
           'posting:default:visibility': u.defaultPrivacy,
@@ -37,6 +39,8 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
           'reading:expand:media': 'default',
           'reading:expand:spoilers': false,
           'reading:autoplay:gifs': false,
+          // Stoa's own: set on /settings/preferences (web/preferences-page.ts).
+          'media:origin_fallback': await d.memberPreferences.originFallback(u.userId),
         });
       },
     }),

@@ -17,9 +17,16 @@ export function jsonText(status: number, text: string, headers?: Headers): Reply
   return { status, headers: headers ? { 'Content-Type': JSON_TYPE, ...headers } : JSON_HEADERS, body: text };
 }
 
-/** The pages' CSP; formActions adds sources a form's redirect may reach (Chromium checks redirects too). */
-export function contentSecurityPolicy(formActions: readonly string[] = []): string {
-  return `default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; form-action 'self'${formActions.map((s) => ` ${s}`).join('')}; frame-ancestors 'none'; base-uri 'none'`;
+/**
+ * The pages' CSP; formActions adds sources a form's redirect may reach (Chromium checks redirects too). A page
+ * showing post media adds `media` (audio and video from our proxy, and the origins a member let their browser fall
+ * back to: img-src and media-src) and `script` (our own script only, web/media-fallback.ts).
+ */
+export function contentSecurityPolicy(formActions: readonly string[] = [], opts: { media?: readonly string[]; script?: boolean } = {}): string {
+  const extra = (list: readonly string[]) => list.map((s) => ` ${s}`).join('');
+  const media = opts.media ? `; media-src 'self'${extra(opts.media)}` : '';
+  const script = opts.script ? "; script-src 'self'" : '';
+  return `default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:${extra(opts.media ?? [])}${media}${script}; form-action 'self'${extra(formActions)}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 export const HTML_SECURITY_HEADERS: Headers = Object.freeze({

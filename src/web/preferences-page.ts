@@ -1,0 +1,58 @@
+// Settings › Preferences (/settings/preferences): the member's own choices that pages and clients read. For now one,
+// `media:origin_fallback` (GET /api/v1/preferences): whether their browser may load a remote post's media straight
+// from its origin when our media proxy fails. Off by default; a POST with the page's CSRF token changes it.
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { redirect } from '../http/respond.js';
+import type { Route } from '../http/types.js';
+import type { MemberPreferenceStore } from '../store/member-preferences.js';
+import type { WebDeps } from './deps.js';
+import { html } from './html.js';
+import { csrfField, formPost, pageReply } from './layout.js';
+
+const PATH = '/settings/preferences';
+
+// An unchecked box sends nothing: absent is off.
+const Form = z.object({ media_origin_fallback: z.enum(['1']).optional() });
+
+export function preferencesPageRoutes(web: WebDeps, prefs: MemberPreferenceStore): Route[] {
+  const toSignIn = (status?: number) => redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`, undefined, status);
+  return [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const ctx = await web.auth.context(req);
+        if (!ctx.user) return toSignIn();
+        const on = await prefs.originFallback(ctx.user.userId);
+        const notice = req.query['saved'] === '1' ? html`<p class="notice" id="saved-notice" role="status">Preferences saved.</p>` : '';
+        return pageReply(
+          200,
+          'Preferences',
+          html`<nav><strong>Preferences</strong><a href="/">Home</a></nav>
+${notice}
+<form method="post" action="${PATH}">${csrfField(ctx)}
+<label><input type="checkbox" id="media_origin_fallback" name="media_origin_fallback" value="1" ${on ? 'checked' : ''}>
+Load media straight from the other server when this server cannot fetch it</label>
+<p><small>Off, your browser only ever contacts this server. On, a remote post's picture, video or audio that this
+server fails to fetch is loaded from the server it came from, which then sees your address.</small></p>
+<button type="submit">Save</button></form>`,
+          web.config.instance.title,
+          ctx,
+        );
+      },
+    },
+    {
+      ...formPost(web.config, PATH),
+      handler: async (req) => {
+        const ctx = await web.auth.context(req);
+        if (!ctx.user) return toSignIn(303);
+        if (!web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Your form expired. Go back and try again.');
+        const parsed = Form.safeParse(req.fields);
+        if (!parsed.success) throw Errors.validation('media_origin_fallback must be 1 or absent');
+        await prefs.setOriginFallback(ctx.user.userId, parsed.data.media_origin_fallback === '1');
+        return redirect(`${PATH}?saved=1`, undefined, 303);
+      },
+    },
+  ];
+}

@@ -1,0 +1,67 @@
+// A single post as a page (/web/statuses/:id): its author, text and attachments, for whoever may read it. Small on
+// purpose: it is where a post's media is seen in a browser, through our proxy, with the viewer's
+// `media:origin_fallback` deciding whether the page may fall back to the origin (web/media-html.ts).
+import { Errors } from '../errors.js';
+import type { Route } from '../http/types.js';
+import type { AccountStore } from '../store/accounts.js';
+import { isId } from '../store/ids.js';
+import type { MediaStore } from '../store/media.js';
+import type { MemberPreferenceStore } from '../store/member-preferences.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { MediaUrls } from '../urls/media-urls.js';
+import type { WebDeps } from './deps.js';
+import { html } from './html.js';
+import { pageReply } from './layout.js';
+import { attachmentsHtml, fallbackScriptHtml, mediaPagePolicy } from './media-html.js';
+
+export interface StatusPageDeps {
+  readonly accounts: AccountStore;
+  readonly statuses: StatusStore;
+  readonly media: MediaStore;
+  readonly mediaUrls: MediaUrls;
+  readonly memberPreferences: MemberPreferenceStore;
+}
+
+/** The post's text without markup (the page shows it as plain text; the API gives the HTML). */
+const plainText = (content: string) =>
+  content
+    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .trim();
+
+export function statusPageRoutes(web: WebDeps, d: StatusPageDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/web/statuses/:id',
+      handler: async (req) => {
+        const ctx = await web.auth.context(req);
+        const id = req.params['id']!;
+        const s = isId(id) ? await d.statuses.byId(id) : undefined;
+        if (!s || s.deletedAt || !(await d.statuses.canSee(s, ctx.user?.accountId ?? null))) throw Errors.notFound();
+        const author = await d.accounts.byId(s.accountId);
+        if (!author) throw Errors.notFound();
+        const shown = ((await d.media.ofStatuses([s.id])).get(s.id) ?? []).map((m) => ({ m, url: d.mediaUrls.url(m, s.visibility) }));
+        const fallback = ctx.user ? await d.memberPreferences.originFallback(ctx.user.userId) : false;
+        const handle = `@${author.username}${author.domain ? `@${author.domain}` : ''}`;
+        const body = html`<article class="status" data-status-id="${s.id}">
+<p class="author"><strong>${author.displayName || author.username}</strong> ${handle}</p>
+${s.spoilerText ? html`<p class="spoiler">${s.spoilerText}</p>` : ''}
+${plainText(s.content)
+  .split(/\n+/)
+  .map((line) => html`<p>${line}</p>`)}
+${fallbackScriptHtml(fallback)}
+<div class="attachments">${attachmentsHtml(shown, fallback)}</div>
+<p><small>${s.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</small></p>
+</article>`;
+        const reply = pageReply(200, `${author.displayName || author.username}: post`, body, web.config.instance.title, ctx);
+        return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': mediaPagePolicy(shown, fallback) } };
+      },
+    },
+  ];
+}
