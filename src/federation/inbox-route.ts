@@ -105,6 +105,8 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     // Ids are the idempotency key: a server may only name activities on its own origin.
     if (!sameOrigin(activity.id, signer.uri!)) throw Errors.badRequest("Invalid activity: its id is not on the actor's origin");
 
+    // A suspended account is not heard (its posts would be hidden anyway); acknowledged so its server stops retrying.
+    if (signer.suspendedAt) return ACCEPTED;
     const raw = activity.type === 'Update' ? body.toString('utf8') : null;
     if (HANDLED.has(activity.type) && (await d.jobs.enqueue(activity.id, signer.id, req.body, raw))) d.queued();
     return ACCEPTED;

@@ -9,6 +9,9 @@ import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
+import { pino } from 'pino';
+import { Database } from '../../src/store/db.js';
+import { DomainBlockStore } from '../../src/store/domain-blocks.js';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const PUBLIC = `${AS}#Public`;
@@ -72,7 +75,7 @@ describe('domain blocks enforced on federation', () => {
     m = await createMembers(s, ['ann', 'boss'], { boss: 'admin' });
     operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     ann = `${s.url}/users/ann`;
-    await Promise.all(['carol', 'dave', 'erin'].map((n) => peer.addActor(n)));
+    await Promise.all(['carol', 'dave', 'erin', 'frank'].map((n) => peer.addActor(n)));
   });
   after(async () => {
     await Promise.all([s?.stop(), peer?.stop()]);
@@ -123,5 +126,43 @@ describe('domain blocks enforced on federation', () => {
     // And deliveries go out again (the check that the dropped Follow could have been sent).
     assert.equal((await call(m.token['ann'], 'POST', `/api/v1/accounts/${erin}/follow`)).status, 200);
     await peer.waitForPost((p) => p.path === '/users/erin/inbox' && p.body?.['type'] === 'Follow');
+  });
+
+  it("a suspended account's activities are acknowledged and dropped", async () => {
+    const frank = await idOf('frank');
+    const r = await call(operator, 'POST', `/api/v1/admin/accounts/${frank}/action`, { type: 'suspend' });
+    assert.equal(r.status, 200, r.text);
+    const sent = await note('frank', 'frank again');
+    assert.equal(sent.status, 202);
+    const queued = await s.app.db.pool.query('SELECT 1 FROM inbox_jobs WHERE activity_id = $1', [`${sent.uri}/activity`]);
+    assert.equal(queued.rows.length, 0, 'not queued');
+    // The action needs Manage users, and knows only suspend (and none).
+    const mod = await m.tokenFor('ann', ['admin:write']);
+    assert.equal((await call(mod, 'POST', `/api/v1/admin/accounts/${frank}/action`, { type: 'suspend' })).status, 403);
+    assert.equal((await call(operator, 'POST', `/api/v1/admin/accounts/${frank}/action`, { type: 'explode' })).status, 422);
+    assert.equal((await call(operator, 'POST', `/api/v1/admin/accounts/${m.id['ann']}/action`, { type: 'suspend' })).status, 422);
+  });
+
+  it("a block made by another node applies to this node's cache at once, and so does its lifting", async () => {
+    const other = new Database(s.databaseUrl, 2, pino({ level: 'silent' }));
+    try {
+      assert.equal((await note('carol', 'warm the cache')).status, 202);
+      const blocks = new DomainBlockStore(other);
+      const b = await blocks.create({
+        domain: peer.host,
+        severity: 'suspend',
+        rejectMedia: false,
+        rejectReports: false,
+        privateComment: null,
+        publicComment: null,
+        obfuscate: false,
+      });
+      assert.ok(b);
+      await eventually(async () => assert.equal((await note('carol', 'elsewhere')).status, 403));
+      assert.equal(await blocks.remove(b.id), true);
+      await eventually(async () => assert.equal((await note('carol', 'lifted elsewhere')).status, 202));
+    } finally {
+      await other.close();
+    }
   });
 });
