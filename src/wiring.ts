@@ -218,6 +218,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     notifier: s.notifications,
     reports: s.reports,
     statuses: s.statuses,
+    rejectsReportsFrom: async (host) => (await s.domainBlocks.policyFor(host)).rejectReports,
   });
 
   // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).

@@ -75,7 +75,7 @@ describe('domain blocks enforced on federation', () => {
     m = await createMembers(s, ['ann', 'boss'], { boss: 'admin' });
     operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     ann = `${s.url}/users/ann`;
-    await Promise.all(['carol', 'dave', 'erin', 'frank'].map((n) => peer.addActor(n)));
+    await Promise.all(['carol', 'dave', 'erin', 'frank', 'grace'].map((n) => peer.addActor(n)));
   });
   after(async () => {
     await Promise.all([s?.stop(), peer?.stop()]);
@@ -164,5 +164,30 @@ describe('domain blocks enforced on federation', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('reject_reports drops Flags from the domain; lifted, they are filed again', async () => {
+    const flag = async (): Promise<string> => {
+      const id = peer.newId('flags');
+      const r = await peer.signedPost(
+        `${s.url}/inbox`,
+        { '@context': AS, id, type: 'Flag', actor: peer.actor('grace').id, object: [ann], content: 'rude' },
+        { actor: 'grace' },
+      );
+      assert.equal(r.status, 202);
+      return id;
+    };
+    const filed = async (uri: string) => (await s.app.db.pool.query('SELECT 1 FROM reports WHERE uri = $1', [uri])).rows.length;
+    const r = await call(operator, 'POST', '/api/v1/admin/domain_blocks', { domain: peer.host, severity: 'noop', reject_reports: true });
+    assert.equal(r.status, 200, r.text);
+    const dropped = await flag();
+    await eventually(async () => {
+      const done = await s.app.db.pool.query('SELECT 1 FROM inbox_jobs WHERE activity_id = $1 AND processed_at IS NOT NULL', [dropped]);
+      assert.equal(done.rows.length, 1, 'the Flag was processed');
+    });
+    assert.equal(await filed(dropped), 0);
+    await lift(r.body.id);
+    const kept = await flag();
+    await eventually(async () => assert.equal(await filed(kept), 1));
   });
 });
