@@ -304,7 +304,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     // Remote history: a remote account's record and "Load older posts"; the operator's settings.
     mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(historyApi)),
     mount(['/api/v1/admin/reports'], adminReportRoutes({ baseUrl: config.baseUrl, log: apiLog, reports: w.reports, views: w.reportViews })),
-    mount(['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'], domainBlockRoutes({ log: apiLog, blocks: w.domainBlocks })),
+    mount(
+      ['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'],
+      domainBlockRoutes({ baseUrl: config.baseUrl, log: apiLog, blocks: w.domainBlocks }),
+    ),
     mount(['/api/v1/admin/accounts'], adminAccountRoutes({ log: apiLog, accounts: w.accounts })),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { hasPermission } from '../auth/permissions.js';
 import { adminDomainBlockEntity, publicDomainBlockEntity } from '../entities/domain-block.js';
 import { Errors } from '../errors.js';
+import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
@@ -15,6 +16,9 @@ import { isId } from '../store/ids.js';
 import { given, invalid, railsBool } from './params.js';
 
 const MAX_COMMENT = 1000;
+// Mastodon's LIMIT for this API, and its limit_param's cap of twice that.
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 200;
 
 /**
  * A domain as blocks name it: a host name (IDN as punycode) or address, with a port only when one port is meant;
@@ -53,6 +57,7 @@ const CreateBody = z.object({ domain: domainParam, ...Options });
 const UpdateBody = z.object(Options);
 
 export interface DomainBlockApiDeps {
+  readonly baseUrl: string;
   readonly log: Logger;
   readonly blocks: DomainBlockStore;
 }
@@ -75,9 +80,19 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
       method: 'GET',
       path: '/api/v1/admin/domain_blocks',
       auth: { scopes: ['admin:read:domain_blocks'], member: true },
-      handler: async (_req, who) => {
+      handler: async (req, who) => {
         operator(who);
-        return json(200, (await d.blocks.list()).map(adminDomainBlockEntity));
+        const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
+        const blocks = await d.blocks.page(page);
+        return json(
+          200,
+          blocks.map(adminDomainBlockEntity),
+          timelineLinks(
+            d.baseUrl + req.path,
+            page,
+            blocks.map((b) => b.id),
+          ),
+        );
       },
     }),
     route({

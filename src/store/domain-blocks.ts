@@ -10,6 +10,7 @@
 import { isIP } from 'node:net';
 import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
+import { pageSql, type PageQuery } from './paging.js';
 import { domainCovers } from './visibility.js';
 
 export const DOMAIN_BLOCKS_KEY = 'domain_blocks';
@@ -91,6 +92,13 @@ export class DomainBlockStore {
 
   async list(): Promise<DomainBlock[]> {
     return (await this.db.rows<Row>(`SELECT ${COLUMNS} FROM domain_blocks ORDER BY id`)).map(toBlock);
+  }
+
+  /** A page of blocks, newest first (the admin API; Mastodon pages them by id). */
+  async page(page: PageQuery): Promise<DomainBlock[]> {
+    const values: unknown[] = [];
+    const p = pageSql(page, 'id', values);
+    return p.newestFirst((await this.db.rows<Row>(`SELECT ${COLUMNS} FROM domain_blocks WHERE true${p.where}${p.orderLimit}`, values)).map(toBlock));
   }
 
   async byId(id: string): Promise<DomainBlock | undefined> {

@@ -116,4 +116,26 @@ describe('admin domain blocks API', () => {
     assert.equal(hidden.severity, 'suspend');
     assert.ok(byDigest.has(sha256('pics.example')));
   });
+
+  it('pages the admin list newest first with Link headers', async () => {
+    const all = (await call(operator, 'GET', '/api/v1/admin/domain_blocks')).body as Json[];
+    assert.ok(all.length >= 3);
+    assert.deepEqual(
+      all.map((b) => b.id),
+      [...all.map((b) => b.id)].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1)),
+      'newest first',
+    );
+    const first = await call(operator, 'GET', '/api/v1/admin/domain_blocks?limit=2');
+    assert.deepEqual(
+      (first.body as Json[]).map((b) => b.id),
+      all.slice(0, 2).map((b) => b.id),
+    );
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    assert.ok(next, first.headers.get('link') ?? 'no Link header');
+    const second = await call(operator, 'GET', next!.slice(s.url.length));
+    assert.deepEqual(
+      (second.body as Json[]).map((b) => b.id),
+      all.slice(2, 4).map((b) => b.id),
+    );
+  });
 });
