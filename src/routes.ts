@@ -247,6 +247,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         files: w.mediaFiles,
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
+        rejectsMediaFrom: (hosts) => w.domainBlocks.rejectsMediaFrom(hosts),
       }),
     ),
     // Timelines, lists, search.

@@ -21,8 +21,8 @@ const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 200;
 
 /**
- * A domain as blocks name it: a host name (IDN as punycode) or address, with a port only when one port is meant;
- * lowercase, without a trailing dot. Anything a URL's host would not be is refused.
+ * A domain as blocks name it: a host name (IDN as punycode, as a URL's host has it) or address, with a port only
+ * when one port is meant; lowercase, without a trailing dot. Anything that is not a URL's host is refused.
  */
 const domainParam = z
   .string({ error: "Domain can't be blank" })
@@ -35,7 +35,7 @@ const domainParam = z
     } catch {
       host = null;
     }
-    if (!d || host === null || host.replace(/:80$/, '') !== d.replace(/:80$/, '')) {
+    if (!d || !host) {
       ctx.addIssue({ code: 'custom', message: d ? 'Domain is not a valid domain name' : "Domain can't be blank" });
       return z.NEVER;
     }

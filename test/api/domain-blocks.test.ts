@@ -70,6 +70,11 @@ describe('admin domain blocks API', () => {
     assert.equal(updated.body.obfuscate, true);
     assert.equal(updated.body.reject_media, true, 'what is not given stays');
 
+    const idn = await call(operator, 'POST', '/api/v1/admin/domain_blocks', { domain: 'Bücher.example' });
+    assert.equal(idn.status, 200, idn.text);
+    assert.equal(idn.body.domain, 'xn--bcher-kva.example', 'an IDN is kept as punycode');
+    assert.equal((await call(operator, 'DELETE', `/api/v1/admin/domain_blocks/${idn.body.id}`)).status, 200);
+
     const again = await call(operator, 'POST', '/api/v1/admin/domain_blocks', { domain: 'spam.example' });
     assert.equal(again.status, 422, again.text);
     assert.equal(again.body.existing_domain_block.id, b.id);

@@ -190,4 +190,20 @@ describe('domain blocks enforced on federation', () => {
     const kept = await flag();
     await eventually(async () => assert.equal(await filed(kept), 1));
   });
+
+  it('reject_media serves the default avatar without fetching it; lifted, the avatar is fetched', async () => {
+    await peer.addActor('hank', { extra: { icon: { type: 'Image', mediaType: 'image/png', url: `${peer.url}/files/hank.png` } } });
+    const hank = await idOf('hank');
+    const asked = () => peer.requests.filter((r) => r.path === '/files/hank.png').length;
+    const r = await call(operator, 'POST', '/api/v1/admin/domain_blocks', { domain: peer.host, severity: 'noop', reject_media: true });
+    assert.equal(r.status, 200, r.text);
+    const avatar = `${s.url}/media_proxy/accounts/${hank}/avatar`;
+    const refused = await fetch(avatar, { redirect: 'manual' });
+    assert.equal(refused.status, 302);
+    assert.match(refused.headers.get('location') ?? '', /missing/);
+    assert.equal(asked(), 0);
+    await lift(r.body.id);
+    await fetch(avatar, { redirect: 'manual' });
+    assert.equal(asked(), 1, 'fetched once the block is lifted');
+  });
 });
