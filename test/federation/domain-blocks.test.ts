@@ -107,7 +107,15 @@ describe('domain blocks enforced on federation', () => {
     const statusId = await statusOf(sent.uri);
     const dave = await idOf('dave');
     const erin = await idOf('erin');
+    // A delivery queued for later (a retry) is removed with the suspension, not just refused when due.
+    await s.app.db.pool.query(
+      `INSERT INTO deliveries (activity_id, inbox_url, host, signer_id, body, next_attempt_at, give_up_at)
+       VALUES ($1, $2, $3, $4, '{}', now() + interval '1 hour', now() + interval '1 day')`,
+      [`${s.url}/activities/later`, peer.actor('dave').inbox, peer.host, m.id['ann']],
+    );
+    assert.equal(await queuedFor(peer.host), 1);
     const id = await block('suspend');
+    assert.equal(await queuedFor(peer.host), 0, 'queued deliveries dropped');
 
     const refused = await note('carol', 'refused carol');
     assert.equal(refused.status, 403);
