@@ -3,7 +3,7 @@
 // suspend refuses its inbox POSTs (403), hides its posts, and sends it nothing (deliveries dropped); lifting the
 // block restores all of it.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -76,6 +76,12 @@ describe('domain blocks enforced on federation', () => {
     operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     ann = `${s.url}/users/ann`;
     await Promise.all(['carol', 'dave', 'erin', 'frank', 'grace'].map((n) => peer.addActor(n)));
+  });
+  // Each test starts without blocks, so one failure does not spill into the next.
+  afterEach(async () => {
+    for (const b of (await call(operator, 'GET', '/api/v1/admin/domain_blocks')).body as Json[]) {
+      await call(operator, 'DELETE', `/api/v1/admin/domain_blocks/${b.id}`);
+    }
   });
   after(async () => {
     await Promise.all([s?.stop(), peer?.stop()]);

@@ -3,7 +3,7 @@
 // account hides its posts and makes its history `unsupported` / `federation_policy` with no further request to its
 // origin; suspending the origin's domain does the same for its other accounts and refuses to resolve new ones.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startHistoryOrigin, type HistoryOrigin } from '../support/history-origin.js';
 import { png } from '../support/media.js';
@@ -57,6 +57,12 @@ describe('remote history under the federation policy', () => {
     const on = await call(operator, 'PUT', '/api/v1/admin/remote_history', { enabled: true });
     assert.equal(on.status, 200, on.text);
     origin.serve('/media/3.png', { body: png(8, 8), contentType: 'image/png' });
+  });
+  // Each test starts without blocks, so one failure does not spill into the next.
+  afterEach(async () => {
+    for (const b of (await call(operator, 'GET', '/api/v1/admin/domain_blocks')).body as Json[]) {
+      await call(operator, 'DELETE', `/api/v1/admin/domain_blocks/${b.id}`);
+    }
   });
   after(async () => {
     await s?.stop();
