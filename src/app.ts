@@ -34,6 +34,7 @@ import type { Database } from './store/db.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { FollowStore } from './store/follows.js';
 import type { HistoryJobRunner, HistoryJobStore } from './store/history-jobs.js';
+import { DOMAIN_BLOCKS_KEY } from './store/domain-blocks.js';
 import { HISTORY_SETTINGS_KEY, type HistorySettingsStore } from './store/history-settings.js';
 import { HISTORY_LIMITS, type ClaimedJob, type JobOutcome } from './store/history-types.js';
 import type { IdentityStatementStore } from './store/identity-statements.js';
@@ -124,6 +125,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
           else if (e.kind === 'delivery') w.wakes.deliveryDue.wake([e.host]);
           else if (e.kind === 'history') w.wakes.historyDue.wake();
+          else if (e.key === DOMAIN_BLOCKS_KEY) w.domainBlocks.invalidate();
           else if (e.key === HISTORY_SETTINGS_KEY) {
             w.historySettings.invalidate();
             // The feature may have been switched on: queued jobs wait for a round.
@@ -133,6 +135,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         onReset: (connected) => {
           w.tokenCache.reset(connected);
           w.historySettings.reset(connected);
+          w.domainBlocks.reset(connected);
           // Notifications sent while this node was not listening are lost: look for their work now.
           if (connected) {
             w.wakes.inboxQueued.wake();

@@ -4,6 +4,8 @@
 // it before the body is read.
 import type { AuthEventListener } from './store/auth-events.js';
 import { accountRoutes } from './api/accounts.js';
+import { adminAccountRoutes } from './api/admin-accounts.js';
+import { domainBlockRoutes } from './api/admin-domain-blocks.js';
 import { adminReportRoutes } from './api/admin-reports.js';
 import { appRoutes } from './api/apps.js';
 import { blockRoutes } from './api/blocks.js';
@@ -50,6 +52,7 @@ import { staticPageRoutes } from './web/static-pages.js';
 import { mediaFallbackScriptRoutes } from './web/media-fallback.js';
 import { preferencesPageRoutes } from './web/preferences-page.js';
 import { statusPageRoutes } from './web/status-page.js';
+import { DomainBlockStore } from './store/domain-blocks.js';
 import type { Wiring } from './wiring.js';
 
 export interface RouteDeps {
@@ -153,6 +156,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         rsa: w.rsa,
         maxBodyBytes: config.limits.bodyBytes,
         queued: () => w.wakes.inboxQueued.wake(),
+        suspended: async (host) => (await w.domainBlocks.policyFor(host)).suspend,
       }),
     ),
     mount(
@@ -253,6 +257,8 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         urls: w.mediaUrls,
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
+        rejectsMedia: async (accountId, url) =>
+          w.domainBlocks.rejectsMediaFrom([(await w.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
         retryMs: config.federation.mediaProxyRetryMs,
         cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
       }),
@@ -267,6 +273,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         files: w.mediaFiles,
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
+        rejectsMediaFrom: (hosts) => w.domainBlocks.rejectsMediaFrom(hosts),
       }),
     ),
     // Timelines, lists, search.
@@ -324,6 +331,11 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     // Remote history: a remote account's record and "Load older posts"; the operator's settings.
     mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(historyApi)),
     mount(['/api/v1/admin/reports'], adminReportRoutes({ baseUrl: config.baseUrl, log: apiLog, reports: w.reports, views: w.reportViews })),
+    mount(
+      ['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'],
+      domainBlockRoutes({ baseUrl: config.baseUrl, log: apiLog, blocks: w.domainBlocks }),
+    ),
+    mount(['/api/v1/admin/accounts'], adminAccountRoutes({ log: apiLog, accounts: w.accounts })),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),
     mount(

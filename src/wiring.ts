@@ -60,6 +60,7 @@ import { StatusStore } from './store/statuses.js';
 import { TimelineStore } from './store/timelines.js';
 import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
+import { DomainBlockStore } from './store/domain-blocks.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
@@ -103,6 +104,8 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     historySettings: new HistorySettingsStore(db),
     remoteHistories: new RemoteHistoryStore(db),
     historyPrune: new HistoryPruneStore(db),
+    // Federation policy: the operator's domain blocks (cached, invalidated across nodes).
+    domainBlocks: new DomainBlockStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),
@@ -148,6 +151,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     timeoutMs: config.federation.fetchTimeoutMs,
     maxBytes: config.federation.maxResponseBytes,
     userAgent: `Stoa/${STOA_VERSION} (+${config.baseUrl})`,
+    // Nothing is fetched from, or delivered to, a suspended domain.
+    refusesHost: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
   });
   const fedLog = log.child({ component: 'federation' });
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements: s.statements, clock, log: fedLog });
@@ -219,6 +224,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     notifier: s.notifications,
     reports: s.reports,
     statuses: s.statuses,
+    rejectsReportsFrom: async (host) => (await s.domainBlocks.policyFor(host)).rejectReports,
   });
 
   // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).

@@ -45,6 +45,11 @@ export interface MediaProxyDeps {
   readonly urls: MediaUrls;
   readonly http: HttpClient;
   readonly signer: Signer;
+  /**
+   * The operator's federation policy: true when media of this post's author (its account id) from this URL is
+   * rejected (reject_media or suspend on either domain), kept files included.
+   */
+  readonly rejectsMedia: (accountId: string, url: string) => Promise<boolean>;
   /** How long a failed fetch is answered from memory (0: every view asks the origin again). */
   readonly retryMs: number;
   /** The largest video or audio file kept (MEDIA_PROXY_CACHE_MAX_BYTES); a larger one is passed through. */
@@ -76,16 +81,16 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
   };
 
   /** The attachment if this request may see it, and whether its post is public (which shared caches may keep). */
-  const permitted = async (req: Request): Promise<{ m: Media; open: boolean } | undefined> => {
+  const permitted = async (req: Request): Promise<{ m: Media; open: boolean; authorId: string } | undefined> => {
     const id = req.params['id']!;
     const m = isId(id) ? await d.media.byId(id) : undefined;
     if (!m?.remoteUrl || m.statusId === null || m.type === 'unknown') return undefined;
     const s = await d.statuses.byId(m.statusId);
     if (!s || s.deletedAt) return undefined;
-    if (await d.statuses.canSee(s, null)) return { m, open: true };
-    if (d.urls.check(m.id, req.query['sig'])) return { m, open: false };
+    if (await d.statuses.canSee(s, null)) return { m, open: true, authorId: s.accountId };
+    if (d.urls.check(m.id, req.query['sig'])) return { m, open: false, authorId: s.accountId };
     const viewer = await viewerOf(req);
-    return viewer !== null && (await d.statuses.canSee(s, viewer)) ? { m, open: false } : undefined;
+    return viewer !== null && (await d.statuses.canSee(s, viewer)) ? { m, open: false, authorId: s.accountId } : undefined;
   };
 
   const fetchFile = async (m: Media, url: string): Promise<Fetched> => {
@@ -119,6 +124,9 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         const p = await permitted(req);
         if (!p) throw Errors.routeNotFound();
         const { m, open } = p;
+        const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
+        // Checked on every view (not remembered): lifting the block serves the media again at once.
+        if (await d.rejectsMedia(p.authorId, m.remoteUrl!)) return failed('The server does not accept media from this domain');
         const serve = async (fileName: string, contentType: string) => {
           const f = await d.files.locate(fileName);
           return f && fileReply(f.path, f.size, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
@@ -126,7 +134,6 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
         if (kept) return kept;
         // Not kept yet (or its file was removed from disk): fetched now, once however many ask at the same time.
-        const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
         const remembered = refused.get(m.id);
         if (remembered !== undefined) return failed(remembered);
         const cache = open ? 'public, max-age=86400' : PRIVATE_CACHE;

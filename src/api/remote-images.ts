@@ -30,6 +30,8 @@ export interface RemoteImageDeps {
   readonly files: MediaFiles;
   readonly http: HttpClient;
   readonly signer: Signer;
+  /** The operator's federation policy: true when media from any of these hosts is rejected (kept images included). */
+  readonly rejectsMediaFrom: (hosts: readonly (string | null)[]) => Promise<boolean>;
 }
 
 export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
@@ -79,6 +81,8 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
         if (!a || a.domain === null) throw Errors.routeNotFound();
         const url = kind === 'avatar' ? a.avatarRemoteUrl : a.headerRemoteUrl;
         if (!url) return fallback(kind);
+        // reject_media covers avatars and headers as in Mastodon: the default image, nothing fetched.
+        if (await d.rejectsMediaFrom([a.domain, hostOf(url)])) return fallback(kind);
         const got = await image(url);
         const f = got && (await d.files.locate(got.fileName));
         if (!got || !f) return fallback(kind);
@@ -92,4 +96,12 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
       },
     },
   ];
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return null;
+  }
 }

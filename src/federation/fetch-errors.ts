@@ -17,6 +17,7 @@ export type FetchErrorReason =
   | 'invalid_json'
   | 'invalid_document'
   | 'http_status'
+  | 'federation_policy'
   | 'network';
 
 export class FetchError extends Error {
@@ -42,6 +43,7 @@ const KIND_OF: Readonly<Record<Exclude<FetchErrorReason, 'http_status'>, FetchEr
   bad_redirect: 'unsupported',
   cross_origin_redirect: 'unsupported',
   bad_content_type: 'unsupported',
+  federation_policy: 'unsupported',
   invalid_json: 'unsupported',
   invalid_document: 'unsupported',
   dns_failure: 'transient',

@@ -35,6 +35,8 @@ export interface HttpClientOptions {
   maxRedirects?: number;
   /** Default: the system resolver (dns.lookup, all addresses). */
   resolver?: Resolver;
+  /** The operator's federation policy: true refuses any request to that host (`host:port`), redirects included. */
+  refusesHost?: (host: string) => Promise<boolean> | boolean;
 }
 
 export interface HttpResponse {
@@ -103,6 +105,7 @@ export class HttpClient {
         const host = bareHost(url);
         // IP literals never reach `lookup`, so they are checked here.
         if (isIP(host) && !isAllowedAddress(host, this.opts.policy)) throw fetchError('forbidden_address', url.href, host);
+        if (this.opts.refusesHost && (await this.opts.refusesHost(url.host.toLowerCase()))) throw fetchError('federation_policy', url.href, 'domain suspended');
         const headers = await untilAborted(this.headersFor(req, url), deadline.signal, () => fetchError('timeout', url.href));
         const hop = await this.hop(req.method, url, headers, req.body, maxBytes, deadline.signal);
         if (hop.kind === 'response') return hop.response;

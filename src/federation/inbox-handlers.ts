@@ -29,6 +29,8 @@ export interface InboxHandlerDeps {
   readonly notifier: Notifier;
   readonly reports: ReportStore;
   readonly statuses: StatusStore;
+  /** The operator's federation policy: true when reports from that host (`host:port`) are rejected (reject_reports). */
+  readonly rejectsReportsFrom: (host: string) => Promise<boolean>;
 }
 
 export class InboxHandlers {
@@ -186,6 +188,10 @@ export class InboxHandlers {
 
   /** A report from another server about one of our members (and some of their statuses), for our moderators. */
   private async onFlagged(a: ActivityDoc, reporter: Account, raw: unknown): Promise<void> {
+    if (reporter.domain !== null && (await this.d.rejectsReportsFrom(reporter.domain))) {
+      this.d.log.info({ activity: a.id, domain: reporter.domain }, 'report from a domain whose reports are rejected');
+      return;
+    }
     const objects = asArray((raw as { object?: unknown }).object)
       .slice(0, 100)
       .map(idOf)

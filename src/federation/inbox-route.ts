@@ -24,6 +24,8 @@ export interface InboxDeps {
   readonly maxBodyBytes: number;
   /** A job was queued: wake the worker. */
   readonly queued: () => void;
+  /** The operator's federation policy: true when that host (`host:port`) is suspended. */
+  readonly suspended: (host: string) => Promise<boolean>;
 }
 
 /** Activity types the inbox acts on; others are verified, acknowledged and not stored. */
@@ -75,6 +77,10 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     if (!parsed.success) throw Errors.badRequest(`Invalid activity: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
     const activity = parsed.data;
 
+    // A suspended domain is refused before anything is fetched from it (its key included), with 403 rather than
+    // Mastodon's silent 202: the sender learns it is not heard, and stops retrying a permanent 4xx.
+    if ((await d.suspended(hostOf(sig.keyId))) || (await d.suspended(hostOf(activity.actor)))) throw Errors.forbidden('Domain suspended');
+
     let signer: Account;
     try {
       signer = await d.remote.byKeyId(sig.keyId);
@@ -99,6 +105,8 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     // Ids are the idempotency key: a server may only name activities on its own origin.
     if (!sameOrigin(activity.id, signer.uri!)) throw Errors.badRequest("Invalid activity: its id is not on the actor's origin");
 
+    // A suspended account is not heard (its posts would be hidden anyway); acknowledged so its server stops retrying.
+    if (signer.suspendedAt) return ACCEPTED;
     const raw = activity.type === 'Update' ? body.toString('utf8') : null;
     if (HANDLED.has(activity.type) && (await d.jobs.enqueue(activity.id, signer.id, req.body, raw))) d.queued();
     return ACCEPTED;
@@ -110,4 +118,13 @@ export function inboxRoutes(d: InboxDeps): Route[] {
 
 function isSelfDelete(a: ActivityDoc): boolean {
   return a.type === 'Delete' && a.objectId === a.actor;
+}
+
+/** A URL's host (`host:port`, lowercase); '' when it does not parse (it then matches no block). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return '';
+  }
 }

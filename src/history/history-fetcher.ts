@@ -144,6 +144,7 @@ export class HistoryFetcher {
         return unsupported('cross_origin', e.url, e.message);
       case 'forbidden_address':
       case 'bad_url':
+      case 'federation_policy': // a suspended domain
         // P33: the SSRF guard refused the address (loopback, private, …) or the URL before any connection: our own
         // federation policy forbids asking there, as it forbids a deleted actor's origin.
         return unsupported('federation_policy', e.url, e.message);

@@ -176,7 +176,7 @@ export class HistoryRunner {
 /** Why an account's history cannot be walked at all, or null. */
 function refusalOf(a: Account): 'not_found' | 'federation_policy' | 'actor_type' | null {
   if (!a.uri || a.domain === null) return 'not_found'; // a local account has no remote history
-  if (a.deletedAt) return 'federation_policy'; // P36: a removed or suspended actor is not fetched from
+  if (a.deletedAt || a.suspendedAt) return 'federation_policy'; // P36: a removed or suspended actor is not fetched from
   if (!HISTORY_ACTOR_TYPES.has(a.actorType)) return 'actor_type';
   return null;
 }

@@ -93,6 +93,8 @@ function hostOf(url: string | null): string | null {
 /** Where the account's history would come from, or why it cannot (contract 1; the cross-origin rule is our P32). */
 function classify(a: Account): { readonly origin: string; readonly outbox: string } | { readonly origin: string; readonly refused: UnsupportedReason } {
   const actorOrigin = hostOf(a.uri) ?? a.domain ?? '';
+  // Suspended by a moderator or with its domain: nothing is fetched from it.
+  if (a.suspendedAt) return { origin: actorOrigin, refused: 'federation_policy' };
   if (!SUPPORTED_TYPES.has(a.actorType)) return { origin: actorOrigin, refused: 'actor_type' };
   const outboxOrigin = hostOf(a.outboxUrl);
   if (!outboxOrigin || !a.outboxUrl) return { origin: actorOrigin, refused: 'no_outbox' };

@@ -82,6 +82,7 @@ CREATE TABLE accounts (
   instance_actor         boolean DEFAULT false NOT NULL,
   avatar_file            text,
   header_file            text,
+  suspended_at           timestamp with time zone,
   CONSTRAINT accounts_pkey PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX accounts_avatar_file ON accounts USING btree (avatar_file) WHERE (avatar_file IS NOT NULL);
@@ -135,6 +136,22 @@ CREATE TABLE deliveries (
 );
 CREATE INDEX deliveries_due ON deliveries USING btree (host, next_attempt_at);
 CREATE INDEX deliveries_next ON deliveries USING btree (next_attempt_at);
+
+CREATE TABLE domain_blocks (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  domain          text NOT NULL,
+  severity        text DEFAULT 'silence'::text NOT NULL,
+  reject_media    boolean DEFAULT false NOT NULL,
+  reject_reports  boolean DEFAULT false NOT NULL,
+  private_comment text,
+  public_comment  text,
+  obfuscate       boolean DEFAULT false NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT domain_blocks_pkey PRIMARY KEY (id),
+  CONSTRAINT domain_blocks_severity_check CHECK (severity = ANY (ARRAY['silence'::text, 'suspend'::text, 'noop'::text]))
+);
+CREATE UNIQUE INDEX domain_blocks_domain ON domain_blocks USING btree (lower(domain));
 
 CREATE TABLE favourites (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,

@@ -5,7 +5,7 @@
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
-import { boostedReadable, listable, notSilenced, quiet, visibleTo } from './visibility.js';
+import { authorNotSuspended, boostedReadable, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
 const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
@@ -45,7 +45,7 @@ export class TimelineStore {
           OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND languages IS NOT NULL)
           OR EXISTS (SELECT 1 FROM follows lf WHERE lf.account_id = $1 AND lf.target_account_id = s.account_id AND split_part(s.language, '-', 1) = ANY(lf.languages))))
       OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
-      AND ${quiet('$1')} AND ${boostedReadable('$1')}
+      AND ${quiet('$1')} AND ${boostedReadable('$1')} AND ${authorNotSuspended('s')}
       AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
         WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
     return this.feed(where, [viewerId], page);
@@ -104,7 +104,7 @@ export class TimelineStore {
     // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
     const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
-    return this.feed(where, values, page);
+    return this.feed(`${where} AND ${publicFeedable()}`, values, page);
   }
 
   /**
@@ -126,7 +126,7 @@ export class TimelineStore {
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
-    return this.feed(where, values, page);
+    return this.feed(`${where} AND ${publicFeedable()}`, values, page);
   }
 
   /** A page of a feed across accounts: never a remote history post. */

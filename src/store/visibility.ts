@@ -28,11 +28,38 @@ export function visibleTo(viewer: string | null, a = 's'): string {
 
 /** The rule for one row, boosts aside. */
 export function readableRow(viewer: string | null, a: string): string {
-  if (viewer === null) return `(${a}.deleted_at IS NULL AND ${a}.visibility <= 1)`;
-  return `(${a}.deleted_at IS NULL AND (${a}.visibility <= 1 OR ${a}.account_id = ${viewer}
+  if (viewer === null) return `(${a}.deleted_at IS NULL AND ${a}.visibility <= 1 AND ${authorNotSuspended(a)})`;
+  return `(${a}.deleted_at IS NULL AND ${authorNotSuspended(a)} AND (${a}.visibility <= 1 OR ${a}.account_id = ${viewer}
       OR (${a}.visibility = 2 AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${a}.account_id))
       OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = ${viewer}))
     AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${a}.account_id AND vb.target_account_id = ${viewer}))`;
+}
+
+/**
+ * SQL: status `a`'s author is not suspended (by a moderator, or with its domain), as Mastodon hides a suspended
+ * account's posts from everyone. The author's row is found by primary key.
+ */
+export function authorNotSuspended(a: string): string {
+  return `NOT EXISTS (SELECT 1 FROM accounts ${a}x WHERE ${a}x.id = ${a}.account_id AND ${a}x.suspended_at IS NOT NULL)`;
+}
+
+/**
+ * SQL: true when the text column `col` (a host, perhaps with a port) is covered by the domain block named in the
+ * expression `d`: the same host, or (for a block named without a port) the same host name or a subdomain of it.
+ */
+export function domainCovers(col: string, d: string): string {
+  return `(lower(${col}) = ${d} OR (${d} !~ ':' AND (split_part(lower(${col}), ':', 1) = ${d}
+    OR right(split_part(lower(${col}), ':', 1), length(${d}) + 1) = '.' || ${d})))`;
+}
+
+/**
+ * SQL: status `a` may be in the public feeds (public, local, remote, hashtags): its author is not suspended, and
+ * not on a domain the operator silenced (Mastodon's silence keeps an account's posts out of public timelines; its
+ * followers still see them).
+ */
+export function publicFeedable(a = 's'): string {
+  return `${authorNotSuspended(a)} AND NOT EXISTS (SELECT 1 FROM accounts ${a}p JOIN domain_blocks ${a}d ON ${a}d.severity = 'silence'
+    AND ${domainCovers(`${a}p.domain`, `lower(${a}d.domain)`)} WHERE ${a}p.id = ${a}.account_id AND ${a}p.domain IS NOT NULL)`;
 }
 
 /**

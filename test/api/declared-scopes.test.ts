@@ -133,10 +133,16 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/reports/:id/unassign': member('admin:write:reports'),
   'POST /api/v1/admin/reports/:id/resolve': member('admin:write:reports'),
   'POST /api/v1/admin/reports/:id/reopen': member('admin:write:reports'),
+  'GET /api/v1/admin/domain_blocks': member('admin:read:domain_blocks'),
+  'GET /api/v1/admin/domain_blocks/:id': member('admin:read:domain_blocks'),
+  'POST /api/v1/admin/domain_blocks': member('admin:write:domain_blocks'),
+  'PUT /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
+  'DELETE /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
+  'POST /api/v1/admin/accounts/:id/action': member('admin:write:accounts'),
 };
 
 /** API routes Mastodon serves without a token. */
-const OPEN = new Set(['GET /api/v1/instance', 'GET /api/v2/instance', 'POST /api/v1/apps', 'GET /api/v1/custom_emojis']);
+const OPEN = new Set(['GET /api/v1/instance', 'GET /api/v2/instance', 'GET /api/v1/instance/domain_blocks', 'POST /api/v1/apps', 'GET /api/v1/custom_emojis']);
 
 /** Scopes a route may accept besides the documented one: Mastodon's pre-3.1 `follow` and the `profile` scope. */
 const LEGACY: Readonly<Record<string, readonly string[]>> = {
