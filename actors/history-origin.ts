@@ -3,6 +3,7 @@
 // Stopping it aborts the run in hand, which stops at its last committed page; the job is then given back.
 import { Actor, type Behavior, type CastResult } from './actor.js';
 import type { ExitReason, Process } from './process.js';
+import type { Slots } from './slots.js';
 
 /** What the actor needs to know of a run's outcome: a backoff's retry time, to wake the scheduler by then. */
 export interface HistoryOutcomeLike {
@@ -34,6 +35,8 @@ export interface HistoryOriginDeps<J, O extends HistoryOutcomeLike, L> {
   readonly failed: (job: J, error: unknown) => O;
   /** Called once a run's outcome is recorded. */
   readonly onFinished?: (job: J, outcome: O) => void;
+  /** The node's running-job slots, shared by every origin: a job is claimed only once one is free. */
+  readonly slots: Slots;
 }
 
 export type HistoryOriginMsg = { readonly kind: 'work' };
@@ -64,15 +67,22 @@ export class HistoryOrigin<J, O extends HistoryOutcomeLike, L> implements Proces
       handle: async (state) => {
         // One job after another while the origin has work due; the claim says when it has none (or is busy).
         while (!this.shutdown.signal.aborted && (await d.enabled())) {
-          const job = await d.jobs.claim(origin, d.owner, d.leaseMs);
-          if (!job) break;
-          const outcome = await this.run(job);
-          // Cut short by shutdown: the job is given back as it stands (cursor and budget left, as committed) for
-          // another node to go on with at once, rather than recorded as ended.
-          if (this.shutdown.signal.aborted && (outcome === null || outcome.kind === 'partial')) break;
-          if (outcome === null) continue;
-          await d.jobs.finish(job, outcome);
-          d.onFinished?.(job, outcome);
+          // The slot is taken before the claim, so waiting for one holds no lease and counts against no deadline.
+          const release = await d.slots.acquire(this.shutdown.signal).catch(() => null);
+          if (!release) break;
+          try {
+            const job = await d.jobs.claim(origin, d.owner, d.leaseMs);
+            if (!job) break;
+            const outcome = await this.run(job);
+            // Cut short by shutdown: the job is given back as it stands (cursor and budget left, as committed) for
+            // another node to go on with at once, rather than recorded as ended.
+            if (this.shutdown.signal.aborted && (outcome === null || outcome.kind === 'partial')) break;
+            if (outcome === null) continue;
+            await d.jobs.finish(job, outcome);
+            d.onFinished?.(job, outcome);
+          } finally {
+            release();
+          }
         }
         return state;
       },

@@ -6,6 +6,7 @@
 // runs it too.
 import { pino } from 'pino';
 import { HistoryScheduler } from '../actors/history-scheduler.js';
+import { Slots } from '../actors/slots.js';
 import type { Supervisor } from '../actors/supervisor.js';
 import { Database } from '../src/store/db.js';
 import { HistoryJobStore, type HistoryJobRunner } from '../src/store/history-jobs.js';
@@ -90,6 +91,7 @@ export async function measureHistoryScheduling(): Promise<SchedulingFigures> {
         },
         liveNodes: async () => NODES,
         maxOrigins: 256,
+        slots: new Slots(4),
         originIdleMs: 30_000,
         onError: (e) => process.stderr.write(`history bench: ${String(e)}\n`),
       });

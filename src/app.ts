@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
 import { RunDeadlineError } from '../actors/history-origin.js';
 import { HistoryScheduler } from '../actors/history-scheduler.js';
+import { Slots } from '../actors/slots.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startHistorySweep } from '../actors/history-sweep.js';
@@ -199,6 +200,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       },
       liveNodes: () => liveNodes(db.pool, nodeName),
       maxOrigins: 256,
+      slots: new Slots(config.federation.historyJobsPerNode),
       originIdleMs: 30_000,
       onError: (err) => fedLog.error({ err }, 'history scheduler round failed'),
     });

@@ -173,6 +173,43 @@ describe('remote history jobs on two nodes sharing one database', () => {
     assert.equal(done.lease_owner, null);
   });
 
+  it('a burst of due origins runs at most HISTORY_JOBS_PER_NODE jobs per node; the rest wait unclaimed, then all run', async () => {
+    const perNode = n1.app.config.federation.historyJobsPerNode;
+    assert.equal(perNode, 4, 'the default: a third of the pool of 10');
+    const origins = Array.from({ length: 3 * perNode }, (_, i) => `burst-${i}.example`);
+    const opened = gate();
+    const ids: string[] = [];
+    for (const origin of origins) {
+      runner.on(origin, async (job, ledger, signal) => {
+        await opened.opened;
+        return onePage()(job, ledger, signal);
+      });
+      ids.push(await remoteAccount(db, 'burst', origin));
+    }
+    for (const [i, id] of ids.entries()) await queue(db, id, origins[i]!);
+    const fetching = async () =>
+      await db.rows<{ owner: string; n: number }>(
+        `SELECT lease_owner AS owner, count(*)::int AS n FROM remote_histories WHERE origin LIKE 'burst-%' AND state = 'fetching' GROUP BY 1`,
+      );
+    // Both nodes fill their slots; nobody claims more, however many rounds they run.
+    await eventually(async () =>
+      assert.equal(
+        (await fetching()).reduce((sum, r) => sum + r.n, 0),
+        2 * perNode,
+      ),
+    );
+    await Promise.all([nextRound(n1.app), nextRound(n2.app)]);
+    const held = await fetching();
+    assert.equal(held.length, 2, 'both nodes run jobs');
+    for (const r of held) assert.equal(r.n, perNode, `node ${r.owner} runs ${r.n} jobs`);
+    const queued = await db.one<{ n: number }>(`SELECT count(*)::int AS n FROM remote_histories WHERE origin LIKE 'burst-%' AND state = 'queued'`);
+    assert.equal(queued!.n, origins.length - 2 * perNode, 'the others wait in the database, unclaimed');
+    opened.open();
+    await eventually(async () => {
+      for (const id of ids) assert.equal((await historyOf(db, id)).state, 'partial');
+    });
+  });
+
   it('a job whose lease ran out is taken over by the other node; the first can no longer commit', async () => {
     const origin = 'stuck.example';
     const firstHeld = gate();
