@@ -86,7 +86,13 @@ parentPort!.on('message', (m: Msg) => {
       (e) => fail(m.seq, e),
     );
   } else {
-    const closing = sockets.splice(0).map((ws) => new Promise<void>((r) => (ws.once('close', () => r()), ws.close())));
+    const closing = sockets.splice(0).map(
+      (ws) =>
+        new Promise<void>((r) => {
+          ws.once('close', () => r());
+          ws.close();
+        }),
+    );
     Promise.all(closing).then(
       () => reply(m.seq),
       (e) => fail(m.seq, e),

@@ -8,7 +8,12 @@ describe('Slots (the per-node cap on running history jobs)', () => {
     const order: number[] = [];
     const a = await slots.acquire();
     const b = await slots.acquire();
-    const waiters = [3, 4, 5].map((n) => slots.acquire().then((release) => (order.push(n), release)));
+    const waiters = [3, 4, 5].map((n) =>
+      slots.acquire().then((release) => {
+        order.push(n);
+        return release;
+      }),
+    );
     await Promise.resolve();
     assert.equal(slots.inUse, 2);
     assert.equal(slots.queued, 3);
