@@ -28,7 +28,7 @@ import { reactionRoutes } from './api/reactions.js';
 import { profileViewed, remoteHistoryRoutes } from './api/remote-history.js';
 import { remoteImageRoutes } from './api/remote-images.js';
 import { reportRoutes } from './api/reports.js';
-import { searchRoutes } from './api/search.js';
+import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { timelineRoutes } from './api/timelines.js';
@@ -39,6 +39,7 @@ import { noteRoutes } from './federation/note-routes.js';
 import type { Route } from './http/types.js';
 import type { Metrics } from './metrics/registry.js';
 import { metricsRoutes } from './metrics/route.js';
+import { adminDomainBlocksPageRoutes } from './web/admin-domain-blocks-page.js';
 import { adminHistoryPageRoutes } from './web/admin-history-page.js';
 import { authPageRoutes } from './web/auth-pages.js';
 import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
@@ -51,6 +52,7 @@ import { reportPageRoutes } from './web/report-pages.js';
 import { staticPageRoutes } from './web/static-pages.js';
 import { mediaFallbackScriptRoutes } from './web/media-fallback.js';
 import { preferencesPageRoutes } from './web/preferences-page.js';
+import { searchPageRoutes } from './web/search-page.js';
 import { statusPageRoutes } from './web/status-page.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import type { Wiring } from './wiring.js';
@@ -126,6 +128,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
     profileViewed: profileViewed(historyApi),
   };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
+  const searchApi = { config, log: apiLog, follows: w.follows, timelines: w.timelines, remote: w.remote, notes: w.notes, uris: w.uris, ...listed };
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
@@ -292,10 +295,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
       ['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'],
       listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelines, ...listed }),
     ),
-    mount(
-      ['/api/v2/search'],
-      searchRoutes({ config, log: apiLog, follows: w.follows, timelines: w.timelines, remote: w.remote, notes: w.notes, uris: w.uris, ...listed }),
-    ),
+    mount(['/api/v2/search'], searchRoutes(searchApi)),
     // Notifications and conversations.
     mount(
       ['/api/v1/notifications'],
@@ -368,6 +368,9 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         pruneNow: w.manualPrune,
       }),
     ),
+    mount(['/admin/domain_blocks'], adminDomainBlocksPageRoutes(web, { blocks: w.domainBlocks })),
+    // The page finds what the API finds: the same search (web may not import api).
+    mount(['/search'], searchPageRoutes(web, { search: searcher(searchApi) })),
     mount(['/about', '/avatars/original', '/headers/original'], staticPageRoutes(web)),
   ];
 }

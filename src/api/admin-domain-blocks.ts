@@ -11,7 +11,7 @@ import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import { type DomainBlockStore, SEVERITIES } from '../store/domain-blocks.js';
+import { blockDomain, type DomainBlockStore, SEVERITIES } from '../store/domain-blocks.js';
 import { isId } from '../store/ids.js';
 import { given, invalid, railsBool } from './params.js';
 
@@ -20,27 +20,15 @@ const MAX_COMMENT = 1000;
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 200;
 
-/**
- * A domain as blocks name it: a host name (IDN as punycode, as a URL's host has it) or address, with a port only
- * when one port is meant; lowercase, without a trailing dot. Anything that is not a URL's host is refused.
- */
-const domainParam = z
-  .string({ error: "Domain can't be blank" })
-  .trim()
-  .transform((v, ctx) => {
-    const d = v.toLowerCase().replace(/\.$/, '');
-    let host: string | null = null;
-    try {
-      host = /^[^/?#@\s]+$/.test(d) ? new URL(`http://${d}`).host : null;
-    } catch {
-      host = null;
-    }
-    if (!d || !host) {
-      ctx.addIssue({ code: 'custom', message: d ? 'Domain is not a valid domain name' : "Domain can't be blank" });
-      return z.NEVER;
-    }
-    return host;
-  });
+/** A domain as blocks name it (store/domain-blocks.ts blockDomain): anything that is not a URL's host is refused. */
+const domainParam = z.string({ error: "Domain can't be blank" }).transform((v, ctx) => {
+  const host = blockDomain(v);
+  if (!host) {
+    ctx.addIssue({ code: 'custom', message: host === '' ? "Domain can't be blank" : 'Domain is not a valid domain name' });
+    return z.NEVER;
+  }
+  return host;
+});
 
 const comment = z.string().max(MAX_COMMENT, `is too long (maximum is ${MAX_COMMENT} characters)`);
 const severity = z.enum(SEVERITIES, { error: `Severity must be one of ${SEVERITIES.join(', ')}` });

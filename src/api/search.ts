@@ -71,7 +71,26 @@ export interface SearchDeps {
   readonly statusViews: StatusViews;
 }
 
+/** What a search finds, as the API renders it (the page at /search shows the same, web/search-page.ts). */
+export interface SearchResults {
+  readonly accounts: Awaited<ReturnType<AccountViews['many']>>;
+  readonly statuses: Awaited<ReturnType<StatusViews['many']>>;
+  readonly hashtags: readonly { readonly name: string; readonly url: string; readonly history: readonly unknown[] }[];
+}
+
+/**
+ * The search of GET /api/v2/search for a viewer (null: anonymous), from its query parameters; refusals are thrown as
+ * the API answers them. routes.ts hands it to the search page too, so both find the same.
+ */
+export type Search = (query: Readonly<Record<string, unknown>>, viewer: string | null) => Promise<SearchResults>;
+
 export function searchRoutes(d: SearchDeps): Route[] {
+  const search = searcher(d);
+  const handler = async (req: Request, who: Principal | null): Promise<Reply> => json(200, await search(req.query, who?.record.user?.accountId ?? null));
+  return [route({ method: 'GET', path: '/api/v2/search', auth: { scopes: ['read:search'], optional: true }, handler })];
+}
+
+export function searcher(d: SearchDeps): Search {
   const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
   const visibleAccount = (a: Account | undefined) => (a && !a.deletedAt && !a.instanceActor && (a.domain !== null || a.hasUser) ? a : undefined);
 
@@ -118,24 +137,22 @@ export function searchRoutes(d: SearchDeps): Route[] {
   /** As Mastodon's `following`: accounts the viewer follows, and the viewer (Account::Search's first_degree). */
   const followedBy = async (viewer: string, a: Account) => a.id === viewer || (await d.follows.find('follows', viewer, a.id)) !== undefined;
 
-  const search = async (req: Request, who: Principal | null): Promise<Reply> => {
-    const viewer = who?.record.user?.accountId ?? null;
-    const parsed = SearchQuery.safeParse(req.query);
+  return async (query, viewer) => {
+    const parsed = SearchQuery.safeParse(query);
     // In Mastodon's order: q first, then the refusals to anonymous searches, then the other parameters.
     const badQuery = parsed.error?.issues.find((i) => i.path[0] === 'q');
     if (badQuery) throw Errors.badRequest(badQuery.message);
     // Paging and fetching from elsewhere are for members (anonymous requests must not make us send requests).
     if (viewer === null) {
-      if (absentIfBlank(req.query['offset']) !== undefined) throw Errors.unauthorized('Search queries pagination is not supported without authentication');
-      if (flag(req.query['resolve'])) throw Errors.unauthorized('Search queries that resolve remote resources are not supported without authentication');
+      if (absentIfBlank(query['offset']) !== undefined) throw Errors.unauthorized('Search queries pagination is not supported without authentication');
+      if (flag(query['resolve'])) throw Errors.unauthorized('Search queries that resolve remote resources are not supported without authentication');
     }
     if (!parsed.success) throw Errors.badRequest(parsed.error.issues[0]!.message);
     const { q, type, limit, account_id: accountId, resolve } = parsed.data;
     const following = parsed.data.following && viewer !== null;
     // As Mastodon's SearchService: an offset pages one type of result; a search of all types starts at 0.
     const offset = type ? (parsed.data.offset ?? 0) : 0;
-    const empty = { accounts: [], statuses: [], hashtags: [] };
-    if (limit === 0) return json(200, empty);
+    if (limit === 0) return { accounts: [], statuses: [], hashtags: [] };
     const wantAccounts = !type || type === 'accounts';
     const wantStatuses = (!type || type === 'statuses') && viewer !== null;
 
@@ -157,12 +174,10 @@ export function searchRoutes(d: SearchDeps): Route[] {
     }
     let hashtags: string[] = [];
     if ((!type || type === 'hashtags') && /^#?[\p{L}\p{M}\p{N}_]{1,100}$/u.test(q)) hashtags = await d.timelines.searchTags(q.replace(/^#/, ''), limit, offset);
-    return json(200, {
+    return {
       accounts: await d.accountViews.many(accounts),
       statuses: await d.statusViews.many(statuses, viewer),
       hashtags: hashtags.map((name) => ({ name, url: d.uris.tag(name), history: [] })),
-    });
+    };
   };
-
-  return [route({ method: 'GET', path: '/api/v2/search', auth: { scopes: ['read:search'], optional: true }, handler: search })];
 }

@@ -70,6 +70,21 @@ function toBlock(r: Row): DomainBlock {
 }
 
 /**
+ * A domain as blocks name it (the API and the admin page alike): a host name (IDN as punycode, as a URL's host has
+ * it) or address, with a port only when one port is meant; lowercase, without a trailing dot. Null for anything that
+ * is not a URL's host, '' for a blank one.
+ */
+export function blockDomain(input: string): string | null {
+  const d = input.trim().toLowerCase().replace(/\.$/, '');
+  if (!d) return '';
+  try {
+    return /^[^/?#@\s]+$/.test(d) ? new URL(`http://${d}`).host || null : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The keys a host is looked up by, most specific first: `host:port`, the host name, then each parent domain (never
  * of an IP address). A block named with a port covers that port only; one without covers every port.
  */

@@ -58,7 +58,7 @@ export function adminHistoryPageRoutes(d: WebDeps, h: AdminHistoryPageDeps): Rou
       status,
       'History',
       html`
-      <nav><strong>Administration › History</strong><a href="/admin/reports">Reports</a><a href="/">Home</a></nav>
+      <nav><strong>Administration › History</strong><a href="/admin/domain_blocks">Domain blocks</a><a href="/admin/reports">Reports</a><a href="/">Home</a></nav>
       ${notice.error ? html`<p class="error" id="error">${notice.error}</p>` : ''}
       ${notice.saved ? html`<p id="saved">Settings saved.</p>` : ''}
       ${

@@ -54,11 +54,12 @@ export function authPageRoutes(d: WebDeps): Route[] {
         const body = u
           ? html`<nav><strong>${title}</strong><form class="inline" method="post" action="/auth/sign_out">${csrfField(ctx)}<button class="secondary" type="submit">Sign out</button></form></nav>
               <p>Signed in as <strong id="signed-in-as">@${u.username}</strong> (${u.roleName === 'everyone' ? 'member' : u.roleName}).</p>
+              <p><a href="/search">Search</a></p>
               <p><a href="/settings/applications">Authorized applications</a></p>
               ${hasPermission(u.permissions, 'manageUsers') ? html`<p><a href="/admin/registrations">Pending registrations</a></p>` : ''}
               ${hasPermission(u.permissions, 'manageReports') ? html`<p><a href="/admin/reports">Reports</a></p>` : ''}
-              ${hasPermission(u.permissions, 'manageFederation') ? html`<p><a href="/admin/history">History</a></p>` : ''}`
-          : html`<h1>${title}</h1><p>${d.config.instance.description}</p><p><a href="/auth/sign_in">Sign in</a></p>`;
+              ${hasPermission(u.permissions, 'manageFederation') ? html`<p><a href="/admin/history">History</a></p><p><a href="/admin/domain_blocks">Domain blocks</a></p>` : ''}`
+          : html`<h1>${title}</h1><p>${d.config.instance.description}</p><p><a href="/auth/sign_in">Sign in</a> · <a href="/search">Search</a></p>`;
         return pageReply(200, title, body, title, ctx);
       },
     },

@@ -1,5 +1,6 @@
-// A post as a profile page shows it: content warning, content, media and poll, from the Mastodon status entity
-// (remote content was reduced to safe HTML when stored, so it is inserted as it is).
+// A post as a profile page or search results show it: its author (linked to their profile page), content warning,
+// content, media and poll, from the Mastodon status entity (remote content was reduced to safe HTML when stored, so
+// it is inserted as it is); a boost names the booster and the boosted post's author.
 import { z } from 'zod';
 import { html, Html } from './html.js';
 
@@ -13,6 +14,21 @@ export interface PostEntity {
   readonly media_attachments: readonly unknown[];
   readonly poll: unknown;
   readonly reblog: unknown;
+  readonly account: unknown;
+}
+
+const Author = z.object({ acct: z.string(), username: z.string(), display_name: z.string() });
+
+/** An account's page here: `/@name@host` for a remote account (web/remote-profile-page.ts), `/@name` for ours. */
+export function profilePath(acct: string): string {
+  return `/@${acct}`;
+}
+
+/** An account entity's name linked to its profile page, then its handle. */
+export function authorHtml(account: unknown, cls = 'author'): Html {
+  const a = Author.safeParse(account);
+  if (!a.success) return html``;
+  return html`<a class="${cls}" href="${profilePath(a.data.acct)}">${a.data.display_name || a.data.username}</a> <span class="acct">@${a.data.acct}</span>`;
 }
 
 const Attachment = z.object({
@@ -35,7 +51,7 @@ const Reblog = z.object({
   spoiler_text: z.string(),
   media_attachments: z.array(z.unknown()),
   poll: z.unknown(),
-  account: z.object({ acct: z.string() }),
+  account: z.unknown(),
 });
 
 function mediaHtml(items: readonly unknown[]): Html {
@@ -70,7 +86,7 @@ export function postHtml(p: PostEntity): Html {
   const when = html`<time datetime="${p.created_at}">${p.created_at.slice(0, 10)}</time>`;
   if (boosted.success) {
     const r = boosted.data;
-    return html`<article class="post" id="post-${p.id}"><p class="meta">Boosted @${r.account.acct} · ${when}</p>${body(r)}</article>`;
+    return html`<article class="post boost" id="post-${p.id}"><p class="boosted-by">${authorHtml(p.account, 'booster')} boosted · ${when}</p><p class="meta">${authorHtml(r.account)}</p>${body(r)}</article>`;
   }
-  return html`<article class="post" id="post-${p.id}"><p class="meta">${when}</p>${body(p)}</article>`;
+  return html`<article class="post" id="post-${p.id}"><p class="meta">${authorHtml(p.account)} · ${when}</p>${body(p)}</article>`;
 }

@@ -1,9 +1,10 @@
 // A single post as a page (/web/statuses/:id): its author, text and attachments, for whoever may read it. Small on
 // purpose: it is where a post's media is seen in a browser, through our proxy, with the viewer's
-// `media:origin_fallback` deciding whether the page may fall back to the origin (web/media-html.ts).
+// `media:origin_fallback` deciding whether the page may fall back to the origin (web/media-html.ts). The author's name
+// links to their profile page (a remote one's at /@name@host); a boost's page shows the boosted post and its booster.
 import { Errors } from '../errors.js';
 import type { Route } from '../http/types.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { Account, AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import type { MediaStore } from '../store/media.js';
 import type { MemberPreferenceStore } from '../store/member-preferences.js';
@@ -13,6 +14,7 @@ import type { WebDeps } from './deps.js';
 import { html } from './html.js';
 import { pageReply } from './layout.js';
 import { attachmentsHtml, fallbackScriptHtml, mediaPagePolicy } from './media-html.js';
+import { profilePath } from './post-html.js';
 
 export interface StatusPageDeps {
   readonly accounts: AccountStore;
@@ -34,6 +36,9 @@ const plainText = (content: string) =>
     .replace(/&amp;/g, '&')
     .trim();
 
+const acctOf = (a: Account) => (a.domain ? `${a.username}@${a.domain}` : a.username);
+const nameLink = (a: Account, cls: string) => html`<a class="${cls}" href="${profilePath(acctOf(a))}">${a.displayName || a.username}</a>`;
+
 export function statusPageRoutes(web: WebDeps, d: StatusPageDeps): Route[] {
   return [
     {
@@ -42,15 +47,18 @@ export function statusPageRoutes(web: WebDeps, d: StatusPageDeps): Route[] {
       handler: async (req) => {
         const ctx = await web.auth.context(req);
         const id = req.params['id']!;
-        const s = isId(id) ? await d.statuses.byId(id) : undefined;
-        if (!s || s.deletedAt || !(await d.statuses.canSee(s, ctx.user?.accountId ?? null))) throw Errors.notFound();
-        const author = await d.accounts.byId(s.accountId);
+        const viewer = ctx.user?.accountId ?? null;
+        const asked = isId(id) ? await d.statuses.byId(id) : undefined;
+        if (!asked || asked.deletedAt || !(await d.statuses.canSee(asked, viewer))) throw Errors.notFound();
+        const s = asked.reblogOfId ? await d.statuses.readable(asked.reblogOfId, viewer) : asked;
+        if (!s || s.deletedAt) throw Errors.notFound();
+        const [author, booster] = await Promise.all([d.accounts.byId(s.accountId), s === asked ? undefined : d.accounts.byId(asked.accountId)]);
         if (!author) throw Errors.notFound();
         const shown = ((await d.media.ofStatuses([s.id])).get(s.id) ?? []).map((m) => ({ m, url: d.mediaUrls.url(m, s.visibility) }));
         const fallback = ctx.user ? await d.memberPreferences.originFallback(ctx.user.userId) : false;
-        const handle = `@${author.username}${author.domain ? `@${author.domain}` : ''}`;
         const body = html`<article class="status" data-status-id="${s.id}">
-<p class="author"><strong>${author.displayName || author.username}</strong> ${handle}</p>
+${booster ? html`<p class="boosted-by">${nameLink(booster, 'booster')} @${acctOf(booster)} boosted</p>` : ''}
+<p class="author"><strong>${nameLink(author, 'author')}</strong> @${acctOf(author)}</p>
 ${s.spoilerText ? html`<p class="spoiler">${s.spoilerText}</p>` : ''}
 ${plainText(s.content)
   .split(/\n+/)
