@@ -55,6 +55,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/accounts/:id/remote_history/fetch': member('read'),
   'GET /api/v1/admin/remote_history': member('admin:read'),
   'PUT /api/v1/admin/remote_history': member('admin:write'),
+  'POST /api/v1/admin/remote_history/prune': member('admin:write'),
   // apps
   'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
   // statuses
