@@ -1,6 +1,7 @@
 // Spawns the servers under test, each in its own Node process so that wrk, the bare server and Stoa never share
 // an event loop. Every child also gets an IPC channel: if this process dies, the children see 'disconnect' and exit.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface ServerProcess {
@@ -35,7 +36,8 @@ export function startBare(): Promise<ServerProcess> {
 /** Stoa with its logs on stdout sent to /dev/null ('ignore'); it reports { port } over IPC. */
 export async function startStoa(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<StoaProcess> {
   const child = spawn(process.execPath, [...nodeArgs, script('stoa-server')], {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // BENCH_STOA_LOG=<file>: Stoa's log lines appended there (diagnosis); by default they go nowhere, paid for all the same.
+    stdio: ['ignore', process.env['BENCH_STOA_LOG'] ? openSync(process.env['BENCH_STOA_LOG'], 'a') : 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, ...env },
   });
   const server = await awaitPort('stoa', child, (onPort) => {

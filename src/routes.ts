@@ -335,7 +335,20 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
       ['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'],
       domainBlockRoutes({ baseUrl: config.baseUrl, log: apiLog, blocks: w.domainBlocks }),
     ),
-    mount(['/api/v1/admin/accounts'], adminAccountRoutes({ log: apiLog, accounts: w.accounts })),
+    mount(
+      ['/api/v1/admin/accounts', '/api/v2/admin/accounts'],
+      adminAccountRoutes({
+        baseUrl: config.baseUrl,
+        log: apiLog,
+        accounts: w.accounts,
+        users: w.users,
+        moderation: w.accountModeration,
+        reports: w.reports,
+        views: w.adminAccountViews,
+        authEvents,
+        usersChanged: () => instanceDocs.invalidate(),
+      }),
+    ),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),
     mount(

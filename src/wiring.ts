@@ -6,6 +6,7 @@ import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { AccountViews } from './api/account-views.js';
 import { ReportViews } from './api/report-views.js';
+import { AdminAccountViews } from './api/admin-account-views.js';
 import { StatusViews } from './api/status-views.js';
 import type { Clock } from './clock.js';
 import { HttpClient } from './federation/http-client.js';
@@ -61,6 +62,7 @@ import { TimelineStore } from './store/timelines.js';
 import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
+import { AccountModerationStore } from './store/account-moderation.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
@@ -106,6 +108,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     historyPrune: new HistoryPruneStore(db),
     // Federation policy: the operator's domain blocks (cached, invalidated across nodes).
     domainBlocks: new DomainBlockStore(db),
+    accountModeration: new AccountModerationStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),
@@ -244,7 +247,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const accountViews = new AccountViews(s.follows, config);
   const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'));
   const statusViews = new StatusViews(s.accounts, accountViews, s.statuses, s.interactions, uris, s.media, mediaUrls, s.polls, s.reactions, s.apps);
-  const reportViews = new ReportViews(s.accounts, s.users, s.statuses, accountViews, statusViews);
+  const adminAccountViews = new AdminAccountViews(s.users, accountViews);
+  const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 
   // An operator's Prune now (API and admin page): one batch under the current retention, at the clock's time.
   const manualPrune = async (byAccountId: string) => {
@@ -284,6 +288,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     mediaUrls,
     statusViews,
     reportViews,
+    adminAccountViews,
     manualPrune,
   };
 }

@@ -1,17 +1,17 @@
 // Reports as API entities: the Report a reporter (and an admin.report notification) shows, and the Admin::Report
 // moderators read, with its accounts, members and statuses loaded once per page.
-import { adminAccountEntity, adminReportEntity, reportEntity, type AdminAccountEntity } from '../entities/report.js';
+import { adminReportEntity, reportEntity, type AdminAccountEntity } from '../entities/report.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Report } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { UserStore } from '../store/users.js';
 import type { AccountViews } from './account-views.js';
+import type { AdminAccountViews } from './admin-account-views.js';
 import type { StatusViews } from './status-views.js';
 
 export class ReportViews {
   constructor(
     private readonly accounts: AccountStore,
-    private readonly users: UserStore,
+    private readonly adminAccounts: AdminAccountViews,
     private readonly statuses: StatusStore,
     private readonly accountViews: AccountViews,
     private readonly statusViews: StatusViews,
@@ -45,14 +45,9 @@ export class ReportViews {
       if (r.assignedAccountId) ids.add(r.assignedAccountId);
       if (r.actionTakenByAccountId) ids.add(r.actionTakenByAccountId);
     }
-    const [accounts, members, statuses] = await Promise.all([
-      this.accounts.byIds([...ids]),
-      this.users.forModeration([...ids]),
-      this.statuses.byIds([...new Set(reports.flatMap((r) => r.statusIds))]),
-    ]);
-    const entities = await this.accountViews.many(accounts);
-    const memberOf = new Map(members.map((u) => [u.accountId, u]));
-    const admins = new Map<string, AdminAccountEntity>(accounts.map((a: Account, i) => [a.id, adminAccountEntity(a, memberOf.get(a.id), entities[i])]));
+    const [accounts, statuses] = await Promise.all([this.accounts.byIds([...ids]), this.statuses.byIds([...new Set(reports.flatMap((r) => r.statusIds))])]);
+    const rendered = await this.adminAccounts.many(accounts);
+    const admins = new Map<string, AdminAccountEntity>(accounts.map((a: Account, i) => [a.id, rendered[i]!]));
     const statusEntities = new Map((await this.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
     return reports.flatMap((r) => {
       const account = admins.get(r.accountId);

@@ -25,9 +25,8 @@ export function reportEntity(r: Report, targetAccount: unknown) {
 
 /**
  * REST::Admin::AccountSerializer. What belongs to a member (e-mail, role, sign-in, approval) is null for remote
- * accounts, as Mastodon's nil user gives; Stoa has no silencing or sensitizing, and no e-mail confirmation step
- * (members are confirmed when created). A remote account whose actor was deleted is shown suspended, as Mastodon
- * suspends such accounts.
+ * accounts, as Mastodon's nil user gives; Stoa has no e-mail confirmation step (members are confirmed when
+ * created). A remote account whose actor was deleted is shown suspended, as Mastodon suspends such accounts.
  */
 export function adminAccountEntity(a: Account, user: ModeratedUser | undefined, account: unknown) {
   return {
@@ -44,9 +43,9 @@ export function adminAccountEntity(a: Account, user: ModeratedUser | undefined, 
     confirmed: user ? true : null,
     approved: user ? user.approved : null,
     disabled: user ? user.disabled : null,
-    silenced: false,
-    suspended: a.deletedAt !== null,
-    sensitized: false,
+    silenced: a.silencedAt !== null,
+    suspended: a.suspendedAt !== null || a.deletedAt !== null,
+    sensitized: a.sensitizedAt !== null,
     account,
   };
 }

@@ -60,7 +60,8 @@ export function statusEntity(s: Status, c: StatusContext) {
     created_at: s.createdAt.toISOString(),
     in_reply_to_id: s.inReplyToId,
     in_reply_to_account_id: s.inReplyToAccountId,
-    sensitive: s.sensitive,
+    // A moderator's "sensitive" action marks every post of the account that has media (Mastodon's sensitized).
+    sensitive: s.sensitive || (c.author.sensitizedAt !== null && (c.media?.length ?? 0) > 0),
     spoiler_text: s.spoilerText,
     visibility: s.visibility,
     language: s.language,

@@ -1,5 +1,5 @@
 // Bearer authentication, called by the front end for every route that declares an AuthRule, in Mastodon's order:
-// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled member → 403. A cached token
+// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled or suspended member → 403. A cached token
 // answers synchronously (no promise on the hot path); a miss reads the database once and caches the result. A
 // member pending approval never holds a token: tokens come only from codes granted in a signed-in session, which
 // such a member cannot have, and approval is never withdrawn (rejecting a sign-up deletes it).
@@ -65,7 +65,7 @@ export class BearerAuth {
     if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();
     if (need.member) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
-      if (r.user.disabled) throw Errors.forbidden('Your login is currently disabled');
+      if (r.user.disabled || r.user.suspended) throw Errors.forbidden('Your login is currently disabled');
     }
     this.usage.note(t, now);
     return t;

@@ -50,6 +50,10 @@ export interface Account {
   readonly deletedAt: Date | null;
   /** A moderator (or a domain block) suspended it: its posts are hidden and nothing is fetched for it. */
   readonly suspendedAt: Date | null;
+  /** A moderator silenced it: its posts stay out of the public feeds. */
+  readonly silencedAt: Date | null;
+  /** A moderator marked its media sensitive: every post with media is shown as sensitive. */
+  readonly sensitizedAt: Date | null;
   readonly instanceActor: boolean;
   /** Local accounts that can sign in have a user; the instance actor has none. */
   readonly hasUser: boolean;
@@ -106,7 +110,7 @@ const COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a
   a.uri, a.url, a.actor_type, a.inbox_url, a.shared_inbox_url, a.outbox_url, a.followers_url, a.following_url, a.featured_url,
   a.avatar_remote_url, a.header_remote_url, a.avatar_file, a.header_file, a.fields, a.attachment, a.also_known_as, a.moved_to_uri, a.public_key_id,
   a.public_key_pem, a.remote_followers_count, a.remote_following_count, a.remote_statuses_count, a.published_at,
-  a.fetched_at, a.deleted_at, a.suspended_at, a.instance_actor, EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id) AS has_user`;
+  a.fetched_at, a.deleted_at, a.suspended_at, a.silenced_at, a.sensitized_at, a.instance_actor, EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id) AS has_user`;
 const SELECT = `SELECT ${COLUMNS} FROM accounts a`;
 
 interface AccountDbRow extends Record<string, unknown> {
@@ -146,6 +150,8 @@ interface AccountDbRow extends Record<string, unknown> {
   fetched_at: Date | null;
   deleted_at: Date | null;
   suspended_at: Date | null;
+  silenced_at: Date | null;
+  sensitized_at: Date | null;
   instance_actor: boolean;
   has_user: boolean;
 }
@@ -188,6 +194,8 @@ function toAccount(r: AccountDbRow): Account {
     fetchedAt: r.fetched_at,
     deletedAt: r.deleted_at,
     suspendedAt: r.suspended_at,
+    silencedAt: r.silenced_at,
+    sensitizedAt: r.sensitized_at,
     instanceActor: r.instance_actor,
     hasUser: r.has_user,
   };
@@ -345,20 +353,6 @@ export class AccountStore {
       'UPDATE accounts SET remote_followers_count = coalesce($2, remote_followers_count), remote_following_count = coalesce($3, remote_following_count) WHERE id = $1 AND domain IS NOT NULL',
       [id, followers, following],
     );
-  }
-
-  /**
-   * A moderator suspends (or unsuspends) a remote account: its posts are hidden and its history is not fetched.
-   * The row and its relationships stay, so lifting the suspension restores everything (Mastodon keeps them too
-   * until the data is deleted). Returns the account, undefined for no such remote account.
-   */
-  async setSuspended(id: string, suspended: boolean): Promise<Account | undefined> {
-    const r = await this.db.one<{ id: string }>(
-      `UPDATE accounts SET suspended_at = CASE WHEN $2::boolean THEN coalesce(suspended_at, now()) END, updated_at = now()
-       WHERE id = $1 AND domain IS NOT NULL RETURNING id`,
-      [id, suspended],
-    );
-    return r ? this.byId(r.id) : undefined;
   }
 
   /** A remote actor deleted itself: its relationships go, the row stays as a tombstone (ids stay stable). */

@@ -241,10 +241,12 @@ export class DomainBlockStore {
   }
 
   private async unsuspendAccounts(b: DomainBlock): Promise<void> {
-    await this.db.exec(`UPDATE accounts SET suspended_at = NULL WHERE domain IS NOT NULL AND suspended_at = $2 AND ${domainCovers('domain', '$1')}`, [
-      b.domain.toLowerCase(),
-      b.createdAt,
-    ]);
+    // Their histories, refused while suspended, may be asked for again.
+    await this.db.exec(
+      `WITH lifted AS (UPDATE accounts SET suspended_at = NULL WHERE domain IS NOT NULL AND suspended_at = $2 AND ${domainCovers('domain', '$1')} RETURNING id)
+       DELETE FROM remote_histories WHERE account_id IN (SELECT id FROM lifted) AND state = 'unsupported' AND reason = 'federation_policy'`,
+      [b.domain.toLowerCase(), b.createdAt],
+    );
   }
 }
 

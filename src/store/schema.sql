@@ -83,6 +83,8 @@ CREATE TABLE accounts (
   avatar_file            text,
   header_file            text,
   suspended_at           timestamp with time zone,
+  silenced_at            timestamp with time zone,
+  sensitized_at          timestamp with time zone,
   CONSTRAINT accounts_pkey PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX accounts_avatar_file ON accounts USING btree (avatar_file) WHERE (avatar_file IS NOT NULL);

@@ -12,9 +12,13 @@ export interface LocalUser {
   readonly passwordHash: string;
   readonly roleId: number;
   readonly roleName: string;
+  /** The role's rank: a moderator acts only on members whose role ranks below theirs (Mastodon's overrides?). */
+  readonly rolePosition: number;
   readonly permissions: bigint;
   readonly approved: boolean;
   readonly disabled: boolean;
+  /** A moderator suspended the account: like disabled, the member can neither sign in nor use a token. */
+  readonly suspended: boolean;
   readonly signUpReason: string | null;
   readonly createdAt: Date;
   /** The account (profile) side, for the Account entity. */
@@ -37,7 +41,7 @@ export interface LocalUser {
 
 /** The columns of a LocalUser, for any query joining users u, accounts a and roles r. */
 export const USER_COLUMNS = `u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id,
-  r.name AS role_name, r.permissions, u.approved, u.disabled, u.sign_up_reason, u.created_at, a.display_name, a.note,
+  r.name AS role_name, r.position AS role_position, r.permissions, u.approved, u.disabled, a.suspended_at IS NOT NULL AS suspended, u.sign_up_reason, u.created_at, a.display_name, a.note,
   a.locked, a.bot, a.discoverable, a.created_at AS account_created_at, r.color AS role_color, r.highlighted AS role_highlighted,
   a.avatar_file, a.header_file, a.fields, u.default_privacy, u.default_sensitive, u.default_language`;
 
@@ -51,9 +55,11 @@ export interface UserRow extends Record<string, unknown> {
   password_hash: string;
   role_id: string;
   role_name: string;
+  role_position: number;
   permissions: string;
   approved: boolean;
   disabled: boolean;
+  suspended: boolean;
   sign_up_reason: string | null;
   created_at: Date;
   display_name: string;
@@ -81,9 +87,11 @@ export function toUser(r: UserRow): LocalUser {
     passwordHash: r.password_hash,
     roleId: Number(r.role_id),
     roleName: r.role_name,
+    rolePosition: r.role_position,
     permissions: BigInt(r.permissions),
     approved: r.approved,
     disabled: r.disabled,
+    suspended: r.suspended,
     signUpReason: r.sign_up_reason,
     createdAt: r.created_at,
     displayName: r.display_name,

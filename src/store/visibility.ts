@@ -54,12 +54,12 @@ export function domainCovers(col: string, d: string): string {
 
 /**
  * SQL: status `a` may be in the public feeds (public, local, remote, hashtags): its author is not suspended, and
- * not on a domain the operator silenced (Mastodon's silence keeps an account's posts out of public timelines; its
- * followers still see them).
+ * neither silenced by a moderator nor on a domain the operator silenced (Mastodon's silence keeps an account's posts
+ * out of public timelines; its followers still see them).
  */
 export function publicFeedable(a = 's'): string {
-  return `${authorNotSuspended(a)} AND NOT EXISTS (SELECT 1 FROM accounts ${a}p JOIN domain_blocks ${a}d ON ${a}d.severity = 'silence'
-    AND ${domainCovers(`${a}p.domain`, `lower(${a}d.domain)`)} WHERE ${a}p.id = ${a}.account_id AND ${a}p.domain IS NOT NULL)`;
+  return `${authorNotSuspended(a)} AND NOT EXISTS (SELECT 1 FROM accounts ${a}p WHERE ${a}p.id = ${a}.account_id AND (${a}p.silenced_at IS NOT NULL
+    OR (${a}p.domain IS NOT NULL AND EXISTS (SELECT 1 FROM domain_blocks ${a}d WHERE ${a}d.severity = 'silence' AND ${domainCovers(`${a}p.domain`, `lower(${a}d.domain)`)}))))`;
 }
 
 /**

@@ -98,7 +98,7 @@ export function authPageRoutes(d: WebDeps): Route[] {
           d.log.info({ ip: req.ip }, 'sign-in failed');
           return signInPage(ctx, 401, { error: GENERIC_FAILURE, login, returnTo });
         }
-        if (user.disabled) return signInPage(ctx, 403, { error: 'Your login is currently disabled.', login, returnTo });
+        if (user.disabled || user.suspended) return signInPage(ctx, 403, { error: 'Your login is currently disabled.', login, returnTo });
         if (!user.approved) return signInPage(ctx, 403, { error: 'Your login is currently pending approval.', login, returnTo });
         const cookie = await d.auth.signIn(user, req);
         await d.users.recordSignIn(user.userId, req.ip);

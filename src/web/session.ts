@@ -37,7 +37,7 @@ export class WebAuth {
     if (sid) {
       const userId = await this.sessions.resolve(sid);
       if (userId) user = await this.users.byUserId(userId);
-      if (!user || user.disabled || !user.approved) {
+      if (!user || user.disabled || user.suspended || !user.approved) {
         user = undefined;
         setCookies.push(clearCookie(SESSION_COOKIE, this.secure));
       }

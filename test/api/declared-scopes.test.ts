@@ -139,7 +139,17 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/domain_blocks': member('admin:write:domain_blocks'),
   'PUT /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
   'DELETE /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
+  'GET /api/v1/admin/accounts': member('admin:read:accounts'),
+  'GET /api/v2/admin/accounts': member('admin:read:accounts'),
+  'GET /api/v1/admin/accounts/:id': member('admin:read:accounts'),
   'POST /api/v1/admin/accounts/:id/action': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/unsuspend': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/unsilence': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/unsensitive': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/enable': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/approve': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/reject': member('admin:write:accounts'),
+  'DELETE /api/v1/admin/accounts/:id': member('admin:write:accounts'),
 };
 
 /** API routes Mastodon serves without a token. */

@@ -1,7 +1,7 @@
 // Federation policy against remote history (issue 17): an operator's reject_media keeps a history post's picture
 // from being fetched through the media proxy (and lifting it lets it through); a moderator's suspension of a remote
 // account hides its posts and makes its history `unsupported` / `federation_policy` with no further request to its
-// origin; suspending the origin's domain does the same for its other accounts and refuses to resolve new ones.
+// origin, until the suspension is lifted; suspending the origin's domain does the same for its other accounts and refuses to resolve new ones.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { api, FED_ENV, type Json } from '../support/api.js';
@@ -115,6 +115,22 @@ describe('remote history under the federation policy', () => {
     assert.equal(h.state, 'unsupported');
     assert.equal(h.reason, 'federation_policy');
     assert.equal(origin.requests('/users/quinn/outbox'), 0);
+  });
+
+  it("unsuspending an account lifts its history's refusal", async () => {
+    const id = await open(origin.actor('uma'));
+    origin.load('basic', { name: 'uma' });
+    assert.equal((await call(operator, 'POST', `/api/v1/admin/accounts/${id}/action`, { type: 'suspend' })).status, 200);
+    await statuses(id);
+    assert.equal((await history(id)).reason, 'federation_policy');
+    assert.equal(origin.requests('/users/uma/outbox'), 0);
+
+    const r = await call(operator, 'POST', `/api/v1/admin/accounts/${id}/unsuspend`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.suspended, false);
+    await statuses(id);
+    await eventually(async () => assert.equal((await history(id)).state, 'partial'));
+    assert.equal((await statuses(id)).length, 3);
   });
 
   it("a suspended domain's accounts are refused history, and its new actors are not resolved", async () => {
