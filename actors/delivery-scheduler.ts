@@ -66,7 +66,11 @@ export class DeliveryScheduler {
   /** The delivery supervisor: the scheduler first, host actors as dynamic children. */
   static async start<D extends QueuedDelivery>(deps: DeliverySchedulerDeps<D>): Promise<{ supervisor: Supervisor; scheduler: DeliveryScheduler }> {
     let scheduler!: DeliveryScheduler;
-    const supervisor = await Supervisor.start(deps.name ?? 'delivery', { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 }, []);
+    const supervisor = await Supervisor.start(
+      deps.name ?? 'delivery',
+      { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 },
+      [],
+    );
     const d = deps as unknown as DeliverySchedulerDeps<QueuedDelivery>;
     await supervisor.startChild({
       id: 'scheduler',

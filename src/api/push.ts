@@ -100,7 +100,10 @@ function endpointProblem(raw: string, allowPrivate: readonly string[]): string |
 function dataOf(fields: Record<string, unknown>) {
   const parsed = Data.safeParse(fields['data'] ?? undefined);
   if (!parsed.success) throw invalid(parsed.error, 'data');
-  const bare = z.enum(PUSH_POLICIES, { error: `Policy must be one of ${PUSH_POLICIES.join(', ')}` }).optional().safeParse(fields['policy'] ?? undefined);
+  const bare = z
+    .enum(PUSH_POLICIES, { error: `Policy must be one of ${PUSH_POLICIES.join(', ')}` })
+    .optional()
+    .safeParse(fields['policy'] ?? undefined);
   if (!bare.success) throw invalid(bare.error, 'policy');
   return { alerts: alertsOf(parsed.data?.alerts), policy: parsed.data?.policy ?? bare.data ?? 'all' };
 }

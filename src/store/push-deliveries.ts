@@ -109,9 +109,8 @@ export class PushDeliveryStore {
   }
 
   async releaseLeasesExcept(liveOwners: readonly string[]): Promise<number> {
-    return this.db.exec(
-      'UPDATE push_deliveries SET lease_until = NULL, lease_owner = NULL WHERE lease_until > now() AND NOT (lease_owner = ANY($1::text[]))',
-      [liveOwners],
-    );
+    return this.db.exec('UPDATE push_deliveries SET lease_until = NULL, lease_owner = NULL WHERE lease_until > now() AND NOT (lease_owner = ANY($1::text[]))', [
+      liveOwners,
+    ]);
   }
 }

@@ -68,7 +68,18 @@ export class PushSubscriptionStore {
       const r = await this.db.one<Row>(
         `INSERT INTO web_push_subscriptions (access_token_id, account_id, endpoint, host, key_p256dh, key_auth, sealed_token, standard, alerts, policy)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-        [s.accessTokenId, s.accountId, s.endpoint, new URL(s.endpoint).host.toLowerCase(), s.keyP256dh, s.keyAuth, s.sealedToken, s.standard, s.alerts, s.policy],
+        [
+          s.accessTokenId,
+          s.accountId,
+          s.endpoint,
+          new URL(s.endpoint).host.toLowerCase(),
+          s.keyP256dh,
+          s.keyAuth,
+          s.sealedToken,
+          s.standard,
+          s.alerts,
+          s.policy,
+        ],
       );
       return toSubscription(r!);
     });
