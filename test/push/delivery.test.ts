@@ -129,6 +129,19 @@ describe('push delivery', () => {
     assert.equal(await queued(), 0);
   });
 
+  it('does not push what the member would not see: a notification from someone whose notifications they mute', async () => {
+    await subscribe('alice', 'muted', { alerts: { mention: true } });
+    assert.equal((await call('alice', 'POST', `/api/v1/accounts/${m.id['bob']}/mute`, { notifications: true })).status, 200);
+    await call('bob', 'POST', '/api/v1/statuses', { status: '@alice you muted me' });
+    await call('carol', 'POST', '/api/v1/statuses', { status: '@alice from carol' });
+    await eventually(async () => {
+      assert.equal(await queued(), 0);
+      assert.equal(svc.received.length, 1);
+    });
+    assert.match(openPush(svc.received[0]!, keysOf('muted'), serverKey).payload.body, /from carol/);
+    await s.app.db.exec('DELETE FROM mutes');
+  });
+
   it('removes the subscription when the push service answers 410', async () => {
     const { token } = await subscribe('alice', 'gone', { alerts: { mention: true } });
     svc.answer = () => ({ status: 410 });
