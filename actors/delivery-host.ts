@@ -30,6 +30,8 @@ export interface DeliveryHostDeps<D extends QueuedDelivery> {
   readonly leaseMs: number;
   readonly onGiveUp?: (d: D, error: string) => void;
   readonly now?: () => number;
+  /** What the queue carries, naming the supervisor and its actors: `delivery` (the default) or `push`. */
+  readonly name?: string;
 }
 
 export type DeliveryHostMsg = { readonly kind: 'work' };
@@ -58,5 +60,5 @@ export function spawnDeliveryHost<D extends QueuedDelivery>(host: string, deps: 
     },
   };
   // A kick while a batch is in flight needs no second slot: the loop re-claims before it stops.
-  return Actor.spawn(`delivery:${host}`, behavior, { capacity: 1, idleMs });
+  return Actor.spawn(`${deps.name ?? 'delivery'}:${host}`, behavior, { capacity: 1, idleMs });
 }

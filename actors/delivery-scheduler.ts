@@ -1,5 +1,6 @@
 // Finds destination hosts with due deliveries and hands each to its host actor, started on demand as a dynamic child
 // of the delivery supervisor (bounded). It also frees leases left by nodes that died, so their work resumes at once.
+// The same machinery, over its own queue, sends Web Push messages (named `push`).
 import type { Actor } from './actor.js';
 import { spawnDeliveryHost, type DeliveryHostDeps, type DeliveryHostMsg, type QueuedDelivery } from './delivery-host.js';
 import { Poller } from './poller.js';
@@ -54,7 +55,7 @@ export class DeliveryScheduler {
         },
       },
     };
-    this.poller = new Poller('delivery-scheduler', {
+    this.poller = new Poller(`${d.name ?? 'delivery'}-scheduler`, {
       round: () => this.round(),
       maxSleepMs: IDLE_ROUND_MS,
       minSleepMs: 10,
@@ -65,7 +66,11 @@ export class DeliveryScheduler {
   /** The delivery supervisor: the scheduler first, host actors as dynamic children. */
   static async start<D extends QueuedDelivery>(deps: DeliverySchedulerDeps<D>): Promise<{ supervisor: Supervisor; scheduler: DeliveryScheduler }> {
     let scheduler!: DeliveryScheduler;
-    const supervisor = await Supervisor.start('delivery', { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 }, []);
+    const supervisor = await Supervisor.start(
+      deps.name ?? 'delivery',
+      { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 },
+      [],
+    );
     const d = deps as unknown as DeliverySchedulerDeps<QueuedDelivery>;
     await supervisor.startChild({
       id: 'scheduler',

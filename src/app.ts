@@ -19,6 +19,7 @@ import { InstanceDocuments } from './api/instance.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import { deliverer } from './federation/deliver.js';
+import { pushSender } from './push/push-sender.js';
 import type { RemoteActors } from './federation/remote-actors.js';
 import { BearerAuth } from './http/auth.js';
 import { HttpServer } from './http/server.js';
@@ -125,6 +126,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         onWork: (e) => {
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
           else if (e.kind === 'delivery') w.wakes.deliveryDue.wake([e.host]);
+          else if (e.kind === 'push') w.wakes.pushDue.wake([e.host]);
           else if (e.kind === 'history') w.wakes.historyDue.wake();
           else if (e.key === DOMAIN_BLOCKS_KEY) w.domainBlocks.invalidate();
           else if (e.key === HISTORY_SETTINGS_KEY) {
@@ -141,6 +143,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           if (connected) {
             w.wakes.inboxQueued.wake();
             w.wakes.deliveryDue.wake([]);
+            w.wakes.pushDue.wake([]);
             w.wakes.historyDue.wake();
           }
         },
@@ -181,6 +184,35 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     });
     w.wakes.deliveryDue.connect((hosts) => scheduler.kick(hosts));
     return deliverySup;
+  };
+  // Web Push: the delivery machinery over the push queue, one actor per push service host.
+  const startPush = async () => {
+    const { supervisor: pushSup, scheduler } = await DeliveryScheduler.start({
+      name: 'push',
+      queue: w.pushDeliveries,
+      send: pushSender({
+        config,
+        http: w.httpClient,
+        vapid: w.vapid,
+        tokenKey: w.pushTokenKey,
+        pushes: w.pushDeliveries,
+        subscriptions: w.pushSubscriptions,
+        accounts: w.accounts,
+        statuses: w.statuses,
+      }),
+      backoff: exponentialBackoff({ baseMs: config.federation.deliveryRetryBaseMs, maxMs: 6 * 3_600_000, jitter: 0.2 }),
+      owner: nodeName,
+      concurrency: config.federation.deliveryConcurrency,
+      leaseMs: config.federation.deliveryLeaseMs,
+      liveNodes: () => liveNodes(db.pool, nodeName),
+      maxHosts: 64,
+      hostIdleMs: 30_000,
+      onGiveUp: (p, error) => fedLog.info({ host: new URL(p.inboxUrl).host, notification: p.notificationId, attempts: p.attempts, error }, 'push given up'),
+      onError: (err) => fedLog.error({ err }, 'push scheduler round failed'),
+      onExpired: (count) => fedLog.info({ count }, 'pushes given up unsent (past their give-up time)'),
+    });
+    w.wakes.pushDue.connect((hosts) => scheduler.kick(hosts));
+    return pushSup;
   };
   let historyScheduler: HistoryScheduler | undefined;
   const historyRunner: HistoryJobRunner = opts.historyRunner ?? w.historyRunner;
@@ -265,6 +297,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         shutdownMs: 5_000,
       },
       { id: 'delivery', start: startDelivery, restart: 'permanent', shutdownMs: 10_000 },
+      { id: 'push', start: startPush, restart: 'permanent', shutdownMs: 10_000 },
       { id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 },
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
       { id: 'history-sweep', start: startSweep, restart: 'permanent', shutdownMs: 5_000 },
@@ -283,6 +316,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     bearer: new BearerAuth(w.tokens, w.tokenCache, w.tokenUsage, clock),
     authEvents,
     appRegistrationThrottle: new Throttle(300, 5 * 60_000),
+    vapidKey: w.vapid.publicKey,
   };
   const web: WebDeps = {
     config,
@@ -296,7 +330,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const { metrics: metricsConfig } = config;
   const metrics = metricsConfig.token !== undefined || metricsConfig.listen !== undefined ? new Metrics() : null;
   if (metrics) registerCollectors(metrics.registry, { supervisor, verifyPool: w.verifyPool, db, queues: w.queueStats });
-  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config), authEvents, metrics });
+  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey), authEvents, metrics });
   const http = new HttpServer({
     config,
     log: log.child({ component: 'http' }),

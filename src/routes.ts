@@ -22,6 +22,7 @@ import { tempDirOf } from './media/temp-files.js';
 import { notificationRoutes } from './api/notifications.js';
 import { oauthRoutes } from './api/oauth.js';
 import { pollRoutes } from './api/polls.js';
+import { pushRoutes } from './api/push.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { profileRoutes } from './api/profile.js';
 import { reactionRoutes } from './api/reactions.js';
@@ -312,6 +313,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
         reportViews: w.reportViews,
         ...listed,
       }),
+    ),
+    mount(
+      ['/api/v1/push/subscription'],
+      pushRoutes({ subscriptions: w.pushSubscriptions, serverKey: w.vapid.publicKey, tokenKey: w.pushTokenKey, allowPrivate: config.federation.allowPrivate }),
     ),
     mount(['/api/v1/conversations'], conversationRoutes({ baseUrl: config.baseUrl, conversations: w.conversations, ...listed })),
     // Reports and moderation.

@@ -63,6 +63,9 @@ import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import { AccountModerationStore } from './store/account-moderation.js';
+import { PushDeliveryStore } from './store/push-deliveries.js';
+import { PushSubscriptionStore } from './store/push-subscriptions.js';
+import { newVapidKeys, VAPID_SETTING, type VapidKeys } from './push/vapid.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
@@ -109,6 +112,9 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     // Federation policy: the operator's domain blocks (cached, invalidated across nodes).
     domainBlocks: new DomainBlockStore(db),
     accountModeration: new AccountModerationStore(db),
+    // Web Push: the members' subscriptions and the queue of pushes (filled by a trigger on notifications).
+    pushSubscriptions: new PushSubscriptionStore(db),
+    pushDeliveries: new PushDeliveryStore(db),
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),
@@ -130,6 +136,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     historyDue: new Wake(afterCommit),
     // A manual prune queued media files: the history sweep deletes them now rather than within the minute.
     mediaCleanupQueued: new Wake(afterCommit),
+    // Pushes queued for these push service hosts (heard on stoa_work: the trigger that queues them notifies).
+    pushDue: new Wake<[hosts: readonly string[]]>(),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -246,6 +254,9 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   // How clients see it: entities rendered a page at a time.
   const accountViews = new AccountViews(s.follows, config);
   const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'));
+  // Web Push: one VAPID key pair for the cluster, and the key that seals subscriptions' access tokens.
+  const vapid = await s.settings.generated<VapidKeys>(VAPID_SETTING, newVapidKeys);
+  const pushTokenKey = await s.settings.secret('push_token_key');
   const statusViews = new StatusViews(s.accounts, accountViews, s.statuses, s.interactions, uris, s.media, mediaUrls, s.polls, s.reactions, s.apps);
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
@@ -290,5 +301,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     reportViews,
     adminAccountViews,
     manualPrune,
+    vapid,
+    pushTokenKey,
   };
 }

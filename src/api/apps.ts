@@ -46,7 +46,7 @@ export function appRoutes(d: OAuthDeps): Route[] {
         if (!throttled.allowed) throw Errors.tooManyRequests(throttled.retryAfterSeconds);
         const { app, clientSecret } = await d.apps.create({ name: f.client_name, website, redirectUris: uris.uris, scopes });
         d.log.info({ app: app.id }, 'application registered');
-        return json(200, credentialApplicationEntity(app, clientSecret));
+        return json(200, credentialApplicationEntity(app, clientSecret, d.vapidKey));
       },
     },
     route({
@@ -56,7 +56,7 @@ export function appRoutes(d: OAuthDeps): Route[] {
       handler: async (_req, who) => {
         const app = await d.apps.byId(who.record.appId);
         if (!app) throw Errors.unauthorized();
-        return json(200, applicationEntity(app));
+        return json(200, applicationEntity(app, d.vapidKey));
       },
     }),
   ];

@@ -16,6 +16,8 @@ export class InstanceDocuments {
   constructor(
     private readonly counts: CachedInstanceCounts,
     private readonly config: Config,
+    /** The VAPID public key (Web Push), v2's configuration.vapid.public_key. */
+    private readonly vapidKey: string,
   ) {}
 
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
@@ -39,6 +41,7 @@ export class InstanceDocuments {
       domainCount: counts.domainCount,
       activeMonth: counts.activeMonth,
       contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
+      vapidKey: this.vapidKey,
     };
     const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), from: counts };
     this.cached = docs;

@@ -11,6 +11,8 @@ export interface InstanceFacts {
   readonly domainCount: number;
   readonly activeMonth: number;
   readonly contactAccount: ReturnType<typeof accountEntity> | null;
+  /** The server's VAPID public key (Web Push). */
+  readonly vapidKey: string;
 }
 
 // Content limits we enforce; kept here so both entity versions (and later the validators) agree. Media limits live
@@ -98,7 +100,7 @@ export function instanceV2(config: Config, f: InstanceFacts) {
     languages: ['en'],
     configuration: {
       urls: { status: null, about: `${config.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
-      vapid: { public_key: '' },
+      vapid: { public_key: f.vapidKey },
       accounts: {
         max_featured_tags: LIMITS.maxFeaturedTags,
         max_pinned_statuses: LIMITS.maxPinnedStatuses,

@@ -20,4 +20,6 @@ export interface OAuthDeps {
   readonly bearer: BearerAuth;
   readonly authEvents: AuthEventListener;
   readonly appRegistrationThrottle: Throttle;
+  /** The VAPID public key, shown as an application's vapid_key. */
+  readonly vapidKey: string;
 }

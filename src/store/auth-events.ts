@@ -13,7 +13,8 @@ import type { Logger } from '../log.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
 /**
- * Payloads `inbox` (a job queued), `delivery:<host>` (deliveries queued for that host), `history:<origin>` (a
+ * Payloads `inbox` (a job queued), `delivery:<host>` (deliveries queued for that host), `push:<host>` (Web Push
+ * messages queued for that push service host), `history:<origin>` (a
  * remote history job queued or given back on that origin) and `settings:<key>` (a cached setting changed), sent by
  * the stores.
  */
@@ -23,10 +24,11 @@ export const WORK_CHANNEL = 'stoa_work';
 export type WorkEvent =
   | { readonly kind: 'inbox' }
   | { readonly kind: 'delivery'; readonly host: string }
+  | { readonly kind: 'push'; readonly host: string }
   | { readonly kind: 'history'; readonly origin: string }
   | { readonly kind: 'settings'; readonly key: string };
 
-const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300}))$/;
+const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300})|push:([^\s]{1,300}))$/;
 const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
 
 function parseWork(p: string): WorkEvent | undefined {
@@ -35,7 +37,8 @@ function parseWork(p: string): WorkEvent | undefined {
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
   if (m[1]) return { kind: 'inbox' };
-  return m[2] ? { kind: 'delivery', host: m[2] } : { kind: 'history', origin: m[3]! };
+  if (m[2]) return { kind: 'delivery', host: m[2] };
+  return m[4] ? { kind: 'push', host: m[4] } : { kind: 'history', origin: m[3]! };
 }
 
 /**

@@ -9,6 +9,37 @@ CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVAL
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION public.drop_revoked_push_subscription()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM web_push_subscriptions WHERE access_token_id = NEW.id;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.queue_pushes()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  h record;
+BEGIN
+  FOR h IN
+    WITH queued AS (
+      INSERT INTO push_deliveries (subscription_id, notification_id, host)
+      SELECT s.id, n.id, s.host FROM new_notifications n JOIN web_push_subscriptions s ON s.account_id = n.account_id
+      WHERE n.type = ANY (s.alerts) AND (s.policy = 'all'
+        OR (s.policy = 'followed' AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = n.account_id AND f.target_account_id = n.from_account_id))
+        OR (s.policy = 'follower' AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = n.from_account_id AND f.target_account_id = n.account_id)))
+      ON CONFLICT DO NOTHING RETURNING host
+    ) SELECT DISTINCT host FROM queued
+  LOOP
+    PERFORM pg_notify('stoa_work', 'push:' || h.host);
+  END LOOP;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.thread_root(status bigint)
  RETURNS bigint
  LANGUAGE sql
@@ -359,6 +390,7 @@ CREATE INDEX notifications_account ON notifications USING btree (account_id, id 
 CREATE INDEX notifications_group_key ON notifications USING btree (account_id, group_key) WHERE (group_key IS NOT NULL);
 CREATE UNIQUE INDEX notifications_once ON notifications USING btree (account_id, type, from_account_id, COALESCE(status_id, (0)::bigint), COALESCE(report_id, (0)::bigint));
 CREATE INDEX notifications_status ON notifications USING btree (status_id) WHERE (status_id IS NOT NULL);
+CREATE TRIGGER notifications_queue_pushes AFTER INSERT ON notifications REFERENCING NEW TABLE AS new_notifications FOR EACH STATEMENT EXECUTE FUNCTION queue_pushes();
 
 CREATE TABLE oauth_apps (
   id            bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -405,6 +437,7 @@ CREATE TABLE oauth_tokens (
 );
 CREATE INDEX oauth_tokens_app ON oauth_tokens USING btree (app_id) WHERE (revoked_at IS NULL);
 CREATE INDEX oauth_tokens_user_app ON oauth_tokens USING btree (user_id, app_id) WHERE (revoked_at IS NULL);
+CREATE TRIGGER oauth_tokens_drop_push_subscription AFTER UPDATE OF revoked_at ON oauth_tokens FOR EACH ROW WHEN (new.revoked_at IS NOT NULL) EXECUTE FUNCTION drop_revoked_push_subscription();
 
 CREATE TABLE pins (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -455,6 +488,26 @@ CREATE TABLE polls (
 CREATE INDEX polls_open ON polls USING btree (expires_at) WHERE ((closed_at IS NULL) AND (expires_at IS NOT NULL));
 CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update_due_at IS NOT NULL);
 CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
+
+CREATE TABLE push_deliveries (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  subscription_id bigint NOT NULL,
+  notification_id bigint NOT NULL,
+  host            text NOT NULL,
+  attempts        integer DEFAULT 0 NOT NULL,
+  next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+  give_up_at      timestamp with time zone DEFAULT (now() + '1 day'::interval) NOT NULL,
+  lease_until     timestamp with time zone,
+  lease_owner     text,
+  last_error      text,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT push_deliveries_pkey PRIMARY KEY (id),
+  CONSTRAINT push_deliveries_subscription_id_notification_id_key UNIQUE (subscription_id, notification_id),
+  CONSTRAINT push_deliveries_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES notifications(id) ON DELETE CASCADE,
+  CONSTRAINT push_deliveries_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES web_push_subscriptions(id) ON DELETE CASCADE
+);
+CREATE INDEX push_deliveries_due ON push_deliveries USING btree (host, next_attempt_at);
+CREATE INDEX push_deliveries_next ON push_deliveries USING btree (next_attempt_at);
 
 CREATE TABLE remote_histories (
   account_id      bigint NOT NULL,
@@ -698,3 +751,25 @@ CREATE TABLE users (
 );
 CREATE UNIQUE INDEX users_email ON users USING btree (lower(email));
 CREATE INDEX users_pending ON users USING btree (created_at) WHERE (NOT approved);
+
+CREATE TABLE web_push_subscriptions (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  access_token_id bigint NOT NULL,
+  account_id      bigint NOT NULL,
+  endpoint        text NOT NULL,
+  host            text NOT NULL,
+  key_p256dh      text NOT NULL,
+  key_auth        text NOT NULL,
+  sealed_token    text NOT NULL,
+  standard        boolean DEFAULT false NOT NULL,
+  alerts          text[] DEFAULT '{}'::text[] NOT NULL,
+  policy          text DEFAULT 'all'::text NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT web_push_subscriptions_pkey PRIMARY KEY (id),
+  CONSTRAINT web_push_subscriptions_access_token_id_key UNIQUE (access_token_id),
+  CONSTRAINT web_push_subscriptions_access_token_id_fkey FOREIGN KEY (access_token_id) REFERENCES oauth_tokens(id) ON DELETE CASCADE,
+  CONSTRAINT web_push_subscriptions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT web_push_subscriptions_policy_check CHECK (policy = ANY (ARRAY['all'::text, 'followed'::text, 'follower'::text, 'none'::text]))
+);
+CREATE INDEX web_push_subscriptions_account ON web_push_subscriptions USING btree (account_id);

@@ -25,4 +25,13 @@ export class SettingsStore {
     const stored = await this.get<string>(key);
     return Buffer.from(stored!, 'base64url');
   }
+
+  /**
+   * A value generated once for the whole cluster (VAPID keys): inserted if absent, then read back, so nodes starting
+   * together all keep the one that was stored first.
+   */
+  async generated<T>(key: string, make: () => T): Promise<T> {
+    await this.db.exec('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, JSON.stringify(make())]);
+    return (await this.get<T>(key))!;
+  }
 }

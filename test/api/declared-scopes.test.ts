@@ -58,6 +58,11 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/remote_history/prune': member('admin:write'),
   // apps
   'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
+  // Web Push (methods/push.md: a user token with `push`)
+  'POST /api/v1/push/subscription': member('push'),
+  'GET /api/v1/push/subscription': member('push'),
+  'PUT /api/v1/push/subscription': member('push'),
+  'DELETE /api/v1/push/subscription': member('push'),
   // statuses
   'GET /api/v1/statuses': pub('read:statuses'),
   'GET /api/v1/statuses/:id': pub('read:statuses'),

@@ -25,7 +25,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/wiring.ts'], // stores, federation and services built from the config
   ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
   ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends
-  ['src/history'], // remote history: walking outboxes and importing what they hold (run by actors, asked by the API)
+  // remote history: walking outboxes and importing what they hold (run by actors, asked by the API); Web Push: what a
+  // push says and how one is sent (run by the push actors)
+  ['src/history', 'src/push'],
   ['src/federation', 'src/entities'], // ActivityPub documents and Mastodon JSON: two renderings of the same rows
   ['src/http', 'src/bootstrap.ts'],
   ['src/oauth', 'src/urls'],

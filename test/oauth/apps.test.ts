@@ -60,6 +60,7 @@ describe('application registration and verify_credentials', () => {
       'redirect_uri',
       'redirect_uris',
       'scopes',
+      'vapid_key',
       'website',
     ]);
     assert.equal(typeof app.id, 'string');
