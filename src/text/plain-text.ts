@@ -13,9 +13,11 @@ export function plainTextToHtml(note: string): string {
     .join('');
 }
 
-/** Tags dropped and the usual entities decoded (content warnings received as HTML, posts shown as text). */
+/** Line breaks and paragraph ends kept as newlines, other tags dropped and the usual entities decoded (content
+ * warnings received as HTML, posts shown as text). */
 export function htmlToPlainText(html: string): string {
   return html
+    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
     .replace(/<[^>]*>/g, '')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')

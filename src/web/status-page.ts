@@ -6,6 +6,7 @@ import { Errors } from '../errors.js';
 import type { Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
+import { htmlToPlainText } from '../text/plain-text.js';
 import type { MediaStore } from '../store/media.js';
 import type { MemberPreferenceStore } from '../store/member-preferences.js';
 import type { StatusStore } from '../store/statuses.js';
@@ -23,18 +24,6 @@ export interface StatusPageDeps {
   readonly mediaUrls: MediaUrls;
   readonly memberPreferences: MemberPreferenceStore;
 }
-
-/** The post's text without markup (the page shows it as plain text; the API gives the HTML). */
-const plainText = (content: string) =>
-  content
-    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .trim();
 
 const acctOf = (a: Account) => (a.domain ? `${a.username}@${a.domain}` : a.username);
 const nameLink = (a: Account, cls: string) => html`<a class="${cls}" href="${profilePath(acctOf(a))}">${a.displayName || a.username}</a>`;
@@ -60,7 +49,7 @@ export function statusPageRoutes(web: WebDeps, d: StatusPageDeps): Route[] {
 ${booster ? html`<p class="boosted-by">${nameLink(booster, 'booster')} @${acctOf(booster)} boosted</p>` : ''}
 <p class="author"><strong>${nameLink(author, 'author')}</strong> @${acctOf(author)}</p>
 ${s.spoilerText ? html`<p class="spoiler">${s.spoilerText}</p>` : ''}
-${plainText(s.content)
+${htmlToPlainText(s.content)
   .split(/\n+/)
   .map((line) => html`<p>${line}</p>`)}
 ${fallbackScriptHtml(fallback)}
