@@ -166,43 +166,50 @@ export class StatusStore {
         );
         if (seen.rows[0]) return { id: seen.rows[0].status_id, created: false };
       }
-      const r = await q.query<{ id: string }>(
-        `INSERT INTO statuses (id, account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
-           in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id, history)
-         VALUES (timestamp_id(CASE WHEN $19 THEN coalesce($14, now()) ELSE now() END), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-           $13, coalesce($14, now()), $15, $16, $17, $18, $19)
-         ON CONFLICT DO NOTHING RETURNING id`,
-        [
-          s.accountId,
-          s.uri,
-          s.url,
-          s.text,
-          s.content,
-          s.spoilerText,
-          VISIBILITIES.indexOf(s.visibility),
-          s.sensitive,
-          s.language,
-          s.inReplyToId,
-          s.inReplyToAccountId,
-          s.inReplyToUri,
-          s.local,
-          s.createdAt ?? null,
-          s.reblogOfId ?? null,
-          s.quoteOfId ?? null,
-          s.quoteUri ?? null,
-          s.applicationId ?? null,
-          s.history ?? false,
-        ],
-      );
-      if (!r.rows[0]) {
+      // An id is the creation time's milliseconds and 16 bits of a sequence. A backdated post (history) takes its
+      // published time, which many posts can share to the millisecond (servers that publish whole seconds), so two of
+      // them can meet on an id once the sequence has gone round; that conflict is not "already there": take another.
+      let inserted: string | undefined;
+      for (let attempt = 1; inserted === undefined; attempt++) {
+        const r = await q.query<{ id: string }>(
+          `INSERT INTO statuses (id, account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
+             in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id, history)
+           VALUES (timestamp_id(CASE WHEN $19 THEN coalesce($14, now()) ELSE now() END), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+             $13, coalesce($14, now()), $15, $16, $17, $18, $19)
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [
+            s.accountId,
+            s.uri,
+            s.url,
+            s.text,
+            s.content,
+            s.spoilerText,
+            VISIBILITIES.indexOf(s.visibility),
+            s.sensitive,
+            s.language,
+            s.inReplyToId,
+            s.inReplyToAccountId,
+            s.inReplyToUri,
+            s.local,
+            s.createdAt ?? null,
+            s.reblogOfId ?? null,
+            s.quoteOfId ?? null,
+            s.quoteUri ?? null,
+            s.applicationId ?? null,
+            s.history ?? false,
+          ],
+        );
+        inserted = r.rows[0]?.id;
+        if (inserted !== undefined) break;
         // Already there: the same remote post arrived twice at once (shared and personal inbox), or a second boost.
         const existing = await q.query<{ id: string }>(
           'SELECT id FROM statuses WHERE uri = $1 OR (account_id = $2 AND reblog_of_id = $3 AND deleted_at IS NULL) LIMIT 1',
           [s.uri, s.accountId, s.reblogOfId ?? null],
         );
-        return { id: existing.rows[0]!.id, created: false };
+        if (existing.rows[0]) return { id: existing.rows[0].id, created: false };
+        if (attempt >= 5) throw new Error(`no free status id at ${s.createdAt?.toISOString() ?? 'now'} after ${attempt} attempts`);
       }
-      const id = r.rows[0].id;
+      const id = inserted;
       await this.link(q, id, s.mentionIds, s.tags);
       // A history post joins no conversation until a delivery promotes it (promote()).
       if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
