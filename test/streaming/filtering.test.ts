@@ -28,7 +28,11 @@ describe('streaming filters as the timelines do', () => {
   const canary = async (c: WsClient, streams: string[][]) => {
     const p = await post('bob', { status: `canary ${++canaries} #zoo` });
     await eventually(() => {
-      for (const st of streams) assert.ok(c.frames.some((f) => f.event === 'update' && f.payload.id === p.id && f.stream!.join() === st.join()), `canary on ${st}`);
+      for (const st of streams)
+        assert.ok(
+          c.frames.some((f) => f.event === 'update' && f.payload.id === p.id && f.stream!.join() === st.join()),
+          `canary on ${st}`,
+        );
     });
     return p.id as string;
   };

@@ -69,6 +69,8 @@ export interface SseClient {
   /** The body of a refusal. */
   readonly body: string;
   readonly ended: Promise<void>;
+  /** The response itself (a test may pause it to stop reading). */
+  readonly response: http.IncomingMessage;
   close(): void;
 }
 
@@ -106,6 +108,7 @@ export function openSse(base: string, path: string, token: string | undefined, h
           return body;
         },
         ended,
+        response: res,
         close: () => req.destroy(),
       };
       resolve(client);
