@@ -20,11 +20,17 @@ describe('streaming with Mastodon client libraries and SSE', () => {
   let s: TestServer;
   let m: LocalMembers;
 
-  /** bob mentions alice, edits, deletes: what alice's user stream must show, in this order. */
-  const story = async (): Promise<string> => {
+  /**
+   * bob mentions alice, edits, deletes: what alice's user stream must show, in this order. Each step waits until
+   * the previous events arrived (`received` counts them), as a person would: a post deleted before any node read it
+   * is streamed as its deletion alone.
+   */
+  const story = async (received: () => number): Promise<string> => {
     const p = await api(s.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'hello @alice' });
     assert.equal(p.status, 200);
+    await eventually(() => assert.equal(received(), 2));
     assert.equal((await api(s.url, m.token['bob'], 'PUT', `/api/v1/statuses/${p.body.id}`, { status: 'hello there @alice' })).status, 200);
+    await eventually(() => assert.equal(received(), 3));
     assert.equal((await api(s.url, m.token['bob'], 'DELETE', `/api/v1/statuses/${p.body.id}`)).status, 200);
     return p.body.id;
   };
@@ -59,7 +65,7 @@ describe('streaming with Mastodon client libraries and SSE', () => {
       }
     })();
     await subscribed(s, m.id['alice']!, 'user');
-    const id = await story();
+    const id = await story(() => got.length);
     await reading;
     client.close();
     assert.deepEqual(
@@ -79,7 +85,7 @@ describe('streaming with Mastodon client libraries and SSE', () => {
     for (const name of ['update', 'notification', 'status_update', 'delete']) stream.on(name, (x: Json) => got.push([name, x]));
     await new Promise<void>((resolve) => stream.once('connect', () => resolve()));
     await subscribed(s, m.id['alice']!, 'user');
-    const id = await story();
+    const id = await story(() => got.length);
     await eventually(() => assert.equal(got.length, 4));
     stream.stop();
     assert.deepEqual(
@@ -96,7 +102,7 @@ describe('streaming with Mastodon client libraries and SSE', () => {
     assert.equal(c.status, 200);
     assert.match(String(c.headers['content-type']), /^text\/event-stream/);
     await subscribed(s, m.id['alice']!, 'user');
-    const id = await story();
+    const id = await story(() => c.events.length);
     await eventually(() => assert.equal(c.events.length, 4));
     assert.deepEqual(
       c.events.map((e) => e.event),

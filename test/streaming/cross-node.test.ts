@@ -8,7 +8,7 @@ import { createMembers, type LocalMembers } from '../support/members.js';
 import { registerApp } from '../support/oauth.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
-import { framesOf, openSse, openWs, type WsClient } from '../support/streaming.js';
+import { openSse, openWs, type WsClient } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
@@ -49,16 +49,20 @@ describe('streaming across two nodes', () => {
     const c = await openWs(b.url, m.token['alice'], 'stream=user');
     sockets.push(c);
     await untilListening(c);
-    c.frames.length = 0;
+    // Only what concerns this post: a late answer to the probing posts may still come.
+    let id = '';
+    const mine = () => c.frames.filter((f) => f.payload === id || f.payload?.id === id || f.payload?.status?.id === id);
     const p = await api(a.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'from A @alice' });
+    id = p.body.id;
+    await eventually(() => assert.equal(mine().length, 2));
     assert.equal((await api(a.url, m.token['bob'], 'PUT', `/api/v1/statuses/${p.body.id}`, { status: 'edited on A @alice' })).status, 200);
+    await eventually(() => assert.equal(mine().length, 3));
     assert.equal((await api(a.url, m.token['bob'], 'DELETE', `/api/v1/statuses/${p.body.id}`)).status, 200);
-    await eventually(() => assert.equal(framesOf(c.frames, 'delete').length, 1));
+    await eventually(() => assert.equal(mine().length, 4));
     assert.deepEqual(
-      c.frames.map((f) => f.event),
+      mine().map((f) => f.event),
       ['update', 'notification', 'status.update', 'delete'],
     );
-    assert.equal(c.frames[0]!.payload.id, p.body.id);
     const health = await fetch(`${b.url}/api/v1/streaming/health`);
     assert.equal(await health.text(), 'OK');
   });

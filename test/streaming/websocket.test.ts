@@ -42,8 +42,12 @@ describe('streaming over WebSocket', () => {
   it('streams update, notification, status.update and delete on the user stream, in order, as Mastodon frames them', async () => {
     const c = await ws(m.token['alice'], 'stream=user');
     await subscribed(s, m.id['alice']!, 'user');
+    // Each step after the previous events arrived: a post deleted before any node read it is streamed as its
+    // deletion alone.
     const p = await post('bob', { status: `hello @alice` });
+    await eventually(() => assert.equal(c.frames.length, 2));
     assert.equal((await api(s.url, m.token['bob'], 'PUT', `/api/v1/statuses/${p.id}`, { status: 'hello again @alice' })).status, 200);
+    await eventually(() => assert.equal(c.frames.length, 3));
     assert.equal((await api(s.url, m.token['bob'], 'DELETE', `/api/v1/statuses/${p.id}`)).status, 200);
     await eventually(() => assert.ok(framesOf(c.frames, 'delete').length >= 1));
     const kinds = c.frames.map((f) => f.event);
