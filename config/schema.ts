@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
+  STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  STREAMING_HEARTBEAT_MS: positiveInt(100, 300_000).default(15_000),
   MEDIA_PROXY_CACHE_MAX_BYTES: positiveInt(1, MEDIA_LIMITS.videoBytes).default(MEDIA_LIMITS.videoBytes),
   INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
@@ -110,6 +112,10 @@ export interface Config {
     readonly multipartBytes: number;
     /** All request bodies held in memory at once (http/body-budget.ts); a body past it is refused with 503. */
     readonly bodyBytesInFlight: number;
+    /** What a streaming client (WebSocket or SSE) may leave unread in the server's buffers before it is closed. */
+    readonly streamingBufferedBytes: number;
+    /** How often SSE streams get a `:thump` comment (Mastodon: 15 s). */
+    readonly streamingHeartbeatMs: number;
   };
   readonly federation: {
     /** CIDR ranges of non-public address space that remote fetches and deliveries may reach anyway (tests: loopback). */
@@ -206,6 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
       formBytes: e.MAX_FORM_BYTES,
       multipartBytes: e.MAX_MULTIPART_BYTES,
       bodyBytesInFlight: e.MAX_BODY_BYTES_IN_FLIGHT,
+      streamingBufferedBytes: e.STREAMING_MAX_BUFFERED_BYTES,
+      streamingHeartbeatMs: e.STREAMING_HEARTBEAT_MS,
     }),
     federation: Object.freeze({
       allowPrivate: Object.freeze(e.FEDERATION_ALLOW_PRIVATE),

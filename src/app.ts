@@ -16,6 +16,7 @@ import { Supervisor } from '../actors/supervisor.js';
 import type { VerifyPool } from '../actors/verify-pool.js';
 import type { OAuthDeps } from './http/oauth-deps.js';
 import { InstanceDocuments } from './api/instance.js';
+import { createStreaming, type Streaming } from './api/streaming/streaming.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import { deliverer } from './federation/deliver.js';
@@ -88,6 +89,8 @@ export interface App {
   readonly firstAdmin: FirstAdmin | null;
   /** The port of the separate metrics listener (METRICS_LISTEN), null when there is none. */
   readonly metricsPort: number | null;
+  /** Streaming: this node's clients and fan-out (tests wait on subscriptions and measure). */
+  readonly streaming: Streaming;
   /** Bytes of request bodies held in memory now (MAX_BODY_BYTES_IN_FLIGHT bounds them); tests wait on it. */
   readonly bodyBytesInFlight: () => number;
   /** Graceful shutdown: stop accepting, drain, stop actors in reverse order, close the database. */
@@ -111,6 +114,17 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const firstAdmin = await ensureFirstAdmin(w.users, config);
   const { fedLog } = w;
 
+  // Streaming exists before the listener that feeds it: events may arrive as soon as it listens.
+  const bearer = new BearerAuth(w.tokens, w.tokenCache, w.tokenUsage, clock);
+  const streaming = createStreaming({
+    ...w,
+    audience: w.streamAudience,
+    bearer,
+    maxBuffered: config.limits.streamingBufferedBytes,
+    heartbeatMs: config.limits.streamingHeartbeatMs,
+    log: log.child({ component: 'streaming' }),
+  });
+
   // The actors, each connected to the wake-up port of those who queue its work.
   let authEvents!: AuthEventListener;
   const startAuthEvents = async () =>
@@ -121,7 +135,9 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           if (e.kind === 'token') w.tokenCache.dropToken(e.id);
           else if (e.kind === 'user') w.tokenCache.dropUser(e.id);
           else w.tokenCache.dropGrant(e.userId, e.appId);
+          streaming.hub.onAuthEvent(e);
         },
+        onStream: (payload) => streaming.fanout.heard(payload),
         // Work queued on any node (this one too, which its own wake ports have already told).
         onWork: (e) => {
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
@@ -139,6 +155,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           w.tokenCache.reset(connected);
           w.historySettings.reset(connected);
           w.domainBlocks.reset(connected);
+          // Events raised while this node was not listening are lost to its streams; health says so meanwhile.
+          streaming.hub.listening = connected;
           // Notifications sent while this node was not listening are lost: look for their work now.
           if (connected) {
             w.wakes.inboxQueued.wake();
@@ -313,7 +331,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     apps: w.apps,
     codes: w.codes,
     tokens: w.tokens,
-    bearer: new BearerAuth(w.tokens, w.tokenCache, w.tokenUsage, clock),
+    bearer,
     authEvents,
     appRegistrationThrottle: new Throttle(300, 5 * 60_000),
     vapidKey: w.vapid.publicKey,
@@ -330,13 +348,22 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const { metrics: metricsConfig } = config;
   const metrics = metricsConfig.token !== undefined || metricsConfig.listen !== undefined ? new Metrics() : null;
   if (metrics) registerCollectors(metrics.registry, { supervisor, verifyPool: w.verifyPool, db, queues: w.queueStats });
-  const routes = allRoutes({ w, oauth, web, instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey), authEvents, metrics });
+  const routes = allRoutes({
+    w,
+    oauth,
+    web,
+    instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey),
+    authEvents,
+    metrics,
+    streamingRoutes: streaming.routes,
+  });
   const http = new HttpServer({
     config,
     log: log.child({ component: 'http' }),
     routes,
     authenticate: (req, rule) => oauth.bearer.authenticate(req, rule),
     errorPage: errorPage(config.instance.title),
+    websockets: streaming.websockets,
     ...(metrics && { onFinished: (route, method, status, ms) => metrics.observeRequest(route, method, status, ms) }),
   });
   let port: number;
@@ -359,6 +386,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const stop = () =>
     (stopping ??= (async () => {
       http.stopAccepting();
+      // Streams never end by themselves: closed now, so neither draining nor the event loop waits on them.
+      streaming.hub.closeAll();
       await metricsListener?.close();
       const drained = await http.drain(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown grace period ended with requests in flight');
@@ -400,6 +429,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     authEvents,
     firstAdmin,
     bodyBytesInFlight,
+    streaming,
     stop,
     federation,
     metricsPort: metricsListener?.port ?? null,

@@ -66,6 +66,8 @@ export interface RouteDeps {
   readonly authEvents: AuthEventListener;
   /** Null when metrics are off (no METRICS_TOKEN nor METRICS_LISTEN). */
   readonly metrics: Metrics | null;
+  /** The SSE streams and the streaming health check (api/streaming/); the WebSocket is served beside the table. */
+  readonly streamingRoutes: readonly Route[];
 }
 
 /** A module's routes, each checked to lie under one of the prefixes its table line names. */
@@ -94,7 +96,7 @@ function takingFiles(routes: readonly Route[], ...names: readonly string[]): Rou
   return routes.map((r) => (names.includes(`${r.method} ${r.path}`) ? { ...r, takesFiles: true } : r));
 }
 
-export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }: RouteDeps): Mount[] {
+export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, streamingRoutes }: RouteDeps): Mount[] {
   const { config } = w;
   const apiLog = w.log.child({ component: 'api' });
   const mediaLog = w.log.child({ component: 'media' });
@@ -133,6 +135,8 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics }:
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
+    // Streaming: server-sent events and health (the WebSocket at /api/v1/streaming is uWS's, api/streaming/websocket.ts).
+    mount(['/api/v1/streaming'], streamingRoutes),
     // For operators: Prometheus metrics, served here only behind METRICS_TOKEN (none: no route).
     mount(['/metrics'], metricsRoutes(metrics, config.metrics.token)),
     mount(

@@ -58,6 +58,7 @@ import { ReportStore } from './store/reports.js';
 import { SessionStore } from './store/sessions.js';
 import { SettingsStore } from './store/settings.js';
 import { StatusStore } from './store/statuses.js';
+import { StreamAudienceStore } from './store/stream-audience.js';
 import { TimelineStore } from './store/timelines.js';
 import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
@@ -97,6 +98,8 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     notifications: new NotificationStore(db),
     notificationGroups: new NotificationGroupStore(db),
     conversations: new ConversationStore(db),
+    // Streaming: who among this node's clients is shown an event.
+    streamAudience: new StreamAudienceStore(db),
     markers: new MarkerStore(db),
     lists: new ListStore(db),
     reports: new ReportStore(db),

@@ -11,6 +11,7 @@ import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
 import type { StatusViews } from './status-views.js';
+import { renderConversations } from './conversation-views.js';
 
 export interface ConversationApiDeps {
   readonly baseUrl: string;
@@ -28,22 +29,7 @@ export function conversationRoutes(d: ConversationApiDeps): Route[] {
     return v;
   };
 
-  /** Conversations as entities: the other participants (oneself for a note to oneself) and the last status if readable. */
-  const render = async (list: readonly Conversation[], viewer: string) => {
-    const accountRows = (await d.accounts.byIds([...new Set(list.flatMap((c) => (c.participantIds.length ? c.participantIds : [c.accountId])))])).filter(
-      (a) => !a.deletedAt,
-    );
-    const accounts = new Map((await d.accountViews.many(accountRows)).map((e) => [e.id, e]));
-    const readable = [];
-    for (const s of await d.statuses.byIds(list.map((c) => c.lastStatusId))) if (await d.statuses.canSee(s, viewer)) readable.push(s);
-    const statuses = new Map((await d.statusViews.many(readable, viewer)).map((e) => [e.id, e]));
-    return list.map((c) => ({
-      id: c.id,
-      unread: c.unread,
-      accounts: (c.participantIds.length ? c.participantIds : [c.accountId]).flatMap((p) => accounts.get(p) ?? []),
-      last_status: statuses.get(c.lastStatusId) ?? null,
-    }));
-  };
+  const render = (list: readonly Conversation[], viewer: string) => renderConversations(d, list, viewer);
 
   return [
     route({

@@ -13,6 +13,7 @@ import type { StatusViews } from './status-views.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import { isId } from '../store/ids.js';
+import { renderNotifications } from './notification-views.js';
 
 export interface NotificationApiDeps {
   readonly baseUrl: string;
@@ -31,35 +32,7 @@ function list(v: unknown): string[] | undefined {
 }
 
 export function notificationRoutes(d: NotificationApiDeps): Route[] {
-  /** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
-  const render = async (items: readonly Notification[], viewerId: string) => {
-    const senders = await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))]);
-    const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
-    const rendered = await d.accountViews.many(senders);
-    const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
-    const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
-    const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
-    const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();
-    return items.flatMap((n) => {
-      const i = accountEntities.get(n.fromAccountId);
-      if (i === undefined) return [];
-      const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
-      if (n.statusId && !status) return [];
-      const report = n.reportId ? reports.get(n.reportId) : undefined;
-      if (n.reportId && !report) return [];
-      return [
-        {
-          id: n.id,
-          type: n.type,
-          created_at: n.createdAt.toISOString(),
-          group_key: n.groupKey ?? `ungrouped-${n.id}`,
-          account: rendered[i],
-          ...(status ? { status } : {}),
-          ...(report ? { report } : {}),
-        },
-      ];
-    });
-  };
+  const render = (items: readonly Notification[], viewerId: string) => renderNotifications(d, items, viewerId);
   const id = (req: Request): string => {
     const v = req.params['id']!;
     if (!isId(v)) throw Errors.notFound();

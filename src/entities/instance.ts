@@ -61,6 +61,11 @@ function pollLimits() {
   };
 }
 
+/** The streaming API's base (ws:// or wss://, same host as the API): clients append /api/v1/streaming. */
+export function streamingUrl(config: Config): string {
+  return config.baseUrl.replace(/^http/, 'ws');
+}
+
 export function instanceV1(config: Config, f: InstanceFacts) {
   return {
     uri: config.localDomain,
@@ -69,7 +74,7 @@ export function instanceV1(config: Config, f: InstanceFacts) {
     description: config.instance.description,
     email: config.instance.contactEmail,
     version: VERSION_STRING,
-    urls: {},
+    urls: { streaming_api: streamingUrl(config) },
     stats: { user_count: f.userCount, status_count: f.statusCount, domain_count: f.domainCount },
     thumbnail: null,
     languages: ['en'],
@@ -99,7 +104,7 @@ export function instanceV2(config: Config, f: InstanceFacts) {
     icon: [],
     languages: ['en'],
     configuration: {
-      urls: { status: null, about: `${config.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
+      urls: { streaming: streamingUrl(config), status: null, about: `${config.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
       vapid: { public_key: f.vapidKey },
       accounts: {
         max_featured_tags: LIMITS.maxFeaturedTags,

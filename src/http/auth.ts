@@ -43,9 +43,13 @@ export class BearerAuth {
 
   /** The token's cache entry when it satisfies the requirement; throws the API error otherwise. */
   authenticate(req: Request, need: AuthRule): CachedToken | Promise<CachedToken> {
+    return this.authenticateToken(bearerToken(req.headers['authorization']), need);
+  }
+
+  /** The same check for a token taken from elsewhere (streaming also reads it from the query or the WebSocket protocol). */
+  authenticateToken(token: string | undefined, need: AuthRule): CachedToken | Promise<CachedToken> {
     // The cache is keyed by the token itself (memory only; the database holds hashes), so a hit costs no hashing.
-    const token = bearerToken(req.headers['authorization']);
-    if (token === undefined) throw invalidToken();
+    if (token === undefined || !/^[\x21-\x7e]{1,512}$/.test(token)) throw invalidToken();
     const now = this.clock.now();
     const hit = this.cache.get(token, now);
     if (hit) return this.admit(hit, need, now);

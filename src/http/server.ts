@@ -10,13 +10,14 @@ import { tempDirOf } from '../media/temp-files.js';
 import { bodyKindOf, decodeBody, limitFor, readBody, readMultipart } from './body.js';
 import { BodyBudget, type BodyReservation } from './body-budget.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
+import { ResponseEventSink } from './event-stream.js';
 import { isFileBody } from './file-body.js';
 import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
 import { streamFile } from './stream-file.js';
-import type { Authenticate, FileBody, Principal, Reply, Route } from './types.js';
-import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp } from './uws.js';
+import type { Authenticate, EventStreamBody, FileBody, Principal, Reply, Route } from './types.js';
+import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp, type WebSocketBehavior } from './uws.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -30,6 +31,8 @@ export interface HttpServerDeps {
   readonly errorPage: (status: number, message: string) => Reply;
   /** Told of every finished request: its route's pattern (`unmatched` if none), status (0: aborted), duration. */
   readonly onFinished?: (route: string, method: string, status: number, ms: number) => void;
+  /** WebSocket endpoints (streaming), served by uWS before the route table; a plain GET there falls through to it. */
+  readonly websockets?: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
 }
 
 interface Exchange {
@@ -48,6 +51,8 @@ interface Exchange {
   reservation?: BodyReservation;
   /** A multipart body's temporary files, discarded when the exchange ends. */
   upload?: { discard(): void } | null;
+  /** An open event stream, told when the client goes away. */
+  events?: ResponseEventSink;
   readonly start: number;
 }
 
@@ -132,6 +137,7 @@ export class HttpServer {
     }
     this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
     this.app = uws.App();
+    for (const w of deps.websockets ?? []) this.app.ws(w.pattern, w.behavior);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
@@ -192,6 +198,7 @@ export class HttpServer {
     res.onAborted(() => {
       ex.aborted = true;
       ex.streaming?.abort();
+      ex.events?.aborted();
       if (ex.readingBody) this.finish(ex, req, 0);
     });
     const lengthHeader = headers['content-length'];
@@ -365,7 +372,7 @@ export class HttpServer {
     if (ex.aborted) return this.finish(ex, req, 0);
     let status = reply?.status;
     let headers = reply?.headers;
-    let body: string | Buffer | FileBody = reply?.body ?? '';
+    let body: string | Buffer | FileBody | EventStreamBody = reply?.body ?? '';
     // A reply we cannot write safely (a handler bug, or a header value with CR/LF that would split the response)
     // becomes a 500 rather than a crash or an injected header.
     if (!Number.isInteger(status) || !headersAreSafe(headers)) {
@@ -388,12 +395,29 @@ export class HttpServer {
       }
     };
     if (isFileBody(body)) return this.writeFile(res, ex, req, status, body, head);
+    if (isEventStream(body)) return this.openEvents(res, ex, req, status, body, head);
     res.cork(() => {
       head();
       if (req.method === 'HEAD') endHead(res, Buffer.byteLength(body), ex.closeAfter);
       else res.end(body, ex.closeAfter);
     });
     this.finish(ex, req, status);
+  }
+
+  /**
+   * An event stream: the head goes out now and the exchange is finished (logged, no longer in flight: shutdown does
+   * not wait for streams, whose owner closes them); the body goes on until either side ends it.
+   */
+  private openEvents(res: HttpResponse, ex: Exchange, req: Request, status: number, body: EventStreamBody, head: () => void): void {
+    res.cork(() => {
+      head();
+      // Mastodon's first bytes: headers reach the client now, not with the first event.
+      res.write(':)\n');
+    });
+    const sink = new ResponseEventSink(res, this.deps.config.limits.streamingBufferedBytes);
+    ex.events = sink;
+    this.finish(ex, req, status);
+    body.open(sink);
   }
 
   /** A file body: streamed from disk (HEAD: its length only); a file gone since the handler looked is a 404. */
@@ -448,6 +472,10 @@ export class HttpServer {
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }
+}
+
+function isEventStream(body: unknown): body is EventStreamBody {
+  return typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && (body as { kind?: unknown }).kind === 'events';
 }
 
 function bodyRefusal(reason: 'too_large' | 'length_mismatch' | 'over_budget', limit: number): unknown {

@@ -17,11 +17,30 @@ export interface FileBody {
   readonly end: number;
 }
 
+/**
+ * A response that stays open (server-sent events): once the head is written, open() is given the sink to write to
+ * for as long as the client stays (http/event-stream.ts).
+ */
+export interface EventStreamBody {
+  readonly kind: 'events';
+  open(sink: EventSink): void;
+}
+
+/** Writing to an open event stream. */
+export interface EventSink {
+  /** Writes (corked); past the buffered-bytes bound the client is too slow and the stream is closed instead. */
+  write(chunk: string): void;
+  end(): void;
+  readonly closed: boolean;
+  /** Called once when the stream ends, whoever ends it. */
+  onClose(fn: () => void): void;
+}
+
 /** What a handler returns; server.ts writes it (corked) unless the client has gone away. */
 export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, HeaderValue>>;
-  readonly body?: string | Buffer | FileBody;
+  readonly body?: string | Buffer | FileBody | EventStreamBody;
 }
 
 /**

@@ -12,3 +12,6 @@ export type HttpResponse = UwsTypes.HttpResponse;
 export type HttpRequest = UwsTypes.HttpRequest;
 export type TemplatedApp = UwsTypes.TemplatedApp;
 export type ListenSocket = UwsTypes.us_listen_socket;
+export type WebSocket<T> = UwsTypes.WebSocket<T>;
+export type WebSocketBehavior<T> = UwsTypes.WebSocketBehavior<T>;
+export type UpgradeContext = UwsTypes.us_socket_context_t;

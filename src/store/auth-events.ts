@@ -3,7 +3,7 @@
 // commits. Every node keeps one dedicated connection listening; while it is down, nobody may trust a cache (a
 // notification could be missed), so onReset fires on every disconnect and again on reconnect. The same connection
 // hears WORK_CHANNEL: queued inbox jobs and deliveries, so that a node's sleeping actors wake for work another node
-// queued.
+// queued; and STREAM_CHANNEL, the events streamed to clients connected to this node.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
@@ -19,6 +19,8 @@ export const AUTH_CHANNEL = 'stoa_auth';
  * the stores.
  */
 export const WORK_CHANNEL = 'stoa_work';
+/** What clients are streamed (store/stream-events.ts parses it); raised by triggers (migration 044). */
+export const STREAM_CHANNEL = 'stoa_stream';
 
 /** Work queued by some node (this one included: a node hears its own notifications). */
 export type WorkEvent =
@@ -100,6 +102,8 @@ export interface AuthEventHandlers {
   onEvent(e: AuthEvent): void;
   /** Work was queued (on WORK_CHANNEL). */
   onWork?(e: WorkEvent): void;
+  /** A streaming event (STREAM_CHANNEL), its payload as sent. */
+  onStream?(payload: string): void;
   /**
    * The stream is (re)started or broken: drop or stop trusting everything cached, and on (re)connection look for
    * work queued while no notification could reach this node.
@@ -211,6 +215,10 @@ export class AuthEventListener implements Process {
         if (w) this.handlers.onWork?.(w);
         return;
       }
+      if (n.channel === STREAM_CHANNEL && n.payload) {
+        this.handlers.onStream?.(n.payload);
+        return;
+      }
       if (n.channel !== AUTH_CHANNEL || !n.payload) return;
       const m = parsePayload(n.payload);
       if (!m) return;
@@ -231,7 +239,7 @@ export class AuthEventListener implements Process {
     c.on('end', () => this.lost(c, undefined));
     try {
       await c.connect();
-      await c.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${WORK_CHANNEL}`);
+      await c.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${WORK_CHANNEL}; LISTEN ${STREAM_CHANNEL}`);
     } catch (e) {
       c.end().catch(() => undefined);
       throw e;

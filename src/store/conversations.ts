@@ -93,6 +93,12 @@ export class ConversationStore {
     );
   }
 
+  /** One of the member's conversations. */
+  async byId(accountId: string, id: string): Promise<Conversation | undefined> {
+    const r = await this.db.one<Row>(`SELECT ${COLUMNS} FROM account_conversations c WHERE c.account_id = $1 AND c.id = $2`, [accountId, id]);
+    return r && toConversation(r);
+  }
+
   async markRead(accountId: string, id: string): Promise<Conversation | undefined> {
     const r = await this.db.one<Row>(
       `WITH c AS (UPDATE account_conversations SET unread = false WHERE account_id = $1 AND id = $2 RETURNING *) SELECT ${COLUMNS} FROM c`,

@@ -40,6 +40,47 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.stream_conversation_event()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.last_status_id > OLD.last_status_id THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'conversation', 'conversation', NEW.id::text, 'account', NEW.account_id::text)::text);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.stream_notification_event()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_stream', json_build_object('event', 'notification', 'notification', NEW.id::text, 'account', NEW.account_id::text)::text);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.stream_status_event()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NOT NEW.history AND NEW.deleted_at IS NULL THEN
+      PERFORM pg_notify('stoa_stream', json_build_object('event', 'update', 'status', NEW.id::text)::text);
+    END IF;
+  ELSIF OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL THEN
+    -- The row stays (soft delete), but the audience is named here too: who followed the author may change later.
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'delete', 'status', NEW.id::text, 'account', NEW.account_id::text,
+      'visibility', NEW.visibility)::text);
+  ELSIF NEW.deleted_at IS NULL AND OLD.history AND NOT NEW.history THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'update', 'status', NEW.id::text)::text);
+  ELSIF NEW.deleted_at IS NULL AND NOT NEW.history AND NEW.edited_at IS DISTINCT FROM OLD.edited_at THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'status.update', 'status', NEW.id::text)::text);
+  END IF;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.thread_root(status bigint)
  RETURNS bigint
  LANGUAGE sql
@@ -74,6 +115,7 @@ CREATE TABLE account_conversations (
 );
 CREATE INDEX account_conversations_list ON account_conversations USING btree (account_id, last_status_id DESC);
 CREATE INDEX account_conversations_statuses ON account_conversations USING gin (status_ids);
+CREATE TRIGGER account_conversations_stream AFTER INSERT OR UPDATE OF last_status_id ON account_conversations FOR EACH ROW EXECUTE FUNCTION stream_conversation_event();
 
 CREATE TABLE accounts (
   id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -391,6 +433,7 @@ CREATE INDEX notifications_group_key ON notifications USING btree (account_id, g
 CREATE UNIQUE INDEX notifications_once ON notifications USING btree (account_id, type, from_account_id, COALESCE(status_id, (0)::bigint), COALESCE(report_id, (0)::bigint));
 CREATE INDEX notifications_status ON notifications USING btree (status_id) WHERE (status_id IS NOT NULL);
 CREATE TRIGGER notifications_queue_pushes AFTER INSERT ON notifications REFERENCING NEW TABLE AS new_notifications FOR EACH STATEMENT EXECUTE FUNCTION queue_pushes();
+CREATE TRIGGER notifications_stream AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION stream_notification_event();
 
 CREATE TABLE oauth_apps (
   id            bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -707,6 +750,7 @@ CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WH
 CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
 CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
 CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER statuses_stream AFTER INSERT OR UPDATE OF deleted_at, history, edited_at ON statuses FOR EACH ROW EXECUTE FUNCTION stream_status_event();
 
 CREATE TABLE tags (
   id   bigint DEFAULT timestamp_id(now()) NOT NULL,

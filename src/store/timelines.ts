@@ -8,7 +8,50 @@ import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from '.
 import { authorNotSuspended, boostedReadable, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
-const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
+export const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
+
+// The feeds' rules over status `s`, shared by the REST timelines and streaming (store/stream-audience.ts), so a
+// stream shows exactly what the timeline would. Remote history posts are left out by feed() (and by streaming,
+// which never hears of them).
+
+/**
+ * Home of viewer `v` (an SQL expression): the member's own statuses, those of accounts they follow, and direct
+ * statuses mentioning them. Follow options: boosts of accounts followed with show_reblogs off stay out, as do posts
+ * in languages the follow does not want (a post of unknown language passes). Both start with a hashed NOT IN that
+ * excuses almost every row, so the per-row check runs only for accounts followed with a language list.
+ */
+export function homeRule(v: string): string {
+  return `s.deleted_at IS NULL AND (s.account_id = ${v}
+      OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = ${v})
+        AND (s.reblog_of_id IS NULL OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = ${v} AND NOT show_reblogs))
+        AND (s.reblog_of_id IS NOT NULL OR s.language IS NULL
+          OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = ${v} AND languages IS NOT NULL)
+          OR EXISTS (SELECT 1 FROM follows lf WHERE lf.account_id = ${v} AND lf.target_account_id = s.account_id AND split_part(s.language, '-', 1) = ANY(lf.languages))))
+      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = ${v})))
+      AND ${quiet(v)} AND ${boostedReadable(v)} AND ${authorNotSuspended('s')}
+      AND (s.account_id = ${v} OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+        WHERE l.account_id = ${v} AND l.exclusive AND la.account_id = s.account_id))`;
+}
+
+/**
+ * List `list` of member `owner` with replies policy `policy` (SQL expressions): its members' statuses the owner may
+ * see (not direct ones), with replies as the policy says: none, replies to list members, or replies to anyone the
+ * owner follows. Self-threads and replies to the owner are always in, as in Mastodon's FeedManager#filter_from_list?.
+ */
+export function listRule(list: string, owner: string, policy: string): string {
+  return `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = ${list})
+      AND ${visibleTo(owner)} AND ${quiet(owner)}
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = ${owner}
+        OR (${policy} = 'list' AND s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = ${list}))
+        OR (${policy} = 'followed' AND s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = ${owner})))`;
+}
+
+/** The public feeds, as Mastodon's: public posts, no boosts, no replies to other accounts (self-threads stay). */
+export const PUBLIC_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
+      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id) AND ${publicFeedable()}`;
+
+/** The hashtag feeds (replies included), before the tags themselves are matched. */
+export const TAG_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL AND ${publicFeedable()}`;
 
 export class TimelineStore {
   constructor(private readonly db: Database) {}
@@ -35,20 +78,7 @@ export class TimelineStore {
 
   /** The member's own statuses, those of accounts they follow, and direct statuses mentioning them. */
   async home(viewerId: string, page: PageQuery): Promise<Status[]> {
-    // Follow options: boosts of accounts followed with show_reblogs off stay out, as do posts in languages the
-    // follow does not want (a post of unknown language passes). Both start with a hashed NOT IN that excuses almost
-    // every row, so the per-row check runs only for accounts followed with a language list.
-    const where = `s.deleted_at IS NULL AND (s.account_id = $1
-      OR (s.visibility <= 2 AND s.account_id IN (SELECT target_account_id FROM follows WHERE account_id = $1)
-        AND (s.reblog_of_id IS NULL OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND NOT show_reblogs))
-        AND (s.reblog_of_id IS NOT NULL OR s.language IS NULL
-          OR s.account_id NOT IN (SELECT target_account_id FROM follows WHERE account_id = $1 AND languages IS NOT NULL)
-          OR EXISTS (SELECT 1 FROM follows lf WHERE lf.account_id = $1 AND lf.target_account_id = s.account_id AND split_part(s.language, '-', 1) = ANY(lf.languages))))
-      OR (s.visibility = 3 AND EXISTS (SELECT 1 FROM status_mentions hm WHERE hm.status_id = s.id AND hm.account_id = $1)))
-      AND ${quiet('$1')} AND ${boostedReadable('$1')} AND ${authorNotSuspended('s')}
-      AND (s.account_id = $1 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
-        WHERE l.account_id = $1 AND l.exclusive AND la.account_id = s.account_id))`;
-    return this.feed(where, [viewerId], page);
+    return this.feed(homeRule('$1'), [viewerId], page);
   }
 
   /**
@@ -57,16 +87,7 @@ export class TimelineStore {
    * are always in, as in Mastodon's FeedManager#filter_from_list?.
    */
   async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
-    const replies =
-      list.repliesPolicy === 'none'
-        ? ''
-        : list.repliesPolicy === 'list'
-          ? ' OR s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)'
-          : ' OR s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2)';
-    const where = `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = $1)
-      AND ${visibleTo('$2')} AND ${quiet('$2')}
-      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = $2${replies})`;
-    return this.feed(where, [list.id, list.accountId], page);
+    return this.feed(listRule('$1', '$2', '$3::text'), [list.id, list.accountId, list.repliesPolicy], page);
   }
 
   /**
@@ -101,10 +122,8 @@ export class TimelineStore {
   /** Public statuses: all, local only, or remote only. */
   async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<Status[]> {
     const values: unknown[] = [];
-    // As Mastodon's public feed: no boosts, and no replies to other accounts (self-threads stay).
-    const where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
-      AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id)${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
-    return this.feed(`${where} AND ${publicFeedable()}`, values, page);
+    const where = `${PUBLIC_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
+    return this.feed(where, values, page);
   }
 
   /**
@@ -120,13 +139,13 @@ export class TimelineStore {
   ): Promise<Status[]> {
     const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
     const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
-    let where = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
+    let where = `${TAG_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
       AND s.id IN (${has('$1')})`;
     for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
-    return this.feed(`${where} AND ${publicFeedable()}`, values, page);
+    return this.feed(where, values, page);
   }
 
   /** A page of a feed across accounts: never a remote history post. */

@@ -157,8 +157,38 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'DELETE /api/v1/admin/accounts/:id': member('admin:write:accounts'),
 };
 
-/** API routes Mastodon serves without a token. */
-const OPEN = new Set(['GET /api/v1/instance', 'GET /api/v2/instance', 'GET /api/v1/instance/domain_blocks', 'POST /api/v1/apps', 'GET /api/v1/custom_emojis']);
+/**
+ * The streaming endpoints: health is open, and the SSE streams read their token themselves (from the header or the
+ * `access_token` query, which only streaming takes) and check it by Mastodon's streaming server's rules, not the
+ * route table's (test/streaming/).
+ */
+const STREAMING = [
+  'GET /api/v1/streaming/health',
+  ...[
+    'user',
+    'user/notification',
+    'public',
+    'public/media',
+    'public/local',
+    'public/local/media',
+    'public/remote',
+    'public/remote/media',
+    'hashtag',
+    'hashtag/local',
+    'list',
+    'direct',
+  ].map((p) => `GET /api/v1/streaming/${p}`),
+];
+
+/** API routes Mastodon serves without a token (as far as the route table is concerned). */
+const OPEN = new Set([
+  'GET /api/v1/instance',
+  'GET /api/v2/instance',
+  'GET /api/v1/instance/domain_blocks',
+  'POST /api/v1/apps',
+  'GET /api/v1/custom_emojis',
+  ...STREAMING,
+]);
 
 /** Scopes a route may accept besides the documented one: Mastodon's pre-3.1 `follow` and the `profile` scope. */
 const LEGACY: Readonly<Record<string, readonly string[]>> = {

@@ -1,0 +1,205 @@
+// Each streamed event, once per node: the rows read after commit, the audience among the clients connected here
+// decided by one set-based query (store/stream-audience.ts), the status rendered once (viewer-independent) with
+// the author's own rendering and viewers' flags patched in only where they differ, then written to each socket.
+// Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded.
+import type { Logger } from '../../log.js';
+import type { ConversationStore } from '../../store/conversations.js';
+import type { NotificationStore } from '../../store/notifications.js';
+import type { StreamAudienceStore, StatusAudience } from '../../store/stream-audience.js';
+import { parseStreamEvent, type StreamEvent } from '../../store/stream-events.js';
+import { tagKey, type Status, type StatusStore } from '../../store/statuses.js';
+import { renderConversations, type ConversationViewDeps } from '../conversation-views.js';
+import { renderNotifications, type NotificationViewDeps } from '../notification-views.js';
+import type { StatusViews } from '../status-views.js';
+import type { Subscription } from './channels.js';
+import { readsNotifications, type StreamClient, type StreamHub } from './hub.js';
+
+const MAX_QUEUED = 10_000;
+
+export interface FanoutDeps extends NotificationViewDeps, ConversationViewDeps {
+  readonly statuses: StatusStore;
+  readonly statusViews: StatusViews;
+  readonly notifications: NotificationStore;
+  readonly conversations: ConversationStore;
+  readonly audience: StreamAudienceStore;
+}
+
+type Entity = Record<string, unknown>;
+
+export class StreamFanout {
+  private readonly queue: StreamEvent[] = [];
+  private running = false;
+  private dropped = 0;
+
+  constructor(
+    private readonly hub: StreamHub,
+    private readonly d: FanoutDeps,
+    private readonly log: Logger,
+  ) {}
+
+  /** A payload heard on the stream channel. */
+  heard(payload: string): void {
+    const e = parseStreamEvent(payload);
+    if (!e) return void this.log.warn({ payload: payload.slice(0, 200) }, 'unreadable stream event ignored');
+    if (this.hub.clients.size === 0) return; // nobody here to tell: nothing is read
+    if (this.queue.length >= MAX_QUEUED) {
+      if (this.dropped++ % 1000 === 0) this.log.warn({ dropped: this.dropped }, 'stream events dropped: fan-out is behind');
+      return;
+    }
+    this.queue.push(e);
+    if (!this.running) void this.drain();
+  }
+
+  /** Resolves once every event queued so far is handled (tests and shutdown). */
+  get idle(): boolean {
+    return !this.running && this.queue.length === 0;
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      for (let e = this.queue.shift(); e; e = this.queue.shift()) {
+        try {
+          await this.handle(e);
+        } catch (err) {
+          this.log.error({ err, event: e }, 'stream event not fanned out');
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private handle(e: StreamEvent): Promise<void> {
+    switch (e.event) {
+      case 'update':
+      case 'status.update':
+        return this.status(e.status, e.event);
+      case 'delete':
+        return this.deleted(e.status, e.account, e.visibility);
+      case 'notification':
+        return this.notification(e.notification, e.account);
+      case 'conversation':
+        return this.conversation(e.conversation, e.account);
+    }
+  }
+
+  private async status(id: string, event: 'update' | 'status.update'): Promise<void> {
+    const t = this.hub.targets();
+    if (!t.any) return;
+    const s = await this.d.statuses.byId(id);
+    if (!s || s.deletedAt || s.history) return;
+    const shownId = s.reblogOfId ?? s.id;
+    const aud = await this.d.audience.ofStatus(s.id, shownId, t);
+    if (aud.home.size + aud.lists.size === 0 && !((aud.publicFeeds || aud.tagFeeds) && aud.quietFor.size > 0)) return;
+    const [base] = (await this.d.statusViews.many([s], null)) as Entity[];
+    if (!base) return;
+    const baseJson = JSON.stringify(base);
+    let ownJson: string | undefined;
+    const patched = new Map<string, string>();
+    const payloadFor = async (viewer: string): Promise<string> => {
+      if (viewer === s.accountId) {
+        ownJson ??= JSON.stringify((await this.d.statusViews.many([s], viewer))[0] ?? base);
+        return ownJson;
+      }
+      const fav = aud.favourited.has(viewer);
+      const boosted = aud.reblogged.has(viewer);
+      const marked = aud.bookmarked.has(viewer);
+      if (!fav && !boosted && !marked) return baseJson;
+      let p = patched.get(viewer);
+      if (p === undefined) {
+        const flags = { favourited: fav, reblogged: boosted, bookmarked: marked };
+        const e = s.reblogOfId ? { ...base, reblog: { ...(base['reblog'] as Entity), ...flags } } : { ...base, ...flags };
+        patched.set(viewer, (p = JSON.stringify(e)));
+      }
+      return p;
+    };
+    for (const c of [...this.hub.clients]) {
+      let payload: string | undefined;
+      for (const sub of c.subs.values()) {
+        if (!shows(sub, c, s, aud)) continue;
+        payload ??= await payloadFor(c.accountId);
+        c.send(sub.stream, event, payload);
+      }
+    }
+  }
+
+  private async deleted(id: string, authorId: string, visibility: number): Promise<void> {
+    const t = this.hub.targets();
+    if (!t.any) return;
+    const aud = await this.d.audience.ofDelete(id, authorId, visibility, t);
+    const s = visibility === 0 && t.public.length > 0 ? await this.d.statuses.byId(id) : undefined;
+    for (const c of [...this.hub.clients]) {
+      for (const sub of c.subs.values()) {
+        const told =
+          sub.channel === 'user'
+            ? aud.home.has(c.accountId)
+            : sub.channel === 'list'
+              ? aud.lists.has(sub.list!)
+              : s !== undefined && publicScope(sub, s) && (sub.tag === undefined || tagsOf(s).has(sub.tag));
+        if (told) c.send(sub.stream, 'delete', id);
+      }
+    }
+  }
+
+  private async notification(id: string, accountId: string): Promise<void> {
+    const listeners = [...this.hub.of(accountId)].filter((c) => [...c.subs.values()].some((s) => wantsNotifications(s, c)));
+    if (listeners.length === 0) return;
+    // The member's own view of it: gone if filtered (a block, a muted sender's notifications, an unreadable status).
+    const n = await this.d.notifications.one(accountId, id);
+    if (!n) return;
+    const [entity] = await renderNotifications(this.d, [n], accountId);
+    if (!entity) return;
+    const payload = JSON.stringify(entity);
+    for (const c of listeners) for (const s of c.subs.values()) if (wantsNotifications(s, c)) c.send(s.stream, 'notification', payload);
+  }
+
+  private async conversation(id: string, accountId: string): Promise<void> {
+    const listeners = [...this.hub.of(accountId)].filter((c) => [...c.subs.values()].some((s) => s.channel === 'direct'));
+    if (listeners.length === 0) return;
+    const conv = await this.d.conversations.byId(accountId, id);
+    if (!conv) return;
+    const [entity] = await renderConversations(this.d, [conv], accountId);
+    if (!entity) return;
+    const payload = JSON.stringify(entity);
+    for (const c of listeners) for (const s of c.subs.values()) if (s.channel === 'direct') c.send(s.stream, 'conversation', payload);
+  }
+}
+
+function wantsNotifications(s: Subscription, c: StreamClient): boolean {
+  return s.channel === 'user:notification' || (s.channel === 'user' && readsNotifications(c));
+}
+
+const tagSets = new WeakMap<Status, ReadonlySet<string>>();
+function tagsOf(s: Status): ReadonlySet<string> {
+  let t = tagSets.get(s);
+  if (!t) tagSets.set(s, (t = new Set(s.tags.map((x) => tagKey(x)))));
+  return t;
+}
+
+/** A public or hashtag subscription's local/remote scope admits the status. */
+function publicScope(sub: Subscription, s: Status): boolean {
+  const ch = sub.channel;
+  if (!ch.startsWith('public') && !ch.startsWith('hashtag')) return false;
+  if (ch.includes(':local')) return s.local;
+  if (ch.includes(':remote')) return !s.local;
+  return true;
+}
+
+/** Whether one subscription of a client shows the status, by the audience computed for it. */
+function shows(sub: Subscription, c: StreamClient, s: Status, aud: StatusAudience): boolean {
+  switch (sub.channel) {
+    case 'user':
+      return aud.home.has(c.accountId);
+    case 'list':
+      return aud.lists.has(sub.list!);
+    case 'user:notification':
+    case 'direct':
+      return false;
+    case 'hashtag':
+    case 'hashtag:local':
+      return aud.tagFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
+    default:
+      return aud.publicFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
+  }
+}

@@ -1,0 +1,101 @@
+// Who among the members connected to this node is shown a streamed status: one set-based query per event for all
+// of them, built from the feeds' own rules (timelines.ts homeRule, listRule, PUBLIC_RULE, TAG_RULE; visibility.ts
+// quiet), so a stream shows exactly what the REST timeline would.
+import type { Database } from './db.js';
+import { HAS_MEDIA, homeRule, listRule, PUBLIC_RULE, TAG_RULE } from './timelines.js';
+import { listable, quiet } from './visibility.js';
+
+/** Who is listening on this node, by kind of stream. */
+export interface StreamTargets {
+  /** Accounts with a `user` stream (home). */
+  readonly home: readonly string[];
+  /** Lists with a `list` stream. */
+  readonly lists: readonly string[];
+  /** Accounts with a public or hashtag stream. */
+  readonly public: readonly string[];
+}
+
+export interface StatusAudience {
+  /** Accounts whose home shows the status. */
+  readonly home: ReadonlySet<string>;
+  /** Lists that show it. */
+  readonly lists: ReadonlySet<string>;
+  /** Of `public`: those neither blocking, blocked by nor muting its author (or the boosted author). */
+  readonly quietFor: ReadonlySet<string>;
+  /** The public feeds' rule holds (public, not a boost, not a reply to another account, author not silenced). */
+  readonly publicFeeds: boolean;
+  /** The hashtag feeds' rule holds (as public, replies included). */
+  readonly tagFeeds: boolean;
+  readonly hasMedia: boolean;
+  /** Viewers' own relations to the status shown (the boosted one for a boost). */
+  readonly favourited: ReadonlySet<string>;
+  readonly reblogged: ReadonlySet<string>;
+  readonly bookmarked: ReadonlySet<string>;
+}
+
+const none: ReadonlySet<string> = new Set();
+
+export class StreamAudienceStore {
+  constructor(private readonly db: Database) {}
+
+  /** Status `statusId` (shown as `shownId`: the boosted status for a boost), for the targets connected now. */
+  async ofStatus(statusId: string, shownId: string, t: StreamTargets): Promise<StatusAudience> {
+    const viewers = [...new Set([...t.home, ...t.public])];
+    const rows = await this.db.rows<{ k: string; a: string }>(
+      `SELECT 'home' AS k, v.id::text AS a FROM unnest($2::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${listable()} AND ${homeRule('v.id')}
+       UNION ALL SELECT 'list', l.id::text FROM lists l, statuses s WHERE s.id = $1 AND l.id = ANY($3::bigint[]) AND ${listable()}
+         AND ${listRule('l.id', 'l.account_id', 'l.replies_policy')}
+       UNION ALL SELECT 'quiet', v.id::text FROM unnest($4::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${quiet('v.id')}
+       UNION ALL SELECT 'public', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${PUBLIC_RULE}
+       UNION ALL SELECT 'tag', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${TAG_RULE}
+       UNION ALL SELECT 'media', '' FROM statuses s WHERE s.id = $1${HAS_MEDIA}
+       UNION ALL SELECT 'fav', account_id::text FROM favourites WHERE status_id = $5 AND account_id = ANY($6::bigint[])
+       UNION ALL SELECT 'boost', account_id::text FROM statuses WHERE reblog_of_id = $5 AND deleted_at IS NULL AND account_id = ANY($6::bigint[])
+       UNION ALL SELECT 'bookmark', account_id::text FROM bookmarks WHERE status_id = $5 AND account_id = ANY($6::bigint[])`,
+      [statusId, t.home, t.lists, t.public, shownId, viewers],
+    );
+    const of = (k: string) => {
+      const set = new Set<string>();
+      for (const r of rows) if (r.k === k) set.add(r.a);
+      return set.size ? set : none;
+    };
+    const has = (k: string) => rows.some((r) => r.k === k);
+    return {
+      home: of('home'),
+      lists: of('list'),
+      quietFor: of('quiet'),
+      publicFeeds: has('public'),
+      tagFeeds: has('tag'),
+      hasMedia: has('media'),
+      favourited: of('fav'),
+      reblogged: of('boost'),
+      bookmarked: of('bookmark'),
+    };
+  }
+
+  /**
+   * Who is told of a deletion: whoever could have been shown the status (its author, their followers unless it
+   * was direct, the accounts it mentions; lists holding its author unless it was direct), read from what the
+   * trigger named, since the row no longer counts as readable.
+   */
+  async ofDelete(statusId: string, authorId: string, visibility: number, t: StreamTargets): Promise<{ home: ReadonlySet<string>; lists: ReadonlySet<string> }> {
+    const rows = await this.db.rows<{ k: string; a: string }>(
+      `SELECT 'home' AS k, v.id::text AS a FROM unnest($2::bigint[]) v(id) WHERE v.id = $3
+         OR ($4 <= 2 AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = v.id AND f.target_account_id = $3))
+         OR EXISTS (SELECT 1 FROM status_mentions m WHERE m.status_id = $1 AND m.account_id = v.id)
+       UNION ALL SELECT 'list', l.id::text FROM lists l WHERE l.id = ANY($5::bigint[]) AND $4 <= 2
+         AND EXISTS (SELECT 1 FROM list_accounts la WHERE la.list_id = l.id AND la.account_id = $3)`,
+      [statusId, t.home, authorId, visibility, t.lists],
+    );
+    return {
+      home: new Set(rows.filter((r) => r.k === 'home').map((r) => r.a)),
+      lists: new Set(rows.filter((r) => r.k === 'list').map((r) => r.a)),
+    };
+  }
+
+  /** The list if it exists and belongs to the member (a list stream is refused otherwise). */
+  async listOwned(listId: string, accountId: string): Promise<boolean> {
+    if (!/^\d{1,20}$/.test(listId)) return false;
+    return (await this.db.one('SELECT 1 FROM lists WHERE id = $1 AND account_id = $2', [listId, accountId])) !== undefined;
+  }
+}

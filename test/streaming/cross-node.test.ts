@@ -1,0 +1,96 @@
+// Two server processes on one database: a subscriber connected to node B sees what happens on node A (the event
+// raised at commit on A, heard and rendered by B); a token revoked through A closes its socket on B at once; and B
+// stops cleanly with sockets open.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { api } from '../support/api.js';
+import { createMembers, type LocalMembers } from '../support/members.js';
+import { registerApp } from '../support/oauth.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { freePort, startTestServer, type TestServer } from '../support/server.js';
+import { openSse, openWs, type WsClient } from '../support/streaming.js';
+import { eventually } from '../support/wait.js';
+import { TokenStore } from '../../src/store/oauth-tokens.js';
+import { UserStore } from '../../src/store/users.js';
+
+describe('streaming across two nodes', () => {
+  let a: TestServer;
+  let b: ServerProcess;
+  let m: LocalMembers;
+  const sockets: WsClient[] = [];
+
+  /**
+   * B's subscription is not acknowledged (Mastodon's protocol has no acknowledgement), so posts are made on A until
+   * one reaches the socket on B: from then on it is subscribed.
+   */
+  const untilListening = async (c: WsClient) => {
+    await eventually(async () => {
+      const p = await api(a.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'are you there' });
+      await eventually(() => assert.ok(c.frames.some((f) => f.payload?.id === p.body.id)), 300);
+    }, 15_000);
+  };
+
+  before(async () => {
+    a = await startTestServer();
+    b = await startServerProcess({ databaseUrl: a.databaseUrl, port: await freePort() });
+    m = await createMembers(a, ['alice', 'bob']);
+    assert.equal((await api(a.url, m.token['alice'], 'POST', `/api/v1/accounts/${m.id['bob']}/follow`)).status, 200);
+  });
+  after(async () => {
+    for (const c of sockets) c.ws.terminate();
+    if (b) {
+      b.child.kill('SIGTERM');
+      assert.equal(await b.exited, 0, `node B exits cleanly on SIGTERM:\n${b.output()}`);
+    }
+    await a?.stop();
+  });
+
+  it('a subscriber on node B sees a post, its edit, its deletion and a notification made on node A, in order', async () => {
+    const c = await openWs(b.url, m.token['alice'], 'stream=user');
+    sockets.push(c);
+    await untilListening(c);
+    // Only what concerns this post: a late answer to the probing posts may still come.
+    let id = '';
+    const mine = () => c.frames.filter((f) => f.payload === id || f.payload?.id === id || f.payload?.status?.id === id);
+    const p = await api(a.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'from A @alice' });
+    id = p.body.id;
+    await eventually(() => assert.equal(mine().length, 2));
+    assert.equal((await api(a.url, m.token['bob'], 'PUT', `/api/v1/statuses/${p.body.id}`, { status: 'edited on A @alice' })).status, 200);
+    await eventually(() => assert.equal(mine().length, 3));
+    assert.equal((await api(a.url, m.token['bob'], 'DELETE', `/api/v1/statuses/${p.body.id}`)).status, 200);
+    await eventually(() => assert.equal(mine().length, 4));
+    assert.deepEqual(
+      mine().map((f) => f.event),
+      ['update', 'notification', 'status.update', 'delete'],
+    );
+    const health = await fetch(`${b.url}/api/v1/streaming/health`);
+    assert.equal(await health.text(), 'OK');
+  });
+
+  it('an SSE subscriber on node B too', async () => {
+    const sse = await openSse(b.url, '/api/v1/streaming/public/local', m.token['alice']);
+    assert.equal(sse.status, 200);
+    await eventually(async () => {
+      const p = await api(a.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'public on A' });
+      await eventually(() => assert.ok(sse.events.some((e) => e.event === 'update' && e.data.id === p.body.id)), 300);
+    }, 15_000);
+    sse.close();
+  });
+
+  it('a token revoked through node A closes its socket on node B', async () => {
+    const app = await registerApp(a.url, { scopes: 'read' });
+    const alice = (await new UserStore(a.app.db).byAccountId(m.id['alice']!))!;
+    const token = (await new TokenStore(a.app.db).issue(app.id, alice.userId, ['read'])).token;
+    const c = await openWs(b.url, token, 'stream=user');
+    sockets.push(c);
+    await untilListening(c);
+    const r = await fetch(`${a.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: app.client_id, client_secret: app.client_secret, token }),
+    });
+    assert.equal(r.status, 200);
+    // The revocation answers once every node has applied it: B's socket is closed by then.
+    await c.closed;
+  });
+});
