@@ -18,6 +18,7 @@ import { measureHistoryScheduling, schedulingTable } from './history-scheduling.
 import { homeTable, measureHomeTimeline } from './home-timeline.js';
 import { identityTable, measureIdentity } from './identity.js';
 import { measureSignatures, signatureTable } from './signatures.js';
+import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 
 let interrupted = false;
@@ -107,6 +108,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${realHistoryTable(await measureHistory())}\n`);
     process.stderr.write('bench: remote history prune\n');
     process.stdout.write(`\n${pruneTable(await measurePrune())}\n`);
+    process.stderr.write('bench: streaming fan-out (WebSocket subscribers, 1 then 2 nodes)\n');
+    process.stdout.write(`\n${streamingTable(await measureStreaming())}\n`);
     process.stderr.write(
       `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
         `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,
