@@ -40,6 +40,23 @@ interface Trial {
   readonly figures: TimelineFigures;
 }
 
+/**
+ * The largest difference between rounds of one setting and scenario, relative to their mean: settings whose
+ * figures differ by less than this are not told apart (on a busy machine it exceeds every difference measured).
+ */
+function spread(trials: readonly { setting: number; label: string; perSec: number }[]): number {
+  const groups = new Map<string, number[]>();
+  for (const t of trials) groups.set(`${t.setting}/${t.label}`, [...(groups.get(`${t.setting}/${t.label}`) ?? []), t.perSec]);
+  let worst = 0;
+  for (const xs of groups.values()) {
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    if (xs.length > 1 && mean > 0) worst = Math.max(worst, (Math.max(...xs) - Math.min(...xs)) / mean);
+  }
+  return worst;
+}
+
+const spreadLine = (x: number) => `round-to-round spread up to ${(x * 100).toFixed(0)} %: settings closer than that are not told apart on this run`;
+
 /** The smallest setting whose mean req/s over its trials is within 5 % of the best. */
 function pick(trials: readonly Trial[]): number {
   // Each label's req/s relative to that label's best, averaged per setting: no scenario outweighs another.
@@ -226,7 +243,8 @@ export async function advise(wrk: string, bench: BenchDatabase): Promise<string>
       }
     }
     const pool = pick(pools);
-    out.push(trialTable('DATABASE_POOL_MAX', pools), '');
+    const perSec = (ts: readonly Trial[]) => ts.map((t) => ({ setting: t.setting, label: t.label, perSec: t.figures.requestsPerSec }));
+    out.push(trialTable('DATABASE_POOL_MAX', pools), spreadLine(spread(perSec(pools))), '');
 
     const signed = await seedSigner(db);
     const signature = async (env: Record<string, string>, setting: number, label: string, round: number): Promise<Trial> =>
@@ -244,7 +262,7 @@ export async function advise(wrk: string, bench: BenchDatabase): Promise<string>
       }
     }
     const verify = pick(verifyTrials);
-    out.push(trialTable('VERIFY_THREADS_MAX', verifyTrials), '');
+    out.push(trialTable('VERIFY_THREADS_MAX', verifyTrials), spreadLine(spread(perSec(verifyTrials))), '');
     const uvTrials: Trial[] = [];
     for (let round = 1; round <= rounds; round++) {
       for (const u of UV_THREADS) {
@@ -255,24 +273,41 @@ export async function advise(wrk: string, bench: BenchDatabase): Promise<string>
       }
     }
     const uv = pick(uvTrials);
-    out.push(trialTable('UV_THREADPOOL_SIZE', uvTrials), '');
+    out.push(trialTable('UV_THREADPOOL_SIZE', uvTrials), spreadLine(spread(perSec(uvTrials))), '');
 
-    const deliveries: DeliveryTrial[] = [];
-    for (const c of DELIVERY) {
-      process.stderr.write(`advise: DELIVERY_CONCURRENCY=${c}\n`);
-      deliveries.push(await deliveryTrial(ctx, db, c, delayMs));
+    const deliveries: (DeliveryTrial & { round: number })[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      for (const c of DELIVERY) {
+        process.stderr.write(`advise: DELIVERY_CONCURRENCY=${c} (round ${round})\n`);
+        deliveries.push({ ...(await deliveryTrial(ctx, db, c, delayMs)), round });
+      }
     }
-    const topDelivery = Math.max(...deliveries.map((d) => d.perSec));
-    const delivery = deliveries.find((d) => d.perSec >= topDelivery * WITHIN)!.setting;
+    const meanPerSec = (c: number) => {
+      const xs = deliveries.filter((d) => d.setting === c).map((d) => d.perSec);
+      return xs.reduce((a, b) => a + b, 0) / xs.length;
+    };
+    const topDelivery = Math.max(...DELIVERY.map(meanPerSec));
+    const delivery = DELIVERY.find((c) => meanPerSec(c) >= topDelivery * WITHIN)!;
+    const others = [...pools, ...verifyTrials, ...uvTrials].map((t) => t.figures.otherCpuPercent ?? 0).sort((a, b) => a - b);
+    const busy = others[Math.floor(others.length / 2)]!;
     out.push(
       `Deliveries: ${INBOXES} loopback inboxes answering after ${delayMs} ms, ${PER_INBOX} each`,
       textTable(
-        ['DELIVERY_CONCURRENCY', 'deliveries/s', 'seconds', 'Node µs/delivery'],
-        deliveries.map((d) => [String(d.setting), fmt.int(d.perSec), d.seconds.toFixed(1), fmt.us(d.nodeUsPerDelivery)]),
+        ['DELIVERY_CONCURRENCY', 'round', 'deliveries/s', 'seconds', 'Node µs/delivery'],
+        [...deliveries]
+          .sort((a, b) => a.setting - b.setting || a.round - b.round)
+          .map((d) => [String(d.setting), String(d.round), fmt.int(d.perSec), d.seconds.toFixed(1), fmt.us(d.nodeUsPerDelivery)]),
         0,
       ),
+      spreadLine(spread(deliveries.map((d) => ({ setting: d.setting, label: 'deliveries', perSec: d.perSec })))),
       '',
-      'Recommended on this machine (smallest setting within 5 % of the best throughput):',
+      ...(busy > 20
+        ? [
+            `WARNING: the rest of the machine used a median ${busy.toFixed(0)} % of a core during the trials (not Stoa, wrk or PostgreSQL):`,
+            'the figures are disturbed and the recommendation below is not to be trusted; run again on a quiet machine.',
+          ]
+        : []),
+      'Recommended on this machine (smallest setting within 5 % of the best mean throughput):',
       `  DATABASE_POOL_MAX=${pool}`,
       `  VERIFY_THREADS_MAX=${verify}`,
       `  UV_THREADPOOL_SIZE=${uv}`,
