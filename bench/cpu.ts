@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSec: number | null | undefined;
 
-function clockTicks(): number | null {
+/** Clock ticks per second (the unit of /proc's CPU times); null where getconf is unavailable. */
+export function clockTicks(): number | null {
   if (ticksPerSec !== undefined) return ticksPerSec;
   try {
     ticksPerSec = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || null;

@@ -15,6 +15,8 @@ export interface ServerProcess {
 export interface StoaProcess extends ServerProcess {
   /** Its RSS and V8 heap in bytes, after a full collection if it was started with --expose-gc. */
   memory(): Promise<{ rss: number; heapUsed: number }>;
+  /** Statements it has sent to PostgreSQL since it started (each one a round trip). */
+  statements(): Promise<number>;
 }
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
@@ -46,23 +48,24 @@ export async function startStoa(env: Record<string, string>, nodeArgs: readonly 
       if (typeof port === 'number') onPort(port);
     });
   });
-  const memory = () =>
-    new Promise<{ rss: number; heapUsed: number }>((resolve, reject) => {
+  /** Sends { [key]: true } and resolves with the first reply carrying that key. */
+  const ask = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
       const onMessage = (m: unknown) => {
-        const mem = (m as { memory?: { rss: number; heapUsed: number } } | null)?.memory;
-        if (!mem) return;
+        const answer = (m as Record<string, unknown> | null)?.[key];
+        if (answer === undefined) return;
         child.off('message', onMessage);
-        resolve(mem);
+        resolve(answer as T);
       };
       child.on('message', onMessage);
-      child.send({ memory: true }, (e) => {
+      child.send({ [key]: true }, (e) => {
         if (e) {
           child.off('message', onMessage);
           reject(e);
         }
       });
     });
-  return { ...server, memory };
+  return { ...server, memory: () => ask<{ rss: number; heapUsed: number }>('memory'), statements: () => ask<number>('statements') };
 }
 
 function awaitPort(name: string, child: ChildProcess, listen: (onPort: (port: number) => void) => void): Promise<ServerProcess> {

@@ -2,14 +2,23 @@
 // DATABASE_URL or an embedded PostgreSQL), runs every scenario in bench/scenarios.ts against both with wrk,
 // and prints req/s, p99 and the Stoa/bare ratio measured in the same run. Everything is stopped at the end,
 // also on error, ^C or SIGTERM (after kill -9 of this process the servers exit, but an embedded PostgreSQL stays).
+// Then issue 19's timelines against the same Stoa (bench/timelines.ts, each a ratio to verify_credentials in the
+// same run) and the home page's scale curve (bench/scale.ts, its own database), before the off-line sections.
+// Flags: --timelines runs only the timelines and the scale curve; --advise only tries pool sizes and prints the
+// settings it recommends (bench/advise.ts).
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
-// DATABASE_URL (use this PostgreSQL instead of an embedded one).
+// BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
+// bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { measure, WARMUP_SEC } from './measure.js';
-import { startBare, startStoa, type ServerProcess } from './processes.js';
+import { advise } from './advise.js';
+import { postmasterPid } from './pg-cpu.js';
+import { startBare, startStoa, type ServerProcess, type StoaProcess } from './processes.js';
+import { measureScale, scaleTable } from './scale.js';
+import { measureTimelines, timelinesTable } from './timelines.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
 import { measureHistory, realHistoryTable } from './history.js';
@@ -51,12 +60,21 @@ async function runScenario(wrk: string, sc: Scenario, bare: ServerProcess, stoa:
   return { scenario: sc.name, bare: await measure(wrk, bare, sc.bare, s), stoa: await measure(wrk, stoa, stoaTarget, s) };
 }
 
+async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSettings): Promise<void> {
+  const postmaster = await postmasterPid(db.url);
+  if (postmaster === null) process.stderr.write('bench: PostgreSQL runs out of sight of /proc: its CPU is not reported\n');
+  const rows = await measureTimelines(wrk, stoa, db.url, postmaster, s);
+  process.stdout.write(`\nTimelines (issue 19), load average ${loadavg()}\n${timelinesTable(rows)}\n`);
+}
+
 async function main(): Promise<number> {
   const wrk = findWrk();
   if (!wrk) {
     process.stderr.write('bench: `wrk` is not on PATH. Install the load generator first, e.g.\n  apt-get install wrk\n');
     return 2;
   }
+  const flags = new Set(process.argv.slice(2));
+  for (const f of flags) if (f !== '--timelines' && f !== '--advise') throw new Error(`unknown flag ${f} (known: --timelines, --advise)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -85,17 +103,33 @@ async function main(): Promise<number> {
       `bench: wrk -t${settings.threads} -c${settings.connections} -d${settings.durationSec}s --latency (warm-up ${WARMUP_SEC} s); ` +
         `${os.availableParallelism()} CPUs, Node ${process.version}, load average ${loadavg()}\n`,
     );
+    const started = performance.now();
     db = await openBenchDatabase();
     process.stderr.write(`bench: database: ${db.description}\n`);
+    if (flags.has('--advise')) {
+      process.stdout.write(`\n${await advise(wrk, db)}\n`);
+      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+      return 0;
+    }
     servers.push(await startBare());
-    servers.push(await startStoa({ DATABASE_URL: db.url, STOA_DATA_DIR: path.join(db.dataDir, 'stoa'), LOG_LEVEL: logLevel }));
-    const [bare, stoa] = servers as [ServerProcess, ServerProcess];
+    const stoa = await startStoa({ DATABASE_URL: db.url, STOA_DATA_DIR: path.join(db.dataDir, 'stoa'), LOG_LEVEL: logLevel });
+    servers.push(stoa);
+    const bare = servers[0]!;
     process.stderr.write(`bench: bare uWS pid ${bare.pid} at ${bare.url}; Stoa pid ${stoa.pid} at ${stoa.url} (LOG_LEVEL=${logLevel}, logs to /dev/null)\n`);
 
-    const rows: Row[] = [];
-    for (const sc of scenarios) rows.push(await runScenario(wrk, sc, bare, stoa, db, settings));
-    process.stdout.write(`\n${table(rows)}\n`);
+    if (!flags.has('--timelines')) {
+      const rows: Row[] = [];
+      for (const sc of scenarios) rows.push(await runScenario(wrk, sc, bare, stoa, db, settings));
+      process.stdout.write(`\n${table(rows)}\n`);
+    }
+    await timelines(wrk, stoa, db, settings);
     await cleanup();
+    const scale = await measureScale(wrk, settings);
+    if (scale) process.stdout.write(`\n${scaleTable(scale)}\n`);
+    if (flags.has('--timelines')) {
+      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+      return 0;
+    }
     process.stderr.write('bench: HTTP-signature crypto (servers stopped)\n');
     process.stdout.write(`\n${signatureTable(await measureSignatures())}\n`);
     process.stderr.write('bench: identity-statement verification\n');

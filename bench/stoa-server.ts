@@ -1,11 +1,21 @@
 // The real application in its own process, configured as in production: LOG_LEVEL=info through the production
 // logger (src/log.ts) onto fd 1, which the parent points at /dev/null, so the per-request log line is paid for.
 // Takes DATABASE_URL and STOA_DATA_DIR from the environment; reports { port } to the parent over IPC.
+// Every statement sent to PostgreSQL is counted (pg's Client.prototype.query, which the pool and transactions go
+// through), so the harness can report round trips per request without pg_stat_statements.
 import net from 'node:net';
+import pg from 'pg';
 import { loadConfig } from '../config/schema.js';
 import { startApp } from '../src/app.js';
 import { nativeUws } from '../src/http/uws.js';
 import { createLogger } from '../src/log.js';
+
+let statements = 0;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,6 +61,10 @@ async function main(): Promise<void> {
   // The parent may ask for this process's memory, after a full collection when started with --expose-gc (so that
   // a memory curve shows what is kept, not when the collector last ran).
   process.on('message', (m: unknown) => {
+    if ((m as { statements?: unknown } | null)?.statements === true) {
+      process.send?.({ statements });
+      return;
+    }
     if ((m as { memory?: unknown } | null)?.memory !== true) return;
     (globalThis as { gc?: () => void }).gc?.();
     const { rss, heapUsed } = process.memoryUsage();

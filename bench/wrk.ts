@@ -17,6 +17,8 @@ export interface WrkSettings {
   readonly threads: number;
   readonly connections: number;
   readonly durationSec: number;
+  /** A reply slower than this counts as a timeout error (wrk's default: 2 s). */
+  readonly timeoutSec?: number;
 }
 
 export interface WrkResult {
@@ -47,6 +49,7 @@ export function findWrk(): string | null {
 
 export async function runWrk(wrk: string, baseUrl: string, target: Target, s: WrkSettings): Promise<WrkResult> {
   const args = ['-t', String(s.threads), '-c', String(s.connections), '-d', `${s.durationSec}s`, '--latency'];
+  if (s.timeoutSec !== undefined) args.push('--timeout', `${s.timeoutSec}s`);
   for (const [k, v] of Object.entries(target.headers ?? {})) args.push('-H', `${k}: ${v}`);
   let scriptDir: string | null = null;
   if ((target.method && target.method !== 'GET') || target.body !== undefined) {
