@@ -208,6 +208,8 @@ describe('remote history jobs on two nodes sharing one database', () => {
     await eventually(async () => {
       for (const id of ids) assert.equal((await historyOf(db, id)).state, 'partial');
     });
+    // Both schedulers see nothing left and sleep again: the next tests queue work no node may take unbidden.
+    await Promise.all([nextRound(n1.app), nextRound(n2.app)]);
   });
 
   it('a job whose lease ran out is taken over by the other node; the first can no longer commit', async () => {
