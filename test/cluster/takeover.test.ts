@@ -97,7 +97,14 @@ describe('takeover of a killed node’s work by the other node', () => {
     const posted = await author.signedPost(`${base}/inbox`, create, { actor: 'alice' });
     assert.equal(posted.status, 202);
     const notePath = new URL(note.id).pathname;
-    await eventually(() => assert.ok(author.requests.some((r) => r.method === 'GET' && r.path === notePath), 'the Note is being fetched'), 15_000);
+    await eventually(
+      () =>
+        assert.ok(
+          author.requests.some((r) => r.method === 'GET' && r.path === notePath),
+          'the Note is being fetched',
+        ),
+      15_000,
+    );
 
     // The second node joins; then the first dies holding both.
     const second = await startNode(await freePort());
