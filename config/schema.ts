@@ -62,6 +62,11 @@ const EnvSchema = z.object({
   DELIVERY_RETRY_BASE_MS: positiveInt(10, 3_600_000).default(30_000),
   DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
+  INBOX_LEASE_MS: positiveInt(1_000, 3_600_000).default(300_000),
+  // Longer than a history job may run (30 s), which each committed page renews it by.
+  HISTORY_LEASE_MS: positiveInt(31_000, 3_600_000).default(60_000),
+  POLL_UPDATE_LEASE_MS: positiveInt(1_000, 3_600_000).default(60_000),
+  NODE_CHECK_MS: positiveInt(100, 60_000).default(2_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
   STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
@@ -131,6 +136,15 @@ export interface Config {
     readonly deliveryGiveUpMs: number;
     /** How long a claimed delivery stays claimed before another worker may take it (crash recovery). */
     readonly deliveryLeaseMs: number;
+    /**
+     * The leases of the other kinds of work: how long a claimed inbox job, remote history job or poll Update stays
+     * claimed by a node that still lives (a dead node's leases are given back within nodeCheckMs).
+     */
+    readonly inboxLeaseMs: number;
+    readonly historyLeaseMs: number;
+    readonly pollUpdateLeaseMs: number;
+    /** How often each node looks whether another is gone (one query of pg_stat_activity), to give back its work. */
+    readonly nodeCheckMs: number;
     /** How long after a vote a local poll's new counts go out (one Update for all votes in that time). */
     readonly pollUpdateDelayMs: number;
     /** How long the media proxy answers a remote file's failed fetch from memory before asking its origin again. */
@@ -225,6 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
       deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,
+      inboxLeaseMs: e.INBOX_LEASE_MS,
+      historyLeaseMs: e.HISTORY_LEASE_MS,
+      pollUpdateLeaseMs: e.POLL_UPDATE_LEASE_MS,
+      nodeCheckMs: e.NODE_CHECK_MS,
       pollUpdateDelayMs: e.POLL_UPDATE_DELAY_MS,
       mediaProxyRetryMs: e.MEDIA_PROXY_RETRY_MS,
       mediaProxyCacheMaxBytes: e.MEDIA_PROXY_CACHE_MAX_BYTES,

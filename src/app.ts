@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { DeliveryScheduler } from '../actors/delivery-scheduler.js';
 import { RunDeadlineError } from '../actors/history-origin.js';
 import { HistoryScheduler } from '../actors/history-scheduler.js';
+import { NodeWatch } from '../actors/node-watch.js';
 import { Slots } from '../actors/slots.js';
 import { startInboxWorker } from '../actors/inbox-worker.js';
 import { exponentialBackoff } from '../actors/policy.js';
@@ -33,6 +34,7 @@ import { Metrics } from './metrics/registry.js';
 import { allRoutes } from './routes.js';
 import type { AccountStore } from './store/accounts.js';
 import { AuthEventListener, liveNodes } from './store/auth-events.js';
+import type { Released } from './store/leases.js';
 import type { Database } from './store/db.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { FollowStore } from './store/follows.js';
@@ -46,10 +48,6 @@ import { errorPage } from './web/layout.js';
 import { WebAuth } from './web/session.js';
 import { wire } from './wiring.js';
 
-/** A node queueing a poll's Update holds it this long; if the node dies, another sends it after that. */
-const POLL_UPDATE_LEASE_MS = 60_000;
-/** A remote history job's lease: twice its deadline, renewed by each page, so only a dead node's job runs out. */
-const HISTORY_LEASE_MS = 2 * HISTORY_LIMITS.jobMs;
 /** The retention sweep of remote history runs this often, on one node of the cluster. */
 const HISTORY_SWEEP_EVERY_MS = 3_600_000;
 /** A run that threw (a bug, the database away) is retried after this, growing with its attempts, at most a day. */
@@ -159,6 +157,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           streaming.hub.listening = connected;
           // Notifications sent while this node was not listening are lost: look for their work now.
           if (connected) {
+            // A node may have died meanwhile, unseen: its leases are looked for now.
+            nodeWatch?.recheck();
             w.wakes.inboxQueued.wake();
             w.wakes.deliveryDue.wake([]);
             w.wakes.pushDue.wake([]);
@@ -175,8 +175,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       handle: (job) => w.inboxHandlers.process(job),
       owner: nodeName,
       // Small batches under a long lease: a job may wait on remote fetches (10 s each), and an expired lease would
-      // let another node process the same activity.
-      leaseMs: 300_000,
+      // let another node process the same activity. A dead node's jobs are given back at once (node-watch).
+      leaseMs: config.federation.inboxLeaseMs,
       batch: 4,
       backoff: exponentialBackoff({ baseMs: 1_000, maxMs: 60_000, maxAttempts: 5 }),
       onFailure: (job, err, willRetry) => fedLog.warn({ err, activity: job.activityId, willRetry }, 'inbox activity failed'),
@@ -240,7 +240,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       ledger: w.historyJobs,
       runner: historyRunner,
       owner: nodeName,
-      leaseMs: HISTORY_LEASE_MS,
+      leaseMs: config.federation.historyLeaseMs,
       jobMs: HISTORY_LIMITS.jobMs,
       enabled: async () => (await w.historySettings.current()).enabled,
       failed: (job: ClaimedJob, err: unknown): JobOutcome => {
@@ -265,7 +265,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       sendDueUpdates: (limit) =>
         w.polls.sendDueUpdates(
           limit,
-          POLL_UPDATE_LEASE_MS,
+          { ms: config.federation.pollUpdateLeaseMs, owner: nodeName },
           (p) => w.pollService.sendUpdate(p),
           (poll, err) => fedLog.warn({ err, poll }, 'poll update not sent; retried later'),
         ),
@@ -279,8 +279,12 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   let historySweep: Poller | undefined;
   const startSweep = () => {
     const sweep = startHistorySweep({
-      claim: () => w.historyPrune.claimSweep(new Date(clock.now()), HISTORY_SWEEP_EVERY_MS),
-      sweep: async () => w.historyPrune.prune('sweep', (await w.historySettings.current()).retentionDays, new Date(clock.now())),
+      claim: () => w.historyPrune.claimSweep(new Date(clock.now()), HISTORY_SWEEP_EVERY_MS, nodeName),
+      sweep: async () => {
+        const swept = await w.historyPrune.prune('sweep', (await w.historySettings.current()).retentionDays, new Date(clock.now()));
+        await w.historyPrune.sweepDone(nodeName);
+        return swept;
+      },
       cleanup: async (limit) => {
         const names = await w.historyPrune.pendingCleanup(limit);
         for (const name of names) await w.mediaFiles.remove(name);
@@ -295,6 +299,24 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     historySweep = sweep;
     w.wakes.mediaCleanupQueued.connect(() => sweep.kick());
     return sweep;
+  };
+  // Gives back the work of nodes that are gone. Inbox jobs, deliveries, pushes and history jobs freed are notified
+  // as newly queued work (every node wakes for them); poll Updates and the sweep wake this node's actors.
+  let nodeWatch: NodeWatch<Released> | undefined;
+  const startNodeWatch = () => {
+    nodeWatch = new NodeWatch<Released>({
+      liveNodes: () => liveNodes(db.pool, nodeName),
+      release: (live) => w.leases.releaseExcept(live),
+      everyMs: config.federation.nodeCheckMs,
+      onReleased: (released, gone) => {
+        if (Object.keys(released).length === 0) return;
+        fedLog.info({ released, gone }, 'work of nodes that are gone given back');
+        if (released.polls) w.wakes.pollsDue.wake();
+        if (released.sweep) historySweep?.kick();
+      },
+      onError: (err) => fedLog.error({ err }, 'node watch round failed'),
+    });
+    return nodeWatch.poller;
   };
   const supLog = log.child({ component: 'supervisor' });
   const supervisor = await Supervisor.start(
@@ -319,6 +341,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       { id: 'history', start: startHistory, restart: 'permanent' as const, shutdownMs: 10_000 },
       { id: 'poll-closer', start: startPolls, restart: 'permanent', shutdownMs: 5_000 },
       { id: 'history-sweep', start: startSweep, restart: 'permanent', shutdownMs: 5_000 },
+      { id: 'node-watch', start: startNodeWatch, restart: 'permanent', shutdownMs: 5_000 },
     ],
     { onEvent: (e) => supLog.warn({ ...e, reason: e.reason?.kind }, `supervisor ${e.kind}`) },
   );
@@ -333,7 +356,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     tokens: w.tokens,
     bearer,
     authEvents,
-    appRegistrationThrottle: new Throttle(300, 5 * 60_000),
+    appRegistrationThrottle: new Throttle(w.throttleCounters, 'apps', 300, 5 * 60_000),
     vapidKey: w.vapid.publicKey,
   };
   const web: WebDeps = {
@@ -341,8 +364,8 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     log: log.child({ component: 'web' }),
     auth: new WebAuth(w.sessions, w.users, await w.settings.secret('csrf_secret'), config.baseUrl.startsWith('https:')),
     users: w.users,
-    signInThrottle: new Throttle(10, 5 * 60_000),
-    signUpThrottle: new Throttle(5, 30 * 60_000),
+    signInThrottle: new Throttle(w.throttleCounters, 'signin', 10, 5 * 60_000),
+    signUpThrottle: new Throttle(w.throttleCounters, 'signup', 5, 30 * 60_000),
   };
   // Metrics exist only when an operator asked for them (a token, or a listen address): otherwise nothing is recorded.
   const { metrics: metricsConfig } = config;

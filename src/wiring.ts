@@ -39,6 +39,7 @@ import { HistorySettingsStore } from './store/history-settings.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { CachedInstanceCounts } from './store/instance-stats.js';
 import { InboxJobStore } from './store/inbox-jobs.js';
+import { LeaseStore } from './store/leases.js';
 import { InteractionStore } from './store/interactions.js';
 import { ListStore } from './store/lists.js';
 import { MarkerStore } from './store/markers.js';
@@ -50,6 +51,7 @@ import { AppStore } from './store/oauth-apps.js';
 import { CodeStore } from './store/oauth-codes.js';
 import { TokenStore } from './store/oauth-tokens.js';
 import { PollStore } from './store/polls.js';
+import { ThrottleCounterStore } from './store/throttle-counters.js';
 import { CachedQueueStats } from './store/queue-stats.js';
 import { ReactionStore } from './store/reactions.js';
 import { RemoteHistoryStore } from './store/remote-history.js';
@@ -121,6 +123,9 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
     // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
     queueStats: new CachedQueueStats(db, 5_000),
+    // The cluster: throttle counters every node shares, and the leases a node that is gone leaves behind.
+    throttleCounters: new ThrottleCounterStore(db),
+    leases: new LeaseStore(db),
   };
 }
 

@@ -42,7 +42,7 @@ export function appRoutes(d: OAuthDeps): Route[] {
         if (unknown !== undefined) throw Errors.validation(`Scopes contains an unknown scope: ${unknown.slice(0, 100)}`);
         const website = f.website ? f.website : null;
         if (website !== null && !validWebsite(website)) throw Errors.validation('Website must be an http or https URL');
-        const throttled = d.appRegistrationThrottle.hit(req.ip);
+        const throttled = await d.appRegistrationThrottle.hit(req.ip);
         if (!throttled.allowed) throw Errors.tooManyRequests(throttled.retryAfterSeconds);
         const { app, clientSecret } = await d.apps.create({ name: f.client_name, website, redirectUris: uris.uris, scopes });
         d.log.info({ app: app.id }, 'application registered');

@@ -99,16 +99,23 @@ export class HistoryPruneStore {
 
   /**
    * Takes the hourly sweep if it is due at `now` (one node wins: the UPDATE moves next_at forward). Answers whether
-   * this node took it, and how long until the next one is due.
+   * this node took it, and how long until the next one is due. `owner` holds it until sweepDone: should that node
+   * die meanwhile, the others make the sweep due again at once (store/leases.ts).
    */
-  async claimSweep(now: Date, everyMs: number): Promise<{ readonly claimed: boolean; readonly nextInMs: number }> {
-    const took = await this.db.one<{ next_at: Date }>('UPDATE history_sweep SET next_at = $2 WHERE next_at <= $1 RETURNING next_at', [
+  async claimSweep(now: Date, everyMs: number, owner: string): Promise<{ readonly claimed: boolean; readonly nextInMs: number }> {
+    const took = await this.db.one<{ next_at: Date }>('UPDATE history_sweep SET next_at = $2, owner = $3 WHERE next_at <= $1 RETURNING next_at', [
       now,
       new Date(now.getTime() + everyMs),
+      owner,
     ]);
     if (took) return { claimed: true, nextInMs: everyMs };
     const r = await this.db.one<{ next_at: Date }>('SELECT next_at FROM history_sweep');
     return { claimed: false, nextInMs: Math.max(0, (r?.next_at.getTime() ?? 0) - now.getTime()) };
+  }
+
+  /** The sweep `owner` took is over. */
+  async sweepDone(owner: string): Promise<void> {
+    await this.db.exec('UPDATE history_sweep SET owner = NULL WHERE owner = $1', [owner]);
   }
 
   /** Up to `limit` cached files whose cleanup a prune queued. */

@@ -283,13 +283,13 @@ export class PollStore {
    * Sends the due Updates of up to `limit` local polls. Each is claimed first (due time cleared, a lease set; SKIP
    * LOCKED lets several nodes share the work) and the lease is dropped once `send` has queued the Update, so no row
    * lock is held while sending: a vote counted meanwhile schedules the next Update, and a node that dies mid-send
-   * leaves the lease to expire, after which any node sends it again (at least once). A poll whose `send` throws is
-   * reported and retried when its lease ends, without holding up the others. Returns how many were sent and the
-   * milliseconds until the next is due (null: none).
+   * leaves its lease to the others, who send it again (at least once) as soon as they see the node gone, or when the
+   * lease ends. A poll whose `send` throws is reported and retried when its lease ends, without holding up the
+   * others. Returns how many were sent and the milliseconds until the next is due (null: none).
    */
   async sendDueUpdates(
     limit: number,
-    leaseMs: number,
+    lease: { readonly ms: number; readonly owner: string },
     send: (p: { id: string; statusId: string }) => Promise<void>,
     onFailed: (pollId: string, e: unknown) => void,
   ): Promise<{ sent: number; nextInMs: number | null }> {
@@ -298,9 +298,9 @@ export class PollStore {
          SELECT id FROM polls WHERE update_due_at <= now() OR update_lease_until <= now()
          ORDER BY least(update_due_at, update_lease_until) LIMIT $1 FOR UPDATE SKIP LOCKED
        )
-       UPDATE polls p SET update_due_at = NULL, update_lease_until = now() + $2 * interval '1 millisecond'
+       UPDATE polls p SET update_due_at = NULL, update_lease_until = now() + $2 * interval '1 millisecond', update_lease_owner = $3
        FROM due WHERE p.id = due.id RETURNING p.id, p.status_id, p.update_lease_until::text AS lease`,
-      [limit, leaseMs],
+      [limit, lease.ms, lease.owner],
     );
     let sent = 0;
     for (const c of claimed) {
@@ -311,7 +311,10 @@ export class PollStore {
         continue;
       }
       // Unless the lease ran out and another node holds the poll now.
-      await this.db.exec('UPDATE polls SET update_lease_until = NULL WHERE id = $1 AND update_lease_until = $2::timestamptz', [c.id, c.lease]);
+      await this.db.exec('UPDATE polls SET update_lease_until = NULL, update_lease_owner = NULL WHERE id = $1 AND update_lease_until = $2::timestamptz', [
+        c.id,
+        c.lease,
+      ]);
       sent++;
     }
     const r = await this.db.one<{ next_in_ms: string | null }>(

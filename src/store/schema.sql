@@ -301,6 +301,7 @@ CREATE TABLE history_prune_runs (
 CREATE TABLE history_sweep (
   singleton boolean DEFAULT true NOT NULL,
   next_at   timestamp with time zone NOT NULL,
+  owner     text,
   CONSTRAINT history_sweep_pkey PRIMARY KEY (singleton),
   CONSTRAINT history_sweep_singleton_check CHECK (singleton)
 );
@@ -523,6 +524,7 @@ CREATE TABLE polls (
   update_due_at      timestamp with time zone,
   update_lease_until timestamp with time zone,
   refreshed_at       timestamp with time zone,
+  update_lease_owner text,
   CONSTRAINT polls_pkey PRIMARY KEY (id),
   CONSTRAINT polls_status_id_key UNIQUE (status_id),
   CONSTRAINT polls_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
@@ -770,6 +772,14 @@ CREATE TABLE thread_mutes (
   CONSTRAINT thread_mutes_root_status_id_fkey FOREIGN KEY (root_status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
 CREATE INDEX thread_mutes_root ON thread_mutes USING btree (root_status_id);
+
+CREATE UNLOGGED TABLE throttle_counters (
+  key        text NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  n          integer NOT NULL,
+  CONSTRAINT throttle_counters_pkey PRIMARY KEY (key)
+);
+CREATE INDEX throttle_counters_expires ON throttle_counters USING btree (expires_at);
 
 CREATE TABLE users (
   id                    bigint DEFAULT timestamp_id(now()) NOT NULL,

@@ -85,8 +85,9 @@ export function authPageRoutes(d: WebDeps): Route[] {
         if (!form.success) return signInPage(ctx, 422, { error: GENERIC_FAILURE, returnTo });
         const { login, password } = form.data;
         // An address already blocked is not counted against logins, so it cannot churn the login table.
-        const byIp = d.signInThrottle.hit(`ip:${req.ip}`);
-        const byLogin = byIp.allowed ? d.signInThrottle.hit(`login:${login.toLowerCase()}`) : d.signInThrottle.check(`login:${login.toLowerCase()}`);
+        const byIp = await d.signInThrottle.hit(`ip:${req.ip}`);
+        const loginKey = `login:${login.toLowerCase()}`;
+        const byLogin = byIp.allowed ? await d.signInThrottle.hit(loginKey) : await d.signInThrottle.check(loginKey);
         if (!byIp.allowed || !byLogin.allowed) {
           const wait = Math.max(byIp.retryAfterSeconds, byLogin.retryAfterSeconds);
           const reply = signInPage(ctx, 429, { error: `Too many sign-in attempts. Try again in ${wait} seconds.`, login, returnTo });

@@ -75,7 +75,7 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         const body = req.fields;
         const values = Object.fromEntries(['username', 'email', 'reason'].map((k) => [k, typeof body[k] === 'string' ? (body[k] as string) : '']));
         if (!d.auth.csrfValid(req, body['authenticity_token'])) return form(ctx, 403, 'Your form expired. Please try again.', values);
-        const throttled = d.signUpThrottle.hit(`ip:${req.ip}`);
+        const throttled = await d.signUpThrottle.hit(`ip:${req.ip}`);
         if (!throttled.allowed) return form(ctx, 429, `Too many sign-ups from your address. Try again in ${throttled.retryAfterSeconds} seconds.`, values);
         const parsed = SignUpForm.safeParse(body);
         if (!parsed.success) return form(ctx, 422, parsed.error.issues[0]!.message, values);

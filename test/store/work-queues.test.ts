@@ -56,7 +56,7 @@ describe('next-due queries of the work queues', () => {
   it('the polls: null when no poll is open or has an Update pending, else the time of the next', async () => {
     const polls = new PollStore(db, { updateDelayMs: 180_000 }, new Wake());
     assert.equal((await polls.closeDue(10)).nextInMs, null, 'no poll to close');
-    assert.equal((await polls.sendDueUpdates(10, 60_000, noUpdates, notFailing)).nextInMs, null, 'no Update to send');
+    assert.equal((await polls.sendDueUpdates(10, { ms: 60_000, owner: 'me' }, noUpdates, notFailing)).nextInMs, null, 'no Update to send');
 
     const status = (await db.one<{ id: string }>(`INSERT INTO statuses (account_id, content, visibility, local) VALUES ($1, '', 0, true) RETURNING id`, [
       accountId,
@@ -68,7 +68,7 @@ describe('next-due queries of the work queues', () => {
     const closing = await polls.closeDue(10);
     assert.equal(closing.closed, 0);
     near(closing.nextInMs, 60_000, 'the poll ends in a minute');
-    const sending = await polls.sendDueUpdates(10, 60_000, noUpdates, notFailing);
+    const sending = await polls.sendDueUpdates(10, { ms: 60_000, owner: 'me' }, noUpdates, notFailing);
     assert.equal(sending.sent, 0);
     near(sending.nextInMs, 20_000, 'its Update is due in 20 s');
   });

@@ -106,6 +106,8 @@ export interface FakePeer {
    * them): a history fetch started then stays running. Off by default.
    */
   hangOutboxes(on: boolean): void;
+  /** While on, GETs of the documents `serve` serves are recorded and never answered (as hangOutboxes). Off by default. */
+  hangDocuments(on: boolean): void;
   /** A fresh activity id on this peer's origin. */
   newId(kind?: string): string;
   /** Serves `doc` (a Note, say) as JSON-LD at its id, which must be on this peer. */
@@ -229,6 +231,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
   const requests: PeerRequest[] = [];
   let base = '';
   let hangOutboxes = false;
+  let hangDocuments = false;
 
   const answerGet = (res: http.ServerResponse, url: URL): void => {
     if (url.pathname === '/.well-known/webfinger') {
@@ -287,6 +290,7 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
       const url = new URL(req.url ?? '/', base);
       if (req.method === 'POST') return send(res, 202, {});
       if (req.method === 'GET' && hangOutboxes && /^\/users\/[^/]+\/outbox$/.test(url.pathname)) return;
+      if (req.method === 'GET' && hangDocuments && documents.has(url.pathname)) return;
       if (req.method === 'GET') return answerGet(res, url);
       return send(res, 405);
     });
@@ -370,6 +374,9 @@ export async function startFakeActorPeer(): Promise<FakePeer> {
     },
     hangOutboxes(on) {
       hangOutboxes = on;
+    },
+    hangDocuments(on) {
+      hangDocuments = on;
     },
     newId(kind = 'activities') {
       return `${base}/${kind}/${randomUUID()}`;
