@@ -72,6 +72,9 @@ const EnvSchema = z.object({
   STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   STREAMING_HEARTBEAT_MS: positiveInt(100, 300_000).default(15_000),
   MEDIA_PROXY_CACHE_MAX_BYTES: positiveInt(1, MEDIA_LIMITS.videoBytes).default(MEDIA_LIMITS.videoBytes),
+  // The rendered-status cache (src/api/status-cache.ts): statuses kept per node, and the memory they may take.
+  STATUS_CACHE_MAX_ENTRIES: positiveInt(0, 10_000_000).default(20_000),
+  STATUS_CACHE_MAX_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
@@ -109,6 +112,8 @@ export interface Config {
     /** How long the instance documents and NodeInfo's counts are served from memory (0: counted on every request). */
     readonly statsMaxAgeMs: number;
   };
+  /** The rendered-status cache's bounds (maxEntries 0: off, every page rendered from the database). */
+  readonly statusCache: { readonly maxEntries: number; readonly maxBytes: number };
   readonly registrations: Registrations;
   readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
   readonly limits: {
@@ -219,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
       contactEmail: e.CONTACT_EMAIL,
       statsMaxAgeMs: e.INSTANCE_STATS_MAX_AGE_MS,
     }),
+    statusCache: Object.freeze({ maxEntries: e.STATUS_CACHE_MAX_ENTRIES, maxBytes: e.STATUS_CACHE_MAX_BYTES }),
     registrations: e.REGISTRATIONS,
     verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
     limits: Object.freeze({

@@ -136,6 +136,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           streaming.hub.onAuthEvent(e);
         },
         onStream: (payload) => streaming.fanout.heard(payload),
+        onCache: (e) => (e.kind === 'status' ? w.statusCache.dropStatus(e.id) : w.statusCache.dropAccount(e.id)),
         // Work queued on any node (this one too, which its own wake ports have already told).
         onWork: (e) => {
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
@@ -152,6 +153,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         onReset: (connected) => {
           w.tokenCache.reset(connected);
           w.historySettings.reset(connected);
+          w.statusCache.reset(connected);
           w.domainBlocks.reset(connected);
           // Events raised while this node was not listening are lost to its streams; health says so meanwhile.
           streaming.hub.listening = connected;

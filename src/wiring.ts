@@ -8,6 +8,7 @@ import { AccountViews } from './api/account-views.js';
 import { ReportViews } from './api/report-views.js';
 import { AdminAccountViews } from './api/admin-account-views.js';
 import { StatusViews } from './api/status-views.js';
+import { StatusCache } from './api/status-cache.js';
 import type { Clock } from './clock.js';
 import { HttpClient } from './federation/http-client.js';
 import { InboxHandlers } from './federation/inbox-handlers.js';
@@ -265,7 +266,20 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   // Web Push: one VAPID key pair for the cluster, and the key that seals subscriptions' access tokens.
   const vapid = await s.settings.generated<VapidKeys>(VAPID_SETTING, newVapidKeys);
   const pushTokenKey = await s.settings.secret('push_token_key');
-  const statusViews = new StatusViews(s.accounts, accountViews, s.statuses, s.interactions, uris, s.media, mediaUrls, s.polls, s.reactions, s.apps);
+  const statusCache = new StatusCache(config.statusCache.maxEntries, config.statusCache.maxBytes);
+  const statusViews = new StatusViews(
+    s.accounts,
+    accountViews,
+    s.statuses,
+    s.interactions,
+    uris,
+    s.media,
+    mediaUrls,
+    s.polls,
+    s.reactions,
+    s.apps,
+    statusCache,
+  );
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 
@@ -306,6 +320,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     accountViews,
     mediaUrls,
     statusViews,
+    statusCache,
     reportViews,
     adminAccountViews,
     manualPrune,

@@ -22,6 +22,15 @@ export class AccountViews {
     return credentialAccountEntity(u, this.config, { ...counts.get(u.accountId)!, requests: own.requests });
   }
 
+  /** An account without counts (the rendered-status cache keeps it; withAccountCounts adds them per page). */
+  bare(a: Account) {
+    return accountEntity(a, this.config);
+  }
+
+  countsFor(ids: readonly string[]) {
+    return this.follows.countsFor(ids);
+  }
+
   async many(list: readonly Account[]) {
     const counts = await this.follows.countsFor(list.map((a) => a.id));
     return list.map((a) => accountEntity(a, this.config, counts.get(a.id)));

@@ -1,7 +1,9 @@
 // Statuses as API entities: authors, mentioned accounts, boosted statuses, counts and the viewer's flags loaded
-// once per page (a handful of queries whatever the page size).
+// once per page (a handful of queries whatever the page size). What every reader sees alike is kept rendered in the
+// StatusCache (status-cache.ts): a page of cached statuses reads only counts, flags, reactions and polls.
 import type { LocalUris } from '../urls/local-uris.js';
-import { statusEditEntity, statusEntity } from '../entities/status.js';
+import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
+import { type AccountEntity, withAccountCounts } from '../entities/account.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
 import type { MediaUrls } from '../urls/media-urls.js';
@@ -14,6 +16,7 @@ import type { ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountViews } from './account-views.js';
+import type { CachedStatus, StatusCache } from './status-cache.js';
 
 export class StatusViews {
   constructor(
@@ -27,6 +30,7 @@ export class StatusViews {
     private readonly polls: PollStore,
     private readonly reactions: ReactionStore,
     private readonly apps: AppStore,
+    private readonly cache: StatusCache,
   ) {}
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
@@ -80,41 +84,89 @@ export class StatusViews {
   }
 
   private async plain(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean }) {
+    // The ticket is taken before anything the cached parts are made of is read (status-cache.ts).
+    const ticket = this.cache.begin();
+    try {
+      return await this.render(list, viewerId, opts, ticket);
+    } finally {
+      this.cache.end();
+    }
+  }
+
+  private async render(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean }, ticket: number) {
+    // The boosted statuses are read for every page (not cached): a boost of a deleted status shows nothing.
     const originals = new Map((await this.statuses.byIds(list.flatMap((s) => (s.reblogOfId ? [s.reblogOfId] : [])))).map((s) => [s.id, s]));
     const all = [...list, ...originals.values()];
-    const accountIds = new Set<string>();
+    const parts = new Map<string, CachedStatus>();
+    const misses: Status[] = [];
     for (const s of all) {
-      accountIds.add(s.accountId);
-      for (const m of s.mentionIds) accountIds.add(m);
+      const c = this.cache.get(s);
+      if (c) parts.set(s.id, c);
+      else misses.push(s);
     }
-    const byId = new Map<string, Account>((await this.accounts.byIds([...accountIds])).map((a) => [a.id, a]));
-    const authors = [...new Set(all.map((s) => s.accountId))].map((id) => byId.get(id)).filter((a): a is Account => !!a);
-    const entities = await this.accountViews.many(authors);
-    const entityOf = new Map(authors.map((a, i) => [a.id, entities[i]]));
+    const missAccounts = new Set<string>();
+    for (const s of misses) {
+      missAccounts.add(s.accountId);
+      for (const m of s.mentionIds) missAccounts.add(m);
+    }
     const ids = all.map((s) => s.id);
-    const [apps, counts, flags, media] = await Promise.all([
-      this.apps.shown([...new Set(all.flatMap((s) => (s.applicationId ? [s.applicationId] : [])))]),
+    // Polls are read for every page that may hold one (votes change them); a cached status knows whether it has one.
+    const pollIds = all.flatMap((s) => (parts.get(s.id)?.hasPoll === false ? [] : [s.id]));
+    const [rows, apps, media, polls, accountCounts, counts, flags, reactions] = await Promise.all([
+      this.accounts.byIds([...missAccounts]),
+      this.apps.shown([...new Set(misses.flatMap((s) => (s.applicationId ? [s.applicationId] : [])))]),
+      this.media.ofStatuses(misses.map((s) => s.id)),
+      this.polls.ofStatuses(pollIds),
+      this.accountViews.countsFor([...new Set(all.map((s) => s.accountId))]),
       this.interactions.counts(ids),
       viewerId ? this.interactions.flags(viewerId, ids) : null,
-      this.media.ofStatuses(ids),
+      this.reactions.summaries(ids, viewerId),
     ]);
-    const polls = await this.polls.ofStatuses(ids);
-    const reactions = await this.reactions.summaries(ids, viewerId);
-    const ownVotes = viewerId
-      ? await this.polls.ownVotes(
-          viewerId,
-          [...polls.values()].map((p) => p.id),
-        )
-      : null;
-    const now = Date.now();
-    const render = (s: Status, reblog?: unknown) => {
+    const ownVotes =
+      viewerId && polls.size > 0
+        ? await this.polls.ownVotes(
+            viewerId,
+            [...polls.values()].map((p) => p.id),
+          )
+        : null;
+
+    const byId = new Map<string, Account>(rows.map((a) => [a.id, a]));
+    const bare = new Map<string, AccountEntity>();
+    for (const s of misses) {
       const author = byId.get(s.accountId);
-      if (!author) return null;
-      return statusEntity(s, {
-        uris: this.uris,
-        account: entityOf.get(author.id),
+      if (!author || parts.has(s.id)) continue;
+      let account = bare.get(author.id);
+      if (!account) bare.set(author.id, (account = frozen(this.accountViews.bare(author))));
+      const entry: CachedStatus = Object.freeze({
+        row: s,
         author,
-        mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
+        account,
+        parts: frozen(
+          statusParts(s, {
+            uris: this.uris,
+            author,
+            mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
+            application: s.applicationId ? apps.get(s.applicationId) : undefined,
+            media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
+          }),
+        ),
+        hasPoll: polls.has(s.id),
+      });
+      parts.set(s.id, entry);
+      this.cache.put(ticket, entry);
+    }
+
+    const now = Date.now();
+    const accountOf = new Map<string, unknown>(); // one Account entity per author and page, as before the cache
+    const render = (s: Status, reblog?: unknown) => {
+      const c = parts.get(s.id);
+      if (!c) return null;
+      let account = accountOf.get(c.author.id);
+      if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, accountCounts.get(c.author.id))));
+      const own = viewerId === s.accountId;
+      const poll = polls.get(s.id);
+      return statusEntity(s, c.parts, {
+        account,
         repliesCount: counts.replies.get(s.id) ?? 0,
         quotesCount: counts.quotes.get(s.id) ?? 0,
         reblogsCount: counts.reblogs.get(s.id) ?? 0,
@@ -124,13 +176,11 @@ export class StatusViews {
         bookmarked: flags?.bookmarked.has(s.id) ?? false,
         pinned: flags?.pinned.has(s.id) ?? false,
         muted: flags?.muted.has(s.id) ?? false,
-        application: s.applicationId ? apps.get(s.applicationId) : undefined,
-        own: viewerId === s.accountId,
+        own,
         withText: opts.withText,
         reblog,
-        media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
         reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
-        poll: ((p) => (p ? pollEntity(p, now, ownVotes ? (ownVotes.get(p.id) ?? []) : null, viewerId === s.accountId) : null))(polls.get(s.id)),
+        poll: poll ? pollEntity(poll, now, ownVotes ? (ownVotes.get(poll.id) ?? []) : null, own) : null,
       });
     };
     return list.flatMap((s) => {
@@ -145,4 +195,13 @@ export class StatusViews {
       return e ? [e] : [];
     });
   }
+}
+
+/** Cached parts are shared by every request that shows them: frozen, so none can change another's. */
+function frozen<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) frozen(x);
+    Object.freeze(v);
+  }
+  return v;
 }

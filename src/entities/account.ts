@@ -73,10 +73,7 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     header,
     header_static: header,
     header_description: '',
-    followers_count: (remote ? a.remoteFollowersCount : null) ?? counts?.followers ?? 0,
-    following_count: (remote ? a.remoteFollowingCount : null) ?? counts?.following ?? 0,
-    statuses_count: (remote ? a.remoteStatusesCount : null) ?? counts?.statuses ?? 0,
-    last_status_at: counts?.lastStatusAt ? counts.lastStatusAt.toISOString().slice(0, 10) : null,
+    ...countFields(a, counts),
     hide_collections: null,
     noindex: false,
     emojis: [],
@@ -85,6 +82,27 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     fields: (a.fields ?? []).map((f) => ({ name: f.name, value: remote ? f.value : inlineHtml(f.value), verified_at: null })),
   };
 }
+
+/** The entity's counts: a remote server's figures when it published them, else ours. */
+function countFields(a: AccountRow, counts: AccountCounts | undefined) {
+  const remote = !!a.domain;
+  return {
+    followers_count: (remote ? a.remoteFollowersCount : null) ?? counts?.followers ?? 0,
+    following_count: (remote ? a.remoteFollowingCount : null) ?? counts?.following ?? 0,
+    statuses_count: (remote ? a.remoteStatusesCount : null) ?? counts?.statuses ?? 0,
+    last_status_at: counts?.lastStatusAt ? counts.lastStatusAt.toISOString().slice(0, 10) : null,
+  };
+}
+
+/**
+ * An entity rendered without counts (kept by the rendered-status cache) with this moment's counts: the keys keep
+ * their places, so the JSON is the same as accountEntity's.
+ */
+export function withAccountCounts(e: AccountEntity, a: AccountRow, counts: AccountCounts | undefined): AccountEntity {
+  return { ...e, ...countFields(a, counts) };
+}
+
+export type AccountEntity = ReturnType<typeof accountEntity>;
 
 function accountRowOf(u: LocalUser): AccountRow {
   return {

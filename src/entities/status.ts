@@ -1,5 +1,6 @@
 // Status rows → Mastodon's Status entity (entities/Status.md), and a status's versions → StatusEdit. Everything a
-// client may rely on is present, with empty lists and nulls for what Stoa does not have (cards, custom emojis).
+// client may rely on is present, with empty lists and nulls for what Stoa does not have (cards, custom emojis). The
+// entity is made of two halves: statusParts, the same for every reader (and cached), and the reader's StatusView.
 import type { LocalUris } from '../urls/local-uris.js';
 import type { Account } from '../store/accounts.js';
 import type { Media } from '../store/media.js';
@@ -7,13 +8,40 @@ import type { StatusVersion } from '../store/status-edits.js';
 import type { Status } from '../store/statuses.js';
 import { mediaEntity } from './media.js';
 
-export interface StatusContext {
+/** What a status shows whoever reads it: rendered once per node and kept (api/status-cache.ts). */
+export interface StatusPartsContext {
   readonly uris: LocalUris;
-  /** The author as an Account entity. */
-  readonly account: unknown;
   readonly author: Account;
   /** The mentioned accounts (rows), in the status's order. */
   readonly mentions: readonly Account[];
+  /** The app a local status was posted with. */
+  readonly application?: { readonly name: string; readonly website: string | null };
+  /** MediaAttachment entities, in order. */
+  readonly media: readonly unknown[];
+}
+
+export function statusParts(s: Status, c: StatusPartsContext) {
+  return {
+    created_at: s.createdAt.toISOString(),
+    // A moderator's "sensitive" action marks every post of the account that has media (Mastodon's sensitized).
+    sensitive: s.sensitive || (c.author.sensitizedAt !== null && c.media.length > 0),
+    uri: statusUri(s, c.author, c.uris),
+    url: statusUrl(s, c.author, c.uris),
+    edited_at: s.editedAt ? s.editedAt.toISOString() : null,
+    // The app it was posted with, as Mastodon shows it (only local statuses have one).
+    application: c.application ? { name: c.application.name, website: c.application.website } : undefined,
+    media_attachments: c.media,
+    mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),
+    tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
+  };
+}
+
+export type StatusParts = ReturnType<typeof statusParts>;
+
+/** What depends on the reader or the moment: counts, the viewer's flags, the poll, reactions, the quote. */
+export interface StatusView {
+  /** The author as an Account entity. */
+  readonly account: unknown;
   readonly repliesCount: number;
   readonly quotesCount: number;
   readonly reblogsCount: number;
@@ -25,14 +53,10 @@ export interface StatusContext {
   readonly pinned: boolean;
   /** The viewer muted the thread. */
   readonly muted: boolean;
-  /** The app a local status was posted with. */
-  readonly application?: { readonly name: string; readonly website: string | null };
   /** The viewer is the author (pinned is only shown to them). */
   readonly own: boolean;
   /** For a boost: the boosted status as an entity. */
   readonly reblog?: unknown;
-  /** MediaAttachment entities, in order. */
-  readonly media?: readonly unknown[];
   readonly poll?: unknown;
   /** Mastodon 4.5's quote: the quoted status when the viewer may see it, or why not. */
   readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized'; quoted_status: unknown } | null;
@@ -54,24 +78,23 @@ export function acctOf(a: Account): string {
   return a.domain ? `${a.username}@${a.domain}` : a.username;
 }
 
-export function statusEntity(s: Status, c: StatusContext) {
+export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
   return {
     id: s.id,
-    created_at: s.createdAt.toISOString(),
+    created_at: p.created_at,
     in_reply_to_id: s.inReplyToId,
     in_reply_to_account_id: s.inReplyToAccountId,
-    // A moderator's "sensitive" action marks every post of the account that has media (Mastodon's sensitized).
-    sensitive: s.sensitive || (c.author.sensitizedAt !== null && (c.media?.length ?? 0) > 0),
+    sensitive: p.sensitive,
     spoiler_text: s.spoilerText,
     visibility: s.visibility,
     language: s.language,
-    uri: statusUri(s, c.author, c.uris),
-    url: statusUrl(s, c.author, c.uris),
+    uri: p.uri,
+    url: p.url,
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,
     quotes_count: c.quotesCount,
-    edited_at: s.editedAt ? s.editedAt.toISOString() : null,
+    edited_at: p.edited_at,
     favourited: c.favourited,
     reblogged: c.reblogged,
     muted: c.muted,
@@ -79,13 +102,12 @@ export function statusEntity(s: Status, c: StatusContext) {
     ...(c.own ? { pinned: c.pinned } : {}),
     content: s.content,
     filtered: [],
-    // The app it was posted with, as Mastodon shows it (only local statuses have one).
-    ...(c.application ? { application: { name: c.application.name, website: c.application.website } } : {}),
+    ...(p.application ? { application: p.application } : {}),
     reblog: c.reblog ?? null,
     account: c.account,
-    media_attachments: c.media ?? [],
-    mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),
-    tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
+    media_attachments: p.media_attachments,
+    mentions: p.mentions,
+    tags: p.tags,
     emojis: [],
     card: null,
     poll: c.poll ?? null,

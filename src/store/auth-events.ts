@@ -3,7 +3,8 @@
 // commits. Every node keeps one dedicated connection listening; while it is down, nobody may trust a cache (a
 // notification could be missed), so onReset fires on every disconnect and again on reconnect. The same connection
 // hears WORK_CHANNEL: queued inbox jobs and deliveries, so that a node's sleeping actors wake for work another node
-// queued; and STREAM_CHANNEL, the events streamed to clients connected to this node.
+// queued; STREAM_CHANNEL, the events streamed to clients connected to this node; and CACHE_CHANNEL, what the
+// rendered-status cache must drop.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
@@ -21,6 +22,20 @@ export const AUTH_CHANNEL = 'stoa_auth';
 export const WORK_CHANNEL = 'stoa_work';
 /** What clients are streamed (store/stream-events.ts parses it); raised by triggers (migration 044). */
 export const STREAM_CHANNEL = 'stoa_stream';
+
+/** Raised by triggers (migration 047): `s:<id>` a status or its attachments changed, `a:<id>` an account. */
+export const CACHE_CHANNEL = 'stoa_cache';
+
+/** What a node's rendered statuses may no longer show. */
+export type CacheEvent = { readonly kind: 'status'; readonly id: string } | { readonly kind: 'account'; readonly id: string };
+
+const CACHE_PAYLOAD = /^([sa]):(\d{1,20})$/;
+
+function parseCache(p: string): CacheEvent | undefined {
+  const m = CACHE_PAYLOAD.exec(p);
+  if (!m) return undefined;
+  return { kind: m[1] === 's' ? 'status' : 'account', id: m[2]! };
+}
 
 /** Work queued by some node (this one included: a node hears its own notifications). */
 export type WorkEvent =
@@ -104,6 +119,8 @@ export interface AuthEventHandlers {
   onWork?(e: WorkEvent): void;
   /** A streaming event (STREAM_CHANNEL), its payload as sent. */
   onStream?(payload: string): void;
+  /** Something a rendered status shows changed (CACHE_CHANNEL). */
+  onCache?(e: CacheEvent): void;
   /**
    * The stream is (re)started or broken: drop or stop trusting everything cached, and on (re)connection look for
    * work queued while no notification could reach this node.
@@ -215,6 +232,11 @@ export class AuthEventListener implements Process {
         if (w) this.handlers.onWork?.(w);
         return;
       }
+      if (n.channel === CACHE_CHANNEL && n.payload) {
+        const e = parseCache(n.payload);
+        if (e) this.handlers.onCache?.(e);
+        return;
+      }
       if (n.channel === STREAM_CHANNEL && n.payload) {
         this.handlers.onStream?.(n.payload);
         return;
@@ -239,7 +261,7 @@ export class AuthEventListener implements Process {
     c.on('end', () => this.lost(c, undefined));
     try {
       await c.connect();
-      await c.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${WORK_CHANNEL}; LISTEN ${STREAM_CHANNEL}`);
+      await c.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${WORK_CHANNEL}; LISTEN ${STREAM_CHANNEL}; LISTEN ${CACHE_CHANNEL}`);
     } catch (e) {
       c.end().catch(() => undefined);
       throw e;

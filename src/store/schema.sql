@@ -40,6 +40,47 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.status_cache_account()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_cache', 'a:' || NEW.id::text);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.status_cache_media()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP <> 'INSERT' AND OLD.status_id IS NOT NULL THEN
+    PERFORM pg_notify('stoa_cache', 's:' || OLD.status_id::text);
+  END IF;
+  IF TG_OP <> 'DELETE' AND NEW.status_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.status_id IS DISTINCT FROM OLD.status_id) THEN
+    PERFORM pg_notify('stoa_cache', 's:' || NEW.status_id::text);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.status_cache_poll()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_cache', 's:' || (CASE WHEN TG_OP = 'DELETE' THEN OLD.status_id ELSE NEW.status_id END)::text);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.status_cache_status()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_cache', 's:' || OLD.id::text);
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.stream_conversation_event()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -167,6 +208,7 @@ CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_i
 CREATE UNIQUE INDEX accounts_single_instance_actor ON accounts USING btree (instance_actor) WHERE instance_actor;
 CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) text_pattern_ops);
+CREATE TRIGGER accounts_cache AFTER UPDATE ON accounts FOR EACH ROW WHEN (old.username IS DISTINCT FROM new.username OR old.domain IS DISTINCT FROM new.domain OR old.display_name IS DISTINCT FROM new.display_name OR old.note IS DISTINCT FROM new.note OR old.locked IS DISTINCT FROM new.locked OR old.bot IS DISTINCT FROM new.bot OR old.discoverable IS DISTINCT FROM new.discoverable OR old.created_at IS DISTINCT FROM new.created_at OR old.uri IS DISTINCT FROM new.uri OR old.url IS DISTINCT FROM new.url OR old.actor_type IS DISTINCT FROM new.actor_type OR old.avatar_remote_url IS DISTINCT FROM new.avatar_remote_url OR old.header_remote_url IS DISTINCT FROM new.header_remote_url OR old.avatar_file IS DISTINCT FROM new.avatar_file OR old.header_file IS DISTINCT FROM new.header_file OR old.fields IS DISTINCT FROM new.fields OR old.remote_followers_count IS DISTINCT FROM new.remote_followers_count OR old.remote_following_count IS DISTINCT FROM new.remote_following_count OR old.remote_statuses_count IS DISTINCT FROM new.remote_statuses_count OR old.published_at IS DISTINCT FROM new.published_at OR old.deleted_at IS DISTINCT FROM new.deleted_at OR old.suspended_at IS DISTINCT FROM new.suspended_at OR old.silenced_at IS DISTINCT FROM new.silenced_at OR old.sensitized_at IS DISTINCT FROM new.sensitized_at) EXECUTE FUNCTION status_cache_account();
 
 CREATE TABLE blocks (
   id                bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -394,6 +436,7 @@ CREATE TABLE media_attachments (
 );
 CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
 CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
+CREATE TRIGGER media_attachments_cache AFTER INSERT OR DELETE OR UPDATE ON media_attachments FOR EACH ROW EXECUTE FUNCTION status_cache_media();
 
 CREATE TABLE media_cleanup (
   file_name text NOT NULL,
@@ -533,6 +576,7 @@ CREATE TABLE polls (
 CREATE INDEX polls_open ON polls USING btree (expires_at) WHERE ((closed_at IS NULL) AND (expires_at IS NOT NULL));
 CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update_due_at IS NOT NULL);
 CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
+CREATE TRIGGER polls_cache AFTER INSERT OR DELETE ON polls FOR EACH ROW EXECUTE FUNCTION status_cache_poll();
 
 CREATE TABLE push_deliveries (
   id              bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -752,6 +796,7 @@ CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WH
 CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
 CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
 CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER statuses_cache AFTER DELETE OR UPDATE ON statuses FOR EACH ROW EXECUTE FUNCTION status_cache_status();
 CREATE TRIGGER statuses_stream AFTER INSERT OR UPDATE OF deleted_at, history, edited_at ON statuses FOR EACH ROW EXECUTE FUNCTION stream_status_event();
 
 CREATE TABLE tags (

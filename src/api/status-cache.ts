@@ -1,0 +1,189 @@
+// The rendered-status cache (issue 19): per node, the part of each status's JSON that is the same for every reader
+// (its author's Account without counts, attachments, mentions, tags, application, URIs), so that a page of cached
+// statuses costs no author, attachment or application query and no rendering of them. Counts, polls, reactions and
+// the viewer's flags are never cached: StatusViews reads them for every page and merges them in.
+//
+// Never stale, by three rules:
+// - An entry is used only for the very row it was rendered from: the caller's row (read for this request) is
+//   compared with the entry's (an edit changes it), and deleted rows never reach the cache (callers drop them).
+// - Every node drops entries when PostgreSQL tells it (CACHE_CHANNEL, migration 047's triggers, sent at commit):
+//   a status's row or attachments changed (`s:<id>`), or an account it shows, its author or a mention (`a:<id>`).
+//   A member's own profile edit is published with acknowledgements (AuthEventListener.publish), which every node
+//   sends after the trigger's notification of the same transaction: the edit is everywhere when it is answered.
+// - A render that raced an invalidation is not stored: each render takes a ticket (the invalidation count when it
+//   began reading) and an entry is stored only if neither its status nor one of its accounts was dropped since.
+//   While the listening connection is down a notification could be missed, so the cache is emptied and bypassed
+//   until it is back (reset).
+import type { AccountEntity } from '../entities/account.js';
+import type { StatusParts } from '../entities/status.js';
+import type { Account } from '../store/accounts.js';
+import type { Status } from '../store/statuses.js';
+
+export interface CachedStatus {
+  /** The row rendered. */
+  readonly row: Status;
+  readonly author: Account;
+  /** The author as an Account entity, without counts (entities/account.ts withAccountCounts adds them). */
+  readonly account: AccountEntity;
+  readonly parts: StatusParts;
+  /** Whether it has a poll (read for every page: votes change it). */
+  readonly hasPoll: boolean;
+}
+
+interface Slot {
+  readonly value: CachedStatus;
+  readonly bytes: number;
+  readonly accounts: readonly string[];
+}
+
+/** Past this many remembered invalidations, renders in flight may not store at all (rather than remember more). */
+const MAX_REMEMBERED = 10_000;
+
+export class StatusCache {
+  private readonly slots = new Map<string, Slot>(); // in least-recently-used order
+  /** Status ids by the accounts they show (author and mentions), for `a:<id>`. */
+  private readonly byAccount = new Map<string, Set<string>>();
+  private bytes = 0;
+  private trusted = false;
+  /** Invalidations so far; a render's ticket is this number when it began. */
+  private gen = 0;
+  /** Keys (`s:<id>`, `a:<id>`) dropped while renders were in flight, with the count at their drop. */
+  private readonly dropped = new Map<string, number>();
+  /** Renders with a ticket below this may not store (what they raced was forgotten). */
+  private floor = 0;
+  private inFlight = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.maxEntries > 0;
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The entry rendered from exactly this row, if any (and marks it recently used). */
+  get(row: Status): CachedStatus | undefined {
+    if (!this.trusted) return undefined;
+    const slot = this.slots.get(row.id);
+    if (!slot) return undefined;
+    if (!sameRow(slot.value.row, row)) {
+      this.remove(row.id);
+      return undefined;
+    }
+    this.slots.delete(row.id);
+    this.slots.set(row.id, slot);
+    return slot.value;
+  }
+
+  /** Begins a render: call before reading what it renders, and end() once done, whatever happened. */
+  begin(): number {
+    this.inFlight++;
+    return this.gen;
+  }
+
+  end(): void {
+    if (--this.inFlight === 0) this.dropped.clear();
+  }
+
+  /** Keeps an entry rendered under this ticket, unless something it shows was dropped since the ticket was taken. */
+  put(ticket: number, value: CachedStatus): void {
+    if (!this.trusted || !this.enabled || ticket < this.floor) return;
+    const id = value.row.id;
+    const accounts = [...new Set([value.author.id, ...value.row.mentionIds])];
+    if (this.raced(`s:${id}`, ticket) || accounts.some((a) => this.raced(`a:${a}`, ticket))) return;
+    const bytes = estimateBytes(value);
+    if (bytes > this.maxBytes) return;
+    this.remove(id);
+    this.slots.set(id, { value, bytes, accounts });
+    this.bytes += bytes;
+    for (const a of accounts) {
+      let set = this.byAccount.get(a);
+      if (!set) this.byAccount.set(a, (set = new Set()));
+      set.add(id);
+    }
+    while (this.slots.size > this.maxEntries || this.bytes > this.maxBytes) {
+      const oldest = this.slots.keys().next().value;
+      if (oldest === undefined) break;
+      this.remove(oldest);
+    }
+  }
+
+  /** A status's row or attachments changed. */
+  dropStatus(id: string): void {
+    this.note(`s:${id}`);
+    this.remove(id);
+  }
+
+  /** An account changed: every status showing it (as author or mention) goes. */
+  dropAccount(id: string): void {
+    this.note(`a:${id}`);
+    const set = this.byAccount.get(id);
+    if (!set) return;
+    for (const s of [...set]) this.remove(s);
+  }
+
+  /** The change stream is (re)connected or broken: empty either way, and bypassed until connected. */
+  reset(connected: boolean): void {
+    this.floor = ++this.gen;
+    this.dropped.clear();
+    this.slots.clear();
+    this.byAccount.clear();
+    this.bytes = 0;
+    this.trusted = connected && this.enabled;
+  }
+
+  private raced(key: string, ticket: number): boolean {
+    const at = this.dropped.get(key);
+    return at !== undefined && at > ticket;
+  }
+
+  private note(key: string): void {
+    this.gen++;
+    if (this.inFlight === 0) return;
+    if (this.dropped.size >= MAX_REMEMBERED) {
+      this.dropped.clear();
+      this.floor = this.gen;
+      return;
+    }
+    this.dropped.set(key, this.gen);
+  }
+
+  private remove(id: string): void {
+    const slot = this.slots.get(id);
+    if (!slot) return;
+    this.slots.delete(id);
+    this.bytes -= slot.bytes;
+    for (const a of slot.accounts) {
+      const set = this.byAccount.get(a);
+      set?.delete(id);
+      if (set?.size === 0) this.byAccount.delete(a);
+    }
+  }
+}
+
+/** Whether the row in hand is the one rendered: every column the parts are made of. */
+function sameRow(a: Status, b: Status): boolean {
+  return (
+    a.editedAt?.getTime() === b.editedAt?.getTime() &&
+    a.accountId === b.accountId &&
+    a.sensitive === b.sensitive &&
+    a.uri === b.uri &&
+    a.url === b.url &&
+    a.local === b.local &&
+    a.applicationId === b.applicationId &&
+    a.visibility === b.visibility &&
+    a.mentionIds.join() === b.mentionIds.join() &&
+    a.tags.join('\n') === b.tags.join('\n') &&
+    a.createdAt.getTime() === b.createdAt.getTime()
+  );
+}
+
+/** Roughly what an entry holds, in UTF-16 bytes of its JSON (an estimate: shared objects are counted each time). */
+function estimateBytes(v: CachedStatus): number {
+  return 2 * (JSON.stringify(v.parts).length + JSON.stringify(v.account).length) + 2 * (v.row.content.length + v.row.text.length) + 512;
+}
