@@ -139,7 +139,7 @@ describe('the rendered-status cache across two nodes', () => {
     await a.app.db.exec('CREATE EVENT TRIGGER refuse_listeners ON login EXECUTE FUNCTION refuse_listeners()');
     try {
       const cut = await a.app.db.exec(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'stoa-auth %' AND application_name <> $1`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'stoa-auth %' AND application_name <> $1`,
         [`stoa-auth ${a.app.authEvents.node}`],
       );
       assert.equal(cut, 1, "B's listening connection is cut");
@@ -153,7 +153,7 @@ describe('the rendered-status cache across two nodes', () => {
     }
     // Listening again (it retries by itself), B caches again.
     await eventually(async () => {
-      const n = await a.app.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'stoa-auth %'`);
+      const n = await a.app.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'stoa-auth %'`);
       assert.equal(n?.n, 2);
     }, 15_000);
     let n = 0;
