@@ -1,7 +1,9 @@
 // Accounts as API entities, with the follower/following counts we keep (remote accounts show what their server
 // declares when it declared anything).
 import type { Config } from '../../config/schema.js';
-import { accountEntity, credentialAccountEntity } from '../entities/account.js';
+import { type AccountCounts, accountEntity, credentialAccountEntity } from '../entities/account.js';
+
+export type AccountEntity = ReturnType<typeof accountEntity>;
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { LocalUser } from '../store/users.js';
@@ -20,6 +22,11 @@ export class AccountViews {
   async credential(u: LocalUser) {
     const [counts, own] = await Promise.all([this.follows.countsFor([u.accountId]), this.follows.counts(u.accountId)]);
     return credentialAccountEntity(u, this.config, { ...counts.get(u.accountId)!, requests: own.requests });
+  }
+
+  /** An account with counts already loaded (a page's render bundle). */
+  withCounts(a: Account, counts: AccountCounts | undefined): AccountEntity {
+    return accountEntity(a, this.config, counts);
   }
 
   async many(list: readonly Account[]) {

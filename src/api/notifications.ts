@@ -33,16 +33,17 @@ function list(v: unknown): string[] | undefined {
 export function notificationRoutes(d: NotificationApiDeps): Route[] {
   /** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
   const render = async (items: readonly Notification[], viewerId: string) => {
-    const senders = await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))]);
-    const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
-    const rendered = await d.accountViews.many(senders);
-    const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
-    const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
+    // Senders and statuses in one statement with everything the statuses show.
+    const { statuses: statusEntities, accounts } = await d.statusViews.page(
+      [...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))],
+      [...new Set(items.map((n) => n.fromAccountId))],
+      viewerId,
+    );
     const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();
     return items.flatMap((n) => {
-      const i = accountEntities.get(n.fromAccountId);
-      if (i === undefined) return [];
+      const account = accounts.get(n.fromAccountId);
+      if (!account) return [];
       const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
       if (n.statusId && !status) return [];
       const report = n.reportId ? reports.get(n.reportId) : undefined;
@@ -53,7 +54,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
           type: n.type,
           created_at: n.createdAt.toISOString(),
           group_key: n.groupKey ?? `ungrouped-${n.id}`,
-          account: rendered[i],
+          account: account.entity,
           ...(status ? { status } : {}),
           ...(report ? { report } : {}),
         },
