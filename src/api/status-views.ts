@@ -68,7 +68,11 @@ export class StatusViews {
    * A page naming statuses and accounts by id (notifications): both loaded in the one statement, the statuses as
    * entities by id (those gone are missing) and the accounts as rows with their entities.
    */
-  async page(statusIds: readonly string[], accountIds: readonly string[], viewerId: string): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
+  async page(
+    statusIds: readonly string[],
+    accountIds: readonly string[],
+    viewerId: string,
+  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
     const b = await this.bundles.load(statusIds, viewerId, accountIds);
     const list = statusIds.flatMap((id) => {
       const s = b.statuses.get(id);

@@ -52,7 +52,7 @@ function statementName(text: string): string {
 
 /** Round trips counted for the code running inside `Database.tally` (tests and benches: queries per page). */
 interface Tally {
-  queries: number;
+  readonly statements: string[];
 }
 
 export class Database implements Transactor {
@@ -72,8 +72,6 @@ export class Database implements Transactor {
 
   /** The open transaction's client when called inside one, else the pool. */
   private get q(): Queryable {
-    const tally = this.tallies.getStore();
-    if (tally) tally.queries++;
     const t = this.current.getStore();
     return t?.open ? t.client : this.pool;
   }
@@ -82,10 +80,10 @@ export class Database implements Transactor {
    * Runs fn and counts the statements it (and whatever it awaits) sends through rows/one/exec: how many round trips
    * a page costs. Work other requests do meanwhile is not counted (the count follows fn's async context).
    */
-  async tally<T>(fn: () => Promise<T>): Promise<{ value: T; queries: number }> {
-    const t: Tally = { queries: 0 };
+  async tally<T>(fn: () => Promise<T>): Promise<{ value: T; queries: number; statements: string[] }> {
+    const t: Tally = { statements: [] };
     const value = await this.tallies.run(t, fn);
-    return { value, queries: t.queries };
+    return { value, queries: t.statements.length, statements: t.statements };
   }
 
   /**
@@ -102,13 +100,14 @@ export class Database implements Transactor {
   }
 
   private send<R extends Row>(text: string, values: readonly unknown[] | undefined, prepared?: 'prepared'): Promise<pg.QueryResult<R>> {
+    this.tallies.getStore()?.statements.push(text);
     const q = this.q as pg.Pool;
     if (!prepared) return q.query<R>(text, values as unknown[]);
     return q.query<R>({ name: statementName(text), text, values: values as unknown[] });
   }
 
   async exec(text: string, values?: readonly unknown[]): Promise<number> {
-    return (await this.q.query(text, values as unknown[])).rowCount ?? 0;
+    return (await this.send(text, values)).rowCount ?? 0;
   }
 
   /**

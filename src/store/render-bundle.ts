@@ -62,52 +62,56 @@ const JSON_ACCOUNT_COLUMNS = ACCOUNT_COLUMNS.replace(/^a\.id,/, 'a.id::text AS i
 /** $1 the statuses asked for, $2 the viewer (or null), $3 more accounts to load with counts (notification senders). */
 function bundleSql(): string {
   const v = '$2::bigint';
-  return `WITH req AS (SELECT DISTINCT unnest($1::bigint[]) AS id),
-  quoted AS (SELECT s.quote_of_id AS id FROM statuses s WHERE s.id IN (SELECT id FROM req) AND s.quote_of_id IS NOT NULL),
-  qshown AS (SELECT s.id FROM statuses s WHERE s.id IN (SELECT id FROM quoted)
+  // Each set of ids is one array (an InitPlan; the cast keeps `= ANY((SELECT ...))` from being read as a sublink), so every lookup below is an index scan with = ANY(array), as the
+  // stores' own queries are; a CTE relation joined with IN was planned as a hash join over whole tables.
+  const ids = '(SELECT a FROM ids)::bigint[]';
+  const counted = '(SELECT a FROM counted)::bigint[]';
+  return `WITH quoted AS (SELECT coalesce(array_agg(s.quote_of_id), '{}') AS a FROM statuses s WHERE s.id = ANY($1::bigint[]) AND s.quote_of_id IS NOT NULL),
+  qshown AS (SELECT coalesce(array_agg(s.id), '{}') AS a FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[])
     AND CASE WHEN ${v} IS NULL THEN ${visibleTo(null)} ELSE ${visibleTo(v)} END),
-  firsts AS (SELECT id FROM req UNION SELECT id FROM qshown),
-  ids AS (SELECT id FROM firsts UNION SELECT s.reblog_of_id FROM statuses s WHERE s.id IN (SELECT id FROM firsts) AND s.reblog_of_id IS NOT NULL),
-  st AS (SELECT ${JSON_STATUS_COLUMNS} FROM statuses s WHERE s.id IN (SELECT id FROM ids)),
-  counted AS (SELECT DISTINCT account_id::bigint AS id FROM st UNION SELECT unnest($3::bigint[])),
-  acc AS (SELECT id FROM counted UNION SELECT m.account_id FROM status_mentions m WHERE m.status_id IN (SELECT id FROM ids)),
+  firsts AS (SELECT $1::bigint[] || (SELECT a FROM qshown) AS a),
+  ids AS (SELECT (SELECT a FROM firsts) || coalesce(array_agg(s.reblog_of_id), '{}') AS a FROM statuses s
+    WHERE s.id = ANY((SELECT a FROM firsts)::bigint[]) AND s.reblog_of_id IS NOT NULL),
+  st AS (SELECT ${JSON_STATUS_COLUMNS} FROM statuses s WHERE s.id = ANY(${ids})),
+  counted AS (SELECT ARRAY(SELECT DISTINCT x FROM unnest(ARRAY(SELECT s.account_id FROM statuses s WHERE s.id = ANY(${ids})) || $3::bigint[]) x) AS a),
+  acc AS (SELECT ${counted} || coalesce(array_agg(m.account_id), '{}') AS a FROM status_mentions m WHERE m.status_id = ANY(${ids})),
   rx AS (SELECT r.status_id::text AS status_id, r.emoji, min(r.emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(r.account_id = ${v}), false) AS me,
       (array_agg(r.account_id::text ORDER BY r.id))[1:40] AS accounts, min(r.id) AS first
-    FROM status_reactions r WHERE r.status_id IN (SELECT id FROM ids) AND (${v} IS NULL OR (${notSilenced(v, 'r.account_id')}))
+    FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND (${v} IS NULL OR (${notSilenced(v, 'r.account_id')}))
     GROUP BY r.status_id, r.emoji)
   SELECT
     (SELECT json_agg(st) FROM st) AS statuses,
-    ARRAY(SELECT id::text FROM qshown) AS quotes_shown,
-    ARRAY(SELECT s.id::text FROM statuses s WHERE s.id IN (SELECT id FROM quoted) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
-    (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT id FROM acc)) x) AS accounts,
+    ARRAY(SELECT unnest(a)::text FROM qshown) AS quotes_shown,
+    ARRAY(SELECT s.id::text FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[]) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
+    (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])) x) AS accounts,
     (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(fr.n, 0) AS followers, coalesce(fg.n, 0) AS following, coalesce(sc.n, 0) AS statuses,
         sc.last AS last_status_at
-      FROM counted t
-      LEFT JOIN (SELECT target_account_id AS id, count(*)::int AS n FROM follows WHERE target_account_id IN (SELECT id FROM counted) GROUP BY 1) fr ON fr.id = t.id
-      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n FROM follows WHERE account_id IN (SELECT id FROM counted) GROUP BY 1) fg ON fg.id = t.id
+      FROM unnest(${counted}) AS t(id)
+      LEFT JOIN (SELECT target_account_id AS id, count(*)::int AS n FROM follows WHERE target_account_id = ANY(${counted}) GROUP BY 1) fr ON fr.id = t.id
+      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n FROM follows WHERE account_id = ANY(${counted}) GROUP BY 1) fg ON fg.id = t.id
       LEFT JOIN (SELECT account_id AS id, count(*)::int AS n, max(created_at) AS last FROM statuses
-                 WHERE account_id IN (SELECT id FROM counted) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) sc ON sc.id = t.id) x) AS account_counts,
-    (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id IN (SELECT application_id::bigint FROM st)) x) AS apps,
+                 WHERE account_id = ANY(${counted}) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) sc ON sc.id = t.id) x) AS account_counts,
+    (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
     (SELECT json_agg(x) FROM (SELECT c.status_id::text AS id, c.replies, c.reblogs, c.favourites, c.quotes FROM status_counts c
-      WHERE c.status_id IN (SELECT id FROM ids)) x) AS counts,
-    ARRAY(SELECT f.status_id::text FROM favourites f WHERE f.account_id = ${v} AND f.status_id IN (SELECT id FROM ids)) AS favourited,
-    ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.account_id = ${v} AND r.reblog_of_id IN (SELECT id FROM ids) AND r.deleted_at IS NULL) AS reblogged,
-    ARRAY(SELECT b.status_id::text FROM bookmarks b WHERE b.account_id = ${v} AND b.status_id IN (SELECT id FROM ids)) AS bookmarked,
-    ARRAY(SELECT p.status_id::text FROM pins p WHERE p.account_id = ${v} AND p.status_id IN (SELECT id FROM ids)) AS pinned,
+      WHERE c.status_id = ANY(${ids})) x) AS counts,
+    ARRAY(SELECT f.status_id::text FROM favourites f WHERE f.account_id = ${v} AND f.status_id = ANY(${ids})) AS favourited,
+    ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.account_id = ${v} AND r.reblog_of_id = ANY(${ids}) AND r.deleted_at IS NULL) AS reblogged,
+    ARRAY(SELECT b.status_id::text FROM bookmarks b WHERE b.account_id = ${v} AND b.status_id = ANY(${ids})) AS bookmarked,
+    ARRAY(SELECT p.status_id::text FROM pins p WHERE p.account_id = ${v} AND p.status_id = ANY(${ids})) AS pinned,
     -- Which statuses lie in a muted thread is walked only for a viewer who muted some.
     CASE WHEN EXISTS (SELECT 1 FROM thread_mutes t0 WHERE t0.account_id = ${v})
-      THEN ARRAY(SELECT i.id::text FROM ids i WHERE thread_root(i.id) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = ${v}))
+      THEN ARRAY(SELECT DISTINCT i::text FROM unnest(${ids}) i WHERE thread_root(i) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = ${v}))
       ELSE '{}'::text[] END AS muted,
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
         m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
-      FROM media_attachments m WHERE m.status_id IN (SELECT id FROM ids) AND NOT m.removed) x) AS media,
+      FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND NOT m.removed) x) AS media,
     (SELECT json_agg(x) FROM (SELECT p.id::text AS id, p.status_id::text AS status_id, p.account_id::text AS account_id, p.options, p.multiple,
         p.hide_totals, p.expires_at, p.remote_counts, p.remote_voters,
         ARRAY(SELECT (SELECT count(*)::int FROM poll_votes v WHERE v.poll_id = p.id AND v.choice = i - 1) FROM generate_subscripts(p.options, 1) AS i ORDER BY i) AS counts,
         (SELECT count(DISTINCT account_id)::int FROM poll_votes v WHERE v.poll_id = p.id) AS voters
-      FROM polls p WHERE p.status_id IN (SELECT id FROM ids)) x) AS polls,
+      FROM polls p WHERE p.status_id = ANY(${ids})) x) AS polls,
     (SELECT json_agg(x) FROM (SELECT v.poll_id::text AS poll_id, array_agg(v.choice ORDER BY v.choice) AS choices FROM poll_votes v
-      WHERE v.account_id = ${v} AND v.poll_id IN (SELECT p.id FROM polls p WHERE p.status_id IN (SELECT id FROM ids)) GROUP BY v.poll_id) x) AS own_votes,
+      WHERE v.account_id = ${v} AND v.poll_id = ANY(ARRAY(SELECT p.id FROM polls p WHERE p.status_id = ANY(${ids}))) GROUP BY v.poll_id) x) AS own_votes,
     (SELECT json_agg(rx ORDER BY rx.status_id, rx.n DESC, rx.first) FROM rx) AS reactions`;
 }
 

@@ -263,9 +263,18 @@ export class StatusStore {
    * status, as clients show the boost in its place when they act on it or reply to it.
    */
   async readable(id: string, viewerId: string | null, throughBoost = false): Promise<Status | undefined> {
-    let s = await this.byId(id);
-    if (throughBoost && s?.reblogOfId && !s.deletedAt) s = await this.byId(s.reblogOfId);
-    return s && (await this.canSee(s, viewerId)) ? s : undefined;
+    if (!isId(id)) return undefined;
+    // One statement: the status (or, through a live boost, the boosted one) and the visibility rule.
+    const values: unknown[] = [id, throughBoost];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    const r = await this.db.one<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s
+       WHERE s.id = (SELECT CASE WHEN $2 AND x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)
+         AND ${visibleTo(v)}`,
+      values,
+      'prepared',
+    );
+    return r && toStatus(r);
   }
 
   /** Whether the viewer (null: anonymous) may read the status. */
