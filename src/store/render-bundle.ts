@@ -59,7 +59,14 @@ const ID_COLUMNS = ['id', 'account_id', 'in_reply_to_id', 'in_reply_to_account_i
 const JSON_STATUS_COLUMNS = ID_COLUMNS.reduce((cols, c) => cols.replace(new RegExp(`\\bs\\.${c}\\b`), `s.${c}::text AS ${c}`), STATUS_COLUMNS);
 const JSON_ACCOUNT_COLUMNS = ACCOUNT_COLUMNS.replace(/^a\.id,/, 'a.id::text AS id,');
 
-/** $1 the statuses asked for, $2 the viewer (or null), $3 more accounts to load with counts (notification senders). */
+/**
+ * No one signed in is asked as account 0, which no account is: visibleTo('$2') then says what visibleTo(null) says
+ * (nobody follows, is mentioned by or is blocked by account 0), it has no flags or votes, and no reaction is its. One
+ * statement shape for both keeps the planner's work the same, without a branch on the parameter.
+ */
+const NOBODY = '0';
+
+/** $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders). */
 function bundleSql(): string {
   const v = '$2::bigint';
   // Each set of ids is one array (an InitPlan; the cast keeps `= ANY((SELECT ...))` from being read as a sublink), so every lookup below is an index scan with = ANY(array), as the
@@ -68,7 +75,7 @@ function bundleSql(): string {
   const counted = '(SELECT a FROM counted)::bigint[]';
   return `WITH quoted AS (SELECT coalesce(array_agg(s.quote_of_id), '{}') AS a FROM statuses s WHERE s.id = ANY($1::bigint[]) AND s.quote_of_id IS NOT NULL),
   qshown AS (SELECT coalesce(array_agg(s.id), '{}') AS a FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[])
-    AND CASE WHEN ${v} IS NULL THEN ${visibleTo(null)} ELSE ${visibleTo(v)} END),
+    AND ${visibleTo(v)}),
   firsts AS (SELECT $1::bigint[] || (SELECT a FROM qshown) AS a),
   ids AS (SELECT (SELECT a FROM firsts) || coalesce(array_agg(s.reblog_of_id), '{}') AS a FROM statuses s
     WHERE s.id = ANY((SELECT a FROM firsts)::bigint[]) AND s.reblog_of_id IS NOT NULL),
@@ -77,7 +84,7 @@ function bundleSql(): string {
   acc AS (SELECT ${counted} || coalesce(array_agg(m.account_id), '{}') AS a FROM status_mentions m WHERE m.status_id = ANY(${ids})),
   rx AS (SELECT r.status_id::text AS status_id, r.emoji, min(r.emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(r.account_id = ${v}), false) AS me,
       (array_agg(r.account_id::text ORDER BY r.id))[1:40] AS accounts, min(r.id) AS first
-    FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND (${v} IS NULL OR (${notSilenced(v, 'r.account_id')}))
+    FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND ${notSilenced(v, 'r.account_id')}
     GROUP BY r.status_id, r.emoji)
   SELECT
     (SELECT json_agg(st) FROM st) AS statuses,
@@ -152,7 +159,7 @@ export class RenderBundleStore {
 
   /** One round trip: what rendering `statusIds` (and showing `accountIds`) as `viewerId` needs. */
   async load(statusIds: readonly string[], viewerId: string | null, accountIds: readonly string[] = []): Promise<RenderBundle> {
-    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId, accountIds], 'prepared'))!;
+    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds], 'prepared'))!;
     const media = new Map<string, Media[]>();
     for (const row of r.media ?? []) {
       const m = toMedia(row);
