@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
 import { AccountViews } from './api/account-views.js';
+import { RenderBundleStore } from './store/render-bundle.js';
 import { ReportViews } from './api/report-views.js';
 import { AdminAccountViews } from './api/admin-account-views.js';
 import { StatusViews } from './api/status-views.js';
@@ -267,19 +268,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const vapid = await s.settings.generated<VapidKeys>(VAPID_SETTING, newVapidKeys);
   const pushTokenKey = await s.settings.secret('push_token_key');
   const statusCache = new StatusCache(config.statusCache.maxEntries, config.statusCache.maxBytes);
-  const statusViews = new StatusViews(
-    s.accounts,
-    accountViews,
-    s.statuses,
-    s.interactions,
-    uris,
-    s.media,
-    mediaUrls,
-    s.polls,
-    s.reactions,
-    s.apps,
-    statusCache,
-  );
+  const statusViews = new StatusViews(accountViews, s.statuses, uris, s.media, mediaUrls, s.polls, new RenderBundleStore(db), statusCache);
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 

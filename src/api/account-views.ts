@@ -1,10 +1,12 @@
 // Accounts as API entities, with the follower/following counts we keep (remote accounts show what their server
 // declares when it declared anything).
 import type { Config } from '../../config/schema.js';
-import { accountEntity, credentialAccountEntity } from '../entities/account.js';
+import { type AccountCounts, type AccountEntity, accountEntity, credentialAccountEntity } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { LocalUser } from '../store/users.js';
+
+export type { AccountEntity };
 
 export class AccountViews {
   constructor(
@@ -23,12 +25,13 @@ export class AccountViews {
   }
 
   /** An account without counts (the rendered-status cache keeps it; withAccountCounts adds them per page). */
-  bare(a: Account) {
+  bare(a: Account): AccountEntity {
     return accountEntity(a, this.config);
   }
 
-  countsFor(ids: readonly string[]) {
-    return this.follows.countsFor(ids);
+  /** An account with counts already loaded (a page's render bundle). */
+  withCounts(a: Account, counts: AccountCounts | undefined): AccountEntity {
+    return accountEntity(a, this.config, counts);
   }
 
   async many(list: readonly Account[]) {

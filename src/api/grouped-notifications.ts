@@ -91,11 +91,13 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         statusId: n.statusId && STATUS_TYPES.has(n.type) ? n.statusId : null,
       };
     });
-    const statusList = await d.statuses.byIds([...new Set(groups.flatMap((g) => (g.statusId ? [g.statusId] : [])))]);
-    const statuses = new Map((await d.statusViews.many(statusList, viewer)).map((e) => [e.id, e]));
-    const accountRows = (await d.accounts.byIds([...new Set(groups.flatMap((g) => g.samples))])).filter((a) => !a.deletedAt);
-    const rendered = await d.accountViews.many(accountRows);
-    const accounts = new Map(rendered.map((e) => [e.id, e]));
+    const loaded = await d.statusViews.page(
+      [...new Set(groups.flatMap((g) => (g.statusId ? [g.statusId] : [])))],
+      [...new Set(groups.flatMap((g) => g.samples))],
+      viewer,
+    );
+    const statuses = loaded.statuses;
+    const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a.entity]));
     // admin.report is never grouped: its one notification names the report, shown in full as v1 shows it.
     const reportIds = [...new Set(groups.flatMap((g) => (g.n.reportId ? [g.n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map<string, unknown>();

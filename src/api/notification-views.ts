@@ -1,16 +1,10 @@
 // Notifications as Mastodon's Notification entities, for the REST list and for streaming.
-import type { AccountStore } from '../store/accounts.js';
 import type { Notification } from '../store/notifications.js';
 import type { ReportStore } from '../store/reports.js';
-import type { StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
 import type { ReportViews } from './report-views.js';
 import type { StatusViews } from './status-views.js';
 
 export interface NotificationViewDeps {
-  readonly accounts: AccountStore;
-  readonly statuses: StatusStore;
-  readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
   readonly reports: ReportStore;
   readonly reportViews: ReportViews;
@@ -18,16 +12,17 @@ export interface NotificationViewDeps {
 
 /** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
 export async function renderNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
-  const senders = await d.accounts.byIds([...new Set(items.map((n) => n.fromAccountId))]);
-  const accountEntities = new Map(senders.map((a, i) => [a.id, i]));
-  const rendered = await d.accountViews.many(senders);
-  const statuses = await d.statuses.byIds([...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))]);
-  const statusEntities = new Map((await d.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
+  // Senders and statuses in one statement with everything the statuses show (the page's render bundle).
+  const { statuses: statusEntities, accounts } = await d.statusViews.page(
+    [...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))],
+    [...new Set(items.map((n) => n.fromAccountId))],
+    viewerId,
+  );
   const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
   const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();
   return items.flatMap((n) => {
-    const i = accountEntities.get(n.fromAccountId);
-    if (i === undefined) return [];
+    const account = accounts.get(n.fromAccountId);
+    if (!account) return [];
     const status = n.statusId ? statusEntities.get(n.statusId) : undefined;
     if (n.statusId && !status) return [];
     const report = n.reportId ? reports.get(n.reportId) : undefined;
@@ -38,7 +33,7 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
         type: n.type,
         created_at: n.createdAt.toISOString(),
         group_key: n.groupKey ?? `ungrouped-${n.id}`,
-        account: rendered[i],
+        account: account.entity,
         ...(status ? { status } : {}),
         ...(report ? { report } : {}),
       },

@@ -6,7 +6,7 @@
 // Never stale, by three rules:
 // - An entry is used only for the very row it was rendered from: the caller's row (read for this request) is
 //   compared with the entry's (an edit changes it), and deleted rows never reach the cache (callers drop them).
-// - Every node drops entries when PostgreSQL tells it (CACHE_CHANNEL, migration 047's triggers, sent at commit):
+// - Every node drops entries when PostgreSQL tells it (CACHE_CHANNEL, migration 048's triggers, sent at commit):
 //   a status's row or attachments changed (`s:<id>`), or an account it shows, its author or a mention (`a:<id>`).
 //   A member's own profile edit is published with acknowledgements (AuthEventListener.publish), which every node
 //   sends after the trigger's notification of the same transaction: the edit is everywhere when it is answered.

@@ -1,35 +1,34 @@
-// Statuses as API entities: authors, mentioned accounts, boosted statuses, counts and the viewer's flags loaded
-// once per page (a handful of queries whatever the page size). What every reader sees alike is kept rendered in the
-// StatusCache (status-cache.ts): a page of cached statuses reads only counts, flags, reactions and polls.
+// Statuses as API entities: authors, mentioned accounts, boosted and quoted statuses, counts and the viewer's flags
+// loaded once per page, in one statement whatever the page size (store/render-bundle.ts). What every reader sees
+// alike is kept rendered in the StatusCache (status-cache.ts): a cached status is not rendered again, only merged
+// with the page's counts, flags, poll and reactions. The bundle still loads everything (one statement either way),
+// so a miss needs no second round trip.
 import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
-import { type AccountEntity, withAccountCounts } from '../entities/account.js';
-import type { Account, AccountStore } from '../store/accounts.js';
+import { withAccountCounts } from '../entities/account.js';
+import type { Account } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
 import type { MediaUrls } from '../urls/media-urls.js';
-import type { InteractionStore } from '../store/interactions.js';
 import type { MediaStore } from '../store/media.js';
 import { pollEntity } from '../entities/poll.js';
 import type { PollStore } from '../store/polls.js';
-import type { AppStore } from '../store/oauth-apps.js';
-import type { ReactionStore } from '../store/reactions.js';
+import type { RenderBundle, RenderBundleStore } from '../store/render-bundle.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusVersion } from '../store/status-edits.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
+
+type StatusEntity = ReturnType<typeof statusEntity>;
 
 export class StatusViews {
   constructor(
-    private readonly accounts: AccountStore,
     private readonly accountViews: AccountViews,
     private readonly statuses: StatusStore,
-    private readonly interactions: InteractionStore,
     private readonly uris: LocalUris,
     private readonly media: MediaStore,
     private readonly mediaUrls: MediaUrls,
     private readonly polls: PollStore,
-    private readonly reactions: ReactionStore,
-    private readonly apps: AppStore,
+    private readonly bundles: RenderBundleStore,
     private readonly cache: StatusCache,
   ) {}
 
@@ -63,114 +62,103 @@ export class StatusViews {
     return versions.map((v) => statusEditEntity(v, entity?.account, media, (m) => this.mediaUrls.url(m, s.visibility)));
   }
 
-  async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}): Promise<ReturnType<typeof statusEntity>[]> {
-    // Quoted statuses are rendered one level deep (a quote inside a quote shows as its state only).
-    const quotedIds = [...new Set(list.flatMap((s) => (s.quoteOfId ? [s.quoteOfId] : [])))];
-    const quoted = new Map<string, unknown>();
-    const deleted = new Set<string>();
-    if (quotedIds.length) {
-      for (const q of await this.statuses.byIds(quotedIds)) if (q.deletedAt) deleted.add(q.id);
-      for (const e of await this.plain(await this.statuses.visibleAmong(quotedIds, viewerId), viewerId, {})) quoted.set(e.id, e);
-    }
-    const byId = new Map(list.map((s) => [s.id, s]));
-    return (await this.plain(list, viewerId, opts)).map((e) => {
-      // A quote of a post we do not hold shows as none (its text usually links to it).
-      const s = byId.get(e.id);
-      if (!s?.quoteOfId) return e;
-      const q = quoted.get(s.quoteOfId);
-      if (q) return { ...e, quote: { state: 'accepted' as const, quoted_status: q } };
-      return { ...e, quote: { state: deleted.has(s.quoteOfId) ? ('deleted' as const) : ('unauthorized' as const), quoted_status: null } };
+  async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}): Promise<StatusEntity[]> {
+    return this.loaded(
+      list.map((s) => s.id),
+      viewerId,
+      [],
+      (b, ticket) => this.render(list, b, viewerId, opts, ticket),
+    );
+  }
+
+  /**
+   * A page naming statuses and accounts by id (notifications): both loaded in the one statement, the statuses as
+   * entities by id (those gone are missing) and the accounts as rows with their entities.
+   */
+  async page(
+    statusIds: readonly string[],
+    accountIds: readonly string[],
+    viewerId: string,
+  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
+    return this.loaded(statusIds, viewerId, accountIds, (b, ticket) => {
+      const list = statusIds.flatMap((id) => {
+        const s = b.statuses.get(id);
+        return s ? [s] : [];
+      });
+      const statuses = new Map(this.render(list, b, viewerId, {}, ticket).map((e) => [e.id, e]));
+      const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
+      for (const id of accountIds) {
+        const a = b.accounts.get(id);
+        if (a) accounts.set(id, { row: a, entity: this.accountViews.withCounts(a, b.accountCounts.get(id)) });
+      }
+      return { statuses, accounts };
     });
   }
 
-  private async plain(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean }) {
-    // The ticket is taken before anything the cached parts are made of is read (status-cache.ts).
+  /** The page's bundle, loaded under a cache ticket taken before it is read (status-cache.ts), then fn. */
+  private async loaded<T>(
+    statusIds: readonly string[],
+    viewerId: string | null,
+    accountIds: readonly string[],
+    fn: (b: RenderBundle, ticket: number) => T,
+  ): Promise<T> {
     const ticket = this.cache.begin();
     try {
-      return await this.render(list, viewerId, opts, ticket);
+      return fn(await this.bundles.load(statusIds, viewerId, accountIds), ticket);
     } finally {
       this.cache.end();
     }
   }
 
-  private async render(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean }, ticket: number) {
-    // The boosted statuses are read for every page (not cached): a boost of a deleted status shows nothing.
-    const originals = new Map((await this.statuses.byIds(list.flatMap((s) => (s.reblogOfId ? [s.reblogOfId] : [])))).map((s) => [s.id, s]));
-    const all = [...list, ...originals.values()];
-    const parts = new Map<string, CachedStatus>();
-    const misses: Status[] = [];
-    for (const s of all) {
-      const c = this.cache.get(s);
-      if (c) parts.set(s.id, c);
-      else misses.push(s);
-    }
-    const missAccounts = new Set<string>();
-    for (const s of misses) {
-      missAccounts.add(s.accountId);
-      for (const m of s.mentionIds) missAccounts.add(m);
-    }
-    const ids = all.map((s) => s.id);
-    // Polls are read for every page that may hold one (votes change them); a cached status knows whether it has one.
-    const pollIds = all.flatMap((s) => (parts.get(s.id)?.hasPoll === false ? [] : [s.id]));
-    const [rows, apps, media, polls, accountCounts, counts, flags, reactions] = await Promise.all([
-      this.accounts.byIds([...missAccounts]),
-      this.apps.shown([...new Set(misses.flatMap((s) => (s.applicationId ? [s.applicationId] : [])))]),
-      this.media.ofStatuses(misses.map((s) => s.id)),
-      this.polls.ofStatuses(pollIds),
-      this.accountViews.countsFor([...new Set(all.map((s) => s.accountId))]),
-      this.interactions.counts(ids),
-      viewerId ? this.interactions.flags(viewerId, ids) : null,
-      this.reactions.summaries(ids, viewerId),
-    ]);
-    const ownVotes =
-      viewerId && polls.size > 0
-        ? await this.polls.ownVotes(
-            viewerId,
-            [...polls.values()].map((p) => p.id),
-          )
-        : null;
+  /** What every reader sees of s: from the cache when it holds this very row, else rendered from the bundle and kept. */
+  private partsOf(s: Status, b: RenderBundle, ticket: number, bare: Map<string, AccountEntity>): CachedStatus | null {
+    const hit = this.cache.get(s);
+    if (hit) return hit;
+    const author = b.accounts.get(s.accountId);
+    if (!author) return null;
+    let account = bare.get(author.id);
+    if (!account) bare.set(author.id, (account = frozen(this.accountViews.bare(author))));
+    const entry: CachedStatus = Object.freeze({
+      row: s,
+      author,
+      account,
+      parts: frozen(
+        statusParts(s, {
+          uris: this.uris,
+          author,
+          mentions: s.mentionIds.map((id) => b.accounts.get(id)).filter((a): a is Account => !!a),
+          application: s.applicationId ? b.apps.get(s.applicationId) : undefined,
+          media: (b.media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
+        }),
+      ),
+      hasPoll: b.polls.has(s.id),
+    });
+    // A deleted status is shown only in the answer to its deletion: never kept.
+    if (!s.deletedAt) this.cache.put(ticket, entry);
+    return entry;
+  }
 
-    const byId = new Map<string, Account>(rows.map((a) => [a.id, a]));
+  private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ticket: number): StatusEntity[] {
     const bare = new Map<string, AccountEntity>();
-    for (const s of misses) {
-      const author = byId.get(s.accountId);
-      if (!author || parts.has(s.id)) continue;
-      let account = bare.get(author.id);
-      if (!account) bare.set(author.id, (account = frozen(this.accountViews.bare(author))));
-      const entry: CachedStatus = Object.freeze({
-        row: s,
-        author,
-        account,
-        parts: frozen(
-          statusParts(s, {
-            uris: this.uris,
-            author,
-            mentions: s.mentionIds.map((id) => byId.get(id)).filter((a): a is Account => !!a),
-            application: s.applicationId ? apps.get(s.applicationId) : undefined,
-            media: (media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
-          }),
-        ),
-        hasPoll: polls.has(s.id),
-      });
-      parts.set(s.id, entry);
-      this.cache.put(ticket, entry);
-    }
-
+    const parts = new Map<string, CachedStatus | null>();
+    const accountOf = new Map<string, AccountEntity>(); // one Account entity per author and page
     const now = Date.now();
-    const accountOf = new Map<string, unknown>(); // one Account entity per author and page, as before the cache
-    const render = (s: Status, reblog?: unknown) => {
-      const c = parts.get(s.id);
+    const one = (s: Status, reblog?: unknown) => {
+      let c = parts.get(s.id);
+      if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ticket, bare)));
       if (!c) return null;
       let account = accountOf.get(c.author.id);
-      if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, accountCounts.get(c.author.id))));
+      if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, b.accountCounts.get(c.author.id))));
+      const counts = b.counts.get(s.id);
+      const flags = b.flags;
       const own = viewerId === s.accountId;
-      const poll = polls.get(s.id);
+      const poll = b.polls.get(s.id);
       return statusEntity(s, c.parts, {
         account,
-        repliesCount: counts.replies.get(s.id) ?? 0,
-        quotesCount: counts.quotes.get(s.id) ?? 0,
-        reblogsCount: counts.reblogs.get(s.id) ?? 0,
-        favouritesCount: counts.favourites.get(s.id) ?? 0,
+        repliesCount: counts?.replies ?? 0,
+        quotesCount: counts?.quotes ?? 0,
+        reblogsCount: counts?.reblogs ?? 0,
+        favouritesCount: counts?.favourites ?? 0,
         favourited: flags?.favourited.has(s.id) ?? false,
         reblogged: flags?.reblogged.has(s.id) ?? false,
         bookmarked: flags?.bookmarked.has(s.id) ?? false,
@@ -179,20 +167,32 @@ export class StatusViews {
         own,
         withText: opts.withText,
         reblog,
-        reactions: (reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
-        poll: poll ? pollEntity(poll, now, ownVotes ? (ownVotes.get(poll.id) ?? []) : null, own) : null,
+        reactions: (b.reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
+        poll: poll ? pollEntity(poll, now, b.ownVotes ? (b.ownVotes.get(poll.id) ?? []) : null, own) : null,
       });
     };
+    const plain = (s: Status) => {
+      if (!s.reblogOfId) return one(s);
+      const original = b.statuses.get(s.reblogOfId);
+      const inner = original && !original.deletedAt ? one(original) : null;
+      if (!inner) return null; // the boosted status is gone: so is the boost
+      return one(s, inner);
+    };
+    // Quoted statuses are rendered one level deep (a quote inside a quote shows as its state only).
+    const quoted = new Map<string, StatusEntity | null>();
     return list.flatMap((s) => {
-      if (!s.reblogOfId) {
-        const e = render(s);
-        return e ? [e] : [];
+      const e = plain(s);
+      if (!e) return [];
+      if (!s.quoteOfId) return [e];
+      // A quote of a post we do not hold shows as none (its text usually links to it).
+      let q = quoted.get(s.quoteOfId);
+      if (q === undefined) {
+        const qs = b.quotesShown.has(s.quoteOfId) ? b.statuses.get(s.quoteOfId) : undefined;
+        q = qs ? plain(qs) : null;
+        quoted.set(s.quoteOfId, q);
       }
-      const original = originals.get(s.reblogOfId);
-      const inner = original && !original.deletedAt ? render(original) : null;
-      if (!inner) return []; // the boosted status is gone: so is the boost
-      const e = render(s, inner);
-      return e ? [e] : [];
+      if (q) return [{ ...e, quote: { state: 'accepted' as const, quoted_status: q } }];
+      return [{ ...e, quote: { state: b.quotesDeleted.has(s.quoteOfId) ? ('deleted' as const) : ('unauthorized' as const), quoted_status: null } }];
     });
   }
 }

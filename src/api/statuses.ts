@@ -292,26 +292,12 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       handler: async (req, who) => {
         const viewerId = viewer(who);
         const s = await original(req.params['id'], viewerId);
-        const ancestors: Status[] = [];
-        for (let p = s.inReplyToId; p && ancestors.length < MAX_ANCESTORS; ) {
-          const parent = await d.statuses.byId(p);
-          if (!parent || !(await d.statuses.canSee(parent, viewerId))) break;
-          ancestors.unshift(parent);
-          p = parent.inReplyToId;
-        }
-        // Breadth-first under the status, each level oldest first, bounded.
-        const descendants: Status[] = [];
-        for (let level = [s.id]; level.length && descendants.length < MAX_DESCENDANTS; ) {
-          const next: string[] = [];
-          for (const id of level) {
-            for (const r of await d.statuses.repliesTo(id, viewerId, MAX_DESCENDANTS - descendants.length)) {
-              descendants.push(r);
-              next.push(r.id);
-            }
-          }
-          level = next;
-        }
-        return json(200, { ancestors: await d.views.many(ancestors, viewerId), descendants: await d.views.many(descendants, viewerId) });
+        const { ancestors, descendants } = await d.statuses.thread(s, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
+        // Both halves rendered from one render bundle.
+        const entities = await d.views.many([...ancestors, ...descendants], viewerId);
+        const byId = new Map(entities.map((e) => [e.id, e]));
+        const shown = (list: readonly Status[]) => list.flatMap((x) => byId.get(x.id) ?? []);
+        return json(200, { ancestors: shown(ancestors), descendants: shown(descendants) });
       },
     }),
   ];

@@ -106,14 +106,14 @@ export interface RemoteAccountData {
   readonly remoteStatusesCount?: number | null;
 }
 
-const COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at, a.updated_at,
+export const ACCOUNT_COLUMNS = `a.id, a.username, a.domain, a.display_name, a.note, a.locked, a.bot, a.discoverable, a.created_at, a.updated_at,
   a.uri, a.url, a.actor_type, a.inbox_url, a.shared_inbox_url, a.outbox_url, a.followers_url, a.following_url, a.featured_url,
   a.avatar_remote_url, a.header_remote_url, a.avatar_file, a.header_file, a.fields, a.attachment, a.also_known_as, a.moved_to_uri, a.public_key_id,
   a.public_key_pem, a.remote_followers_count, a.remote_following_count, a.remote_statuses_count, a.published_at,
   a.fetched_at, a.deleted_at, a.suspended_at, a.silenced_at, a.sensitized_at, a.instance_actor, EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id) AS has_user`;
-const SELECT = `SELECT ${COLUMNS} FROM accounts a`;
+const SELECT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts a`;
 
-interface AccountDbRow extends Record<string, unknown> {
+export interface AccountDbRow extends Record<string, unknown> {
   id: string;
   username: string;
   domain: string | null;
@@ -156,7 +156,7 @@ interface AccountDbRow extends Record<string, unknown> {
   has_user: boolean;
 }
 
-function toAccount(r: AccountDbRow): Account {
+export function toAccount(r: AccountDbRow): Account {
   return {
     id: r.id,
     username: r.username,

@@ -6,6 +6,7 @@
 // outgoing deliveries) atomic without threading a client through every store. A `tx` inside a `tx` is a savepoint.
 // Work that must only see committed rows (waking an actor) is queued with afterCommit.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../log.js';
 
@@ -36,9 +37,28 @@ export interface Transactor {
   afterCommit(fn: () => void): void;
 }
 
+const names = new Map<string, string>();
+
+/** A prepared statement's name: the same for the same text in every process (bounded: texts are shapes, not values). */
+function statementName(text: string): string {
+  let n = names.get(text);
+  if (n === undefined) {
+    if (names.size >= 2000) names.clear();
+    n = `p${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, n);
+  }
+  return n;
+}
+
+/** Round trips counted for the code running inside `Database.tally` (tests and benches: queries per page). */
+interface Tally {
+  readonly statements: string[];
+}
+
 export class Database implements Transactor {
   readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<TxContext>();
+  private readonly tallies = new AsyncLocalStorage<Tally>();
 
   constructor(
     readonly connectionString: string,
@@ -56,16 +76,38 @@ export class Database implements Transactor {
     return t?.open ? t.client : this.pool;
   }
 
-  async rows<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<R[]> {
-    return (await this.q.query<R>(text, values as unknown[])).rows;
+  /**
+   * Runs fn and counts the statements it (and whatever it awaits) sends through rows/one/exec: how many round trips
+   * a page costs. Work other requests do meanwhile is not counted (the count follows fn's async context).
+   */
+  async tally<T>(fn: () => Promise<T>): Promise<{ value: T; queries: number; statements: string[] }> {
+    const t: Tally = { statements: [] };
+    const value = await this.tallies.run(t, fn);
+    return { value, queries: t.statements.length, statements: t.statements };
   }
 
-  async one<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<R | undefined> {
-    return (await this.q.query<R>(text, values as unknown[])).rows[0];
+  /**
+   * A page's hot statements pass `prepared`: the statement is then parsed and planned once per connection (node-postgres
+   * names it; the name is derived from the text, so a text built per call is one statement per shape) and after that
+   * only bound and executed. The transaction's client prepares its own, as every pooled client does.
+   */
+  async rows<R extends Row = Row>(text: string, values?: readonly unknown[], prepared?: 'prepared'): Promise<R[]> {
+    return (await this.send<R>(text, values, prepared)).rows;
+  }
+
+  async one<R extends Row = Row>(text: string, values?: readonly unknown[], prepared?: 'prepared'): Promise<R | undefined> {
+    return (await this.send<R>(text, values, prepared)).rows[0];
+  }
+
+  private send<R extends Row>(text: string, values: readonly unknown[] | undefined, prepared?: 'prepared'): Promise<pg.QueryResult<R>> {
+    this.tallies.getStore()?.statements.push(text);
+    const q = this.q as pg.Pool;
+    if (!prepared) return q.query<R>(text, values as unknown[]);
+    return q.query<R>({ name: statementName(text), text, values: values as unknown[] });
   }
 
   async exec(text: string, values?: readonly unknown[]): Promise<number> {
-    return (await this.q.query(text, values as unknown[])).rowCount ?? 0;
+    return (await this.send(text, values)).rowCount ?? 0;
   }
 
   /**

@@ -1,25 +1,8 @@
-// Favourites, bookmarks and pins of statuses, and what a page of statuses needs to show them: counts per status and
-// the viewer's own flags, each in one query per page. Boosts are status rows (store/statuses.ts).
+// Favourites, bookmarks and pins of statuses. Boosts are status rows (store/statuses.ts). What a page shows of them
+// (counts, kept in status_counts by triggers, and the viewer's flags) is loaded with the page (render-bundle.ts).
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { notSilenced, visibleTo } from './visibility.js';
-
-export interface ViewerFlags {
-  readonly favourited: ReadonlySet<string>;
-  readonly reblogged: ReadonlySet<string>;
-  readonly bookmarked: ReadonlySet<string>;
-  readonly pinned: ReadonlySet<string>;
-  /** Statuses in a thread the viewer muted. */
-  readonly muted: ReadonlySet<string>;
-}
-
-export interface Counts {
-  readonly favourites: ReadonlyMap<string, number>;
-  readonly reblogs: ReadonlyMap<string, number>;
-  /** Public and unlisted replies and quotes still there (Mastodon's replies_count and quotes_count). */
-  readonly replies: ReadonlyMap<string, number>;
-  readonly quotes: ReadonlyMap<string, number>;
-}
 
 export const MAX_PINS = 5;
 
@@ -78,48 +61,6 @@ export class InteractionStore {
 
   async unpin(accountId: string, statusId: string): Promise<void> {
     await this.db.exec('DELETE FROM pins WHERE account_id = $1 AND status_id = $2', [accountId, statusId]);
-  }
-
-  async counts(ids: readonly string[]): Promise<Counts> {
-    if (ids.length === 0) return { favourites: new Map(), reblogs: new Map(), replies: new Map(), quotes: new Map() };
-    // One query for the page's four counts (each an index lookup per status: favourites, and the reblog, reply and
-    // quote indexes of statuses).
-    const rows = await this.db.rows<{ id: string; favourites: number; reblogs: number; replies: number; quotes: number }>(
-      `SELECT t.id::text AS id,
-         (SELECT count(*)::int FROM favourites f WHERE f.status_id = t.id) AS favourites,
-         (SELECT count(*)::int FROM statuses r WHERE r.reblog_of_id = t.id AND r.deleted_at IS NULL) AS reblogs,
-         (SELECT count(*)::int FROM statuses r WHERE r.in_reply_to_id = t.id AND r.deleted_at IS NULL AND r.visibility <= 1) AS replies,
-         (SELECT count(*)::int FROM statuses r WHERE r.quote_of_id = t.id AND r.deleted_at IS NULL AND r.visibility <= 1) AS quotes
-       FROM unnest($1::bigint[]) AS t(id)`,
-      [ids],
-    );
-    const of = (k: 'favourites' | 'reblogs' | 'replies' | 'quotes') => new Map(rows.map((r) => [r.id, r[k]]));
-    return { favourites: of('favourites'), reblogs: of('reblogs'), replies: of('replies'), quotes: of('quotes') };
-  }
-
-  async flags(viewerId: string, ids: readonly string[]): Promise<ViewerFlags> {
-    if (ids.length === 0) return { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), muted: new Set() };
-    const rows = await this.db.rows<{ kind: string; id: string }>(
-      `SELECT 'f' AS kind, status_id::text AS id FROM favourites WHERE account_id = $1 AND status_id = ANY($2::bigint[])
-       UNION ALL SELECT 'r', reblog_of_id::text FROM statuses WHERE account_id = $1 AND reblog_of_id = ANY($2::bigint[]) AND deleted_at IS NULL
-       UNION ALL SELECT 'b', status_id::text FROM bookmarks WHERE account_id = $1 AND status_id = ANY($2::bigint[])
-       UNION ALL SELECT 'p', status_id::text FROM pins WHERE account_id = $1 AND status_id = ANY($2::bigint[])
-       UNION ALL SELECT 't', '' WHERE EXISTS (SELECT 1 FROM thread_mutes WHERE account_id = $1)`,
-      [viewerId, ids],
-    );
-    const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.id));
-    // Which statuses are in a muted thread is asked only of a viewer who muted some (planning it costs every page).
-    const muted = rows.some((r) => r.kind === 't')
-      ? new Set(
-          (
-            await this.db.rows<{ id: string }>(
-              'SELECT x::text AS id FROM unnest($2::bigint[]) x WHERE thread_root(x) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = $1)',
-              [viewerId, ids],
-            )
-          ).map((r) => r.id),
-        )
-      : new Set<string>();
-    return { favourited: of('f'), reblogged: of('r'), bookmarked: of('b'), pinned: of('p'), muted };
   }
 
   /**

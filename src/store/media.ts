@@ -20,7 +20,7 @@ export interface Media {
   readonly remoteUrl: string | null;
 }
 
-interface Row {
+export interface MediaRow {
   [k: string]: unknown;
   id: string;
   account_id: string;
@@ -37,7 +37,7 @@ interface Row {
   remote_url: string | null;
 }
 
-const toMedia = (r: Row): Media => ({
+export const toMedia = (r: MediaRow): Media => ({
   id: r.id,
   accountId: r.account_id,
   statusId: r.status_id,
@@ -72,7 +72,7 @@ export interface MediaAttributes {
 export type RemoteMedia = Pick<Media, 'type' | 'contentType' | 'description' | 'width' | 'height'> & { readonly url: string };
 
 async function insert(q: Queryable, m: NewMedia, statusId: string | null, position: number): Promise<Media> {
-  const r = await q.query<Row>(
+  const r = await q.query<MediaRow>(
     `INSERT INTO media_attachments (account_id, status_id, type, content_type, file_name, file_size, width, height, description,
        focus_x, focus_y, remote_url, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
     [m.accountId, statusId, m.type, m.contentType, m.fileName, m.fileSize, m.width, m.height, m.description, m.focusX, m.focusY, m.remoteUrl, position],
@@ -115,7 +115,7 @@ export async function editAttachments(
 ): Promise<boolean | null | 'mixed'> {
   const before = (await shownMedia(q, statusId)).ids;
   const rows = (
-    await q.query<Row>(
+    await q.query<MediaRow>(
       'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
       [ids, accountId, statusId],
     )
@@ -142,7 +142,7 @@ export async function editAttachments(
  */
 export async function editRemoteAttachments(q: Queryable, accountId: string, statusId: string, list: readonly RemoteMedia[]): Promise<boolean> {
   const before = (await shownMedia(q, statusId)).ids;
-  const had = (await q.query<Row>('SELECT * FROM media_attachments WHERE status_id = $1 ORDER BY removed, position, id FOR UPDATE', [statusId])).rows.map(
+  const had = (await q.query<MediaRow>('SELECT * FROM media_attachments WHERE status_id = $1 ORDER BY removed, position, id FOR UPDATE', [statusId])).rows.map(
     toMedia,
   );
   const next: string[] = [];
@@ -172,24 +172,24 @@ export class MediaStore {
   }
 
   async byId(id: string): Promise<Media | undefined> {
-    const r = await this.db.one<Row>('SELECT * FROM media_attachments WHERE id = $1', [id]);
+    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE id = $1', [id]);
     return r && toMedia(r);
   }
 
   /** Attachments by id, shown or not (the versions of an edited post name them). */
   async byIds(ids: readonly string[]): Promise<Map<string, Media>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.rows<Row>('SELECT * FROM media_attachments WHERE id = ANY($1::bigint[])', [ids]);
+    const rows = await this.db.rows<MediaRow>('SELECT * FROM media_attachments WHERE id = ANY($1::bigint[])', [ids]);
     return new Map(rows.map((r) => [r.id, toMedia(r)]));
   }
 
   async byFileName(name: string): Promise<Media | undefined> {
-    const r = await this.db.one<Row>('SELECT * FROM media_attachments WHERE file_name = $1', [name]);
+    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1', [name]);
     return r && toMedia(r);
   }
 
   async update(id: string, p: { description?: string | null; focusX?: number; focusY?: number }): Promise<Media | undefined> {
-    const r = await this.db.one<Row>(
+    const r = await this.db.one<MediaRow>(
       `UPDATE media_attachments SET description = CASE WHEN $2 THEN $3 ELSE description END,
          focus_x = coalesce($4, focus_x), focus_y = coalesce($5, focus_y) WHERE id = $1 RETURNING *`,
       [id, p.description !== undefined, p.description ?? null, p.focusX ?? null, p.focusY ?? null],
@@ -228,7 +228,7 @@ export class MediaStore {
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {
     const out = new Map<string, Media[]>();
     if (statusIds.length === 0) return out;
-    const rows = await this.db.rows<Row>(
+    const rows = await this.db.rows<MediaRow>(
       'SELECT * FROM media_attachments WHERE status_id = ANY($1::bigint[]) AND NOT removed ORDER BY status_id, position, id',
       [statusIds],
     );

@@ -74,6 +74,7 @@ export class NotificationGroupStore {
          WHERE cardinality(wt.groups) < ${limit})
        SELECT id, account_id, from_account_id, type, status_id, report_id, created_at, group_key FROM grouped ORDER BY id DESC`,
       values,
+      'prepared',
     );
     return rows.map(toNotification);
   }

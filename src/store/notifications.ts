@@ -166,7 +166,7 @@ export class NotificationStore {
     const where = notificationWhere(values, f);
     const p = pageSql(page, 'n.id', values);
     return p.newestFirst(
-      (await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toNotification),
+      (await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values, 'prepared')).map(toNotification),
     );
   }
 

@@ -22,7 +22,7 @@ export interface Poll {
 
 export type VoteRefusal = 'expired' | 'own' | 'already_voted' | 'bad_choices';
 
-interface Row {
+export interface PollRow {
   [k: string]: unknown;
   id: string;
   status_id: string;
@@ -42,7 +42,7 @@ const SELECT = `SELECT p.*,
   (SELECT count(DISTINCT account_id)::int FROM poll_votes v WHERE v.poll_id = p.id) AS voters
   FROM polls p`;
 
-function toPoll(r: Row): Poll {
+export function toPoll(r: PollRow): Poll {
   const local = r.counts.map((n) => n ?? 0);
   const remote = r.remote_counts !== null;
   return {
@@ -162,13 +162,13 @@ export class PollStore {
   }
 
   async byId(id: string): Promise<Poll | undefined> {
-    const r = await this.db.one<Row>(`${SELECT} WHERE p.id = $1`, [id]);
+    const r = await this.db.one<PollRow>(`${SELECT} WHERE p.id = $1`, [id]);
     return r && toPoll(r);
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Poll>> {
     if (statusIds.length === 0) return new Map();
-    const rows = await this.db.rows<Row>(`${SELECT} WHERE p.status_id = ANY($1::bigint[])`, [statusIds]);
+    const rows = await this.db.rows<PollRow>(`${SELECT} WHERE p.status_id = ANY($1::bigint[])`, [statusIds]);
     return new Map(rows.map((r) => [r.status_id, toPoll(r)]));
   }
 

@@ -81,6 +81,45 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.status_counts_add(status bigint, d_replies integer, d_reblogs integer, d_favourites integer, d_quotes integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  INSERT INTO status_counts AS c (status_id, replies, reblogs, favourites, quotes) VALUES (status, d_replies, d_reblogs, d_favourites, d_quotes)
+  ON CONFLICT (status_id) DO UPDATE SET replies = c.replies + d_replies, reblogs = c.reblogs + d_reblogs,
+    favourites = c.favourites + d_favourites, quotes = c.quotes + d_quotes
+$function$;
+
+CREATE OR REPLACE FUNCTION public.status_counts_of_favourite()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP = 'INSERT' THEN PERFORM status_counts_add(NEW.status_id, 0, 0, 1, 0);
+  ELSE UPDATE status_counts SET favourites = favourites - 1 WHERE status_id = OLD.status_id; END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.status_counts_of_status()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  -- What the old row counted goes; what the new row counts comes.
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.deleted_at IS NULL THEN
+    IF OLD.reblog_of_id IS NOT NULL THEN PERFORM status_counts_add(OLD.reblog_of_id, 0, -1, 0, 0); END IF;
+    IF OLD.visibility <= 1 AND OLD.in_reply_to_id IS NOT NULL THEN PERFORM status_counts_add(OLD.in_reply_to_id, -1, 0, 0, 0); END IF;
+    IF OLD.visibility <= 1 AND OLD.quote_of_id IS NOT NULL THEN PERFORM status_counts_add(OLD.quote_of_id, 0, 0, 0, -1); END IF;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.deleted_at IS NULL THEN
+    IF NEW.reblog_of_id IS NOT NULL THEN PERFORM status_counts_add(NEW.reblog_of_id, 0, 1, 0, 0); END IF;
+    IF NEW.visibility <= 1 AND NEW.in_reply_to_id IS NOT NULL THEN PERFORM status_counts_add(NEW.in_reply_to_id, 1, 0, 0, 0); END IF;
+    IF NEW.visibility <= 1 AND NEW.quote_of_id IS NOT NULL THEN PERFORM status_counts_add(NEW.quote_of_id, 0, 0, 0, 1); END IF;
+  END IF;
+  IF TG_OP = 'DELETE' THEN DELETE FROM status_counts WHERE status_id = OLD.id; END IF;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.stream_conversation_event()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -283,6 +322,7 @@ CREATE TABLE favourites (
 );
 CREATE INDEX favourites_status ON favourites USING btree (status_id, id DESC);
 CREATE UNIQUE INDEX favourites_uri ON favourites USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER status_counts_favourite AFTER INSERT OR DELETE ON favourites FOR EACH ROW EXECUTE FUNCTION status_counts_of_favourite();
 
 CREATE TABLE follow_requests (
   id                bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -694,6 +734,15 @@ CREATE TABLE settings (
   CONSTRAINT settings_pkey PRIMARY KEY (key)
 );
 
+CREATE TABLE status_counts (
+  status_id  bigint NOT NULL,
+  replies    integer DEFAULT 0 NOT NULL,
+  reblogs    integer DEFAULT 0 NOT NULL,
+  favourites integer DEFAULT 0 NOT NULL,
+  quotes     integer DEFAULT 0 NOT NULL,
+  CONSTRAINT status_counts_pkey PRIMARY KEY (status_id)
+);
+
 CREATE TABLE status_edits (
   id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
   status_id          bigint NOT NULL,
@@ -796,6 +845,9 @@ CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WH
 CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
 CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
 CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER status_counts_delete AFTER DELETE ON statuses FOR EACH ROW EXECUTE FUNCTION status_counts_of_status();
+CREATE TRIGGER status_counts_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND (new.reblog_of_id IS NOT NULL OR new.in_reply_to_id IS NOT NULL OR new.quote_of_id IS NOT NULL)) EXECUTE FUNCTION status_counts_of_status();
+CREATE TRIGGER status_counts_update AFTER UPDATE OF deleted_at, visibility, reblog_of_id, in_reply_to_id, quote_of_id ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.reblog_of_id IS DISTINCT FROM new.reblog_of_id OR old.in_reply_to_id IS DISTINCT FROM new.in_reply_to_id OR old.quote_of_id IS DISTINCT FROM new.quote_of_id) EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER statuses_cache AFTER DELETE OR UPDATE ON statuses FOR EACH ROW EXECUTE FUNCTION status_cache_status();
 CREATE TRIGGER statuses_stream AFTER INSERT OR UPDATE OF deleted_at, history, edited_at ON statuses FOR EACH ROW EXECUTE FUNCTION stream_status_event();
 

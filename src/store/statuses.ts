@@ -270,9 +270,18 @@ export class StatusStore {
    * status, as clients show the boost in its place when they act on it or reply to it.
    */
   async readable(id: string, viewerId: string | null, throughBoost = false): Promise<Status | undefined> {
-    let s = await this.byId(id);
-    if (throughBoost && s?.reblogOfId && !s.deletedAt) s = await this.byId(s.reblogOfId);
-    return s && (await this.canSee(s, viewerId)) ? s : undefined;
+    if (!isId(id)) return undefined;
+    // One statement: the status (or, through a live boost, the boosted one) and the visibility rule.
+    const values: unknown[] = [id, throughBoost];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    const r = await this.db.one<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s
+       WHERE s.id = (SELECT CASE WHEN $2 AND x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)
+         AND ${visibleTo(v)}`,
+      values,
+      'prepared',
+    );
+    return r && toStatus(r);
   }
 
   /** Whether the viewer (null: anonymous) may read the status. */
@@ -389,6 +398,39 @@ export class StatusStore {
   }
 
   /** Replies to a status (direct children), oldest first. */
+  /**
+   * A status's thread in one statement: its ancestors the viewer may read (walking up from its parent, stopping at the
+   * first it may not, at most maxUp, oldest first), and its descendants breadth-first (each level in its parents'
+   * order, each parent's replies oldest first, only through replies the viewer may read and has not silenced), at most
+   * maxDown. A descendant deeper than maxDown cannot be among the first maxDown, so the walk stops there.
+   */
+  async thread(s: Status, viewerId: string | null, maxUp: number, maxDown: number): Promise<{ ancestors: Status[]; descendants: Status[] }> {
+    const values: unknown[] = [s.id, s.inReplyToId, maxUp, maxDown];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    const down = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
+    const rows = await this.db.rows<StatusRow & { part: string }>(
+      `WITH RECURSIVE up (id, parent, depth) AS (
+         SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = $2::bigint AND ${visibleTo(v)}
+         UNION ALL
+         SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < $3 AND ${visibleTo(v)}),
+       down (id, depth, path) AS (
+         SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = $1::bigint AND ${down}
+         UNION ALL
+         SELECT s.id, down.depth + 1, down.path || s.id FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < $4 AND ${down}),
+       picked AS (
+         (SELECT 'a' AS part, id, -depth AS k1, NULL::bigint[] AS k2 FROM up)
+         UNION ALL
+         (SELECT 'd', id, depth, path FROM down ORDER BY depth, path LIMIT $4))
+       SELECT p.part, ${STATUS_COLUMNS} FROM picked p JOIN statuses s ON s.id = p.id ORDER BY p.part, p.k1, p.k2`,
+      values,
+      'prepared',
+    );
+    const ancestors: Status[] = [];
+    const descendants: Status[] = [];
+    for (const r of rows) (r.part === 'a' ? ancestors : descendants).push(toStatus(r));
+    return { ancestors, descendants };
+  }
+
   async repliesTo(id: string, viewerId: string | null, limit: number): Promise<Status[]> {
     const values: unknown[] = [id];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;

@@ -156,7 +156,7 @@ export class TimelineStore {
   private async page(where: string, values: unknown[], page: PageQuery): Promise<Status[]> {
     const p = pageSql(page, 's.id', values);
     return p.newestFirst(
-      (await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values)).map(toStatus),
+      (await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values, 'prepared')).map(toStatus),
     );
   }
 }

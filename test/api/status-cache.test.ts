@@ -153,7 +153,9 @@ describe('the rendered-status cache across two nodes', () => {
     }
     // Listening again (it retries by itself), B caches again.
     await eventually(async () => {
-      const n = await a.app.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'stoa-auth %'`);
+      const n = await a.app.db.one<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'stoa-auth %'`,
+      );
       assert.equal(n?.n, 2);
     }, 15_000);
     let n = 0;

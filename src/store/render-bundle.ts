@@ -1,0 +1,206 @@
+// Everything a page of statuses needs to be rendered, in one statement (issue 19: at most 3 round trips a page):
+// the statuses asked for, the statuses they boost, the quoted statuses the viewer may read, their authors and
+// mentioned accounts (with the authors' follower/following/status counts), applications, counts, the viewer's flags,
+// media, polls with the viewer's votes, and reactions. Rows come back as JSON arrays (ids cast to text: our 64-bit ids
+// do not fit a JavaScript number) and are read through the same mappers as the stores' own queries.
+import { type Account, ACCOUNT_COLUMNS, type AccountDbRow, toAccount } from './accounts.js';
+import type { Database } from './db.js';
+import { type Media, type MediaRow, toMedia } from './media.js';
+import { type Poll, type PollRow, toPoll } from './polls.js';
+import type { ReactionSummary } from './reactions.js';
+import { STATUS_COLUMNS, type Status, type StatusRow, toStatus } from './statuses.js';
+import { notSilenced, visibleTo } from './visibility.js';
+
+/** What an account entity shows of our own records (entities/account.ts AccountCounts). */
+export interface AccountCounts {
+  readonly followers: number;
+  readonly following: number;
+  readonly statuses: number;
+  readonly lastStatusAt: Date | null;
+}
+
+export interface StatusCounts {
+  readonly replies: number;
+  readonly reblogs: number;
+  readonly favourites: number;
+  readonly quotes: number;
+}
+
+export interface ViewerFlags {
+  readonly favourited: ReadonlySet<string>;
+  readonly reblogged: ReadonlySet<string>;
+  readonly bookmarked: ReadonlySet<string>;
+  readonly pinned: ReadonlySet<string>;
+  readonly muted: ReadonlySet<string>;
+}
+
+export interface RenderBundle {
+  /** The statuses asked for, those they boost, and the quoted ones the viewer may read. */
+  readonly statuses: ReadonlyMap<string, Status>;
+  /** Quoted statuses (of those asked for) that the viewer may read. */
+  readonly quotesShown: ReadonlySet<string>;
+  /** Quoted statuses that were deleted. */
+  readonly quotesDeleted: ReadonlySet<string>;
+  readonly accounts: ReadonlyMap<string, Account>;
+  /** For the authors and the extra accounts asked for. */
+  readonly accountCounts: ReadonlyMap<string, AccountCounts>;
+  readonly apps: ReadonlyMap<string, { name: string; website: string | null }>;
+  readonly counts: ReadonlyMap<string, StatusCounts>;
+  /** null without a viewer. */
+  readonly flags: ViewerFlags | null;
+  readonly media: ReadonlyMap<string, Media[]>;
+  readonly polls: ReadonlyMap<string, Poll>;
+  /** Poll id → the viewer's choices; null without a viewer. */
+  readonly ownVotes: ReadonlyMap<string, number[]> | null;
+  readonly reactions: ReadonlyMap<string, ReactionSummary[]>;
+}
+
+const ID_COLUMNS = ['id', 'account_id', 'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'quote_of_id', 'application_id'];
+const JSON_STATUS_COLUMNS = ID_COLUMNS.reduce((cols, c) => cols.replace(new RegExp(`\\bs\\.${c}\\b`), `s.${c}::text AS ${c}`), STATUS_COLUMNS);
+const JSON_ACCOUNT_COLUMNS = ACCOUNT_COLUMNS.replace(/^a\.id,/, 'a.id::text AS id,');
+
+/**
+ * No one signed in is asked as account 0, which no account is: visibleTo('$2') then says what visibleTo(null) says
+ * (nobody follows, is mentioned by or is blocked by account 0), it has no flags or votes, and no reaction is its. One
+ * statement shape for both keeps the planner's work the same, without a branch on the parameter.
+ */
+const NOBODY = '0';
+
+/** $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders). */
+function bundleSql(): string {
+  const v = '$2::bigint';
+  // Each set of ids is one array (an InitPlan; the cast keeps `= ANY((SELECT ...))` from being read as a sublink), so every lookup below is an index scan with = ANY(array), as the
+  // stores' own queries are; a CTE relation joined with IN was planned as a hash join over whole tables.
+  const ids = '(SELECT a FROM ids)::bigint[]';
+  const counted = '(SELECT a FROM counted)::bigint[]';
+  return `WITH quoted AS (SELECT coalesce(array_agg(s.quote_of_id), '{}') AS a FROM statuses s WHERE s.id = ANY($1::bigint[]) AND s.quote_of_id IS NOT NULL),
+  qshown AS (SELECT coalesce(array_agg(s.id), '{}') AS a FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[])
+    AND ${visibleTo(v)}),
+  firsts AS (SELECT $1::bigint[] || (SELECT a FROM qshown) AS a),
+  ids AS (SELECT (SELECT a FROM firsts) || coalesce(array_agg(s.reblog_of_id), '{}') AS a FROM statuses s
+    WHERE s.id = ANY((SELECT a FROM firsts)::bigint[]) AND s.reblog_of_id IS NOT NULL),
+  st AS (SELECT ${JSON_STATUS_COLUMNS} FROM statuses s WHERE s.id = ANY(${ids})),
+  counted AS (SELECT ARRAY(SELECT DISTINCT x FROM unnest(ARRAY(SELECT s.account_id FROM statuses s WHERE s.id = ANY(${ids})) || $3::bigint[]) x) AS a),
+  acc AS (SELECT ${counted} || coalesce(array_agg(m.account_id), '{}') AS a FROM status_mentions m WHERE m.status_id = ANY(${ids})),
+  rx AS (SELECT r.status_id::text AS status_id, r.emoji, min(r.emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(r.account_id = ${v}), false) AS me,
+      (array_agg(r.account_id::text ORDER BY r.id))[1:40] AS accounts, min(r.id) AS first
+    FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND ${notSilenced(v, 'r.account_id')}
+    GROUP BY r.status_id, r.emoji)
+  SELECT
+    (SELECT json_agg(st) FROM st) AS statuses,
+    ARRAY(SELECT unnest(a)::text FROM qshown) AS quotes_shown,
+    ARRAY(SELECT s.id::text FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[]) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
+    (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])) x) AS accounts,
+    (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(fr.n, 0) AS followers, coalesce(fg.n, 0) AS following, coalesce(sc.n, 0) AS statuses,
+        sc.last AS last_status_at
+      FROM unnest(${counted}) AS t(id)
+      LEFT JOIN (SELECT target_account_id AS id, count(*)::int AS n FROM follows WHERE target_account_id = ANY(${counted}) GROUP BY 1) fr ON fr.id = t.id
+      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n FROM follows WHERE account_id = ANY(${counted}) GROUP BY 1) fg ON fg.id = t.id
+      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n, max(created_at) AS last FROM statuses
+                 WHERE account_id = ANY(${counted}) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) sc ON sc.id = t.id) x) AS account_counts,
+    (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
+    (SELECT json_agg(x) FROM (SELECT c.status_id::text AS id, c.replies, c.reblogs, c.favourites, c.quotes FROM status_counts c
+      WHERE c.status_id = ANY(${ids})) x) AS counts,
+    ARRAY(SELECT f.status_id::text FROM favourites f WHERE f.account_id = ${v} AND f.status_id = ANY(${ids})) AS favourited,
+    ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.account_id = ${v} AND r.reblog_of_id = ANY(${ids}) AND r.deleted_at IS NULL) AS reblogged,
+    ARRAY(SELECT b.status_id::text FROM bookmarks b WHERE b.account_id = ${v} AND b.status_id = ANY(${ids})) AS bookmarked,
+    ARRAY(SELECT p.status_id::text FROM pins p WHERE p.account_id = ${v} AND p.status_id = ANY(${ids})) AS pinned,
+    -- Which statuses lie in a muted thread is walked only for a viewer who muted some.
+    CASE WHEN EXISTS (SELECT 1 FROM thread_mutes t0 WHERE t0.account_id = ${v})
+      THEN ARRAY(SELECT DISTINCT i::text FROM unnest(${ids}) i WHERE thread_root(i) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = ${v}))
+      ELSE '{}'::text[] END AS muted,
+    (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
+        m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
+      FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND NOT m.removed) x) AS media,
+    (SELECT json_agg(x) FROM (SELECT p.id::text AS id, p.status_id::text AS status_id, p.account_id::text AS account_id, p.options, p.multiple,
+        p.hide_totals, p.expires_at, p.remote_counts, p.remote_voters,
+        ARRAY(SELECT (SELECT count(*)::int FROM poll_votes v WHERE v.poll_id = p.id AND v.choice = i - 1) FROM generate_subscripts(p.options, 1) AS i ORDER BY i) AS counts,
+        (SELECT count(DISTINCT account_id)::int FROM poll_votes v WHERE v.poll_id = p.id) AS voters
+      FROM polls p WHERE p.status_id = ANY(${ids})) x) AS polls,
+    (SELECT json_agg(x) FROM (SELECT v.poll_id::text AS poll_id, array_agg(v.choice ORDER BY v.choice) AS choices FROM poll_votes v
+      WHERE v.account_id = ${v} AND v.poll_id = ANY(ARRAY(SELECT p.id FROM polls p WHERE p.status_id = ANY(${ids}))) GROUP BY v.poll_id) x) AS own_votes,
+    (SELECT json_agg(rx ORDER BY rx.status_id, rx.n DESC, rx.first) FROM rx) AS reactions`;
+}
+
+interface BundleRow {
+  [k: string]: unknown;
+  statuses: StatusRow[] | null;
+  quotes_shown: string[];
+  quotes_deleted: string[];
+  accounts: AccountDbRow[] | null;
+  account_counts: { id: string; followers: number; following: number; statuses: number; last_status_at: string | null }[] | null;
+  apps: { id: string; name: string; website: string | null }[] | null;
+  counts: { id: string; replies: number; reblogs: number; favourites: number; quotes: number }[] | null;
+  favourited: string[];
+  reblogged: string[];
+  bookmarked: string[];
+  pinned: string[];
+  muted: string[];
+  media: MediaRow[] | null;
+  polls: PollRow[] | null;
+  own_votes: { poll_id: string; choices: number[] }[] | null;
+  reactions: { status_id: string; emoji: string; url: string | null; n: number; me: boolean; accounts: string[] }[] | null;
+}
+
+/** JSON carries timestamps as text: the mappers want Dates. */
+function dates<R extends Record<string, unknown>>(r: R, keys: readonly string[]): R {
+  const out: Record<string, unknown> = { ...r };
+  for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
+  return out as R;
+}
+
+const STATUS_DATES = ['created_at', 'edited_at', 'deleted_at'];
+const ACCOUNT_DATES = ['created_at', 'updated_at', 'published_at', 'fetched_at', 'deleted_at', 'suspended_at', 'silenced_at', 'sensitized_at'];
+
+export class RenderBundleStore {
+  private readonly sql = bundleSql();
+
+  constructor(private readonly db: Database) {}
+
+  /** One round trip: what rendering `statusIds` (and showing `accountIds`) as `viewerId` needs. */
+  async load(statusIds: readonly string[], viewerId: string | null, accountIds: readonly string[] = []): Promise<RenderBundle> {
+    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds], 'prepared'))!;
+    const media = new Map<string, Media[]>();
+    for (const row of r.media ?? []) {
+      const m = toMedia(row);
+      const list = media.get(m.statusId!) ?? [];
+      list.push(m);
+      media.set(m.statusId!, list);
+    }
+    const polls = new Map((r.polls ?? []).map((p) => [p.status_id, toPoll(dates(p, ['expires_at']))]));
+    const reactions = new Map<string, ReactionSummary[]>();
+    for (const x of r.reactions ?? []) {
+      const list = reactions.get(x.status_id) ?? [];
+      list.push({ name: x.emoji, url: x.url, count: x.n, me: x.me, accountIds: x.accounts });
+      reactions.set(x.status_id, list);
+    }
+    return {
+      statuses: new Map((r.statuses ?? []).map((s) => [s.id, toStatus(dates(s, STATUS_DATES))])),
+      quotesShown: new Set(r.quotes_shown),
+      quotesDeleted: new Set(r.quotes_deleted),
+      accounts: new Map((r.accounts ?? []).map((a) => [a.id, toAccount(dates(a, ACCOUNT_DATES))])),
+      accountCounts: new Map(
+        (r.account_counts ?? []).map((c) => [
+          c.id,
+          { followers: c.followers, following: c.following, statuses: c.statuses, lastStatusAt: c.last_status_at ? new Date(c.last_status_at) : null },
+        ]),
+      ),
+      apps: new Map((r.apps ?? []).map((a) => [a.id, { name: a.name, website: a.website }])),
+      counts: new Map((r.counts ?? []).map((c) => [c.id, c])),
+      flags:
+        viewerId === null
+          ? null
+          : {
+              favourited: new Set(r.favourited),
+              reblogged: new Set(r.reblogged),
+              bookmarked: new Set(r.bookmarked),
+              pinned: new Set(r.pinned),
+              muted: new Set(r.muted),
+            },
+      media,
+      polls,
+      ownVotes: viewerId === null ? null : new Map((r.own_votes ?? []).map((v) => [v.poll_id, v.choices])),
+      reactions,
+    };
+  }
+}
