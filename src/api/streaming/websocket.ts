@@ -19,6 +19,23 @@ interface SocketData {
   readonly query: string;
 }
 
+/**
+ * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
+ * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
+ */
+const recentFrames = new Map<string, { readonly payload: string; readonly frame: string }>();
+const RECENT_FRAMES_MAX = 64;
+
+function frameOf(stream: readonly string[], event: string, payload: string): string {
+  const key = `${event}\u0000${stream.join('\u0000')}`;
+  const hit = recentFrames.get(key);
+  if (hit !== undefined && hit.payload === payload) return hit.frame;
+  const frame = JSON.stringify({ stream, event, payload });
+  if (hit === undefined && recentFrames.size >= RECENT_FRAMES_MAX) recentFrames.clear();
+  recentFrames.set(key, { payload, frame });
+  return frame;
+}
+
 class WsClient implements StreamClient {
   readonly subs = new Map<string, Subscription>();
   closed = false;
@@ -41,7 +58,7 @@ class WsClient implements StreamClient {
   }
 
   send(stream: readonly string[], event: string, payload: string): void {
-    this.raw(JSON.stringify({ stream, event, payload }));
+    this.raw(frameOf(stream, event, payload));
   }
 
   raw(text: string): void {
