@@ -84,14 +84,17 @@ const EnvSchema = z.object({
     .url()
     .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL')
     .optional(),
-  S3_REGION: z.string().regex(/^[a-z0-9-]{1,40}$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, 'must be a region name such as us-east-1')
+    .default('us-east-1'),
   AWS_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
   AWS_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
   // Where clients load uploads and members' images straight from the bucket (a CDN or the bucket's public host);
   // absent, the server serves them itself. Remote media always go through the server's proxy.
   S3_ALIAS_HOST: z
     .string()
-    .regex(/^[a-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~\/-]*)?$/i, 'must be a host name, optionally with :port and a path')
+    .regex(/^[a-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/i, 'must be a host name, optionally with :port and a path')
     .optional(),
   S3_PROTOCOL: z.enum(['http', 'https']).default('https'),
   // Mastodon's: true switches a custom S3_ENDPOINT from path-style (MinIO-likes) to virtual-host addressing.

@@ -12,7 +12,11 @@ export function isFileBody(b: unknown): b is FileBody {
  * The reply for a file of `size` bytes, honouring a single `Range: bytes=…` (206, or 416 when unsatisfiable); a
  * header we do not understand (several ranges, other units) is ignored and the whole file sent, as RFC 9110 allows.
  */
-export function fileReply(file: { readonly size: number; readonly read: FileBody['read'] }, range: string | undefined, headers: Readonly<Record<string, string>>): Reply {
+export function fileReply(
+  file: { readonly size: number; readonly read: FileBody['read'] },
+  range: string | undefined,
+  headers: Readonly<Record<string, string>>,
+): Reply {
   const { size, read } = file;
   const base = { ...headers, 'Accept-Ranges': 'bytes' };
   const r = range === undefined ? null : parseRange(range, size);

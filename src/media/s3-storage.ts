@@ -35,7 +35,8 @@ export class S3Storage implements MediaStorage {
       region: o.region,
       ...(o.endpoint !== undefined && { endpoint: o.endpoint }),
       forcePathStyle: o.forcePathStyle,
-      ...(o.accessKeyId !== undefined && o.secretAccessKey !== undefined && { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }),
+      ...(o.accessKeyId !== undefined &&
+        o.secretAccessKey !== undefined && { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }),
       requestHandler: { connectionTimeout: o.openTimeoutMs, requestTimeout: o.readTimeoutMs },
       // A failed call is answered (a 404 or 502 for the file) rather than retried for long behind a waiting client.
       maxAttempts: 2,
@@ -48,7 +49,9 @@ export class S3Storage implements MediaStorage {
       await this.putBuffer(probe, Buffer.from('ok'), 'text/plain');
       await this.delete(probe);
     } catch (e) {
-      throw new StorageUnusableError(`media storage: the bucket ${this.where} cannot be written (${(e as Error).name}: ${(e as Error).message}); check S3_BUCKET, S3_ENDPOINT and the keys`);
+      throw new StorageUnusableError(
+        `media storage: the bucket ${this.where} cannot be written (${(e as Error).name}: ${(e as Error).message}); check S3_BUCKET, S3_ENDPOINT and the keys`,
+      );
     }
   }
 
