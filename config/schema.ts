@@ -79,6 +79,38 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
   TRUST_PROXY: flag.default(false),
   // A bearer secret for /metrics; short ones are refused, the endpoint shows the server's inner workings.
+  // Media storage (src/media/storage.ts): a local directory (the default, STOA_DATA_DIR/media) or, with S3_ENABLED, an
+  // S3-compatible bucket under Mastodon's variable names. Every node of a cluster must use the same one.
+  MEDIA_DIR: z.string().min(1).optional(),
+  S3_ENABLED: flag.default(false),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)')
+    .optional(),
+  S3_ENDPOINT: z
+    .string()
+    .url()
+    .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL')
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, 'must be a region name such as us-east-1')
+    .default('us-east-1'),
+  AWS_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+  // Where clients load uploads and members' images straight from the bucket (a CDN or the bucket's public host);
+  // absent, the server serves them itself. Remote media always go through the server's proxy.
+  S3_ALIAS_HOST: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/i, 'must be a host name, optionally with :port and a path')
+    .optional(),
+  S3_PROTOCOL: z.enum(['http', 'https']).default('https'),
+  // Mastodon's: true switches a custom S3_ENDPOINT from path-style (MinIO-likes) to virtual-host addressing.
+  S3_OVERRIDE_PATH_STYLE: flag.default(false),
+  // Accepted for Mastodon's env files: every file is already one PUT (40 MiB at most, no multipart upload).
+  S3_FORCE_SINGLE_REQUEST: flag.default(false),
+  S3_OPEN_TIMEOUT: positiveInt(1, 300).default(5),
+  S3_READ_TIMEOUT: positiveInt(1, 300).default(5),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   METRICS_LISTEN: z
     .string()
@@ -157,6 +189,12 @@ export interface Config {
     /** The largest remote video or audio file the media proxy keeps; a larger one is passed through range by range. */
     readonly mediaProxyCacheMaxBytes: number;
   };
+  readonly media: {
+    /** Where files are kept: a local directory, or an S3-compatible bucket (then `dir` is unused). */
+    readonly storage: LocalMediaStorage | S3MediaStorage;
+    /** S3_ALIAS_HOST as an origin and path (`https://files.example`): uploads and members' images are loaded there. */
+    readonly publicUrl: string | undefined;
+  };
   readonly shutdownGraceMs: number;
   readonly trustProxy: boolean;
   /** /metrics: off unless a token (served by the main server) or a listen address (a separate listener) is given. */
@@ -168,6 +206,23 @@ export interface Config {
   };
 }
 
+export interface LocalMediaStorage {
+  readonly kind: 'local';
+  readonly dir: string;
+}
+
+export interface S3MediaStorage {
+  readonly kind: 's3';
+  readonly bucket: string;
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  readonly forcePathStyle: boolean;
+  readonly openTimeoutMs: number;
+  readonly readTimeoutMs: number;
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -177,6 +232,8 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+const SECRETS = new Set(['AWS_SECRET_ACCESS_KEY', 'METRICS_TOKEN']);
 
 type Env = Record<string, string | undefined>;
 
@@ -191,7 +248,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(variable, `${describe(issue.message)} (got ${JSON.stringify(raw[variable])})`);
+    // A secret is not written to the log, even a wrong one.
+    const got = SECRETS.has(variable) ? `a value of ${raw[variable]?.length ?? 0} characters` : JSON.stringify(raw[variable]);
+    throw new ConfigError(variable, `${describe(issue.message)} (got ${got})`);
   }
   const e = parsed.data;
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -207,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.MAX_BODY_BYTES_IN_FLIGHT < largestBody) {
     throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT', `must be at least the largest body limit (${largestBody}) (got ${e.MAX_BODY_BYTES_IN_FLIGHT})`);
   }
+  const dataDir = path.resolve(e.STOA_DATA_DIR);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -215,7 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     localDomain,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
-    dataDir: path.resolve(e.STOA_DATA_DIR),
+    dataDir,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     instance: Object.freeze({
@@ -253,10 +313,34 @@ export function loadConfig(env: Env = process.env): Config {
       mediaProxyRetryMs: e.MEDIA_PROXY_RETRY_MS,
       mediaProxyCacheMaxBytes: e.MEDIA_PROXY_CACHE_MAX_BYTES,
     }),
+    media: Object.freeze({
+      storage: Object.freeze(mediaStorage(e, dataDir)),
+      publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
+    }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustProxy: e.TRUST_PROXY,
     metrics: Object.freeze({ token: e.METRICS_TOKEN, listen: e.METRICS_LISTEN === undefined ? undefined : hostPort(e.METRICS_LISTEN) }),
   });
+}
+
+function mediaStorage(e: z.infer<typeof EnvSchema>, dataDir: string): LocalMediaStorage | S3MediaStorage {
+  if (!e.S3_ENABLED) return { kind: 'local', dir: path.resolve(e.MEDIA_DIR ?? path.join(dataDir, 'media')) };
+  if (e.S3_BUCKET === undefined) throw new ConfigError('S3_BUCKET', 'must be set when S3_ENABLED is true');
+  // Both keys or neither (then the SDK's own chain: an instance role, ~/.aws); a secret is never echoed back.
+  if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
+    throw new ConfigError(e.AWS_ACCESS_KEY_ID === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY', 'must be set with its pair');
+  }
+  return {
+    kind: 's3',
+    bucket: e.S3_BUCKET,
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION,
+    accessKeyId: e.AWS_ACCESS_KEY_ID,
+    secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+    forcePathStyle: e.S3_ENDPOINT !== undefined && !e.S3_OVERRIDE_PATH_STYLE,
+    openTimeoutMs: e.S3_OPEN_TIMEOUT * 1000,
+    readTimeoutMs: e.S3_READ_TIMEOUT * 1000,
+  };
 }
 
 function hostPort(v: string): { host: string; port: number } {

@@ -46,7 +46,7 @@ import type { IdentityStatementStore } from './store/identity-statements.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
 import { WebAuth } from './web/session.js';
-import { wire } from './wiring.js';
+import { mediaStorage, wire } from './wiring.js';
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */
 const HISTORY_SWEEP_EVERY_MS = 3_600_000;
@@ -107,8 +107,12 @@ export interface StartOptions {
 
 export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
+  // Before anything else: a server that cannot keep uploads must not start and fail on each one later.
+  const storage = mediaStorage(config);
+  await storage.check();
+  log.info({ kind: storage.kind, where: storage.where }, 'media storage ready');
   const { db, stopEmbedded } = await openDatabase(config, log, { dieWithProcess: opts.embeddedDiesWithProcess ?? false });
-  const w = await wire(config, log, db, clock);
+  const w = await wire(config, log, db, clock, storage);
   const firstAdmin = await ensureFirstAdmin(w.users, config);
   const { fedLog } = w;
 

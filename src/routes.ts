@@ -249,7 +249,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
     mount(
       ['/api/v1/media', '/api/v2/media', '/system/media'],
       takingFiles(
-        mediaRoutes({ baseUrl: config.baseUrl, multipartBytes: config.limits.multipartBytes, media: w.media, ...uploads }),
+        mediaRoutes({ baseUrl: config.baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: w.media, ...uploads }),
         'POST /api/v1/media',
         'POST /api/v2/media',
       ),
@@ -262,6 +262,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         media: w.media,
         statuses: w.statuses,
         files: w.mediaFiles,
+        locks: w.mediaFetchLocks,
         urls: w.mediaUrls,
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
@@ -279,6 +280,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         accounts: w.accounts,
         images: w.remoteImages,
         files: w.mediaFiles,
+        locks: w.mediaFetchLocks,
         http: w.httpClient,
         signer: w.localActors.instanceSigner,
         rejectsMediaFrom: (hosts) => w.domainBlocks.rejectsMediaFrom(hosts),

@@ -21,7 +21,10 @@ import { RemoteActors } from './federation/remote-actors.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
+import { LocalStorage } from './media/local-storage.js';
 import { MediaFiles } from './media/media-files.js';
+import { S3Storage } from './media/s3-storage.js';
+import type { MediaStorage } from './media/storage.js';
 import { sweepStaleTempFiles, tempDirOf } from './media/temp-files.js';
 import { TokenCache } from './oauth/token-cache.js';
 import { TokenUsage } from './oauth/token-usage.js';
@@ -37,6 +40,7 @@ import { DeliveryStore } from './store/deliveries.js';
 import { HistoryJobStore } from './store/history-jobs.js';
 import { FollowStore } from './store/follows.js';
 import { HistoryPruneStore } from './store/history-prune.js';
+import { MediaFetchLocks } from './store/media-fetch-locks.js';
 import { HistorySettingsStore } from './store/history-settings.js';
 import { IdentityStatementStore } from './store/identity-statements.js';
 import { CachedInstanceCounts } from './store/instance-stats.js';
@@ -134,7 +138,13 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
 /** A temporary file untouched for this long belongs to no live request. */
 const STALE_TEMP_MS = 60 * 60_000;
 
-export async function wire(config: Config, log: Logger, db: Database, clock: Clock) {
+/** The configured media storage (a directory, or an S3-compatible bucket), shared by every node of a cluster. */
+export function mediaStorage(config: Config): MediaStorage {
+  const s = config.media.storage;
+  return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
+}
+
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config)) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -155,7 +165,10 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const verifyPool = new VerifyPool(config.verifyPool);
   const uris = new LocalUris(config);
   const rsa = new RsaSigner(config.verifyPool.maxQueue);
-  const mediaFiles = new MediaFiles(config.dataDir);
+  const mediaFiles = new MediaFiles(storage);
+  // First fetches of remote files, once for the cluster: a quarter of the pool at most (each holds a connection),
+  // a wait as long as another node's fetch may take (the fetch's bound, and time to store it).
+  const mediaFetchLocks = new MediaFetchLocks(db, Math.max(1, Math.floor(config.databasePoolMax / 4)), config.federation.fetchTimeoutMs + 5_000);
   // Re-encoding uploaded images: one thread is plenty for a small server, two at most beside the event loop.
   const imagePool = new ImagePool({ maxThreads: Math.min(2, config.verifyPool.maxThreads), maxQueue: 64, idleTimeoutMs: 60_000 });
   // Temporary files a killed process left (uploads in flight); in the background, as nothing waits on it.
@@ -263,7 +276,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
 
   // How clients see it: entities rendered a page at a time.
   const accountViews = new AccountViews(s.follows, config);
-  const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'));
+  const mediaUrls = new MediaUrls(config.baseUrl, await s.settings.secret('media_proxy_secret'), config.media.publicUrl);
   // Web Push: one VAPID key pair for the cluster, and the key that seals subscriptions' access tokens.
   const vapid = await s.settings.generated<VapidKeys>(VAPID_SETTING, newVapidKeys);
   const pushTokenKey = await s.settings.secret('push_token_key');
@@ -293,6 +306,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     uris,
     rsa,
     mediaFiles,
+    mediaFetchLocks,
     imagePool,
     localActors,
     httpClient,

@@ -1,6 +1,7 @@
 // The remote media proxy (GET /media_proxy/:id): a remote post's attachment is fetched from its origin on first
 // view (through the SSRF-guarded, size-capped client, signed as the instance actor), its bytes must be the kind the
-// post announced, and it is kept under the data directory and served from then on. A video or audio file larger than
+// post announced, and it is kept on the media storage (shared by the cluster) and served from then on, by every node:
+// one origin fetch per file for the cluster (store/media-fetch-locks.ts). A video or audio file larger than
 // MEDIA_PROXY_CACHE_MAX_BYTES is never kept: it is passed through range by range while played (media-pass-through.ts).
 // Only to whoever may read the post (store/statuses.ts canSee), as Mastodon's MediaProxyController authorises the
 // status: a public or unlisted post's media to anyone; a followers-only or direct post's to a request carrying the
@@ -17,6 +18,7 @@ import { route, type Authenticate, type Reply, type Route } from '../http/types.
 import type { Logger } from '../log.js';
 import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
+import type { MediaFetchLocks } from '../store/media-fetch-locks.js';
 import { RecentFailures } from '../media/recent-failures.js';
 import { SingleFlight } from '../media/single-flight.js';
 import { sniff } from '../media/sniff.js';
@@ -42,6 +44,8 @@ export interface MediaProxyDeps {
   readonly media: MediaStore;
   readonly statuses: StatusStore;
   readonly files: MediaFiles;
+  /** One first fetch of a file for the whole cluster. */
+  readonly locks: MediaFetchLocks;
   readonly urls: MediaUrls;
   readonly http: HttpClient;
   readonly signer: Signer;
@@ -102,8 +106,12 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
       // The bytes decide what is served: a remote "image" that is really HTML (or anything else) is not passed on.
       if (!kind || !fits(m.type, kind.type)) throw new FetchError('unsupported', 'media_type_mismatch', url);
       const fileName = await d.files.save(res.body, kind.contentType);
-      if (await d.media.cached(m.id, m.fileName, fileName, res.body.length, kind.contentType)) return { fileName, contentType: kind.contentType };
-      // Kept meanwhile by a fetch on another node: serve that one, drop ours.
+      if (await d.media.cached(m.id, m.fileName, fileName, res.body.length, kind.contentType)) {
+        // A copy whose file had gone from the storage is replaced: the old name is dropped too (a no-op if gone).
+        if (m.fileName) await d.files.remove(m.fileName);
+        return { fileName, contentType: kind.contentType };
+      }
+      // Kept meanwhile by a fetch on another node that did not wait for the lock: serve that one, drop ours.
       await d.files.remove(fileName);
       const kept = await d.media.byId(m.id);
       return kept?.fileName ? { fileName: kept.fileName, contentType: kept.contentType } : { refused: 'The attachment is gone' };
@@ -129,11 +137,12 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
         if (await d.rejectsMedia(p.authorId, m.remoteUrl!)) return failed('The server does not accept media from this domain');
         const serve = async (fileName: string, contentType: string) => {
           const f = await d.files.locate(fileName);
-          return f && fileReply(f.path, f.size, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
+          return f && fileReply(f, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
         };
         const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
         if (kept) return kept;
-        // Not kept yet (or its file was removed from disk): fetched now, once however many ask at the same time.
+        // Not kept yet (or its file was removed from the storage): fetched now, once however many ask at the same time
+        // on whichever nodes.
         const remembered = refused.get(m.id);
         if (remembered !== undefined) return failed(remembered);
         const cache = open ? 'public, max-age=86400' : PRIVATE_CACHE;
@@ -142,7 +151,15 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
           return 'refused' in part ? failed(part.refused) : part;
         };
         if (oversized.get(m.id)) return streamed();
-        const got = await fetching.run(m.id, () => fetchFile(m, m.remoteUrl!));
+        // Under the cluster's lock the row is read again: a node that waited serves the copy the first one kept.
+        const got = await fetching.run(m.id, () =>
+          d.locks.once(`media:${m.id}`, async (): Promise<Fetched> => {
+            const now = await d.media.byId(m.id);
+            if (!now) return { refused: 'The attachment is gone' };
+            if (now.fileName && (await d.files.locate(now.fileName))) return { fileName: now.fileName, contentType: now.contentType };
+            return fetchFile(now, m.remoteUrl!);
+          }),
+        );
         if ('tooLarge' in got) {
           oversized.set(m.id, true);
           return streamed();

@@ -32,6 +32,8 @@ export function mediaHeaders(contentType: string, cacheControl = 'public, max-ag
 
 export interface MediaApiDeps extends UploadDeps {
   readonly baseUrl: string;
+  /** S3_ALIAS_HOST's origin: uploads are loaded from there rather than from /system/media. */
+  readonly publicUrl: string | undefined;
   /** MAX_MULTIPART_BYTES: the files an upload may carry follow from it (media/limits.ts). */
   readonly multipartBytes: number;
   readonly media: MediaStore;
@@ -43,7 +45,7 @@ function file(v: unknown): UploadedFile | null {
 
 export function mediaRoutes(d: MediaApiDeps): Route[] {
   const limits = uploadLimits(d.multipartBytes);
-  const entity = (m: Media) => mediaEntity(m, mediaUrl(m, d.baseUrl));
+  const entity = (m: Media) => mediaEntity(m, mediaUrl(m, d.baseUrl, d.publicUrl));
   const own = async (req: Request, who: MemberPrincipal): Promise<Media> => {
     const owner = who.record.user.accountId;
     const id = req.params['id']!;
@@ -81,10 +83,10 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     });
     return json(200, entity(m));
   };
-  /** An upload's file, streamed from disk (with byte ranges, for players that seek); undefined when it is gone. */
+  /** An upload's file, streamed from storage (with byte ranges, for players that seek); undefined when it is gone. */
   const serveFile = async (req: Request, fileName: string, contentType: string): Promise<Reply | undefined> => {
     const f = await d.files.locate(fileName);
-    return f && fileReply(f.path, f.size, req.headers['range'], mediaHeaders(contentType));
+    return f && fileReply(f, req.headers['range'], mediaHeaders(contentType));
   };
 
   return [

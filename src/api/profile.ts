@@ -100,7 +100,7 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
     const name = req.params['name']!;
     const f = (await d.accounts.profileImage(kind, name)) ? await d.files.locate(name) : undefined;
     if (!f) throw Errors.routeNotFound();
-    return fileReply(f.path, f.size, req.headers['range'], {
+    return fileReply(f, req.headers['range'], {
       'Content-Type': MediaFiles.contentTypeOf(name),
       'Cache-Control': 'public, max-age=31536000, immutable',
       'X-Content-Type-Options': 'nosniff',

@@ -1,5 +1,6 @@
 // Remote avatars and headers through our own server: fetched on first view (through the SSRF-guarded, size-capped
-// client; the bytes must be an image), kept under the data directory, and served from then on. Clients never load
+// client; the bytes must be an image), kept on the media storage shared by the cluster, and served from then on by
+// every node; one origin fetch per image for the cluster (store/media-fetch-locks.ts). Clients never load
 // images from other servers, which would tell those servers who looks at whom (entities/account.ts remoteImageUrl). An image that cannot be fetched is
 // answered with the default one for a while rather than fetched again on every view.
 import type { Config } from '../../config/schema.js';
@@ -10,7 +11,8 @@ import type { HttpClient, Signer } from '../federation/http-client.js';
 import { fileReply } from '../http/file-body.js';
 import type { Reply, Route } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { MediaFiles } from '../media/media-files.js';
+import type { LocatedFile, MediaFiles } from '../media/media-files.js';
+import type { MediaFetchLocks } from '../store/media-fetch-locks.js';
 import { SingleFlight } from '../media/single-flight.js';
 import { RecentFailures } from '../media/recent-failures.js';
 import { sniff } from '../media/sniff.js';
@@ -28,6 +30,7 @@ export interface RemoteImageDeps {
   readonly accounts: AccountStore;
   readonly images: RemoteImageStore;
   readonly files: MediaFiles;
+  readonly locks: MediaFetchLocks;
   readonly http: HttpClient;
   readonly signer: Signer;
   /** The operator's federation policy: true when media from any of these hosts is rejected (kept images included). */
@@ -46,7 +49,8 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
       const kind = sniff(res.body);
       if (kind?.type !== 'image') throw new FetchError('unsupported', 'not_an_image', url);
       const fileName = await d.files.save(res.body, kind.contentType);
-      await d.images.put(url, fileName, kind.contentType, res.body.length);
+      const replaced = await d.images.put(url, fileName, kind.contentType, res.body.length);
+      if (replaced && replaced !== fileName) await d.files.remove(replaced);
       return { url, fileName, contentType: kind.contentType };
     } catch (e) {
       if (!(e instanceof FetchError)) throw e;
@@ -56,11 +60,21 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
     }
   };
 
-  const image = async (url: string): Promise<RemoteImage | null> => {
-    const kept = await d.images.byUrl(url);
+  /** The kept copy if its file is on the storage (a row whose file is gone is fetched again). */
+  const keptCopy = async (url: string): Promise<{ got: RemoteImage; f: LocatedFile } | undefined> => {
+    const got = await d.images.byUrl(url);
+    const f = got && (await d.files.locate(got.fileName));
+    return got && f ? { got, f } : undefined;
+  };
+
+  const image = async (url: string): Promise<{ got: RemoteImage; f: LocatedFile } | undefined> => {
+    const kept = await keptCopy(url);
     if (kept) return kept;
-    if (failed.get(url)) return null;
-    return inFlight.run(url, () => fetchImage(url));
+    if (failed.get(url)) return undefined;
+    // Under the cluster's lock, looked up again: another node may have kept it while this one waited.
+    const got = await inFlight.run(url, () => d.locks.once(`image:${url}`, async () => (await keptCopy(url))?.got ?? (await fetchImage(url))));
+    const f = got && (await d.files.locate(got.fileName));
+    return got && f ? { got, f } : undefined;
   };
 
   const fallback = (kind: keyof typeof KINDS): Reply => ({
@@ -83,10 +97,10 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
         if (!url) return fallback(kind);
         // reject_media covers avatars and headers as in Mastodon: the default image, nothing fetched.
         if (await d.rejectsMediaFrom([a.domain, hostOf(url)])) return fallback(kind);
-        const got = await image(url);
-        const f = got && (await d.files.locate(got.fileName));
-        if (!got || !f) return fallback(kind);
-        return fileReply(f.path, f.size, req.headers['range'], {
+        const kept = await image(url);
+        if (!kept) return fallback(kind);
+        const { got, f } = kept;
+        return fileReply(f, req.headers['range'], {
           'Content-Type': got.contentType,
           // The address changes with the image (?v=), so a copy may be kept long.
           'Cache-Control': 'public, max-age=604800',

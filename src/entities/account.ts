@@ -41,7 +41,7 @@ export interface AccountCounts {
 
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
   const remote = !!a.domain;
-  // Remote images go through our proxy; local ones are served from the data directory.
+  // Remote images go through our proxy; local ones are served from the media storage.
   const avatar =
     (remote
       ? a.avatarRemoteUrl && remoteImageUrl(config, a.id, 'avatar', a.avatarRemoteUrl)

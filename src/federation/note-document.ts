@@ -96,7 +96,7 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
     attachment: (p.media ?? []).map((m) => ({
       type: 'Document',
       mediaType: m.contentType,
-      url: mediaUrl(m, config.baseUrl),
+      url: mediaUrl(m, config.baseUrl, config.media.publicUrl),
       name: m.description,
       ...(m.width && m.height ? { width: m.width, height: m.height } : {}),
       focalPoint: [m.focusX, m.focusY],

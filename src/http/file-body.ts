@@ -1,5 +1,5 @@
 // Files as response bodies: a handler returns where the bytes are (and which range of them) instead of the bytes,
-// and the front end streams them from disk with backpressure (stream-file.ts). A 40 MiB video then costs one 64 KiB
+// and the front end streams them from storage (a local directory or a bucket) with backpressure (stream-file.ts). A 40 MiB video then costs one 64 KiB
 // buffer per download rather than 40 MiB, and players that seek (Safari and iOS need it to play video at all) get
 // the byte ranges they ask for.
 import type { FileBody, Reply } from './types.js';
@@ -12,7 +12,12 @@ export function isFileBody(b: unknown): b is FileBody {
  * The reply for a file of `size` bytes, honouring a single `Range: bytes=…` (206, or 416 when unsatisfiable); a
  * header we do not understand (several ranges, other units) is ignored and the whole file sent, as RFC 9110 allows.
  */
-export function fileReply(path: string, size: number, range: string | undefined, headers: Readonly<Record<string, string>>): Reply {
+export function fileReply(
+  file: { readonly size: number; readonly read: FileBody['read'] },
+  range: string | undefined,
+  headers: Readonly<Record<string, string>>,
+): Reply {
+  const { size, read } = file;
   const base = { ...headers, 'Accept-Ranges': 'bytes' };
   const r = range === undefined ? null : parseRange(range, size);
   if (r === 'unsatisfiable') return { status: 416, headers: { ...base, 'Content-Range': `bytes */${size}` }, body: '' };
@@ -20,10 +25,10 @@ export function fileReply(path: string, size: number, range: string | undefined,
     return {
       status: 206,
       headers: { ...base, 'Content-Range': `bytes ${r.start}-${r.end}/${size}` },
-      body: { kind: 'file', path, start: r.start, end: r.end },
+      body: { kind: 'file', read, start: r.start, end: r.end },
     };
   if (size === 0) return { status: 200, headers: base, body: '' };
-  return { status: 200, headers: base, body: { kind: 'file', path, start: 0, end: size - 1 } };
+  return { status: 200, headers: base, body: { kind: 'file', read, start: 0, end: size - 1 } };
 }
 
 const RANGE = /^bytes=(\d{0,15})-(\d{0,15})$/;

@@ -1,11 +1,9 @@
-// Streams a byte range of a file into a uWS response: one buffer of at most 64 KiB per response, the next chunk read
-// only once the socket took the last one (tryEnd + onWritable), and the file closed whatever happens. The status
-// line and headers are written by the caller's `head`, in the first cork.
-import { open, type FileHandle } from 'node:fs/promises';
+// Streams a byte range of a stored file (a local file or an object in a bucket) into a uWS response: the next chunk
+// is pulled only once the socket took the last one (tryEnd + onWritable), and the source closed whatever happens
+// (a bucket's download aborted with the request). The status line and headers are written by the caller's `head`,
+// in the first cork.
 import type { FileBody } from './types.js';
 import type { HttpResponse } from './uws.js';
-
-const CHUNK = 64 * 1024;
 
 export type StreamOutcome =
   /** Nothing was written: the caller answers instead. */
@@ -16,27 +14,25 @@ export type StreamOutcome =
 
 /** `signal` aborts when uWS reports the client gone; `res` must not be touched after that. */
 export async function streamFile(res: HttpResponse, file: FileBody, signal: AbortSignal, head: () => void): Promise<StreamOutcome> {
-  let fh: FileHandle;
-  try {
-    fh = await open(file.path, 'r');
-  } catch {
-    return 'not_found';
-  }
+  const source = await file.read(file.start, file.end, signal);
+  if (!source) return 'not_found';
+  const chunks = source[Symbol.asyncIterator]();
   try {
     const total = file.end - file.start + 1;
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK, total));
     let sent = 0;
     let first = true;
     while (sent < total) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, total - sent), file.start + sent);
+      const next = await chunks.next();
       if (signal.aborted) return 'cut_short';
-      if (bytesRead === 0) {
+      if (next.done) {
         // The file is shorter than announced: its length already went out, so only closing is honest.
         if (first) res.cork(head);
         res.close();
         return 'cut_short';
       }
-      const chunk = buf.subarray(0, bytesRead);
+      // A source may hand more than was asked for: never past the announced length.
+      const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, Math.min(next.value.byteLength, total - sent));
+      if (chunk.length === 0) continue;
       let ok = false;
       let done = false;
       let base = 0;
@@ -46,13 +42,13 @@ export async function streamFile(res: HttpResponse, file: FileBody, signal: Abor
         [ok, done] = res.tryEnd(chunk, total);
       });
       first = false;
-      sent += bytesRead;
+      sent += chunk.length;
       if (done) return 'complete';
       if (!ok && !(await drained(res, chunk, total, base, signal))) return 'cut_short';
     }
     return 'complete';
   } finally {
-    await fh.close().catch(() => {});
+    await chunks.return?.().catch(() => {});
   }
 }
 

@@ -11,7 +11,8 @@ export type HeaderValue = string | readonly string[];
 /** A file as a response body: where the bytes are and which of them to send (http/file-body.ts). */
 export interface FileBody {
   readonly kind: 'file';
-  readonly path: string;
+  /** The bytes start..end, as chunks pulled one at a time (undefined: the file is gone). */
+  readonly read: (start: number, end: number, signal: AbortSignal) => Promise<AsyncIterable<Uint8Array> | undefined>;
   /** First and last byte to send, inclusive. */
   readonly start: number;
   readonly end: number;

@@ -1,9 +1,9 @@
-// Media files on disk, under STOA_DATA_DIR/media, named by random ids (never by anything a client or a remote
-// server chose), written once and served as they are. Only the server's user may read them (directory 0700, files
-// 0600): followers-only and direct media must not be open to every local user of the machine.
+// Media files, named by random ids (never by anything a client or a remote server chose), written once and served
+// as they are, on the configured storage (storage.ts: a local directory or an S3-compatible bucket, shared by every
+// node of a cluster).
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
+import type { MediaStorage } from './storage.js';
 
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
@@ -19,43 +19,26 @@ const EXTENSIONS: Record<string, string> = {
 };
 const NAME = /^[a-f0-9]{32}\.[a-z0-9]{2,4}$/;
 
+/** A stored file to be streamed: its length, and its bytes by range. */
+export interface LocatedFile {
+  readonly size: number;
+  read(start: number, end: number, signal: AbortSignal): Promise<AsyncIterable<Uint8Array> | undefined>;
+}
+
 export class MediaFiles {
-  readonly dir: string;
+  constructor(readonly storage: MediaStorage) {}
 
-  constructor(dataDir: string) {
-    this.dir = path.join(dataDir, 'media');
-  }
-
-  /** Stores the bytes under a fresh name; the file appears whole or not at all (written aside, then renamed). */
+  /** Stores the bytes under a fresh name; the file appears whole or not at all. */
   async save(data: Buffer, contentType: string): Promise<string> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    // Also closes a directory an earlier version created readable to all.
-    await chmod(this.dir, 0o700);
-    const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
-    const tmp = path.join(this.dir, `.${name}.tmp`);
-    await writeFile(tmp, data, { mode: 0o600 });
-    await rename(tmp, path.join(this.dir, name));
+    const name = freshName(contentType);
+    await this.storage.putBuffer(name, data, contentType);
     return name;
   }
 
-  /**
-   * Keeps a finished temporary file (an upload, a re-encoded image) under a fresh name: a rename, as the temporary
-   * directory lies beside this one; a copy only when an operator put them on different file systems.
-   */
+  /** Keeps a finished temporary file (an upload, a re-encoded image) under a fresh name; the temporary file is consumed. */
   async adopt(tempFile: string, contentType: string): Promise<string> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await chmod(this.dir, 0o700);
-    await chmod(tempFile, 0o600);
-    const name = `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
-    try {
-      await rename(tempFile, path.join(this.dir, name));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-      const tmp = path.join(this.dir, `.${name}.tmp`);
-      await copyFile(tempFile, tmp);
-      await rename(tmp, path.join(this.dir, name));
-      await rm(tempFile, { force: true });
-    }
+    const name = freshName(contentType);
+    await this.storage.putFile(name, tempFile, (await stat(tempFile)).size, contentType);
     return name;
   }
 
@@ -65,20 +48,19 @@ export class MediaFiles {
     return Object.keys(EXTENSIONS).find((t) => EXTENSIONS[t] === ext) ?? 'application/octet-stream';
   }
 
-  /** Deletes a file no longer referenced (a replaced avatar); a name that is not one of ours is ignored. */
+  /** Deletes a file no longer referenced (a replaced avatar, a pruned copy); a name that is not one of ours is ignored. */
   async remove(name: string): Promise<void> {
-    if (NAME.test(name)) await rm(path.join(this.dir, name), { force: true });
+    if (NAME.test(name)) await this.storage.delete(name);
   }
 
-  /** Where a stored file is and how long, to be streamed; undefined for a name that is not one of ours. */
-  async locate(name: string): Promise<{ path: string; size: number } | undefined> {
+  /** A stored file's length and bytes, to be streamed; undefined when it is gone or the name is not one of ours. */
+  async locate(name: string): Promise<LocatedFile | undefined> {
     if (!NAME.test(name)) return undefined;
-    const p = path.join(this.dir, name);
-    try {
-      const st = await stat(p);
-      return st.isFile() ? { path: p, size: st.size } : undefined;
-    } catch {
-      return undefined;
-    }
+    const h = await this.storage.head(name);
+    return h && { size: h.size, read: (start, end, signal) => this.storage.read(name, start, end, signal) };
   }
+}
+
+function freshName(contentType: string): string {
+  return `${randomBytes(16).toString('hex')}.${EXTENSIONS[contentType] ?? 'bin'}`;
 }

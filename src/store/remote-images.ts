@@ -18,12 +18,18 @@ export class RemoteImageStore {
     return r && { url: r.url, fileName: r.file_name, contentType: r.content_type };
   }
 
-  /** Records a fetched copy (two nodes fetching at once: the later one's copy is the one kept). */
-  async put(url: string, fileName: string, contentType: string, byteSize: number): Promise<void> {
-    await this.db.exec(
-      `INSERT INTO remote_images (url, file_name, content_type, byte_size) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (url) DO UPDATE SET file_name = EXCLUDED.file_name, content_type = EXCLUDED.content_type, byte_size = EXCLUDED.byte_size`,
+  /**
+   * Records a fetched copy (a copy fetched again replaces the one before, whose file was gone); the file name it
+   * replaced, if any, for the caller to delete.
+   */
+  async put(url: string, fileName: string, contentType: string, byteSize: number): Promise<string | undefined> {
+    const r = await this.db.one<{ replaced: string | null }>(
+      `WITH old AS (SELECT file_name FROM remote_images WHERE url = $1 FOR UPDATE)
+       INSERT INTO remote_images (url, file_name, content_type, byte_size) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (url) DO UPDATE SET file_name = EXCLUDED.file_name, content_type = EXCLUDED.content_type, byte_size = EXCLUDED.byte_size
+       RETURNING (SELECT file_name FROM old) AS replaced`,
       [url, fileName, contentType, byteSize],
     );
+    return r?.replaced ?? undefined;
   }
 }

@@ -5,9 +5,13 @@ import type { Config } from '../../config/schema.js';
 import type { Media } from '../store/media.js';
 import type { Visibility } from '../store/statuses.js';
 
-/** The address of a file anyone may load: a local upload, or a remote file of a public or unlisted post. */
-export function mediaUrl(m: Media, baseUrl: string): string {
-  return m.remoteUrl ? `${baseUrl}/media_proxy/${m.id}` : `${baseUrl}/system/media/${m.fileName}`;
+/**
+ * The address of a file anyone may load: a local upload (from the bucket's public host when S3_ALIAS_HOST is set),
+ * or a remote file of a public or unlisted post (always through our proxy, which checks who may see it).
+ */
+export function mediaUrl(m: Media, baseUrl: string, publicUrl?: string): string {
+  if (m.remoteUrl) return `${baseUrl}/media_proxy/${m.id}`;
+  return publicUrl ? `${publicUrl}/${m.fileName}` : `${baseUrl}/system/media/${m.fileName}`;
 }
 
 /**
@@ -20,10 +24,12 @@ export class MediaUrls {
   constructor(
     readonly baseUrl: string,
     private readonly key: Buffer,
+    /** S3_ALIAS_HOST's origin, where uploads are loaded from the bucket. */
+    private readonly publicUrl?: string,
   ) {}
 
   url(m: Media, visibility: Visibility): string {
-    const plain = mediaUrl(m, this.baseUrl);
+    const plain = mediaUrl(m, this.baseUrl, this.publicUrl);
     return m.remoteUrl && (visibility === 'private' || visibility === 'direct') ? `${plain}?sig=${this.sig(m.id)}` : plain;
   }
 
@@ -40,9 +46,9 @@ export class MediaUrls {
   }
 }
 
-/** Where a member's avatar or header file is served. */
+/** Where a member's avatar or header file is served (the bucket's public host when S3_ALIAS_HOST is set). */
 export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
-  return `${config.baseUrl}/system/accounts/${kind}/${file}`;
+  return config.media.publicUrl ? `${config.media.publicUrl}/${file}` : `${config.baseUrl}/system/accounts/${kind}/${file}`;
 }
 
 /**

@@ -42,6 +42,37 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ METRICS_LISTEN: '[::1]:9394' }).metrics.listen, { host: '::1', port: 9394 });
   });
 
+  it('reads the media storage: a directory by default, or an S3 bucket with Mastodon-style variables', () => {
+    assert.deepEqual(loadConfig({ STOA_DATA_DIR: '/srv/stoa' }).media, { storage: { kind: 'local', dir: '/srv/stoa/media' }, publicUrl: undefined });
+    assert.deepEqual(loadConfig({ MEDIA_DIR: '/mnt/shared/media' }).media.storage, { kind: 'local', dir: '/mnt/shared/media' });
+    const s3 = { S3_ENABLED: 'true', S3_BUCKET: 'stoa-files', AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 'secret' };
+    assert.deepEqual(loadConfig({ ...s3, S3_ENDPOINT: 'http://minio:9000', S3_ALIAS_HOST: 'files.example/media' }).media, {
+      storage: {
+        kind: 's3',
+        bucket: 'stoa-files',
+        endpoint: 'http://minio:9000',
+        region: 'us-east-1',
+        accessKeyId: 'AKIA1',
+        secretAccessKey: 'secret',
+        forcePathStyle: true,
+        openTimeoutMs: 5000,
+        readTimeoutMs: 5000,
+      },
+      publicUrl: 'https://files.example/media',
+    });
+    const aws = loadConfig({ ...s3, S3_REGION: 'eu-west-3' }).media.storage;
+    assert.ok(aws.kind === 's3' && !aws.forcePathStyle && aws.endpoint === undefined && aws.region === 'eu-west-3');
+    const vhost = loadConfig({ ...s3, S3_ENDPOINT: 'https://s3.provider.example', S3_OVERRIDE_PATH_STYLE: 'true' }).media.storage;
+    assert.ok(vhost.kind === 's3' && !vhost.forcePathStyle);
+  });
+
+  it('never echoes a secret it refuses', () => {
+    assert.throws(
+      () => loadConfig({ S3_ENABLED: 'true', S3_BUCKET: 'b-1', AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 'x'.repeat(300) }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'AWS_SECRET_ACCESS_KEY' && !e.message.includes('xxxx') && /300 characters/.test(e.message),
+    );
+  });
+
   const bad: [Record<string, string>, string, RegExp][] = [
     [{ PORT: 'eighty' }, 'PORT', /expected number/],
     [{ PORT: '70000' }, 'PORT', /65535/],
@@ -56,6 +87,12 @@ describe('configuration', () => {
     [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN', /at least 16/],
     [{ METRICS_LISTEN: '9394' }, 'METRICS_LISTEN', /host:port/],
     [{ METRICS_LISTEN: '127.0.0.1:99999' }, 'METRICS_LISTEN', /65535/],
+    [{ S3_ENABLED: 'true' }, 'S3_BUCKET', /must be set when S3_ENABLED/],
+    [{ S3_ENABLED: 'true', S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET', /bucket name/],
+    [{ S3_ENABLED: 'true', S3_BUCKET: 'files', AWS_ACCESS_KEY_ID: 'k' }, 'AWS_SECRET_ACCESS_KEY', /with its pair/],
+    [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT', /url/i],
+    [{ S3_ALIAS_HOST: 'https://files.example' }, 'S3_ALIAS_HOST', /host name/],
+    [{ S3_READ_TIMEOUT: '0' }, 'S3_READ_TIMEOUT', /1/],
     [{ MAX_BODY_BYTES_IN_FLIGHT: String(512 * 1024) }, 'MAX_BODY_BYTES_IN_FLIGHT', /at least the largest body limit \(1048576\)/],
   ];
   for (const [env, variable, rule] of bad) {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MediaFiles } from '../../src/media/media-files.js';
+import { mediaStorage } from '../../src/wiring.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { HistoryFixture, type RemotePost } from '../support/history-posts.js';
@@ -100,7 +101,7 @@ describe('remote history retention and pruning', () => {
 
   it('removes history posts past the retention, with their media rows and cached files, and keeps recent ones', async () => {
     await viewedDaysAgo(remId, 100);
-    const files = new MediaFiles(s.app.config.dataDir);
+    const files = new MediaFiles(mediaStorage(s.app.config));
     const old = await history();
     const withMedia = await history();
     const fileName = await files.save(Buffer.from('cached image bytes'), 'image/png');
