@@ -9,12 +9,14 @@
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
 // BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
+// Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx.
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { measure, WARMUP_SEC } from './measure.js';
 import { advise } from './advise.js';
+import { clusterTable, clusterTools, measureCluster } from './cluster.js';
 import { postmasterPid } from './pg-cpu.js';
 import { startBare, startStoa, type ServerProcess, type StoaProcess } from './processes.js';
 import { measureScale, scaleTable } from './scale.js';
@@ -144,6 +146,12 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${pruneTable(await measurePrune())}\n`);
     process.stderr.write('bench: streaming fan-out (WebSocket subscribers, 1 then 2 nodes)\n');
     process.stdout.write(`\n${streamingTable(await measureStreaming())}\n`);
+    const tools = clusterTools();
+    if (typeof tools === 'string') process.stderr.write(`bench: two nodes behind nginx skipped: ${tools}\n`);
+    else {
+      process.stderr.write('bench: throughput of 1 node and of 2 nodes behind nginx (bench/cluster.ts)\n');
+      process.stdout.write(`\n${clusterTable(await measureCluster(tools.wrk, tools.nginx, settings))}\n`);
+    }
     process.stderr.write(
       `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
         `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,
