@@ -216,7 +216,7 @@ export function streamingTable(f: StreamingFigures): string {
   ];
   for (const r of f.rows) {
     lines.push(
-      `| ${r.setup} | ${r.rssBeforeMiB} → ${r.rssAfterMiB} | ${r.kibPerSocket} | ${r.delivered} / ${r.expected} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} |`,
+      `| ${r.setup} | ${r.rssBeforeMiB} → ${r.rssAfterMiB} | ${r.kibPerSocket} | ${r.delivered} / ${r.expected} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.postP50Ms} | ${r.firstP50Ms} |`,
     );
   }
   return lines.join('\n');

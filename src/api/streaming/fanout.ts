@@ -95,13 +95,13 @@ export class StreamFanout {
     const [base] = (await this.d.statusViews.many([s], null)) as Entity[];
     if (!base) return;
     const baseJson = JSON.stringify(base);
-    let ownJson: string | undefined;
+    // The author's own rendering (their flags, their poll) is read before the loop, and only if they are connected
+    // here: the loop then runs without a single await, one synchronous pass over thousands of sockets.
+    const authorHere = !this.hub.of(s.accountId)[Symbol.iterator]().next().done;
+    const ownJson = authorHere ? JSON.stringify((await this.d.statusViews.many([s], s.accountId))[0] ?? base) : baseJson;
     const patched = new Map<string, string>();
-    const payloadFor = async (viewer: string): Promise<string> => {
-      if (viewer === s.accountId) {
-        ownJson ??= JSON.stringify((await this.d.statusViews.many([s], viewer))[0] ?? base);
-        return ownJson;
-      }
+    const payloadFor = (viewer: string): string => {
+      if (viewer === s.accountId) return ownJson;
       const fav = aud.favourited.has(viewer);
       const boosted = aud.reblogged.has(viewer);
       const marked = aud.bookmarked.has(viewer);
@@ -114,14 +114,18 @@ export class StreamFanout {
       }
       return p;
     };
+    const started = performance.now();
+    let sent = 0;
     for (const c of [...this.hub.clients]) {
       let payload: string | undefined;
       for (const sub of c.subs.values()) {
         if (!shows(sub, c, s, aud)) continue;
-        payload ??= await payloadFor(c.accountId);
+        payload ??= payloadFor(c.accountId);
         c.send(sub.stream, event, payload);
+        sent++;
       }
     }
+    this.log.debug({ event, status: s.id, sent, ms: Math.round(performance.now() - started) }, 'stream event fanned out');
   }
 
   private async deleted(id: string, authorId: string, visibility: number): Promise<void> {
