@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { freshDatabaseUrl } from '../support/db.js';
+import { png, upload } from '../support/media.js';
 import type { CookieJar } from '../support/forms.js';
 import { registerApp, type RegisteredApp, signIn, userToken } from '../support/oauth.js';
 import { freePort } from '../support/server.js';
@@ -154,6 +155,28 @@ describe('the cluster example: two nodes behind nginx', () => {
     assert.notEqual(read.node, posted.node, 'the read went to the other node');
     assert.equal(read.status, 200, read.body);
     assert.match((JSON.parse(read.body) as { content: string }).content, /written on one node/);
+  });
+
+  it('serves an upload made through nginx from both nodes', async () => {
+    const picture = png(32, 24);
+    const uploaded = await upload(base, token, picture);
+    assert.ok(uploaded.status === 200 || uploaded.status === 202, JSON.stringify(uploaded.body));
+    const id = (uploaded.body as { id: string }).id;
+    let url = (uploaded.body as { url: string | null }).url;
+    await eventually(async () => {
+      url ??= (JSON.parse((await via(`/api/v1/media/${id}`, { token })).body) as { url: string | null }).url;
+      assert.ok(url, 'the upload is processed');
+    });
+    const file = new URL(url!).pathname;
+    const served = new Map<string, Buffer>();
+    for (let i = 0; i < 4 && served.size < 2; i++) {
+      const r = await fetch(base + file);
+      assert.equal(r.status, 200, `${file} from ${r.headers.get('x-stoa-node')}`);
+      served.set(r.headers.get('x-stoa-node')!, Buffer.from(await r.arrayBuffer()));
+    }
+    assert.deepEqual(new Set(served.keys()), new Set(nodes), 'both nodes served the file');
+    const [a, b] = [...served.values()];
+    assert.ok(a!.length > 0 && a!.equals(b!), 'the same bytes from each');
   });
 
   it('refuses a revoked token on both nodes at once', async () => {
