@@ -2,7 +2,9 @@
 // cheap query (the live nodes' names, from PostgreSQL's list of connections); only when a node seen before is
 // missing, at the first round, after this node's own listener reconnected (kick) and once a minute as a safety net,
 // does it run the release, one statement over every kind of lease. A node killed with -9 loses its sockets at once
-// and PostgreSQL drops its connections with them, so its work resumes within one round here.
+// and PostgreSQL drops its connections with them, so its work resumes one grace period later. The grace covers a
+// listener that only blinked (dropped, then reconnecting within its backoff) while its node goes on working: its
+// leases are not taken from it, nor its work done twice.
 import { Poller } from './poller.js';
 
 export interface NodeWatchDeps<R> {
@@ -12,6 +14,8 @@ export interface NodeWatchDeps<R> {
   readonly release: (live: readonly string[]) => Promise<R>;
   readonly onReleased?: (released: R, gone: readonly string[]) => void;
   readonly everyMs: number;
+  /** How long a node must stay missing to count as gone: longer than a listener's longest reconnect delay. */
+  readonly graceMs: number;
   readonly onError?: (e: unknown) => void;
 }
 
@@ -21,6 +25,8 @@ const FULL_RELEASE_EVERY_MS = 60_000;
 export class NodeWatch<R> {
   readonly poller: Poller;
   private seen = new Set<string>();
+  /** Nodes seen before and missing since then: gone once missing for the grace. */
+  private readonly missingSince = new Map<string, number>();
   private lastRelease = -Infinity;
   private forced = true;
 
@@ -37,15 +43,29 @@ export class NodeWatch<R> {
   private async round(): Promise<number> {
     const live = await this.d.liveNodes();
     const now = new Set(live);
-    const gone = [...this.seen].filter((n) => !now.has(n));
-    if (this.forced || gone.length > 0 || Date.now() - this.lastRelease >= FULL_RELEASE_EVERY_MS) {
-      const released = await this.d.release(live);
+    const at = Date.now();
+    for (const n of this.seen) if (!now.has(n) && !this.missingSince.has(n)) this.missingSince.set(n, at);
+    for (const n of now) this.missingSince.delete(n);
+    const gone: string[] = [];
+    const waiting: string[] = [];
+    let nextGraceEnd = Number.POSITIVE_INFINITY;
+    for (const [n, since] of this.missingSince) {
+      if (at - since >= this.d.graceMs) gone.push(n);
+      else {
+        waiting.push(n);
+        nextGraceEnd = Math.min(nextGraceEnd, since + this.d.graceMs);
+      }
+    }
+    if (this.forced || gone.length > 0 || at - this.lastRelease >= FULL_RELEASE_EVERY_MS) {
+      // Nodes still within their grace keep their leases, as the live ones do.
+      const released = await this.d.release([...live, ...waiting]);
       // Only once released: a round that failed leaves the gone nodes to be seen gone again by the next.
       this.forced = false;
       this.lastRelease = Date.now();
+      for (const n of gone) this.missingSince.delete(n);
       this.d.onReleased?.(released, gone);
     }
     this.seen = now;
-    return this.d.everyMs;
+    return Math.max(10, Math.min(this.d.everyMs, nextGraceEnd - Date.now()));
   }
 }

@@ -33,7 +33,7 @@ import { type MetricsListener, startMetricsListener } from './metrics/listener.j
 import { Metrics } from './metrics/registry.js';
 import { allRoutes } from './routes.js';
 import type { AccountStore } from './store/accounts.js';
-import { AuthEventListener, liveNodes } from './store/auth-events.js';
+import { AuthEventListener, LISTENER_RECONNECT_MAX_MS, liveNodes } from './store/auth-events.js';
 import type { Released } from './store/leases.js';
 import type { Database } from './store/db.js';
 import type { DeliveryStore } from './store/deliveries.js';
@@ -314,6 +314,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       liveNodes: () => liveNodes(db.pool, nodeName),
       release: (live) => w.leases.releaseExcept(live),
       everyMs: config.federation.nodeCheckMs,
+      graceMs: LISTENER_RECONNECT_MAX_MS + 1_000,
       onReleased: (released, gone) => {
         if (Object.keys(released).length === 0) return;
         fedLog.info({ released, gone }, 'work of nodes that are gone given back');

@@ -128,7 +128,9 @@ export interface AuthEventHandlers {
   onReset(connected: boolean): void;
 }
 
-const reconnectDelay = exponentialBackoff({ baseMs: 100, maxMs: 5_000 });
+/** The longest a node's listener stays away between attempts: nodes are not declared gone within it. */
+export const LISTENER_RECONNECT_MAX_MS = 5_000;
+const reconnectDelay = exponentialBackoff({ baseMs: 100, maxMs: LISTENER_RECONNECT_MAX_MS });
 const APP_NAME_PREFIX = 'stoa-auth ';
 const ACK_TIMEOUT_MS = 2_000;
 
@@ -285,7 +287,7 @@ export class AuthEventListener implements Process {
   }
 
   private scheduleReconnect(): void {
-    const delay = reconnectDelay(++this.attempt) ?? 5_000;
+    const delay = reconnectDelay(++this.attempt) ?? LISTENER_RECONNECT_MAX_MS;
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.stopped) return;

@@ -99,6 +99,14 @@ describe('streaming over WebSocket', () => {
     assert.deepEqual(c.frames.at(-1)!.stream, ['hashtag', 'Cats']);
   });
 
+  it('holds at most 100 streams on one socket, and says so past that', async () => {
+    const c = await ws(m.token['alice']);
+    for (let i = 0; i < 101; i++) c.send({ type: 'subscribe', stream: 'hashtag', tag: `many${i}` });
+    await eventually(() => assert.ok(c.frames.some((f) => f.error?.includes('At most 100'))));
+    const sizes = [...s.app.streaming.hub.clients].filter((x) => x.accountId === m.id['alice']).map((x) => x.subs.size);
+    assert.equal(Math.max(...sizes), 100, 'the socket holds 100 streams');
+  });
+
   it("answers a bad subscription with Mastodon's error messages", async () => {
     const c = await ws(m.token['carol']);
     c.send({ type: 'subscribe', stream: 'nonsense' });
@@ -185,5 +193,15 @@ describe('streaming over WebSocket', () => {
       (changed) => changed,
     );
     await d.closed;
+  });
+
+  it("closes a member's sockets when a moderator suspends them, and refuses new ones", async () => {
+    const staff = await createMembers(s, ['warden'], { warden: 'admin' });
+    const warden = await staff.tokenFor('warden', ['admin:write:accounts']);
+    const c = await ws(m.token['dave'], 'stream=user');
+    const r = await api(s.url, warden, 'POST', `/api/v1/admin/accounts/${m.id['dave']}/action`, { type: 'suspend' });
+    assert.equal(r.status, 200, r.text);
+    await c.closed;
+    await assert.rejects(openWs(s.url, m.token['dave'], 'stream=user'), (e: { status?: number }) => e.status === 401);
   });
 });

@@ -33,7 +33,7 @@ export async function authenticateStream(bearer: BearerAuth, token: string | und
     if (e instanceof ApiError) throw new StreamError(401, 'Invalid access token');
     throw e;
   }
-  if (!t.record.user || t.record.user.disabled) throw new StreamError(401, 'Invalid access token');
+  if (!t.record.user || t.record.user.disabled || t.record.user.suspended) throw new StreamError(401, 'Invalid access token');
   return t;
 }
 

@@ -20,7 +20,10 @@ export interface Streaming {
 export function createStreaming(
   d: FanoutDeps & { readonly users: UserStore; readonly bearer: BearerAuth; readonly maxBuffered: number; readonly heartbeatMs: number; readonly log: Logger },
 ): Streaming {
-  const hub = new StreamHub(async (userId) => (await d.users.byUserId(userId))?.disabled ?? true, d.heartbeatMs);
+  const hub = new StreamHub(async (userId) => {
+    const u = await d.users.byUserId(userId);
+    return !u || u.disabled || u.suspended;
+  }, d.heartbeatMs);
   const fanout = new StreamFanout(hub, d, d.log);
   const behavior = streamingWebSocket({ hub, bearer: d.bearer, audience: d.audience, maxBuffered: d.maxBuffered, log: d.log }) as WebSocketBehavior<unknown>;
   return {

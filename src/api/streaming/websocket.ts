@@ -12,6 +12,7 @@ import { authenticateStream, streamingToken, subscribe } from './session.js';
 
 const MAX_MESSAGE_BYTES = 4096;
 const IDLE_TIMEOUT_S = 60;
+const MAX_SUBSCRIPTIONS = 100;
 
 interface SocketData {
   client?: WsClient;
@@ -87,7 +88,14 @@ export function streamingWebSocket(d: {
 }): WebSocketBehavior<SocketData> {
   const subscribeTo = (c: WsClient, msg: Record<string, unknown>) => {
     subscribe(d.audience, c.accountId, c.scopes, msg['stream'], msg).then(
-      (sub) => c.subs.set(sub.key, sub),
+      (sub) => {
+        // Every event walks each client's subscriptions: one socket may not make that walk as long as it likes.
+        if (c.subs.size >= MAX_SUBSCRIPTIONS && !c.subs.has(sub.key)) {
+          c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
+          return;
+        }
+        c.subs.set(sub.key, sub);
+      },
       (e: unknown) => {
         if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
         else d.log.error({ err: e }, 'streaming subscription failed');
