@@ -93,6 +93,14 @@ export class StreamAudienceStore {
     };
   }
 
+  /** The live boosts of a status: told of its deletion as deletions of their own, as Mastodon removes them with it. */
+  async boostsOf(statusId: string): Promise<{ id: string; accountId: string; visibility: number }[]> {
+    return this.db.rows<{ id: string; accountId: string; visibility: number }>(
+      `SELECT id::text AS id, account_id::text AS "accountId", visibility FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL`,
+      [statusId],
+    );
+  }
+
   /** The list if it exists and belongs to the member (a list stream is refused otherwise). */
   async listOwned(listId: string, accountId: string): Promise<boolean> {
     if (!/^\d{1,20}$/.test(listId)) return false;

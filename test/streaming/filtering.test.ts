@@ -116,6 +116,20 @@ describe('streaming filters as the timelines do', () => {
     await eventually(() => assert.ok(alice.frames.some((f) => f.event === 'update' && f.payload.id === status.id && f.stream!.join() === 'user')));
   });
 
+  it("a deleted post's boost is deleted from the feeds that showed it, under the boost's id", async () => {
+    // alice follows bob, not dave: dave's post reaches her home only as bob's boost.
+    const original = await post('dave', { status: 'boosted, then deleted' });
+    const boost = await ok('bob', 'POST', `/api/v1/statuses/${original.id}/reblog`);
+    await eventually(() => assert.ok(alice.frames.some((f) => f.event === 'update' && f.stream!.join() === 'user' && f.payload.id === boost.id)));
+    await ok('dave', 'DELETE', `/api/v1/statuses/${original.id}`);
+    await eventually(() =>
+      assert.ok(
+        alice.frames.some((f) => f.event === 'delete' && f.stream!.join() === 'user' && f.payload === boost.id),
+        'delete of the boost on the user stream',
+      ),
+    );
+  });
+
   it('a list stream keeps its replies policy', async () => {
     const list = await ok('alice', 'POST', '/api/v1/lists', { title: 'bobs', replies_policy: 'none' });
     await ok('alice', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [m.id['bob']] });

@@ -144,6 +144,9 @@ export class StreamFanout {
         if (told) c.send(sub.stream, 'delete', id);
       }
     }
+    // A boost shown in someone's feed goes with the post it boosts (Mastodon removes it): its own audience is told
+    // of it under the boost's id. The boost's author may be anyone, so this is not covered by the audience above.
+    for (const b of await this.d.audience.boostsOf(id)) await this.deleted(b.id, b.accountId, b.visibility);
   }
 
   private async notification(id: string, accountId: string): Promise<void> {
