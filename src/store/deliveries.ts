@@ -2,6 +2,7 @@
 // Attempts, the next attempt time and the give-up time live in the row, so backoff survives restarts.
 import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
+import { HostQueue } from './host-queue.js';
 
 export interface Delivery {
   readonly id: string;
@@ -14,8 +15,10 @@ export interface Delivery {
   readonly giveUpAt: Date;
 }
 
-export class DeliveryStore {
-  constructor(private readonly db: Database) {}
+export class DeliveryStore extends HostQueue {
+  constructor(db: Database) {
+    super(db, 'deliveries');
+  }
 
   /** Queues one activity for many inboxes (duplicates collapse); returns the hosts that got new work. */
   async enqueue(activityId: string, signerId: string, body: string, inboxes: readonly string[], giveUpMs: number): Promise<string[]> {
@@ -36,27 +39,6 @@ export class DeliveryStore {
     return rows.map((r) => r.host);
   }
 
-  /** Hosts with work due now that nobody holds. */
-  async dueHosts(limit: number): Promise<string[]> {
-    // Longest-waiting hosts first, so that past the limit no host starves behind the same others.
-    const rows = await this.db.rows<{ host: string }>(
-      `SELECT host FROM deliveries WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-       GROUP BY host ORDER BY min(next_attempt_at) LIMIT $1`,
-      [limit],
-    );
-    return rows.map((r) => r.host);
-  }
-
-  /** Milliseconds until some delivery becomes due (0 if now), or null with an empty queue. */
-  async nextDueInMs(): Promise<number | null> {
-    // Clamped here, not with SQL's greatest(), which skips NULL: greatest(0, NULL) is 0, "due now" for an empty queue.
-    const r = await this.db.one<{ ms: number | null }>(
-      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
-       FROM deliveries`,
-    );
-    return r?.ms == null ? null : Math.max(0, r.ms);
-  }
-
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<Delivery[]> {
     const rows = await this.db.rows<{
       id: string;
@@ -68,9 +50,7 @@ export class DeliveryStore {
       attempts: number;
       give_up_at: Date;
     }>(
-      `UPDATE deliveries SET lease_until = now() + $4 * interval '1 millisecond', lease_owner = $2, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM deliveries WHERE host = $1 AND next_attempt_at <= now() AND give_up_at > now()
-                    AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+      `UPDATE deliveries SET ${this.leaseSet()} WHERE id IN (${this.claimable()})
        RETURNING id, activity_id, inbox_url, host, signer_id, body, attempts, give_up_at`,
       [host, owner, limit, leaseMs],
     );
@@ -84,28 +64,5 @@ export class DeliveryStore {
       attempts: r.attempts,
       giveUpAt: r.give_up_at,
     }));
-  }
-
-  /** Drops deliveries past their give-up time that nobody holds; returns how many (they are never sent again). */
-  async dropExpired(): Promise<number> {
-    return this.db.exec('DELETE FROM deliveries WHERE give_up_at <= now() AND (lease_until IS NULL OR lease_until < now())');
-  }
-
-  async delivered(id: string): Promise<void> {
-    await this.db.exec('DELETE FROM deliveries WHERE id = $1', [id]);
-  }
-
-  async retryAt(id: string, delayMs: number, error: string): Promise<void> {
-    await this.db.exec(
-      `UPDATE deliveries SET next_attempt_at = now() + $2 * interval '1 millisecond', lease_until = NULL, lease_owner = NULL, last_error = $3 WHERE id = $1`,
-      [id, delayMs, error],
-    );
-  }
-
-  /** Leases held by nodes that are gone (crashed) are released at once instead of waiting for them to expire. */
-  async releaseLeasesExcept(liveOwners: readonly string[]): Promise<number> {
-    return this.db.exec(`UPDATE deliveries SET lease_until = NULL, lease_owner = NULL WHERE lease_until > now() AND NOT (lease_owner = ANY($1::text[]))`, [
-      liveOwners,
-    ]);
   }
 }
