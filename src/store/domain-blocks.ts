@@ -3,12 +3,11 @@
 // suspended_at = the block's created_at (and drops deliveries queued for it); lifting or softening the block
 // unsuspends exactly those accounts.
 //
-// Read on hot paths (every inbox POST, every outbound fetch and delivery), so each node caches the whole list. A
-// write notifies WORK_CHANNEL (`settings:domain_blocks`) in its transaction; every node drops its copy when it hears
-// it (app.ts onWork), and while the listening connection is down the cache is not trusted (reset(false)), as
-// history-settings.ts does.
+// Read on hot paths (every inbox POST, every outbound fetch and delivery), so each node caches the whole list
+// (ClusterCached); a write notifies `settings:domain_blocks` in its transaction.
 import { isIP } from 'node:net';
 import { WORK_CHANNEL } from './auth-events.js';
+import { ClusterCached } from './cluster-cached.js';
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { domainCovers } from './visibility.js';
@@ -99,9 +98,7 @@ export function lookupKeys(host: string): string[] {
 }
 
 export class DomainBlockStore {
-  private cached: Map<string, DomainBlock> | null = null;
-  private gen = 0;
-  private trusted = false;
+  private readonly copy = new ClusterCached(async () => new Map((await this.list()).map((b) => [b.domain.toLowerCase(), b])));
 
   constructor(private readonly db: Database) {}
 
@@ -202,22 +199,16 @@ export class DomainBlockStore {
 
   /** Drops the cached list (a node changed the blocks). */
   invalidate(): void {
-    this.gen++;
-    this.cached = null;
+    this.copy.invalidate();
   }
 
   /** The change stream is (re)connected or broken: until it is connected, every read goes to the database. */
   reset(connected: boolean): void {
-    this.invalidate();
-    this.trusted = connected;
+    this.copy.reset(connected);
   }
 
-  private async all(): Promise<Map<string, DomainBlock>> {
-    if (this.trusted && this.cached) return this.cached;
-    const gen = this.gen;
-    const map = new Map((await this.list()).map((b) => [b.domain.toLowerCase(), b]));
-    if (this.trusted && gen === this.gen) this.cached = map;
-    return map;
+  private all(): Promise<Map<string, DomainBlock>> {
+    return this.copy.get();
   }
 
   private async changed<T>(fn: () => Promise<T>): Promise<T> {

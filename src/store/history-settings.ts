@@ -1,31 +1,25 @@
 // The operator's remote-history settings (the feature switch, bare-IRI resolution, retention), one JSON row of the
 // settings table, so every node reads the same and an operator changes them at run time.
 //
-// Read on the hot path (every member's view of a remote account's statuses), so each node caches them. A change
-// notifies WORK_CHANNEL (`settings:remote_history`) in its own transaction; every node drops its copy when it hears
-// it (app.ts onWork). While the listening connection is down a notification could be missed, so the cache is not
-// trusted (reset(false)) until it is back. A generation counter keeps a read that raced an invalidation from
-// storing what was just dropped.
+// Read on the hot path (every member's view of a remote account's statuses), so each node caches them
+// (ClusterCached); a change notifies `settings:remote_history`.
 import { WORK_CHANNEL } from './auth-events.js';
+import { ClusterCached } from './cluster-cached.js';
 import type { Database } from './db.js';
 import { DEFAULT_HISTORY_SETTINGS, type HistorySettings } from './history-types.js';
 
 export const HISTORY_SETTINGS_KEY = 'remote_history';
 
 export class HistorySettingsStore {
-  private cached: HistorySettings | null = null;
-  private gen = 0;
-  private trusted = false;
+  private readonly copy = new ClusterCached(async (): Promise<HistorySettings> => {
+    const row = await this.db.one<{ value: Partial<HistorySettings> }>('SELECT value FROM settings WHERE key = $1', [HISTORY_SETTINGS_KEY]);
+    return Object.freeze({ ...DEFAULT_HISTORY_SETTINGS, ...row?.value });
+  });
 
   constructor(private readonly db: Database) {}
 
-  async current(): Promise<HistorySettings> {
-    if (this.trusted && this.cached) return this.cached;
-    const gen = this.gen;
-    const row = await this.db.one<{ value: Partial<HistorySettings> }>('SELECT value FROM settings WHERE key = $1', [HISTORY_SETTINGS_KEY]);
-    const settings: HistorySettings = Object.freeze({ ...DEFAULT_HISTORY_SETTINGS, ...row?.value });
-    if (this.trusted && gen === this.gen) this.cached = settings;
-    return settings;
+  current(): Promise<HistorySettings> {
+    return this.copy.get();
   }
 
   /**
@@ -50,13 +44,11 @@ export class HistorySettingsStore {
 
   /** Drops the cached copy (a node changed the settings). */
   invalidate(): void {
-    this.gen++;
-    this.cached = null;
+    this.copy.invalidate();
   }
 
   /** The change stream is (re)connected or broken: until it is connected, every read goes to the database. */
   reset(connected: boolean): void {
-    this.invalidate();
-    this.trusted = connected;
+    this.copy.reset(connected);
   }
 }
