@@ -20,10 +20,10 @@ export const AUTH_CHANNEL = 'stoa_auth';
  * the stores.
  */
 export const WORK_CHANNEL = 'stoa_work';
-/** What clients are streamed (store/stream-events.ts parses it); raised by triggers (migration 044). */
+/** What clients are streamed (store/stream-events.ts parses it); raised by triggers (migration 046). */
 export const STREAM_CHANNEL = 'stoa_stream';
 
-/** Raised by triggers (migration 047): `s:<id>` a status or its attachments changed, `a:<id>` an account. */
+/** Raised by triggers (migration 048): `s:<id>` a status or its attachments changed, `a:<id>` an account. */
 export const CACHE_CHANNEL = 'stoa_cache';
 
 /** What a node's rendered statuses may no longer show. */

@@ -1,4 +1,4 @@
-// The events streamed to clients, as the triggers of migration 044 notify them on STREAM_CHANNEL: ids only, read
+// The events streamed to clients, as the triggers of migration 046 notify them on STREAM_CHANNEL: ids only, read
 // back by each node after commit. Parsed here, at the edge: a payload of any other shape is ignored.
 import { z } from 'zod';
 
