@@ -19,17 +19,7 @@ export interface PushSubscription {
   readonly policy: PushPolicy;
 }
 
-export interface NewPushSubscription {
-  readonly accessTokenId: string;
-  readonly accountId: string;
-  readonly endpoint: string;
-  readonly keyP256dh: string;
-  readonly keyAuth: string;
-  readonly sealedToken: string;
-  readonly standard: boolean;
-  readonly alerts: readonly string[];
-  readonly policy: PushPolicy;
-}
+export type NewPushSubscription = Omit<PushSubscription, 'id'>;
 
 interface Row {
   [k: string]: unknown;
