@@ -18,6 +18,7 @@ import type { VerifyPool } from '../actors/verify-pool.js';
 import type { OAuthDeps } from './http/oauth-deps.js';
 import { InstanceDocuments } from './api/instance.js';
 import { createStreaming, type Streaming } from './api/streaming/streaming.js';
+import { StreamFilters } from './api/streaming/stream-filters.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import { deliverer } from './federation/deliver.js';
@@ -121,6 +122,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const streaming = createStreaming({
     ...w,
     audience: w.streamAudience,
+    streamFilters: new StreamFilters(w.filterCache),
     bearer,
     maxBuffered: config.limits.streamingBufferedBytes,
     heartbeatMs: config.limits.streamingHeartbeatMs,
@@ -140,7 +142,11 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           streaming.hub.onAuthEvent(e);
         },
         onStream: (payload) => streaming.fanout.heard(payload),
-        onCache: (e) => (e.kind === 'status' ? w.statusCache.dropStatus(e.id) : w.statusCache.dropAccount(e.id)),
+        onCache: (e) => {
+          if (e.kind === 'status') w.statusCache.dropStatus(e.id);
+          else if (e.kind === 'account') w.statusCache.dropAccount(e.id);
+          else w.filterCache.drop(e.id);
+        },
         // Work queued on any node (this one too, which its own wake ports have already told).
         onWork: (e) => {
           if (e.kind === 'inbox') w.wakes.inboxQueued.wake();
@@ -158,6 +164,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           w.tokenCache.reset(connected);
           w.historySettings.reset(connected);
           w.statusCache.reset(connected);
+          w.filterCache.reset(connected);
           w.domainBlocks.reset(connected);
           // Events raised while this node was not listening are lost to its streams; health says so meanwhile.
           streaming.hub.listening = connected;

@@ -16,6 +16,8 @@ import { groupedNotificationRoutes } from './api/grouped-notifications.js';
 import { identityStatementRoutes } from './api/identity-statements.js';
 import { type InstanceDocuments, instanceRoutes } from './api/instance.js';
 import { listRoutes } from './api/lists.js';
+import { filterRoutes } from './api/filters.js';
+import { filterV1Routes } from './api/filters-v1.js';
 import { mediaProxyRoutes } from './api/media-proxy.js';
 import { mediaRoutes } from './api/media.js';
 import { tempDirOf } from './media/temp-files.js';
@@ -303,6 +305,9 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
       listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelines, ...listed }),
     ),
     mount(['/api/v2/search'], searchRoutes(searchApi)),
+    // Content filters (v2, and v1 as Mastodon keeps it).
+    mount(['/api/v2/filters'], filterRoutes({ filters: w.filters, statuses: w.statuses })),
+    mount(['/api/v1/filters'], filterV1Routes({ filters: w.filters })),
     // Notifications and conversations.
     mount(
       ['/api/v1/notifications'],

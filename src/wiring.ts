@@ -48,6 +48,8 @@ import { InboxJobStore } from './store/inbox-jobs.js';
 import { LeaseStore } from './store/leases.js';
 import { InteractionStore } from './store/interactions.js';
 import { ListStore } from './store/lists.js';
+import { FilterStore } from './store/filters.js';
+import { FilterCache } from './api/filter-apply.js';
 import { MarkerStore } from './store/markers.js';
 import { MediaStore } from './store/media.js';
 import { MuteStore } from './store/mutes.js';
@@ -110,6 +112,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     streamAudience: new StreamAudienceStore(db),
     markers: new MarkerStore(db),
     lists: new ListStore(db),
+    filters: new FilterStore(db),
     reports: new ReportStore(db),
     media: new MediaStore(db),
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
@@ -281,7 +284,9 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const vapid = await s.settings.generated<VapidKeys>(VAPID_SETTING, newVapidKeys);
   const pushTokenKey = await s.settings.secret('push_token_key');
   const statusCache = new StatusCache(config.statusCache.maxEntries, config.statusCache.maxBytes);
-  const statusViews = new StatusViews(accountViews, s.statuses, uris, s.media, mediaUrls, s.polls, new RenderBundleStore(db), statusCache);
+  // Members' content filters, kept per node (dropped on every node when one changes, api/filter-apply.ts).
+  const filterCache = new FilterCache(s.filters);
+  const statusViews = new StatusViews(accountViews, s.statuses, uris, s.media, mediaUrls, s.polls, new RenderBundleStore(db), statusCache, filterCache);
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 
@@ -324,6 +329,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     mediaUrls,
     statusViews,
     statusCache,
+    filterCache,
     reportViews,
     adminAccountViews,
     manualPrune,

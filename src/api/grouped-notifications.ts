@@ -95,6 +95,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       [...new Set(groups.flatMap((g) => (g.statusId ? [g.statusId] : [])))],
       [...new Set(groups.flatMap((g) => g.samples))],
       viewer,
+      'notifications',
     );
     const statuses = loaded.statuses;
     const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a.entity]));

@@ -162,7 +162,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const list = await d.timelines.listTimeline(l, page);
         return json(
           200,
-          await d.statusViews.many(list, l.accountId),
+          await d.statusViews.inContext(list, l.accountId, 'home'),
           timelineLinks(
             d.baseUrl + req.path,
             page,

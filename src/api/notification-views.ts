@@ -10,13 +10,17 @@ export interface NotificationViewDeps {
   readonly reportViews: ReportViews;
 }
 
-/** Notifications as entities (the store has left out those whose account is gone or status unreadable). */
+/**
+ * Notifications as entities (the store has left out those whose account is gone or status unreadable; one whose
+ * status the member's filters hide in notifications is left out here).
+ */
 export async function renderNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
   // Senders and statuses in one statement with everything the statuses show (the page's render bundle).
   const { statuses: statusEntities, accounts } = await d.statusViews.page(
     [...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))],
     [...new Set(items.map((n) => n.fromAccountId))],
     viewerId,
+    'notifications',
   );
   const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
   const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();

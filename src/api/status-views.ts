@@ -17,6 +17,8 @@ import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
+import type { FilterContext } from '../store/filters.js';
+import { applyFilters, type FilterCache } from './filter-apply.js';
 
 type StatusEntity = ReturnType<typeof statusEntity>;
 
@@ -30,7 +32,17 @@ export class StatusViews {
     private readonly polls: PollStore,
     private readonly bundles: RenderBundleStore,
     private readonly cache: StatusCache,
+    private readonly filters: FilterCache,
   ) {}
+
+  /**
+   * A page shown in a context: rendered, then the viewer's content filters of that context applied
+   * (filter-apply.ts): matches carry `filtered`, and `hide` matches are left out unless hide is false.
+   */
+  async inContext(list: readonly Status[], viewerId: string | null, context: FilterContext, hide = true): Promise<StatusEntity[]> {
+    const [entities, filters] = await Promise.all([this.many(list, viewerId), this.filters.of(viewerId)]);
+    return applyFilters(entities, filters, context, hide);
+  }
 
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
     return (await this.many([s], viewerId, opts))[0]!;
@@ -73,26 +85,33 @@ export class StatusViews {
 
   /**
    * A page naming statuses and accounts by id (notifications): both loaded in the one statement, the statuses as
-   * entities by id (those gone are missing) and the accounts as rows with their entities.
+   * entities by id (those gone, or hidden by the viewer's filters of the context, are missing) and the accounts as
+   * rows with their entities.
    */
   async page(
     statusIds: readonly string[],
     accountIds: readonly string[],
     viewerId: string,
+    context?: FilterContext,
   ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
-    return this.loaded(statusIds, viewerId, accountIds, (b, ticket) => {
-      const list = statusIds.flatMap((id) => {
-        const s = b.statuses.get(id);
-        return s ? [s] : [];
-      });
-      const statuses = new Map(this.render(list, b, viewerId, {}, ticket).map((e) => [e.id, e]));
-      const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
-      for (const id of accountIds) {
-        const a = b.accounts.get(id);
-        if (a) accounts.set(id, { row: a, entity: this.accountViews.withCounts(a, b.accountCounts.get(id)) });
-      }
-      return { statuses, accounts };
-    });
+    const [page, filters] = await Promise.all([
+      this.loaded(statusIds, viewerId, accountIds, (b, ticket) => {
+        const list = statusIds.flatMap((id) => {
+          const s = b.statuses.get(id);
+          return s ? [s] : [];
+        });
+        const statuses = this.render(list, b, viewerId, {}, ticket);
+        const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
+        for (const id of accountIds) {
+          const a = b.accounts.get(id);
+          if (a) accounts.set(id, { row: a, entity: this.accountViews.withCounts(a, b.accountCounts.get(id)) });
+        }
+        return { statuses, accounts };
+      }),
+      context ? this.filters.of(viewerId) : undefined,
+    ]);
+    const shown = filters && context ? applyFilters(page.statuses, filters, context) : page.statuses;
+    return { statuses: new Map(shown.map((e) => [e.id, e])), accounts: page.accounts };
   }
 
   /** The page's bundle, loaded under a cache ticket taken before it is read (status-cache.ts), then fn. */

@@ -294,7 +294,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const s = await original(req.params['id'], viewerId);
         const { ancestors, descendants } = await d.statuses.thread(s, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
         // Both halves rendered from one render bundle.
-        const entities = await d.views.many([...ancestors, ...descendants], viewerId);
+        const entities = await d.views.inContext([...ancestors, ...descendants], viewerId, 'thread');
         const byId = new Map(entities.map((e) => [e.id, e]));
         const shown = (list: readonly Status[]) => list.flatMap((x) => byId.get(x.id) ?? []);
         return json(200, { ancestors: shown(ancestors), descendants: shown(descendants) });

@@ -8,6 +8,7 @@ import { route, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
+import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
@@ -31,7 +32,8 @@ type Scope = 'all' | 'local' | 'remote';
 
 export function timelineRoutes(d: TimelineDeps): Route[] {
   const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
-  const reply = async (req: Request, list: Status[], viewerId: string | null, keep: Keep = {}) => {
+  // Links come from the page as read: statuses the viewer's filters hide do not shorten the walk.
+  const reply = async (req: Request, list: Status[], viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
     const links = timelineLinks(
       d.baseUrl + req.path,
@@ -39,7 +41,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       list.map((s) => s.id),
       keep,
     );
-    return json(200, await d.views.many(list, viewerId), links);
+    return json(200, await d.views.inContext(list, viewerId, context), links);
   };
   const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
     const local = flag(req.query['local']);
@@ -55,7 +57,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       auth: { scopes: ['read:statuses'], member: true },
       handler: async (req, who) => {
         const me = who.record.user.accountId;
-        return reply(req, await d.timelines.home(me, pageQuery(req.query, 20, 40)), me);
+        return reply(req, await d.timelines.home(me, pageQuery(req.query, 20, 40)), me, 'home');
       },
     }),
     route({
@@ -66,7 +68,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const viewerId = viewer(who);
         const { scope, keep } = scopeOf(req);
         const onlyMedia = flag(req.query['only_media']);
-        return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, {
+        return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, 'public', {
           ...keep,
           only_media: onlyMedia ? 'true' : undefined,
         });
@@ -88,7 +90,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         };
         const more = { any: tags('any'), all: tags('all'), none: tags('none'), onlyMedia };
         const list = await d.timelines.tagged(tag, pageQuery(req.query, 20, 40), scope, viewerId, more);
-        return reply(req, list, viewerId, { ...keep, only_media: onlyMedia ? 'true' : undefined, any: more.any, all: more.all, none: more.none });
+        return reply(req, list, viewerId, 'public', { ...keep, only_media: onlyMedia ? 'true' : undefined, any: more.any, all: more.all, none: more.none });
       },
     }),
     route({
@@ -102,7 +104,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
         if (flag(req.query['pinned'])) {
           // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).
-          return json(200, await d.views.many(await d.statuses.pinnedOf(a.id, viewerId), viewerId));
+          return json(200, await d.views.inContext(await d.statuses.pinnedOf(a.id, viewerId), viewerId, 'account'));
         }
         const excludeReplies = flag(req.query['exclude_replies']);
         const excludeReblogs = flag(req.query['exclude_reblogs']);
@@ -119,7 +121,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
           tagged,
           only_media: onlyMedia ? 'true' : undefined,
         };
-        return reply(req, list, viewerId, keep);
+        return reply(req, list, viewerId, 'account', keep);
       },
     }),
   ];

@@ -23,18 +23,22 @@ export const WORK_CHANNEL = 'stoa_work';
 /** What clients are streamed (store/stream-events.ts parses it); raised by triggers (migration 046). */
 export const STREAM_CHANNEL = 'stoa_stream';
 
-/** Raised by triggers (migration 048): `s:<id>` a status or its attachments changed, `a:<id>` an account. */
+/**
+ * Raised by triggers: `s:<id>` a status or its attachments changed, `a:<id>` an account (migration 048), `f:<id>` an
+ * account's content filters (migration 050).
+ */
 export const CACHE_CHANNEL = 'stoa_cache';
 
 /** What a node's rendered statuses may no longer show. */
-export type CacheEvent = { readonly kind: 'status'; readonly id: string } | { readonly kind: 'account'; readonly id: string };
+export type CacheEvent = { readonly kind: 'status' | 'account' | 'filters'; readonly id: string };
 
-const CACHE_PAYLOAD = /^([sa]):(\d{1,20})$/;
+const CACHE_PAYLOAD = /^([saf]):(\d{1,20})$/;
+const CACHE_KINDS = { s: 'status', a: 'account', f: 'filters' } as const;
 
 function parseCache(p: string): CacheEvent | undefined {
   const m = CACHE_PAYLOAD.exec(p);
   if (!m) return undefined;
-  return { kind: m[1] === 's' ? 'status' : 'account', id: m[2]! };
+  return { kind: CACHE_KINDS[m[1] as keyof typeof CACHE_KINDS], id: m[2]! };
 }
 
 /** Work queued by some node (this one included: a node hears its own notifications). */

@@ -9,6 +9,25 @@ CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVAL
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION public.custom_filter_parts_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM filters_changed((SELECT account_id FROM custom_filters
+    WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.custom_filter_id ELSE NEW.custom_filter_id END));
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.custom_filters_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM filters_changed(CASE WHEN TG_OP = 'DELETE' THEN OLD.account_id ELSE NEW.account_id END);
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.drop_revoked_push_subscription()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -16,6 +35,17 @@ AS $function$
 BEGIN
   DELETE FROM web_push_subscriptions WHERE access_token_id = NEW.id;
   RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.filters_changed(account bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF account IS NOT NULL THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'filters_changed', 'account', account::text)::text);
+    PERFORM pg_notify('stoa_cache', 'f:' || account::text);
+  END IF;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.queue_pushes()
@@ -271,6 +301,49 @@ CREATE TABLE bookmarks (
   CONSTRAINT bookmarks_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
 CREATE INDEX bookmarks_status ON bookmarks USING btree (status_id);
+
+CREATE TABLE custom_filter_keywords (
+  id               bigint DEFAULT timestamp_id(now()) NOT NULL,
+  custom_filter_id bigint NOT NULL,
+  keyword          text NOT NULL,
+  whole_word       boolean DEFAULT true NOT NULL,
+  created_at       timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at       timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT custom_filter_keywords_pkey PRIMARY KEY (id),
+  CONSTRAINT custom_filter_keywords_custom_filter_id_fkey FOREIGN KEY (custom_filter_id) REFERENCES custom_filters(id) ON DELETE CASCADE,
+  CONSTRAINT custom_filter_keywords_keyword_check CHECK (keyword <> ''::text)
+);
+CREATE INDEX custom_filter_keywords_filter ON custom_filter_keywords USING btree (custom_filter_id);
+CREATE TRIGGER custom_filter_keywords_changed AFTER INSERT OR DELETE OR UPDATE ON custom_filter_keywords FOR EACH ROW EXECUTE FUNCTION custom_filter_parts_changed();
+
+CREATE TABLE custom_filter_statuses (
+  id               bigint DEFAULT timestamp_id(now()) NOT NULL,
+  custom_filter_id bigint NOT NULL,
+  status_id        bigint NOT NULL,
+  created_at       timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT custom_filter_statuses_pkey PRIMARY KEY (id),
+  CONSTRAINT custom_filter_statuses_custom_filter_id_status_id_key UNIQUE (custom_filter_id, status_id),
+  CONSTRAINT custom_filter_statuses_custom_filter_id_fkey FOREIGN KEY (custom_filter_id) REFERENCES custom_filters(id) ON DELETE CASCADE,
+  CONSTRAINT custom_filter_statuses_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE TRIGGER custom_filter_statuses_changed AFTER INSERT OR DELETE OR UPDATE ON custom_filter_statuses FOR EACH ROW EXECUTE FUNCTION custom_filter_parts_changed();
+
+CREATE TABLE custom_filters (
+  id            bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id    bigint NOT NULL,
+  title         text NOT NULL,
+  context       text[] NOT NULL,
+  filter_action text DEFAULT 'warn'::text NOT NULL,
+  expires_at    timestamp with time zone,
+  created_at    timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at    timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT custom_filters_pkey PRIMARY KEY (id),
+  CONSTRAINT custom_filters_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT custom_filters_context_check CHECK (context <@ ARRAY['home'::text, 'notifications'::text, 'public'::text, 'thread'::text, 'account'::text] AND cardinality(context) > 0),
+  CONSTRAINT custom_filters_filter_action_check CHECK (filter_action = ANY (ARRAY['warn'::text, 'hide'::text, 'blur'::text]))
+);
+CREATE INDEX custom_filters_account ON custom_filters USING btree (account_id);
+CREATE TRIGGER custom_filters_changed AFTER INSERT OR DELETE OR UPDATE ON custom_filters FOR EACH ROW EXECUTE FUNCTION custom_filters_changed();
 
 CREATE TABLE deliveries (
   id              bigint DEFAULT timestamp_id(now()) NOT NULL,

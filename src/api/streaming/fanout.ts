@@ -12,6 +12,7 @@ import { renderConversations, type ConversationViewDeps } from '../conversation-
 import { renderNotifications, type NotificationViewDeps } from '../notification-views.js';
 import type { StatusViews } from '../status-views.js';
 import type { Subscription } from './channels.js';
+import { streamContext, type StreamFilters } from './stream-filters.js';
 import { readsNotifications, type StreamClient, type StreamHub } from './hub.js';
 
 const MAX_QUEUED = 10_000;
@@ -22,6 +23,7 @@ export interface FanoutDeps extends NotificationViewDeps, ConversationViewDeps {
   readonly notifications: NotificationStore;
   readonly conversations: ConversationStore;
   readonly audience: StreamAudienceStore;
+  readonly streamFilters: StreamFilters;
 }
 
 type Entity = Record<string, unknown>;
@@ -81,6 +83,8 @@ export class StreamFanout {
         return this.notification(e.notification, e.account);
       case 'conversation':
         return this.conversation(e.conversation, e.account);
+      case 'filters_changed':
+        return this.filtersChanged(e.account);
     }
   }
 
@@ -114,14 +118,18 @@ export class StreamFanout {
       }
       return p;
     };
+    const filtered = await this.d.streamFilters.forStream(this.hub.clients, base, payloadFor);
     const started = performance.now();
     let sent = 0;
     for (const c of [...this.hub.clients]) {
       let payload: string | undefined;
       for (const sub of c.subs.values()) {
         if (!shows(sub, c, s, aud)) continue;
+        // Only a viewer whose filters match gets a payload of their own (or none: hidden).
+        const own = filtered.size ? filtered.get(`${c.accountId} ${streamContext(sub)}`) : undefined;
+        if (own === null) continue;
         payload ??= payloadFor(c.accountId);
-        c.send(sub.stream, event, payload);
+        c.send(sub.stream, event, own ?? payload);
         sent++;
       }
     }
@@ -159,6 +167,11 @@ export class StreamFanout {
     if (!entity) return;
     const payload = JSON.stringify(entity);
     for (const c of listeners) for (const s of c.subs.values()) if (wantsNotifications(s, c)) c.send(s.stream, 'notification', payload);
+  }
+
+  /** Mastodon's `filters_changed`, on the member's user streams, with no payload. */
+  private async filtersChanged(accountId: string): Promise<void> {
+    for (const c of this.hub.of(accountId)) for (const s of c.subs.values()) if (s.channel === 'user') c.send(s.stream, 'filters_changed', undefined);
   }
 
   private async conversation(id: string, accountId: string): Promise<void> {

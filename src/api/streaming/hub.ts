@@ -15,8 +15,8 @@ export interface StreamClient {
   readonly appId: string;
   readonly scopes: readonly string[];
   readonly subs: Map<string, Subscription>;
-  /** Sends one event on one of its streams (payload: the JSON text, or a bare id for delete). */
-  send(stream: readonly string[], event: string, payload: string): void;
+  /** Sends one event on one of its streams (payload: the JSON text, a bare id for delete, none for filters_changed). */
+  send(stream: readonly string[], event: string, payload: string | undefined): void;
   /** SSE only: a comment line that keeps proxies from closing an idle stream. */
   heartbeat?(): void;
   close(): void;

@@ -30,7 +30,8 @@ class SseClient implements StreamClient {
     this.scopes = id.scopes;
   }
 
-  send(_stream: readonly string[], event: string, payload: string): void {
+  // No payload (filters_changed) is written `data: undefined`, as Mastodon's streaming server writes it.
+  send(_stream: readonly string[], event: string, payload: string | undefined): void {
     this.sink.write(`event: ${event}\ndata: ${payload}\n\n`);
   }
 

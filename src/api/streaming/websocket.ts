@@ -24,10 +24,11 @@ interface SocketData {
  * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
  * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
  */
-const recentFrames = new Map<string, { readonly payload: string; readonly frame: string }>();
+const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: string }>();
 const RECENT_FRAMES_MAX = 64;
 
-function frameOf(stream: readonly string[], event: string, payload: string): string {
+// No payload (filters_changed): no `payload` key, as Mastodon's streaming server sends it.
+function frameOf(stream: readonly string[], event: string, payload: string | undefined): string {
   const key = `${event}\u0000${stream.join('\u0000')}`;
   const hit = recentFrames.get(key);
   if (hit !== undefined && hit.payload === payload) return hit.frame;
@@ -58,7 +59,7 @@ class WsClient implements StreamClient {
     this.scopes = id.scopes;
   }
 
-  send(stream: readonly string[], event: string, payload: string): void {
+  send(stream: readonly string[], event: string, payload: string | undefined): void {
     this.raw(frameOf(stream, event, payload));
   }
 
