@@ -40,7 +40,8 @@ const WORD = /[\p{L}\p{M}\p{N}_]/u;
 
 /** A keyword as Mastodon's CustomFilterKeyword#to_regex: word boundaries only where the keyword has a word character. */
 export function keywordRegex(keyword: string, wholeWord: boolean): RegExp {
-  const escaped = keyword.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  // Only syntax characters: with the u flag any other escaped character is an error.
+  const escaped = keyword.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   if (!wholeWord) return new RegExp(escaped, 'iu');
   const start = WORD.test(keyword[0] ?? '') ? '(?<![\\p{L}\\p{M}\\p{N}_])' : '';
   const end = WORD.test(keyword.at(-1) ?? '') ? '(?![\\p{L}\\p{M}\\p{N}_])' : '';

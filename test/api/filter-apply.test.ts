@@ -124,6 +124,7 @@ describe('filters applied to REST pages', () => {
         { keyword: 'dog', whole_word: false },
         { keyword: 'C++', whole_word: true },
         { keyword: 'noopener', whole_word: false },
+        { keyword: 'e-mail (x)', whole_word: true },
       ],
     });
     const media = await upload(s.url, m.token['bob'], png(8, 8), { description: 'a sleepy Cat on a sofa' });
@@ -133,6 +134,7 @@ describe('filters applied to REST pages', () => {
       ['accents are letters', { status: 'catégorie' }, null],
       ['not whole word', { status: 'hotdogs for all' }, ['dog']],
       ['a symbol keyword', { status: 'I write C++ daily' }, ['C++']],
+      ['punctuation is literal', { status: 'send an E-Mail (X) now' }, ['E-Mail (X)']],
       ['escaped text is text', { status: 'see <cat> tags' }, ['cat']],
       ['markup is not text', { status: 'a link https://example.com/x' }, null],
       ['content warning', { status: 'hidden', spoiler_text: 'CAT pictures' }, ['CAT']],
