@@ -6,6 +6,8 @@
 // are left alone, and a change shows on the next page (the per-node cache is dropped).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import type { Request } from '../../src/http/request.js';
+import type { Principal, Route } from '../../src/http/types.js';
 import { api, type Json } from '../support/api.js';
 import { png, upload } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -26,8 +28,19 @@ describe('filters applied to REST pages', () => {
   const page = async (who: string, path: string): Promise<Map<string, Json>> => new Map(((await call(who, 'GET', path)) as Json[]).map((x) => [x.id, x]));
   const titles = (st: Json) => (st.filtered as Json[]).map((r) => r.filter.title);
 
+  /** The statements the last request's handler sent, by path and member. */
+  const sent = new Map<string, string[]>();
+
   before(async () => {
     s = await startTestServer();
+    for (const r of s.app.routes as Route[]) {
+      const h = r.handler as (req: Request, who: Principal | null) => unknown;
+      (r as { handler: unknown }).handler = async (req: Request, who: Principal | null) => {
+        const { value, statements } = await s.app.db.tally(async () => h(req, who));
+        sent.set(`${req.path} ${who?.record.user?.accountId}`, statements);
+        return value;
+      };
+    }
     m = await createMembers(s, ['ann', 'bob', 'cid']);
     await call('ann', 'POST', `/api/v1/accounts/${m.id['bob']}/follow`);
     await call('cid', 'POST', `/api/v1/accounts/${m.id['bob']}/follow`);
@@ -197,5 +210,21 @@ describe('filters applied to REST pages', () => {
     assert.ok(next, 'a next link though the page shows nothing');
     const rest = (await api(s.url, m.token['cid'], 'GET', new URL(next).pathname + new URL(next).search)).body as Json[];
     assert.ok(rest.some((x) => x.id === older.id));
+  });
+
+  it('reads a member’s filters once, then from the node’s cache; members without filters cost nothing', async () => {
+    await post('bob', { status: 'something for both' });
+    const home = '/api/v1/timelines/home';
+    /** How many of the request's statements read filters. */
+    const reads = async (who: string) => {
+      await call(who, 'GET', home);
+      return sent.get(`${home} ${m.id[who]}`)!.filter((q) => q.includes('custom_filter')).length;
+    };
+    assert.equal(await reads('bob'), 0, 'a member who never had filters: none read');
+    assert.equal(await reads('bob'), 0);
+    await filter('ann', { title: 'Any', context: ['home'], keywords_attributes: [{ keyword: 'something' }] });
+    assert.equal(await reads('ann'), 1, 'read once after a change');
+    assert.equal(await reads('ann'), 0, 'then from the cache');
+    assert.equal(await reads('ann'), 0);
   });
 });
