@@ -2,6 +2,7 @@
 // decided by one set-based query (store/stream-audience.ts), the status rendered once (viewer-independent) with
 // the author's own rendering and viewers' flags patched in only where they differ, then written to each socket.
 // Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded.
+// A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts).
 import type { Logger } from '../../log.js';
 import type { ConversationStore } from '../../store/conversations.js';
 import type { NotificationStore } from '../../store/notifications.js';
@@ -128,8 +129,7 @@ export class StreamFanout {
         // Only a viewer whose filters match gets a payload of their own (or none: hidden).
         const own = filtered.size ? filtered.get(`${c.accountId} ${streamContext(sub)}`) : undefined;
         if (own === null) continue;
-        payload ??= payloadFor(c.accountId);
-        c.send(sub.stream, event, own ?? payload);
+        c.send(sub.stream, event, own ?? (payload ??= payloadFor(c.accountId)));
         sent++;
       }
     }
