@@ -1,4 +1,4 @@
-// The events streamed to clients, as the triggers of migration 046 notify them on STREAM_CHANNEL: ids only, read
+// The events streamed to clients, as the triggers of migration 046 (and store/notification-requests.ts) notify them on STREAM_CHANNEL: ids only, read
 // back by each node after commit. Parsed here, at the edge: a payload of any other shape is ignored.
 import { z } from 'zod';
 
@@ -10,6 +10,8 @@ const schema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('delete'), status: id, account: id, visibility: z.number().int().min(0).max(3) }),
   z.object({ event: z.literal('notification'), notification: id, account: id }),
   z.object({ event: z.literal('conversation'), conversation: id, account: id }),
+  // A member accepted notification requests and the filtered notifications are merged (migration 051's store).
+  z.object({ event: z.literal('notifications_merged'), account: id }),
 ]);
 
 export type StreamEvent = z.infer<typeof schema>;

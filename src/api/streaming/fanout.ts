@@ -81,6 +81,10 @@ export class StreamFanout {
         return this.notification(e.notification, e.account);
       case 'conversation':
         return this.conversation(e.conversation, e.account);
+      case 'notifications_merged':
+        // Mastodon's UnfilterNotificationsWorker: the payload is "1", on the streams that carry notifications.
+        for (const c of this.hub.of(e.account)) for (const s of c.subs.values()) if (wantsNotifications(s, c)) c.send(s.stream, e.event, '1');
+        return Promise.resolve();
     }
   }
 
