@@ -68,9 +68,7 @@ export function notificationRequestRoutes(d: NotificationRequestApiDeps): Route[
     const statusIds = items.map((r) => r.lastStatusId).filter((x): x is string => x !== null);
     const readable = await d.statuses.visibleAmong(statusIds, viewer);
     const statusViews = new Map((await d.statusViews.many(readable, viewer)).map((s) => [String((s as { id: unknown }).id), s]));
-    const accountViews = new Map(
-      (await d.accountViews.many([...accounts.values()])).map((a) => [String((a as unknown as { id: unknown }).id), a] as const),
-    );
+    const accountViews = new Map((await d.accountViews.many([...accounts.values()])).map((a) => [String((a as unknown as { id: unknown }).id), a] as const));
     return items.flatMap((r) => {
       const account = accountViews.get(r.fromAccountId);
       if (!account) return [];
@@ -107,57 +105,62 @@ export function notificationRequestRoutes(d: NotificationRequestApiDeps): Route[
       auth: read,
       handler: async (_req, who) => json(200, v2(await d.requests.policy(who.record.user.accountId))),
     }),
-    route({
-      method: 'PATCH',
-      path: '/api/v2/notifications/policy',
-      auth: write,
-      body: true,
-      handler: async (req, who) => {
-        const p = PolicyV2.safeParse(given(req.fields));
-        if (!p.success) throw invalid(p.error);
-        const b = p.data;
-        return json(
-          200,
-          v2(
-            await d.requests.updatePolicy(who.record.user.accountId, {
-              forNotFollowing: b.for_not_following,
-              forNotFollowers: b.for_not_followers,
-              forNewAccounts: b.for_new_accounts,
-              forPrivateMentions: b.for_private_mentions,
-              forLimitedAccounts: b.for_limited_accounts,
-            }),
-          ),
-        );
-      },
-    }),
+    // Rails' `resource ... only: :update` answers PUT and PATCH alike (masto sends PUT).
+    ...(['PATCH', 'PUT'] as const).map((method) =>
+      route({
+        method,
+        path: '/api/v2/notifications/policy',
+        auth: write,
+        body: true,
+        handler: async (req, who) => {
+          const p = PolicyV2.safeParse(given(req.fields));
+          if (!p.success) throw invalid(p.error);
+          const b = p.data;
+          return json(
+            200,
+            v2(
+              await d.requests.updatePolicy(who.record.user.accountId, {
+                forNotFollowing: b.for_not_following,
+                forNotFollowers: b.for_not_followers,
+                forNewAccounts: b.for_new_accounts,
+                forPrivateMentions: b.for_private_mentions,
+                forLimitedAccounts: b.for_limited_accounts,
+              }),
+            ),
+          );
+        },
+      }),
+    ),
     route({
       method: 'GET',
       path: '/api/v1/notifications/policy',
       auth: read,
       handler: async (_req, who) => json(200, v1(await d.requests.policy(who.record.user.accountId))),
     }),
-    route({
-      method: 'PUT',
-      path: '/api/v1/notifications/policy',
-      auth: write,
-      body: true,
-      handler: async (req, who) => {
-        const p = PolicyV1.safeParse(given(req.fields));
-        if (!p.success) throw invalid(p.error);
-        const b = p.data;
-        return json(
-          200,
-          v1(
-            await d.requests.updatePolicy(who.record.user.accountId, {
-              forNotFollowing: b.filter_not_following,
-              forNotFollowers: b.filter_not_followers,
-              forNewAccounts: b.filter_new_accounts,
-              forPrivateMentions: b.filter_private_mentions,
-            }),
-          ),
-        );
-      },
-    }),
+    ...(['PATCH', 'PUT'] as const).map((method) =>
+      route({
+        method,
+        path: '/api/v1/notifications/policy',
+        auth: write,
+        body: true,
+        handler: async (req, who) => {
+          const p = PolicyV1.safeParse(given(req.fields));
+          if (!p.success) throw invalid(p.error);
+          const b = p.data;
+          return json(
+            200,
+            v1(
+              await d.requests.updatePolicy(who.record.user.accountId, {
+                forNotFollowing: b.filter_not_following,
+                forNotFollowers: b.filter_not_followers,
+                forNewAccounts: b.filter_new_accounts,
+                forPrivateMentions: b.filter_private_mentions,
+              }),
+            ),
+          );
+        },
+      }),
+    ),
     route({
       method: 'GET',
       path: '/api/v1/notifications/requests',

@@ -94,7 +94,9 @@ export class NotificationRequestStore {
   async list(accountId: string, page: PageQuery): Promise<NotificationRequest[]> {
     const values: unknown[] = [accountId];
     const p = pageSql(page, 'r.id', values);
-    return p.newestFirst((await this.db.rows<RequestRow>(`SELECT r.* FROM notification_requests r WHERE ${SHOWN}${p.where}${p.orderLimit}`, values)).map(toRequest));
+    return p.newestFirst(
+      (await this.db.rows<RequestRow>(`SELECT r.* FROM notification_requests r WHERE ${SHOWN}${p.where}${p.orderLimit}`, values)).map(toRequest),
+    );
   }
 
   async one(accountId: string, id: string): Promise<NotificationRequest | undefined> {
