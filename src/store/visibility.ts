@@ -22,7 +22,7 @@ export function quiet(viewer: string): string {
  */
 export function inChosenLanguage(viewer: string): string {
   const chosen = `(SELECT cl.chosen_languages FROM users cl WHERE cl.account_id = ${viewer})`;
-  return `(s.language IS NULL OR ${chosen} IS NULL OR s.language = ANY(${chosen}))`;
+  return `(s.language IS NULL OR ${chosen} IS NULL OR s.language = ANY(${chosen}::text[]))`;
 }
 
 /**
