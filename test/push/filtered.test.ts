@@ -38,16 +38,20 @@ describe('push and filtered notifications', () => {
     assert.equal(r.status, 200, r.text);
 
     assert.equal((await call('bob', 'POST', '/api/v1/statuses', { status: '@alice from a stranger' })).status, 200);
+    // Queued (or not) by the insert's own transaction: looked at once it answered, before any push could be sent.
+    const queuedForBob = async () =>
+      (
+        await s.app.db.one<{ n: string }>(
+          'SELECT count(*) AS n FROM push_deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.from_account_id = $1',
+          [m.id['bob']],
+        )
+      )?.n;
+    assert.equal(await queuedForBob(), '0');
     assert.equal((await call('carol', 'POST', '/api/v1/statuses', { status: '@alice from a friend' })).status, 200);
     await eventually(() => assert.ok(svc.received.length >= 1));
     // Both went to one push host, whose queue is worked in order: bob's, had it been queued, came first.
     const titles = svc.received.map((x) => openPush(x, sub, serverKey).payload.title);
     assert.deepEqual(titles, ['carol mentioned you']);
-    const queuedForBob = await s.app.db.one<{ n: string }>(
-      'SELECT count(*) AS n FROM push_deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.from_account_id = $1',
-      [m.id['bob']],
-    );
-    assert.equal(queuedForBob?.n, '0');
     const [req] = (await call('alice', 'GET', '/api/v1/notifications/requests')).body;
     assert.equal(req.account.username, 'bob');
   });
