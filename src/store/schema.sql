@@ -92,6 +92,17 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.release_notification_request()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM notification_requests WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id AND notifications_count <= 1;
+  UPDATE notification_requests SET notifications_count = notifications_count - 1
+    WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.status_cache_account()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -615,6 +626,7 @@ CREATE INDEX notifications_status ON notifications USING btree (status_id) WHERE
 CREATE TRIGGER notifications_gather_request AFTER INSERT ON notifications FOR EACH ROW WHEN (new.filtered) EXECUTE FUNCTION gather_notification_request();
 CREATE TRIGGER notifications_policy BEFORE INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION apply_notification_policy();
 CREATE TRIGGER notifications_queue_pushes AFTER INSERT ON notifications REFERENCING NEW TABLE AS new_notifications FOR EACH STATEMENT EXECUTE FUNCTION queue_pushes();
+CREATE TRIGGER notifications_release_request AFTER DELETE ON notifications FOR EACH ROW WHEN (old.filtered) EXECUTE FUNCTION release_notification_request();
 CREATE TRIGGER notifications_stream AFTER INSERT ON notifications FOR EACH ROW WHEN (NOT new.filtered) EXECUTE FUNCTION stream_notification_event();
 
 CREATE TABLE oauth_apps (

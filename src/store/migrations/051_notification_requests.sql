@@ -88,6 +88,17 @@ END $$;
 CREATE TRIGGER notifications_gather_request AFTER INSERT ON notifications FOR EACH ROW WHEN (NEW.filtered)
   EXECUTE FUNCTION gather_notification_request();
 
+-- A filtered notification taken back (an unfavourite, a cleared list) leaves its request; an emptied request goes.
+CREATE FUNCTION release_notification_request() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM notification_requests WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id AND notifications_count <= 1;
+  UPDATE notification_requests SET notifications_count = notifications_count - 1
+    WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER notifications_release_request AFTER DELETE ON notifications FOR EACH ROW WHEN (OLD.filtered)
+  EXECUTE FUNCTION release_notification_request();
+
 -- A filtered notification is neither streamed nor pushed (migrations 045 and 046, redefined).
 DROP TRIGGER notifications_stream ON notifications;
 CREATE TRIGGER notifications_stream AFTER INSERT ON notifications FOR EACH ROW WHEN (NOT NEW.filtered)
