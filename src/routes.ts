@@ -22,6 +22,7 @@ import { mediaProxyRoutes } from './api/media-proxy.js';
 import { mediaRoutes } from './api/media.js';
 import { tempDirOf } from './media/temp-files.js';
 import { notificationRoutes } from './api/notifications.js';
+import { notificationRequestRoutes } from './api/notification-requests.js';
 import { oauthRoutes } from './api/oauth.js';
 import { pollRoutes } from './api/polls.js';
 import { pushRoutes } from './api/push.js';
@@ -324,6 +325,10 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         reportViews: w.reportViews,
         ...listed,
       }),
+    ),
+    mount(
+      ['/api/v2/notifications/policy', '/api/v1/notifications/policy', '/api/v1/notifications/requests'],
+      notificationRequestRoutes({ baseUrl: config.baseUrl, requests: w.notificationRequests, ...listed }),
     ),
     mount(
       ['/api/v1/push/subscription'],

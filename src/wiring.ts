@@ -54,6 +54,7 @@ import { MarkerStore } from './store/markers.js';
 import { MediaStore } from './store/media.js';
 import { MuteStore } from './store/mutes.js';
 import { NotificationGroupStore } from './store/notification-groups.js';
+import { NotificationRequestStore } from './store/notification-requests.js';
 import { NotificationStore } from './store/notifications.js';
 import { AppStore } from './store/oauth-apps.js';
 import { CodeStore } from './store/oauth-codes.js';
@@ -107,6 +108,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     interactions: new InteractionStore(db),
     notifications: new NotificationStore(db),
     notificationGroups: new NotificationGroupStore(db),
+    notificationRequests: new NotificationRequestStore(db),
     conversations: new ConversationStore(db),
     // Streaming: who among this node's clients is shown an event.
     streamAudience: new StreamAudienceStore(db),

@@ -13,7 +13,7 @@ import { GROUPABLE_TYPES, type Notification, type NotificationFilter, type Notif
 import type { StatusStore } from '../store/statuses.js';
 import { isId } from '../store/ids.js';
 import type { AccountViews } from './account-views.js';
-import { stringList } from './params.js';
+import { flag, stringList } from './params.js';
 import type { StatusViews } from './status-views.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
@@ -57,6 +57,7 @@ function filterParams(q: Request['query']): NotificationFilter {
     types: stringList(q['types']),
     excludeTypes: stringList(q['exclude_types']),
     fromAccountId: from === undefined ? undefined : isId(from) ? from : '0',
+    includeFiltered: flag(q['include_filtered']),
   };
 }
 

@@ -14,6 +14,7 @@ import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import { isId } from '../store/ids.js';
 import { renderNotifications } from './notification-views.js';
+import { flag } from './params.js';
 
 export interface NotificationApiDeps {
   readonly baseUrl: string;
@@ -51,8 +52,9 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
         if (from !== undefined && !isId(from)) return json(200, []);
         const types = list(req.query['types']);
         const excludeTypes = list(req.query['exclude_types']);
-        const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from });
-        const keep: Record<string, string | undefined> = { account_id: from };
+        const includeFiltered = flag(req.query['include_filtered']);
+        const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from, includeFiltered });
+        const keep: Record<string, string | undefined> = { account_id: from, include_filtered: includeFiltered ? 'true' : undefined };
         const links = timelineLinks(
           d.baseUrl + req.path,
           page,

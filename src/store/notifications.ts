@@ -29,6 +29,8 @@ export interface NotificationFilter {
   readonly types?: readonly string[];
   readonly excludeTypes?: readonly string[];
   readonly fromAccountId?: string;
+  /** Also the notifications the member's policy filtered (Mastodon's include_filtered). */
+  readonly includeFiltered?: boolean;
 }
 
 export interface NotificationRow {
@@ -91,6 +93,8 @@ export function notificationWhere(values: unknown[], f: NotificationFilter): str
       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = n.from_account_id) OR (b.account_id = n.from_account_id AND b.target_account_id = $1))
       AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = n.from_account_id AND mu.hide_notifications
         AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+  // What the member's policy filtered waits in its request (migration 051) until accepted.
+  if (!f.includeFiltered) where += ' AND NOT n.filtered';
   if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
   if (f.excludeTypes?.length) where += ` AND NOT (n.type = ANY($${values.push(f.excludeTypes)}::text[]))`;
   if (f.fromAccountId) where += ` AND n.from_account_id = $${values.push(f.fromAccountId)}`;

@@ -9,6 +9,46 @@ CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVAL
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION public.apply_notification_policy()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  p record;
+  sender record;
+  following boolean;
+  votes text[] := '{}';
+BEGIN
+  IF NEW.type IN ('admin.report', 'admin.sign_up', 'poll', 'update', 'moderation_warning') THEN RETURN NEW; END IF;
+  IF EXISTS (SELECT 1 FROM notification_permissions WHERE account_id = NEW.account_id AND from_account_id = NEW.from_account_id) THEN
+    RETURN NEW;
+  END IF;
+  SELECT coalesce(np.for_not_following, 'accept') AS not_following, coalesce(np.for_not_followers, 'accept') AS not_followers,
+         coalesce(np.for_new_accounts, 'accept') AS new_accounts, coalesce(np.for_private_mentions, 'filter') AS private_mentions,
+         coalesce(np.for_limited_accounts, 'filter') AS limited_accounts
+    INTO p FROM (SELECT 1) one LEFT JOIN notification_policies np ON np.account_id = NEW.account_id;
+  SELECT a.created_at, a.silenced_at IS NOT NULL OR (a.domain IS NOT NULL AND EXISTS (SELECT 1 FROM domain_blocks d
+           WHERE d.severity = 'silence' AND (lower(a.domain) = lower(d.domain) OR right(lower(a.domain), length(d.domain) + 1) = '.' || lower(d.domain)))) AS limited
+    INTO sender FROM accounts a WHERE a.id = NEW.from_account_id;
+  following := EXISTS (SELECT 1 FROM follows f WHERE f.account_id = NEW.account_id AND f.target_account_id = NEW.from_account_id);
+  IF p.not_following <> 'accept' AND NOT following THEN votes := votes || p.not_following; END IF;
+  -- A follower counts once they have followed for three days (Mastodon's NEW_FOLLOWER_THRESHOLD).
+  IF p.not_followers <> 'accept' AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = NEW.from_account_id
+       AND f.target_account_id = NEW.account_id AND f.created_at <= now() - interval '3 days') THEN
+    votes := votes || p.not_followers;
+  END IF;
+  IF p.new_accounts <> 'accept' AND sender.created_at > now() - interval '30 days' THEN votes := votes || p.new_accounts; END IF;
+  -- A direct mention from someone not followed, unless it answers one of the member's own posts.
+  IF p.private_mentions <> 'accept' AND NEW.type = 'mention' AND NOT following AND EXISTS (SELECT 1 FROM statuses s
+       WHERE s.id = NEW.status_id AND s.visibility = 3 AND s.in_reply_to_account_id IS DISTINCT FROM NEW.account_id) THEN
+    votes := votes || p.private_mentions;
+  END IF;
+  IF p.limited_accounts <> 'accept' AND sender.limited AND NOT following THEN votes := votes || p.limited_accounts; END IF;
+  IF 'drop' = ANY (votes) THEN RETURN NULL; END IF;
+  NEW.filtered := 'filter' = ANY (votes);
+  RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.custom_filter_parts_changed()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -48,6 +88,18 @@ BEGIN
   END IF;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.gather_notification_request()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  INSERT INTO notification_requests AS r (account_id, from_account_id, last_status_id, notifications_count)
+  VALUES (NEW.account_id, NEW.from_account_id, NEW.status_id, 1)
+  ON CONFLICT (account_id, from_account_id) DO UPDATE
+    SET notifications_count = r.notifications_count + 1, last_status_id = coalesce(EXCLUDED.last_status_id, r.last_status_id), updated_at = now();
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_pushes()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -59,7 +111,7 @@ BEGIN
     WITH queued AS (
       INSERT INTO push_deliveries (subscription_id, notification_id, host)
       SELECT s.id, n.id, s.host FROM new_notifications n JOIN web_push_subscriptions s ON s.account_id = n.account_id
-      WHERE n.type = ANY (s.alerts) AND (s.policy = 'all'
+      WHERE NOT n.filtered AND n.type = ANY (s.alerts) AND (s.policy = 'all'
         OR (s.policy = 'followed' AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = n.account_id AND f.target_account_id = n.from_account_id))
         OR (s.policy = 'follower' AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = n.from_account_id AND f.target_account_id = n.account_id)))
       ON CONFLICT DO NOTHING RETURNING host
@@ -67,6 +119,17 @@ BEGIN
   LOOP
     PERFORM pg_notify('stoa_work', 'push:' || h.host);
   END LOOP;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.release_notification_request()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM notification_requests WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id AND notifications_count <= 1;
+  UPDATE notification_requests SET notifications_count = notifications_count - 1
+    WHERE account_id = OLD.account_id AND from_account_id = OLD.from_account_id;
   RETURN NULL;
 END $function$;
 
@@ -570,6 +633,48 @@ CREATE TABLE mutes (
   CONSTRAINT mutes_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
 
+CREATE TABLE notification_permissions (
+  account_id      bigint NOT NULL,
+  from_account_id bigint NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT notification_permissions_pkey PRIMARY KEY (account_id, from_account_id),
+  CONSTRAINT notification_permissions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notification_permissions_from_account_id_fkey FOREIGN KEY (from_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE notification_policies (
+  account_id           bigint NOT NULL,
+  for_not_following    text DEFAULT 'accept'::text NOT NULL,
+  for_not_followers    text DEFAULT 'accept'::text NOT NULL,
+  for_new_accounts     text DEFAULT 'accept'::text NOT NULL,
+  for_private_mentions text DEFAULT 'filter'::text NOT NULL,
+  for_limited_accounts text DEFAULT 'filter'::text NOT NULL,
+  updated_at           timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT notification_policies_pkey PRIMARY KEY (account_id),
+  CONSTRAINT notification_policies_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notification_policies_for_limited_accounts_check CHECK (for_limited_accounts = ANY (ARRAY['accept'::text, 'filter'::text, 'drop'::text])),
+  CONSTRAINT notification_policies_for_new_accounts_check CHECK (for_new_accounts = ANY (ARRAY['accept'::text, 'filter'::text, 'drop'::text])),
+  CONSTRAINT notification_policies_for_not_followers_check CHECK (for_not_followers = ANY (ARRAY['accept'::text, 'filter'::text, 'drop'::text])),
+  CONSTRAINT notification_policies_for_not_following_check CHECK (for_not_following = ANY (ARRAY['accept'::text, 'filter'::text, 'drop'::text])),
+  CONSTRAINT notification_policies_for_private_mentions_check CHECK (for_private_mentions = ANY (ARRAY['accept'::text, 'filter'::text, 'drop'::text]))
+);
+
+CREATE TABLE notification_requests (
+  id                  bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id          bigint NOT NULL,
+  from_account_id     bigint NOT NULL,
+  last_status_id      bigint,
+  notifications_count integer DEFAULT 0 NOT NULL,
+  created_at          timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at          timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT notification_requests_pkey PRIMARY KEY (id),
+  CONSTRAINT notification_requests_account_id_from_account_id_key UNIQUE (account_id, from_account_id),
+  CONSTRAINT notification_requests_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notification_requests_from_account_id_fkey FOREIGN KEY (from_account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT notification_requests_last_status_id_fkey FOREIGN KEY (last_status_id) REFERENCES statuses(id) ON DELETE SET NULL
+);
+CREATE INDEX notification_requests_account ON notification_requests USING btree (account_id, id DESC);
+
 CREATE TABLE notifications (
   id              bigint DEFAULT timestamp_id(now()) NOT NULL,
   account_id      bigint NOT NULL,
@@ -579,6 +684,7 @@ CREATE TABLE notifications (
   created_at      timestamp with time zone DEFAULT now() NOT NULL,
   report_id       bigint,
   group_key       text,
+  filtered        boolean DEFAULT false NOT NULL,
   CONSTRAINT notifications_pkey PRIMARY KEY (id),
   CONSTRAINT notifications_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT notifications_from_account_id_fkey FOREIGN KEY (from_account_id) REFERENCES accounts(id) ON DELETE CASCADE,
@@ -586,11 +692,15 @@ CREATE TABLE notifications (
   CONSTRAINT notifications_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
 CREATE INDEX notifications_account ON notifications USING btree (account_id, id DESC);
+CREATE INDEX notifications_filtered ON notifications USING btree (account_id, from_account_id) WHERE filtered;
 CREATE INDEX notifications_group_key ON notifications USING btree (account_id, group_key) WHERE (group_key IS NOT NULL);
 CREATE UNIQUE INDEX notifications_once ON notifications USING btree (account_id, type, from_account_id, COALESCE(status_id, (0)::bigint), COALESCE(report_id, (0)::bigint));
 CREATE INDEX notifications_status ON notifications USING btree (status_id) WHERE (status_id IS NOT NULL);
+CREATE TRIGGER notifications_gather_request AFTER INSERT ON notifications FOR EACH ROW WHEN (new.filtered) EXECUTE FUNCTION gather_notification_request();
+CREATE TRIGGER notifications_policy BEFORE INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION apply_notification_policy();
 CREATE TRIGGER notifications_queue_pushes AFTER INSERT ON notifications REFERENCING NEW TABLE AS new_notifications FOR EACH STATEMENT EXECUTE FUNCTION queue_pushes();
-CREATE TRIGGER notifications_stream AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION stream_notification_event();
+CREATE TRIGGER notifications_release_request AFTER DELETE ON notifications FOR EACH ROW WHEN (old.filtered) EXECUTE FUNCTION release_notification_request();
+CREATE TRIGGER notifications_stream AFTER INSERT ON notifications FOR EACH ROW WHEN (NOT new.filtered) EXECUTE FUNCTION stream_notification_event();
 
 CREATE TABLE oauth_apps (
   id            bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -967,6 +1077,7 @@ CREATE TABLE users (
   default_sensitive     boolean DEFAULT false NOT NULL,
   default_language      text,
   media_origin_fallback boolean DEFAULT false NOT NULL,
+  chosen_languages      text[],
   CONSTRAINT users_pkey PRIMARY KEY (id),
   CONSTRAINT users_account_id_key UNIQUE (account_id),
   CONSTRAINT users_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,

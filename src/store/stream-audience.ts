@@ -3,7 +3,7 @@
 // quiet), so a stream shows exactly what the REST timeline would.
 import type { Database } from './db.js';
 import { HAS_MEDIA, homeRule, listRule, PUBLIC_RULE, TAG_RULE } from './timelines.js';
-import { listable, quiet } from './visibility.js';
+import { inChosenLanguage, listable, quiet } from './visibility.js';
 
 /** Who is listening on this node, by kind of stream. */
 export interface StreamTargets {
@@ -20,7 +20,7 @@ export interface StatusAudience {
   readonly home: ReadonlySet<string>;
   /** Lists that show it. */
   readonly lists: ReadonlySet<string>;
-  /** Of `public`: those neither blocking, blocked by nor muting its author (or the boosted author). */
+  /** Of `public`: those neither blocking, blocked by nor muting its author (or the boosted author), reading its language. */
   readonly quietFor: ReadonlySet<string>;
   /** The public feeds' rule holds (public, not a boost, not a reply to another account, author not silenced). */
   readonly publicFeeds: boolean;
@@ -45,7 +45,7 @@ export class StreamAudienceStore {
       `SELECT 'home' AS k, v.id::text AS a FROM unnest($2::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${listable()} AND ${homeRule('v.id')}
        UNION ALL SELECT 'list', l.id::text FROM lists l, statuses s WHERE s.id = $1 AND l.id = ANY($3::bigint[]) AND ${listable()}
          AND ${listRule('l.id', 'l.account_id', 'l.replies_policy')}
-       UNION ALL SELECT 'quiet', v.id::text FROM unnest($4::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${quiet('v.id')}
+       UNION ALL SELECT 'quiet', v.id::text FROM unnest($4::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${quiet('v.id')} AND ${inChosenLanguage('v.id')}
        UNION ALL SELECT 'public', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${PUBLIC_RULE}
        UNION ALL SELECT 'tag', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${TAG_RULE}
        UNION ALL SELECT 'media', '' FROM statuses s WHERE s.id = $1${HAS_MEDIA}

@@ -1,4 +1,4 @@
-// The events streamed to clients, as the triggers of migrations 046 and 050 (filters_changed) notify them on STREAM_CHANNEL: ids only, read
+// The events streamed to clients, as the triggers of migrations 046 and 050 (filters_changed) and store/notification-requests.ts (notifications_merged) notify them on STREAM_CHANNEL: ids only, read
 // back by each node after commit. Parsed here, at the edge: a payload of any other shape is ignored.
 import { z } from 'zod';
 
@@ -11,6 +11,8 @@ const schema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('notification'), notification: id, account: id }),
   z.object({ event: z.literal('conversation'), conversation: id, account: id }),
   z.object({ event: z.literal('filters_changed'), account: id }),
+  // A member accepted notification requests and the filtered notifications are merged (migration 051's store).
+  z.object({ event: z.literal('notifications_merged'), account: id }),
 ]);
 
 export type StreamEvent = z.infer<typeof schema>;

@@ -5,7 +5,7 @@
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
-import { authorNotSuspended, boostedReadable, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
+import { authorNotSuspended, boostedReadable, inChosenLanguage, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
 export const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
@@ -122,7 +122,7 @@ export class TimelineStore {
   /** Public statuses: all, local only, or remote only. */
   async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<Status[]> {
     const values: unknown[] = [];
-    const where = `${PUBLIC_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
+    const where = `${PUBLIC_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
     return this.feed(where, values, page);
   }
 
@@ -143,7 +143,7 @@ export class TimelineStore {
       AND s.id IN (${has('$1')})`;
     for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
-    if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)}`;
+    if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
     return this.feed(where, values, page);
   }

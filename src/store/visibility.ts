@@ -17,6 +17,15 @@ export function quiet(viewer: string): string {
 }
 
 /**
+ * Status s is in a language viewer $n reads in the public and hashtag feeds (Mastodon's chosen_languages: none
+ * chosen reads all; a status with no language always passes). The viewer's choice is read once per query.
+ */
+export function inChosenLanguage(viewer: string): string {
+  const chosen = `(SELECT cl.chosen_languages FROM users cl WHERE cl.account_id = ${viewer})`;
+  return `(s.language IS NULL OR ${chosen} IS NULL OR s.language = ANY(${chosen}::text[]))`;
+}
+
+/**
  * SQL that is true when the viewer (a parameter such as `$2`; null: no one signed in) may read status `a`: the one
  * visibility rule every read goes through. Not deleted; public and unlisted for everyone, private for the author,
  * followers and mentioned accounts, direct for the author and mentioned accounts; nothing from an author who blocked

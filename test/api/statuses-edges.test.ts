@@ -75,6 +75,8 @@ describe('status API edges', () => {
   });
 
   it('drops a notification whose status the member can no longer read', async () => {
+    // A private mention from someone ivy does not follow is filtered by default (notification-policy.test.ts).
+    assert.equal((await call('ivy', 'PATCH', '/api/v2/notifications/policy', { for_private_mentions: 'accept' })).status, 200);
     const dm = await post('gus', { status: '@ivy just for you', visibility: 'direct' });
     const note = (await call('ivy', 'GET', '/api/v1/notifications?types[]=mention')).body.find((n: Json) => n.status.id === dm.id);
     assert.ok(note);

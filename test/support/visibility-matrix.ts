@@ -90,6 +90,11 @@ export async function startMatrix(opts: { beforeBlock?: (m: Matrix) => Promise<v
     const r = await call(who, 'POST', `/api/v1/accounts/${members.id['amy']}/follow`, fields);
     assert.equal(r.body.following, true, who);
   }
+  // The matrix is about visibility: cal and fay take private mentions from amy, whom they do not follow (Mastodon's
+  // default policy filters those: test/api/notification-policy.test.ts).
+  for (const who of ['cal', 'fay'] as const) {
+    assert.equal((await call(who, 'PATCH', '/api/v2/notifications/policy', { for_private_mentions: 'accept' })).status, 200);
+  }
   const post = {} as Record<Kind, string>;
   const reply = {} as Record<Kind, string>;
   const pollStatus = {} as Record<Kind, string>;

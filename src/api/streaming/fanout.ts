@@ -86,6 +86,10 @@ export class StreamFanout {
         return this.conversation(e.conversation, e.account);
       case 'filters_changed':
         return this.filtersChanged(e.account);
+      case 'notifications_merged':
+        // Mastodon's UnfilterNotificationsWorker: the payload is "1", on the streams that carry notifications.
+        for (const c of this.hub.of(e.account)) for (const s of c.subs.values()) if (wantsNotifications(s, c)) c.send(s.stream, e.event, '1');
+        return Promise.resolve();
     }
   }
 
