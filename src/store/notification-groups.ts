@@ -81,45 +81,39 @@ export class NotificationGroupStore {
 
   /**
    * What the groups with these keys hold: with a range, counted up to its end (older notifications included) and
-   * with the page's bounds; without one, the whole group.
+   * with the page's bounds; without one, the whole group. One pass over the groups' shown notifications, aggregated
+   * per key (the filter is evaluated once a row, not once a row per figure), in one statement shape for every call.
    */
   async data(accountId: string, keys: readonly string[], range?: PageRange): Promise<Map<string, GroupData>> {
     if (keys.length === 0) return new Map();
     const values: unknown[] = [accountId];
     const where = shownWhere(values, {});
-    const k = `$${values.push(keys)}`;
-    const upTo = range?.end ? ` AND n.id <= $${values.push(range.end)}` : '';
-    const of = `FROM notifications n WHERE ${where} AND n.group_key = g.key${upTo}`;
-    const from = range ? (range.begin ? ` AND n.id >= $${values.push(range.begin)}` : '') : null;
+    const k = `$${values.push(keys)}::text[]`;
+    const end = `$${values.push(range?.end ?? null)}::bigint`;
+    const begin = `$${values.push(range?.begin ?? null)}::bigint`;
     const rows = await this.db.rows<{
       key: string;
-      most_recent: string | null;
+      most_recent: string;
       samples: string[];
       count: number;
       page_min_id: string | null;
-      latest_at: Date | null;
+      latest_at: Date;
     }>(
-      `SELECT g.key,
-         (SELECT n.id ${of} ORDER BY n.id DESC LIMIT 1) AS most_recent,
-         ARRAY(SELECT n.from_account_id::text ${of} ORDER BY n.id DESC LIMIT ${SAMPLE_ACCOUNTS}) AS samples,
-         (SELECT count(*) ${of})::int AS count
-         ${
-           from === null
-             ? ''
-             : `, (SELECT n.id FROM notifications n WHERE ${where} AND n.group_key = g.key${from} ORDER BY n.id ASC LIMIT 1) AS page_min_id,
-         (SELECT n.created_at ${of} ORDER BY n.id DESC LIMIT 1) AS latest_at`
-         }
-       FROM unnest(${k}::text[]) AS g(key)`,
+      `SELECT n.group_key AS key, max(n.id) AS most_recent, (array_agg(n.from_account_id::text ORDER BY n.id DESC))[1:${SAMPLE_ACCOUNTS}] AS samples,
+         count(*)::int AS count, min(n.id) FILTER (WHERE ${begin} IS NULL OR n.id >= ${begin}) AS page_min_id,
+         (array_agg(n.created_at ORDER BY n.id DESC))[1] AS latest_at
+       FROM notifications n WHERE ${where} AND n.group_key = ANY(${k}) AND (${end} IS NULL OR n.id <= ${end})
+       GROUP BY n.group_key`,
       values,
+      'prepared',
     );
     const out = new Map<string, GroupData>();
     for (const r of rows) {
-      if (r.most_recent === null) continue;
       out.set(r.key, {
         mostRecentId: r.most_recent,
         sampleAccountIds: r.samples,
         count: r.count,
-        ...(range ? { pageMinId: r.page_min_id ?? r.most_recent, latestAt: r.latest_at ?? undefined } : {}),
+        ...(range ? { pageMinId: r.page_min_id ?? r.most_recent, latestAt: r.latest_at } : {}),
       });
     }
     return out;
