@@ -40,6 +40,7 @@ function byKey(key: string, values: unknown[]): string | null {
 }
 
 const ROW = 'id, account_id, from_account_id, type, status_id, report_id, created_at, group_key';
+const ALL_BUT_STATUS = 'id, account_id, from_account_id, type, NULL::bigint AS status_id, report_id, created_at, group_key';
 
 /** What a group holds, aggregated over its shown notifications n (page_min_id is added by the caller's range). */
 const FIGURES = `max(n.id) AS most_recent, (array_agg(n.from_account_id::text ORDER BY n.id DESC))[1:${SAMPLE_ACCOUNTS}] AS samples,
@@ -121,13 +122,16 @@ export class NotificationGroupStore {
     const full = `count(*) >= ${walk.limit}`;
     const lo = walk.up ? 'min(id)' : `CASE WHEN ${full} THEN min(id) ELSE $${values.push(page.sinceId ?? null)}::bigint + 1 END`;
     const hi = walk.up ? `CASE WHEN ${full} THEN max(id) ELSE $${values.push(page.maxId ?? null)}::bigint - 1 END` : 'max(id)';
+    // Every notification of a group is about the one status its key names (favourite-<status>-<hour>), and the
+    // walk found that status shown to the member: the figures read the group's rows without asking again of each
+    // (status_id read as NULL, the filter's status test folds away), still filtering their senders.
     const where = shownWhere(values, {});
     const rows = await this.db.rows<NotificationRow & GroupRow>(
       `${walk.cte},
        pg AS (SELECT ${ROW}, groups[cardinality(groups)] AS key FROM grouped),
        rng AS (SELECT ${lo} AS lo, ${hi} AS hi FROM pg),
        d AS (SELECT n.group_key AS key, ${FIGURES}, min(n.id) FILTER (WHERE r.lo IS NULL OR n.id >= r.lo) AS page_min_id
-         FROM notifications n, rng r
+         FROM (SELECT ${ALL_BUT_STATUS} FROM notifications) n, rng r
          WHERE ${where} AND n.group_key = ANY(ARRAY(SELECT key FROM pg WHERE key NOT LIKE 'ungrouped-%')) AND (r.hi IS NULL OR n.id <= r.hi)
          GROUP BY n.group_key)
        SELECT pg.*, d.most_recent, d.samples, d.count, d.page_min_id, d.latest_at FROM pg LEFT JOIN d ON d.key = pg.key ORDER BY pg.id DESC`,
