@@ -1,7 +1,7 @@
 // The notification pages' statements (issue 19) are prepared and, once PostgreSQL has seen a few executions, run
 // from a generic plan: no planning per page. The v1 page writes its limit into the text (with `LIMIT $n` the generic
 // plan is costed for a tenth of the rows and PostgreSQL re-plans every page), and the figures of a page of groups
-// are read in the walk's own statement.
+// are read in the walk's own statement; the unread count, polled by clients, is prepared the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -56,5 +56,13 @@ describe('notification page statements', () => {
     assert.equal(added.length, 1, 'the walk and the figures are one statement');
     assert.ok(added[0]!.statement.includes('WITH RECURSIVE grouped') && added[0]!.statement.includes('GROUP BY n.group_key'));
     assert.ok(added[0]!.generic >= 4, `planned per page: ${JSON.stringify({ ...added[0], statement: undefined })}`);
+  });
+
+  it('counts unread notifications from a generic plan', async () => {
+    const groups = new NotificationGroupStore(db);
+    for (let i = 0; i < 10; i++) assert.equal(await groups.unread(me, undefined, 100, {}), 100);
+    const counted = (await plans()).filter((p) => p.statement.startsWith('SELECT count(*)'));
+    assert.equal(counted.length, 1);
+    assert.ok(counted[0]!.generic >= 4, `planned per count: ${JSON.stringify({ ...counted[0], statement: undefined })}`);
   });
 });
