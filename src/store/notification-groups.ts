@@ -5,7 +5,7 @@
 import type { Database } from './db.js';
 import { isId } from './ids.js';
 import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
-import { limitText, type PageQuery } from './paging.js';
+import { limitSql, type PageQuery } from './paging.js';
 
 /** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
 export const SAMPLE_ACCOUNTS = 8;
@@ -197,8 +197,8 @@ export class NotificationGroupStore {
     let where = shownWhere(values, f);
     if (after) where += ` AND n.id > $${values.push(after)}`;
     const r = await this.db.one<{ n: number }>(
-      // Polled by clients: prepared, the limit in the text so that the generic plan is kept (as the v1 page's).
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT ${limitText(limit)}) x`,
+      // Polled by clients: prepared, a usual limit in the text so that the generic plan is kept (as the v1 page's).
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT ${limitSql(limit, values)}) x`,
       values,
       'prepared',
     );

@@ -65,4 +65,12 @@ describe('notification page statements', () => {
     assert.equal(counted.length, 1);
     assert.ok(counted[0]!.generic >= 4, `planned per count: ${JSON.stringify({ ...counted[0], statement: undefined })}`);
   });
+
+  it('writes only the usual limits into the text: every other limit shares one statement', async () => {
+    const store = new NotificationStore(db);
+    for (let limit = 1; limit <= 80; limit++) assert.equal((await store.list(me, { limit }, {})).length, limit);
+    const pages = (await plans()).filter((p) => p.statement.startsWith('SELECT n.* FROM notifications n'));
+    // 20, 40 and 80 written out, and the one with LIMIT $n for the 77 others.
+    assert.equal(pages.length, 4, pages.map((p) => p.statement.slice(-20)).join('\n'));
+  });
 });
