@@ -7,7 +7,8 @@
 // Flags: --timelines runs only the timelines and the scale curve; --advise only tries pool sizes and prints the
 // settings it recommends (bench/advise.ts).
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
-// BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
+// BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_TIMELINES (timeline names, comma-separated, as in
+// bench/timelines.ts: only those, with verify_credentials), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx.
 import { rmSync } from 'node:fs';
@@ -65,7 +66,8 @@ async function runScenario(wrk: string, sc: Scenario, bare: ServerProcess, stoa:
 async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSettings): Promise<void> {
   const postmaster = await postmasterPid(db.url);
   if (postmaster === null) process.stderr.write('bench: PostgreSQL runs out of sight of /proc: its CPU is not reported\n');
-  const rows = await measureTimelines(wrk, stoa, db.url, postmaster, s);
+  const only = process.env['BENCH_TIMELINES']?.split(',').map((t) => t.trim());
+  const rows = await measureTimelines(wrk, stoa, db.url, postmaster, s, only?.length ? new Set(only) : undefined);
   process.stdout.write(`\nTimelines (issue 19), load average ${loadavg()}\n${timelinesTable(rows)}\n`);
 }
 

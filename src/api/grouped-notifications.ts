@@ -8,7 +8,7 @@ import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { MarkerStore } from '../store/markers.js';
-import { groupKeyOf, type GroupData, type NotificationGroupStore, type PageRange } from '../store/notification-groups.js';
+import { groupKeyOf, type GroupData, type NotificationGroupStore } from '../store/notification-groups.js';
 import { GROUPABLE_TYPES, type Notification, type NotificationFilter, type NotificationStore } from '../store/notifications.js';
 import type { StatusStore } from '../store/statuses.js';
 import { isId } from '../store/ids.js';
@@ -147,14 +147,6 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     };
   };
 
-  /** Where a page's groups are counted, as Mastodon's controller decides it (an incomplete page is the last one). */
-  const rangeOf = (items: readonly Notification[], page: ReturnType<typeof pageQuery>): PageRange => {
-    const range: PageRange = { begin: items.at(-1)!.id, end: items[0]!.id };
-    if (items.length >= page.limit) return range;
-    if (page.minId && !page.sinceId) return { begin: range.begin, end: page.maxId ? (BigInt(page.maxId) - 1n).toString() : undefined };
-    return { begin: page.sinceId ? (BigInt(page.sinceId) + 1n).toString() : undefined, end: range.end };
-  };
-
   const markerOf = async (accountId: string): Promise<string | undefined> => {
     const [m] = await d.markers.get(accountId, ['notifications']);
     return m && isId(m.lastReadId) ? m.lastReadId : undefined;
@@ -171,9 +163,8 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         const expand = expandParam(req.query['expand_accounts']);
         const grouped = groupedTypesParam(req.query['grouped_types']);
         const f = filterParams(req.query);
-        const items = await d.groups.page(viewer, page, f, grouped);
-        const keys = [...new Set(items.map((n) => groupKeyOf(n, grouped)).filter((k) => !k.startsWith('ungrouped-')))];
-        const data = items.length ? await d.groups.data(viewer, keys, rangeOf(items, page)) : new Map<string, GroupData>();
+        // The groups and what they hold in one statement (counted where Mastodon's controller counts them).
+        const { items, data } = await d.groups.pageWithData(viewer, page, f, grouped);
         const one = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
         const keep: Keep = {
           types: stringList(req.query['types']),

@@ -5,7 +5,7 @@
 import type { Database } from './db.js';
 import { isId } from './ids.js';
 import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
-import type { PageQuery } from './paging.js';
+import { limitSql, type PageQuery } from './paging.js';
 
 /** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
 export const SAMPLE_ACCOUNTS = 8;
@@ -18,12 +18,6 @@ export interface GroupData {
   /** Within a page: the group's oldest notification in the page's range and when its newest was made. */
   readonly pageMinId?: string;
   readonly latestAt?: Date;
-}
-
-/** Bounds of a page of groups (ids, inclusive); undefined: open. */
-export interface PageRange {
-  readonly begin?: string;
-  readonly end?: string;
 }
 
 /** The notifications a member is shown (the API renders nothing else, so groups must not count them either). */
@@ -45,6 +39,59 @@ function byKey(key: string, values: unknown[]): string | null {
   return `n.group_key = $${values.push(key)}`;
 }
 
+const ROW = 'id, account_id, from_account_id, type, status_id, report_id, created_at, group_key';
+const ALL_BUT_STATUS = 'id, account_id, from_account_id, type, NULL::bigint AS status_id, report_id, created_at, group_key';
+
+/** What a group holds, aggregated over its shown notifications n (page_min_id is added by the caller's range). */
+const FIGURES = `max(n.id) AS most_recent, (array_agg(n.from_account_id::text ORDER BY n.id DESC))[1:${SAMPLE_ACCOUNTS}] AS samples,
+  count(*)::int AS count, (array_agg(n.created_at ORDER BY n.id DESC))[1] AS latest_at`;
+
+interface GroupRow {
+  [k: string]: unknown;
+  most_recent: string | null;
+  samples: string[];
+  count: number;
+  page_min_id?: string | null;
+  latest_at: Date;
+}
+
+function groupData(r: GroupRow, paged: boolean): GroupData {
+  return {
+    mostRecentId: r.most_recent!,
+    sampleAccountIds: r.samples,
+    count: r.count,
+    ...(paged ? { pageMinId: r.page_min_id ?? r.most_recent!, latestAt: r.latest_at } : {}),
+  };
+}
+
+/**
+ * The recursive walk behind a page of groups (`grouped`: one notification per group, with the keys met so far);
+ * its parameters are appended to values.
+ */
+function walkSql(values: unknown[], page: PageQuery, f: NotificationFilter, groupedTypes: readonly string[]): { cte: string; limit: string; up: boolean } {
+  let where = shownWhere(values, f);
+  if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
+  if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
+  if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
+  const up = !!page.minId && !page.sinceId;
+  const dir = up ? 'ASC' : 'DESC';
+  const key = `CASE WHEN n.group_key IS NOT NULL AND n.type = ANY($${values.push(groupedTypes)}::text[]) THEN n.group_key ELSE 'ungrouped-' || n.id END`;
+  const limit = `$${values.push(page.limit)}::int`;
+  return {
+    cte: `WITH RECURSIVE grouped AS (
+         (SELECT ${COLUMNS}, ARRAY[${key}] AS groups FROM notifications n WHERE ${where} ORDER BY n.id ${dir} LIMIT 1)
+         UNION ALL
+         SELECT nx.id, nx.account_id, nx.from_account_id, nx.type, nx.status_id, nx.report_id, nx.created_at, nx.group_key, wt.groups || nx.gk
+         FROM grouped wt CROSS JOIN LATERAL (
+           SELECT ${COLUMNS}, ${key} AS gk FROM notifications n
+           WHERE ${where} AND n.id ${up ? '>' : '<'} wt.id AND NOT (${key} = ANY(wt.groups))
+           ORDER BY n.id ${dir} LIMIT 1) nx
+         WHERE cardinality(wt.groups) < ${limit})`,
+    limit,
+    up,
+  };
+}
+
 export class NotificationGroupStore {
   constructor(private readonly db: Database) {}
 
@@ -54,75 +101,59 @@ export class NotificationGroupStore {
    */
   async page(accountId: string, page: PageQuery, f: NotificationFilter, groupedTypes: readonly string[]): Promise<Notification[]> {
     const values: unknown[] = [accountId];
-    let where = shownWhere(values, f);
-    if (page.maxId) where += ` AND n.id < $${values.push(page.maxId)}`;
-    if (page.sinceId) where += ` AND n.id > $${values.push(page.sinceId)}`;
-    if (page.minId) where += ` AND n.id > $${values.push(page.minId)}`;
-    const up = !!page.minId && !page.sinceId;
-    const dir = up ? 'ASC' : 'DESC';
-    const key = `CASE WHEN n.group_key IS NOT NULL AND n.type = ANY($${values.push(groupedTypes)}::text[]) THEN n.group_key ELSE 'ungrouped-' || n.id END`;
-    const limit = `$${values.push(page.limit)}`;
-    const rows = await this.db.rows<NotificationRow>(
-      `WITH RECURSIVE grouped AS (
-         (SELECT ${COLUMNS}, ARRAY[${key}] AS groups FROM notifications n WHERE ${where} ORDER BY n.id ${dir} LIMIT 1)
-         UNION ALL
-         SELECT nx.id, nx.account_id, nx.from_account_id, nx.type, nx.status_id, nx.report_id, nx.created_at, nx.group_key, wt.groups || nx.gk
-         FROM grouped wt CROSS JOIN LATERAL (
-           SELECT ${COLUMNS}, ${key} AS gk FROM notifications n
-           WHERE ${where} AND n.id ${up ? '>' : '<'} wt.id AND NOT (${key} = ANY(wt.groups))
-           ORDER BY n.id ${dir} LIMIT 1) nx
-         WHERE cardinality(wt.groups) < ${limit})
-       SELECT id, account_id, from_account_id, type, status_id, report_id, created_at, group_key FROM grouped ORDER BY id DESC`,
-      values,
-      'prepared',
-    );
+    const walk = walkSql(values, page, f, groupedTypes);
+    const rows = await this.db.rows<NotificationRow>(`${walk.cte} SELECT ${ROW} FROM grouped ORDER BY id DESC`, values, 'prepared');
     return rows.map(toNotification);
   }
 
   /**
-   * What the groups with these keys hold: with a range, counted up to its end (older notifications included) and
-   * with the page's bounds; without one, the whole group.
+   * A page of groups with what each holds (`data` with the page's range), in one statement: the walk, then one pass
+   * over the page's groups counted up to the range's end. The range is Mastodon's controller's: the page's bounds,
+   * but an incomplete page (the last one) reaches to the cursor it was asked from, or without one, to the end.
    */
-  async data(accountId: string, keys: readonly string[], range?: PageRange): Promise<Map<string, GroupData>> {
+  async pageWithData(
+    accountId: string,
+    page: PageQuery,
+    f: NotificationFilter,
+    groupedTypes: readonly string[],
+  ): Promise<{ items: Notification[]; data: Map<string, GroupData> }> {
+    const values: unknown[] = [accountId];
+    const walk = walkSql(values, page, f, groupedTypes);
+    const full = `count(*) >= ${walk.limit}`;
+    const lo = walk.up ? 'min(id)' : `CASE WHEN ${full} THEN min(id) ELSE $${values.push(page.sinceId ?? null)}::bigint + 1 END`;
+    const hi = walk.up ? `CASE WHEN ${full} THEN max(id) ELSE $${values.push(page.maxId ?? null)}::bigint - 1 END` : 'max(id)';
+    // Every notification of a group is about the one status its key names (favourite-<status>-<hour>), and the
+    // walk found that status shown to the member: the figures read the group's rows without asking again of each
+    // (status_id read as NULL, the filter's status test folds away), still filtering their senders.
+    const where = shownWhere(values, {});
+    const rows = await this.db.rows<NotificationRow & GroupRow>(
+      `${walk.cte},
+       pg AS (SELECT ${ROW}, groups[cardinality(groups)] AS key FROM grouped),
+       rng AS (SELECT ${lo} AS lo, ${hi} AS hi FROM pg),
+       d AS (SELECT n.group_key AS key, ${FIGURES}, min(n.id) FILTER (WHERE r.lo IS NULL OR n.id >= r.lo) AS page_min_id
+         FROM (SELECT ${ALL_BUT_STATUS} FROM notifications) n, rng r
+         WHERE ${where} AND n.group_key = ANY(ARRAY(SELECT key FROM pg WHERE key NOT LIKE 'ungrouped-%')) AND (r.hi IS NULL OR n.id <= r.hi)
+         GROUP BY n.group_key)
+       SELECT pg.*, d.most_recent, d.samples, d.count, d.page_min_id, d.latest_at FROM pg LEFT JOIN d ON d.key = pg.key ORDER BY pg.id DESC`,
+      values,
+      'prepared',
+    );
+    const data = new Map<string, GroupData>();
+    for (const r of rows) if (r.most_recent !== null) data.set(r['key'] as string, groupData(r, true));
+    return { items: rows.map(toNotification), data };
+  }
+
+  /** What the groups with these keys hold, whole (one group's page); one pass over their shown notifications. */
+  async data(accountId: string, keys: readonly string[]): Promise<Map<string, GroupData>> {
     if (keys.length === 0) return new Map();
     const values: unknown[] = [accountId];
     const where = shownWhere(values, {});
-    const k = `$${values.push(keys)}`;
-    const upTo = range?.end ? ` AND n.id <= $${values.push(range.end)}` : '';
-    const of = `FROM notifications n WHERE ${where} AND n.group_key = g.key${upTo}`;
-    const from = range ? (range.begin ? ` AND n.id >= $${values.push(range.begin)}` : '') : null;
-    const rows = await this.db.rows<{
-      key: string;
-      most_recent: string | null;
-      samples: string[];
-      count: number;
-      page_min_id: string | null;
-      latest_at: Date | null;
-    }>(
-      `SELECT g.key,
-         (SELECT n.id ${of} ORDER BY n.id DESC LIMIT 1) AS most_recent,
-         ARRAY(SELECT n.from_account_id::text ${of} ORDER BY n.id DESC LIMIT ${SAMPLE_ACCOUNTS}) AS samples,
-         (SELECT count(*) ${of})::int AS count
-         ${
-           from === null
-             ? ''
-             : `, (SELECT n.id FROM notifications n WHERE ${where} AND n.group_key = g.key${from} ORDER BY n.id ASC LIMIT 1) AS page_min_id,
-         (SELECT n.created_at ${of} ORDER BY n.id DESC LIMIT 1) AS latest_at`
-         }
-       FROM unnest(${k}::text[]) AS g(key)`,
+    const rows = await this.db.rows<GroupRow & { key: string }>(
+      `SELECT n.group_key AS key, ${FIGURES} FROM notifications n WHERE ${where} AND n.group_key = ANY($${values.push(keys)}::text[]) GROUP BY n.group_key`,
       values,
+      'prepared',
     );
-    const out = new Map<string, GroupData>();
-    for (const r of rows) {
-      if (r.most_recent === null) continue;
-      out.set(r.key, {
-        mostRecentId: r.most_recent,
-        sampleAccountIds: r.samples,
-        count: r.count,
-        ...(range ? { pageMinId: r.page_min_id ?? r.most_recent, latestAt: r.latest_at ?? undefined } : {}),
-      });
-    }
-    return out;
+    return new Map(rows.map((r) => [r.key, groupData(r, false)]));
   }
 
   /** The newest shown notification of a group ("ungrouped-<id>" names one notification). */
@@ -166,8 +197,10 @@ export class NotificationGroupStore {
     let where = shownWhere(values, f);
     if (after) where += ` AND n.id > $${values.push(after)}`;
     const r = await this.db.one<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT $${values.push(limit)}) x`,
+      // Polled by clients: prepared, a usual limit in the text so that the generic plan is kept (as the v1 page's).
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications n WHERE ${where} ORDER BY n.id LIMIT ${limitSql(limit, values)}) x`,
       values,
+      'prepared',
     );
     return r?.n ?? 0;
   }

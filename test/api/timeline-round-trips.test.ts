@@ -81,6 +81,25 @@ describe('timeline pages: round trips to PostgreSQL', () => {
     }
   });
 
+  it('reads a page of notifications, grouped or not, in two statements: the page, then its render bundle', async () => {
+    // Groups of more than one (two favourites of one post, two follows) besides ann's ungrouped mention.
+    const mine = await post('ann', { status: 'favourite this', visibility: 'public' });
+    for (const who of ['bob', 'cid']) {
+      await call(who, 'POST', `/api/v1/statuses/${mine}/favourite`);
+      await call(who, 'POST', `/api/v1/accounts/${m.id['ann']}/follow`);
+    }
+    for (const path of ['/api/v1/notifications', '/api/v2/notifications']) {
+      const body = await call('ann', 'GET', path);
+      if (!Array.isArray(body))
+        assert.ok(
+          body.notification_groups.some((g: Json) => g.notifications_count === 2),
+          JSON.stringify(body.notification_groups),
+        );
+      const statements = sent.get(path) ?? [];
+      assert.equal(statements.length, 2, `${path}:\n${statements.map((t) => t.replace(/\s+/g, ' ').slice(0, 120)).join('\n')}`);
+    }
+  });
+
   it('shows what the page loaded in its one render statement', async () => {
     const home = (await call('ann', 'GET', '/api/v1/timelines/home')) as Json[];
     const boost = home.find((x) => x.reblog?.id === rootId);
