@@ -40,7 +40,7 @@ function byKey(key: string, values: unknown[]): string | null {
 }
 
 const ROW = 'id, account_id, from_account_id, type, status_id, report_id, created_at, group_key';
-const ALL_BUT_STATUS = 'id, account_id, from_account_id, type, NULL::bigint AS status_id, report_id, created_at, group_key';
+const ALL_BUT_STATUS = 'id, account_id, from_account_id, type, NULL::bigint AS status_id, report_id, created_at, group_key, filtered';
 
 /** What a group holds, aggregated over its shown notifications n (page_min_id is added by the caller's range). */
 const FIGURES = `max(n.id) AS most_recent, (array_agg(n.from_account_id::text ORDER BY n.id DESC))[1:${SAMPLE_ACCOUNTS}] AS samples,
@@ -125,7 +125,7 @@ export class NotificationGroupStore {
     // Every notification of a group is about the one status its key names (favourite-<status>-<hour>), and the
     // walk found that status shown to the member: the figures read the group's rows without asking again of each
     // (status_id read as NULL, the filter's status test folds away), still filtering their senders.
-    const where = shownWhere(values, {});
+    const where = shownWhere(values, { includeFiltered: f.includeFiltered });
     const rows = await this.db.rows<NotificationRow & GroupRow>(
       `${walk.cte},
        pg AS (SELECT ${ROW}, groups[cardinality(groups)] AS key FROM grouped),
