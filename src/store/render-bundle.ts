@@ -1,6 +1,6 @@
 // Everything a page of statuses needs to be rendered, in one statement (issue 19: at most 3 round trips a page):
 // the statuses asked for, the statuses they boost, the quoted statuses the viewer may read, their authors and
-// mentioned accounts (with the authors' follower/following/status counts), applications, counts, the viewer's flags,
+// mentioned accounts (with the authors' follower/following/status counts, kept by migration 053's triggers), applications, counts, the viewer's flags,
 // media, polls with the viewer's votes, and reactions. Rows come back as JSON arrays (ids cast to text: our 64-bit ids
 // do not fit a JavaScript number) and are read through the same mappers as the stores' own queries.
 import { type Account, ACCOUNT_COLUMNS, type AccountDbRow, toAccount } from './accounts.js';
@@ -91,13 +91,9 @@ function bundleSql(): string {
     ARRAY(SELECT unnest(a)::text FROM qshown) AS quotes_shown,
     ARRAY(SELECT s.id::text FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[]) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
     (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])) x) AS accounts,
-    (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(fr.n, 0) AS followers, coalesce(fg.n, 0) AS following, coalesce(sc.n, 0) AS statuses,
-        sc.last AS last_status_at
-      FROM unnest(${counted}) AS t(id)
-      LEFT JOIN (SELECT target_account_id AS id, count(*)::int AS n FROM follows WHERE target_account_id = ANY(${counted}) GROUP BY 1) fr ON fr.id = t.id
-      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n FROM follows WHERE account_id = ANY(${counted}) GROUP BY 1) fg ON fg.id = t.id
-      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n, max(created_at) AS last FROM statuses
-                 WHERE account_id = ANY(${counted}) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) sc ON sc.id = t.id) x) AS account_counts,
+    (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following,
+        coalesce(c.statuses, 0) AS statuses, c.last_status_at
+      FROM unnest(${counted}) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id) x) AS account_counts,
     (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
     (SELECT json_agg(x) FROM (SELECT c.status_id::text AS id, c.replies, c.reblogs, c.favourites, c.quotes FROM status_counts c
       WHERE c.status_id = ANY(${ids})) x) AS counts,
