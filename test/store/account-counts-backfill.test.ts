@@ -36,10 +36,10 @@ describe('account_counts migration', () => {
       await status(2, '2024-01-02T00:00:00Z');
       await status(3, '2024-01-05T00:00:00Z'); // direct: not counted
       await status(0, '2024-01-06T00:00:00Z', true); // deleted: not counted
-      await db.exec(`INSERT INTO statuses (account_id, content, visibility, local, reblog_of_id, created_at) VALUES ($1, '', 0, false, $2, '2024-01-03T00:00:00Z')`, [
-        b,
-        post,
-      ]);
+      await db.exec(
+        `INSERT INTO statuses (account_id, content, visibility, local, reblog_of_id, created_at) VALUES ($1, '', 0, false, $2, '2024-01-03T00:00:00Z')`,
+        [b, post],
+      );
       await migrate(db, silent, all);
       const rows = await db.rows(
         'SELECT account_id::text AS id, followers, following, statuses, last_status_at FROM account_counts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id',
