@@ -4,11 +4,12 @@
 // also on error, ^C or SIGTERM (after kill -9 of this process the servers exit, but an embedded PostgreSQL stays).
 // Then issue 19's timelines against the same Stoa (bench/timelines.ts, each a ratio to verify_credentials in the
 // same run) and the home page's scale curve (bench/scale.ts, its own database), before the off-line sections.
-// Flags: --timelines runs only the timelines and the scale curve; --advise only tries pool sizes and prints the
-// settings it recommends (bench/advise.ts).
+// Flags: --timelines runs only the timelines and the scale curve; --only=home,public (with --timelines) only those
+// timelines (and verify_credentials, the ratio's base); --advise only tries pool sizes and prints the settings it
+// recommends (bench/advise.ts). With DATABASE_URL set, the seeds are reused (bench/timeline-db.ts keeps a seeded
+// database running for that and for EXPLAIN).
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
-// BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_TIMELINES (timeline names, comma-separated, as in
-// bench/timelines.ts: only those, with verify_credentials), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
+// BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_TIMELINES (the same as --only=), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx.
 import { rmSync } from 'node:fs';
@@ -63,11 +64,10 @@ async function runScenario(wrk: string, sc: Scenario, bare: ServerProcess, stoa:
   return { scenario: sc.name, bare: await measure(wrk, bare, sc.bare, s), stoa: await measure(wrk, stoa, stoaTarget, s) };
 }
 
-async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSettings): Promise<void> {
+async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSettings, only?: ReadonlySet<string>): Promise<void> {
   const postmaster = await postmasterPid(db.url);
   if (postmaster === null) process.stderr.write('bench: PostgreSQL runs out of sight of /proc: its CPU is not reported\n');
-  const only = process.env['BENCH_TIMELINES']?.split(',').map((t) => t.trim());
-  const rows = await measureTimelines(wrk, stoa, db.url, postmaster, s, only?.length ? new Set(only) : undefined);
+  const rows = await measureTimelines(wrk, stoa, db.url, postmaster, s, only);
   process.stdout.write(`\nTimelines (issue 19), load average ${loadavg()}\n${timelinesTable(rows)}\n`);
 }
 
@@ -77,8 +77,12 @@ async function main(): Promise<number> {
     process.stderr.write('bench: `wrk` is not on PATH. Install the load generator first, e.g.\n  apt-get install wrk\n');
     return 2;
   }
-  const flags = new Set(process.argv.slice(2));
-  for (const f of flags) if (f !== '--timelines' && f !== '--advise') throw new Error(`unknown flag ${f} (known: --timelines, --advise)`);
+  const args = process.argv.slice(2);
+  const onlyArg = args.find((a) => a.startsWith('--only='));
+  const onlyList = onlyArg ? onlyArg.slice('--only='.length) : process.env['BENCH_TIMELINES'];
+  const only = onlyList ? new Set(onlyList.split(',').map((t) => t.trim())) : undefined;
+  const flags = new Set(args.filter((a) => a !== onlyArg));
+  for (const f of flags) if (f !== '--timelines' && f !== '--advise') throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -126,7 +130,7 @@ async function main(): Promise<number> {
       for (const sc of scenarios) rows.push(await runScenario(wrk, sc, bare, stoa, db, settings));
       process.stdout.write(`\n${table(rows)}\n`);
     }
-    await timelines(wrk, stoa, db, settings);
+    await timelines(wrk, stoa, db, settings, only);
     await cleanup();
     const scale = await measureScale(wrk, settings);
     if (scale) process.stdout.write(`\n${scaleTable(scale)}\n`);

@@ -1,8 +1,9 @@
 // Statuses as API entities: authors, mentioned accounts, boosted and quoted statuses, counts and the viewer's flags
 // loaded once per page, in one statement whatever the page size (store/render-bundle.ts). What every reader sees
 // alike is kept rendered in the StatusCache (status-cache.ts): a cached status is not rendered again, only merged
-// with the page's counts, flags, poll and reactions. The bundle still loads everything (one statement either way),
-// so a miss needs no second round trip.
+// with the page's counts, flags, poll and reactions. The entries for the rows the caller holds are taken before the
+// bundle is read, and the bundle then skips those statuses' rows, authors, mentions and attachments; what it does
+// load covers every other status (boosted and quoted ones, misses), so a miss needs no second round trip.
 import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
 import { withAccountCounts } from '../entities/account.js';
@@ -21,6 +22,8 @@ import type { FilterContext } from '../store/filters.js';
 import { applyFilters, type FilterCache } from './filter-apply.js';
 
 type StatusEntity = ReturnType<typeof statusEntity>;
+/** Cached entries taken for the caller's rows before the bundle was read, by status id. */
+type Held = Map<string, CachedStatus>;
 
 export class StatusViews {
   constructor(
@@ -79,7 +82,8 @@ export class StatusViews {
       list.map((s) => s.id),
       viewerId,
       [],
-      (b, ticket) => this.render(list, b, viewerId, opts, ticket),
+      (b, ticket, held) => this.render(list, b, viewerId, opts, ticket, held),
+      list,
     );
   }
 
@@ -95,12 +99,12 @@ export class StatusViews {
     context?: FilterContext,
   ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
     const [page, filters] = await Promise.all([
-      this.loaded(statusIds, viewerId, accountIds, (b, ticket) => {
+      this.loaded(statusIds, viewerId, accountIds, (b, ticket, held) => {
         const list = statusIds.flatMap((id) => {
           const s = b.statuses.get(id);
           return s ? [s] : [];
         });
-        const statuses = this.render(list, b, viewerId, {}, ticket);
+        const statuses = this.render(list, b, viewerId, {}, ticket, held);
         const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
         for (const id of accountIds) {
           const a = b.accounts.get(id);
@@ -114,23 +118,35 @@ export class StatusViews {
     return { statuses: new Map(shown.map((e) => [e.id, e])), accounts: page.accounts };
   }
 
-  /** The page's bundle, loaded under a cache ticket taken before it is read (status-cache.ts), then fn. */
+  /**
+   * The page's bundle, loaded under a cache ticket taken before it is read (status-cache.ts), then fn. The cached
+   * entries of the rows the caller holds (`rows`) are taken first and passed on: the bundle leaves their parts out,
+   * so they are used even if dropped meanwhile (as a hit a moment earlier would have been).
+   */
   private async loaded<T>(
     statusIds: readonly string[],
     viewerId: string | null,
     accountIds: readonly string[],
-    fn: (b: RenderBundle, ticket: number) => T,
+    fn: (b: RenderBundle, ticket: number, held: Held) => T,
+    rows: readonly Status[] = [],
   ): Promise<T> {
     const ticket = this.cache.begin();
     try {
-      return fn(await this.bundles.load(statusIds, viewerId, accountIds), ticket);
+      const held: Held = new Map();
+      for (const s of rows) {
+        const hit = s.deletedAt ? undefined : this.cache.get(s);
+        if (hit) held.set(s.id, hit);
+      }
+      return fn(await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()]), ticket, held);
     } finally {
       this.cache.end();
     }
   }
 
   /** What every reader sees of s: from the cache when it holds this very row, else rendered from the bundle and kept. */
-  private partsOf(s: Status, b: RenderBundle, ticket: number, bare: Map<string, AccountEntity>): CachedStatus | null {
+  private partsOf(s: Status, b: RenderBundle, ticket: number, bare: Map<string, AccountEntity>, held: Held): CachedStatus | null {
+    const taken = held.get(s.id);
+    if (taken) return taken;
     const hit = this.cache.get(s);
     if (hit) return hit;
     const author = b.accounts.get(s.accountId);
@@ -157,14 +173,17 @@ export class StatusViews {
     return entry;
   }
 
-  private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ticket: number): StatusEntity[] {
+  private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ticket: number, held: Held): StatusEntity[] {
+    // The bundle has no row for a held status: a boost or quote of one finds it among the caller's rows.
+    const given = new Map(list.map((s) => [s.id, s]));
+    const row = (id: string) => b.statuses.get(id) ?? given.get(id);
     const bare = new Map<string, AccountEntity>();
     const parts = new Map<string, CachedStatus | null>();
     const accountOf = new Map<string, AccountEntity>(); // one Account entity per author and page
     const now = Date.now();
     const one = (s: Status, reblog?: unknown) => {
       let c = parts.get(s.id);
-      if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ticket, bare)));
+      if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ticket, bare, held)));
       if (!c) return null;
       let account = accountOf.get(c.author.id);
       if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, b.accountCounts.get(c.author.id))));
@@ -192,7 +211,7 @@ export class StatusViews {
     };
     const plain = (s: Status) => {
       if (!s.reblogOfId) return one(s);
-      const original = b.statuses.get(s.reblogOfId);
+      const original = row(s.reblogOfId);
       const inner = original && !original.deletedAt ? one(original) : null;
       if (!inner) return null; // the boosted status is gone: so is the boost
       return one(s, inner);
@@ -206,7 +225,7 @@ export class StatusViews {
       // A quote of a post we do not hold shows as none (its text usually links to it).
       let q = quoted.get(s.quoteOfId);
       if (q === undefined) {
-        const qs = b.quotesShown.has(s.quoteOfId) ? b.statuses.get(s.quoteOfId) : undefined;
+        const qs = b.quotesShown.has(s.quoteOfId) ? row(s.quoteOfId) : undefined;
         q = qs ? plain(qs) : null;
         quoted.set(s.quoteOfId, q);
       }

@@ -226,31 +226,24 @@ export class FollowStore {
 
   async counts(accountId: string): Promise<{ followers: number; following: number; requests: number }> {
     const r = await this.db.one<{ followers: string; following: string; requests: string }>(
-      `SELECT (SELECT count(*) FROM follows WHERE target_account_id = $1) AS followers,
-              (SELECT count(*) FROM follows WHERE account_id = $1) AS following,
+      `SELECT coalesce((SELECT followers FROM account_counts WHERE account_id = $1), 0) AS followers,
+              coalesce((SELECT following FROM account_counts WHERE account_id = $1), 0) AS following,
               (SELECT count(*) FROM follow_requests WHERE target_account_id = $1) AS requests`,
       [accountId],
     );
     return { followers: Number(r!.followers), following: Number(r!.following), requests: Number(r!.requests) };
   }
 
-  /** Follower/following counts for many accounts at once (entity rendering). */
+  /** Follower/following/status counts for many accounts at once (entity rendering), as migration 053's triggers keep them. */
   async countsFor(ids: readonly string[]): Promise<Map<string, { followers: number; following: number; statuses: number; lastStatusAt: Date | null }>> {
-    // Grouped over the whole id list (not one correlated subquery per id): a correlated count gets a generic plan,
-    // and with one account following thousands the planner picked a sequential scan of follows for every author.
-    const rows = await this.db.rows<{ id: string; followers: string; following: string; statuses: string; last_status_at: Date | null }>(
-      `SELECT t.id::text AS id, coalesce(fr.n, 0) AS followers, coalesce(fg.n, 0) AS following, coalesce(st.n, 0) AS statuses,
-         st.last AS last_status_at
-       FROM unnest($1::bigint[]) AS t(id)
-       LEFT JOIN (SELECT target_account_id AS id, count(*) AS n FROM follows WHERE target_account_id = ANY($1::bigint[]) GROUP BY 1) fr ON fr.id = t.id
-       LEFT JOIN (SELECT account_id AS id, count(*) AS n FROM follows WHERE account_id = ANY($1::bigint[]) GROUP BY 1) fg ON fg.id = t.id
-       LEFT JOIN (SELECT account_id AS id, count(*) AS n, max(created_at) AS last FROM statuses
-                  WHERE account_id = ANY($1::bigint[]) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) st ON st.id = t.id`,
+    const rows = await this.db.rows<{ id: string; followers: number; following: number; statuses: number; last_status_at: Date | null }>(
+      `SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following, coalesce(c.statuses, 0) AS statuses,
+         c.last_status_at
+       FROM unnest($1::bigint[]) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id`,
       [ids],
+      'prepared',
     );
-    return new Map(
-      rows.map((r) => [r.id, { followers: Number(r.followers), following: Number(r.following), statuses: Number(r.statuses), lastStatusAt: r.last_status_at }]),
-    );
+    return new Map(rows.map((r) => [r.id, { followers: r.followers, following: r.following, statuses: r.statuses, lastStatusAt: r.last_status_at }]));
   }
 
   /** Whether any local account follows this (remote) account: its posts then belong in someone's home. */

@@ -168,7 +168,7 @@ export class NotificationStore {
   async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<Notification[]> {
     const values: unknown[] = [accountId];
     const where = notificationWhere(values, f);
-    const p = pageSql(page, 'n.id', values, { limitInText: true });
+    const p = pageSql(page, 'n.id', values);
     return p.newestFirst(
       (await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values, 'prepared')).map(toNotification),
     );

@@ -10,24 +10,17 @@ export interface PageQuery {
 export interface PageSql {
   /** ` AND column < $n …` (empty without cursors). */
   readonly where: string;
-  /** ` ORDER BY column … LIMIT $n`. */
+  /** ` ORDER BY column … LIMIT n` (the limit written in, not a parameter: see pageSql). */
   readonly orderLimit: string;
   /** Puts rows fetched for min_id back newest first. */
   newestFirst<T>(rows: T[]): T[];
 }
 
-export interface PageSqlOptions {
-  /**
-   * The usual limits written into the text instead of a parameter: a prepared statement's generic plan then knows
-   * how many rows are wanted. With `LIMIT $n` PostgreSQL costs a generic plan for a tenth of the rows and keeps
-   * re-planning custom plans (issue 19: the notifications page, 1.8 ms of planning for a 0.4 ms run).
-   */
-  readonly limitInText?: boolean;
-}
-
 /**
- * Limits written into statement text (`limitSql`): clients' defaults and maxima. Only these, so that a client
- * cycling through every limit cannot make each connection prepare a statement per value; others stay parameters.
+ * Limits written into statement text (`limitSql`): clients' defaults and maxima. As a parameter the planner's generic
+ * plan cannot know a page is 20 rows, costs it as a tenth of the table and so plans every execution afresh (issue 19:
+ * 2–6 ms of planning per home page, 1.8 ms per notifications page). Only these, so that a client cycling through
+ * every limit cannot make each connection prepare a statement per value; others stay parameters.
  */
 const LIMITS_IN_TEXT: ReadonlySet<number> = new Set([20, 40, 80, 100]);
 
@@ -37,7 +30,7 @@ export function limitSql(limit: number, values: unknown[]): string {
 }
 
 /** The cursor conditions, order and limit for `column`; their parameters are appended to `values`. */
-export function pageSql(page: PageQuery, column: string, values: unknown[], opts: PageSqlOptions = {}): PageSql {
+export function pageSql(page: PageQuery, column: string, values: unknown[]): PageSql {
   let where = '';
   if (page.maxId) where += ` AND ${column} < $${values.push(page.maxId)}`;
   if (page.sinceId) where += ` AND ${column} > $${values.push(page.sinceId)}`;
@@ -45,7 +38,7 @@ export function pageSql(page: PageQuery, column: string, values: unknown[], opts
   const ascending = !!page.minId && !page.sinceId;
   return {
     where,
-    orderLimit: ` ORDER BY ${column} ${ascending ? 'ASC' : 'DESC'} LIMIT ${opts.limitInText ? limitSql(page.limit, values) : `$${values.push(page.limit)}`}`,
+    orderLimit: ` ORDER BY ${column} ${ascending ? 'ASC' : 'DESC'} LIMIT ${limitSql(page.limit, values)}`,
     newestFirst: (rows) => (ascending ? rows.reverse() : rows),
   };
 }

@@ -1,6 +1,6 @@
 // Everything a page of statuses needs to be rendered, in one statement (issue 19: at most 3 round trips a page):
 // the statuses asked for, the statuses they boost, the quoted statuses the viewer may read, their authors and
-// mentioned accounts (with the authors' follower/following/status counts), applications, counts, the viewer's flags,
+// mentioned accounts (with the authors' follower/following/status counts, kept by migration 053's triggers), applications, counts, the viewer's flags,
 // media, polls with the viewer's votes, and reactions. Rows come back as JSON arrays (ids cast to text: our 64-bit ids
 // do not fit a JavaScript number) and are read through the same mappers as the stores' own queries.
 import { type Account, ACCOUNT_COLUMNS, type AccountDbRow, toAccount } from './accounts.js';
@@ -35,7 +35,7 @@ export interface ViewerFlags {
 }
 
 export interface RenderBundle {
-  /** The statuses asked for, those they boost, and the quoted ones the viewer may read. */
+  /** The statuses asked for (but those held), those they boost, and the quoted ones the viewer may read. */
   readonly statuses: ReadonlyMap<string, Status>;
   /** Quoted statuses (of those asked for) that the viewer may read. */
   readonly quotesShown: ReadonlySet<string>;
@@ -66,7 +66,12 @@ const JSON_ACCOUNT_COLUMNS = ACCOUNT_COLUMNS.replace(/^a\.id,/, 'a.id::text AS i
  */
 const NOBODY = '0';
 
-/** $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders). */
+/**
+ * $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders),
+ * $4 statuses of $1 the caller holds already rendered (the rendered-status cache, for the very rows it read): their
+ * rows, authors, mentioned accounts and attachments are not read again, only what changes per page (counts, the
+ * viewer's flags, polls and votes, reactions). With a warm cache that halves the statement (issue 19).
+ */
 function bundleSql(): string {
   const v = '$2::bigint';
   // Each set of ids is one array (an InitPlan; the cast keeps `= ANY((SELECT ...))` from being read as a sublink), so every lookup below is an index scan with = ANY(array), as the
@@ -79,9 +84,10 @@ function bundleSql(): string {
   firsts AS (SELECT $1::bigint[] || (SELECT a FROM qshown) AS a),
   ids AS (SELECT (SELECT a FROM firsts) || coalesce(array_agg(s.reblog_of_id), '{}') AS a FROM statuses s
     WHERE s.id = ANY((SELECT a FROM firsts)::bigint[]) AND s.reblog_of_id IS NOT NULL),
-  st AS (SELECT ${JSON_STATUS_COLUMNS} FROM statuses s WHERE s.id = ANY(${ids})),
+  st AS (SELECT ${JSON_STATUS_COLUMNS} FROM statuses s WHERE s.id = ANY(${ids}) AND s.id <> ALL($4::bigint[])),
   counted AS (SELECT ARRAY(SELECT DISTINCT x FROM unnest(ARRAY(SELECT s.account_id FROM statuses s WHERE s.id = ANY(${ids})) || $3::bigint[]) x) AS a),
-  acc AS (SELECT ${counted} || coalesce(array_agg(m.account_id), '{}') AS a FROM status_mentions m WHERE m.status_id = ANY(${ids})),
+  acc AS (SELECT ARRAY(SELECT account_id::bigint FROM st) || $3::bigint[] || coalesce(array_agg(m.account_id), '{}') AS a FROM status_mentions m
+    WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[])),
   rx AS (SELECT r.status_id::text AS status_id, r.emoji, min(r.emoji_url) AS url, count(*)::int AS n, coalesce(bool_or(r.account_id = ${v}), false) AS me,
       (array_agg(r.account_id::text ORDER BY r.id))[1:40] AS accounts, min(r.id) AS first
     FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND ${notSilenced(v, 'r.account_id')}
@@ -91,13 +97,9 @@ function bundleSql(): string {
     ARRAY(SELECT unnest(a)::text FROM qshown) AS quotes_shown,
     ARRAY(SELECT s.id::text FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[]) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
     (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])) x) AS accounts,
-    (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(fr.n, 0) AS followers, coalesce(fg.n, 0) AS following, coalesce(sc.n, 0) AS statuses,
-        sc.last AS last_status_at
-      FROM unnest(${counted}) AS t(id)
-      LEFT JOIN (SELECT target_account_id AS id, count(*)::int AS n FROM follows WHERE target_account_id = ANY(${counted}) GROUP BY 1) fr ON fr.id = t.id
-      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n FROM follows WHERE account_id = ANY(${counted}) GROUP BY 1) fg ON fg.id = t.id
-      LEFT JOIN (SELECT account_id AS id, count(*)::int AS n, max(created_at) AS last FROM statuses
-                 WHERE account_id = ANY(${counted}) AND deleted_at IS NULL AND visibility <> 3 GROUP BY 1) sc ON sc.id = t.id) x) AS account_counts,
+    (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following,
+        coalesce(c.statuses, 0) AS statuses, c.last_status_at
+      FROM unnest(${counted}) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id) x) AS account_counts,
     (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
     (SELECT json_agg(x) FROM (SELECT c.status_id::text AS id, c.replies, c.reblogs, c.favourites, c.quotes FROM status_counts c
       WHERE c.status_id = ANY(${ids})) x) AS counts,
@@ -111,7 +113,7 @@ function bundleSql(): string {
       ELSE '{}'::text[] END AS muted,
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
         m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
-      FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND NOT m.removed) x) AS media,
+      FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[]) AND NOT m.removed) x) AS media,
     (SELECT json_agg(x) FROM (SELECT p.id::text AS id, p.status_id::text AS status_id, p.account_id::text AS account_id, p.options, p.multiple,
         p.hide_totals, p.expires_at, p.remote_counts, p.remote_voters,
         ARRAY(SELECT (SELECT count(*)::int FROM poll_votes v WHERE v.poll_id = p.id AND v.choice = i - 1) FROM generate_subscripts(p.options, 1) AS i ORDER BY i) AS counts,
@@ -157,9 +159,12 @@ export class RenderBundleStore {
 
   constructor(private readonly db: Database) {}
 
-  /** One round trip: what rendering `statusIds` (and showing `accountIds`) as `viewerId` needs. */
-  async load(statusIds: readonly string[], viewerId: string | null, accountIds: readonly string[] = []): Promise<RenderBundle> {
-    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds], 'prepared'))!;
+  /**
+   * One round trip: what rendering `statusIds` (and showing `accountIds`) as `viewerId` needs. Of the statuses in
+   * `held` (the caller's own rows, rendered already) the bundle has no row, author, mentioned accounts or media.
+   */
+  async load(statusIds: readonly string[], viewerId: string | null, accountIds: readonly string[] = [], held: readonly string[] = []): Promise<RenderBundle> {
+    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds, held], 'prepared'))!;
     const media = new Map<string, Media[]>();
     for (const row of r.media ?? []) {
       const m = toMedia(row);

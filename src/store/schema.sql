@@ -9,6 +9,56 @@ CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVAL
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION public.account_counts_add(account bigint, d_followers integer, d_following integer, d_statuses integer, last timestamp with time zone)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  INSERT INTO account_counts AS c (account_id, followers, following, statuses, last_status_at)
+  VALUES (account, d_followers, d_following, d_statuses, last)
+  ON CONFLICT (account_id) DO UPDATE SET followers = c.followers + d_followers, following = c.following + d_following,
+    statuses = c.statuses + d_statuses, last_status_at = greatest(c.last_status_at, last)
+$function$;
+
+CREATE OR REPLACE FUNCTION public.account_counts_of_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    PERFORM account_counts_add(OLD.account_id, 0, -1, 0, NULL);
+    PERFORM account_counts_add(OLD.target_account_id, -1, 0, 0, NULL);
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    PERFORM account_counts_add(NEW.account_id, 0, 1, 0, NULL);
+    PERFORM account_counts_add(NEW.target_account_id, 1, 0, 0, NULL);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.account_counts_of_status()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  last timestamptz;
+BEGIN
+  -- What the old row counted goes; what the new row counts comes.
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.deleted_at IS NULL AND OLD.visibility <> 3 THEN
+    UPDATE account_counts SET statuses = statuses - 1 WHERE account_id = OLD.account_id RETURNING last_status_at INTO last;
+    -- The newest status gone: the newest of the rest, read in a statement of its own (after the row lock above, so
+    -- that it sees a status another transaction added meanwhile). Rare: only when the newest one goes.
+    IF last IS NOT NULL AND OLD.created_at >= last THEN
+      UPDATE account_counts SET last_status_at = (SELECT max(s.created_at) FROM statuses s
+          WHERE s.account_id = OLD.account_id AND s.deleted_at IS NULL AND s.visibility <> 3 AND s.id <> OLD.id)
+        WHERE account_id = OLD.account_id;
+    END IF;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.deleted_at IS NULL AND NEW.visibility <> 3 THEN
+    PERFORM account_counts_add(NEW.account_id, 0, 0, 1, NEW.created_at);
+  END IF;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.apply_notification_policy()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -290,6 +340,15 @@ CREATE INDEX account_conversations_list ON account_conversations USING btree (ac
 CREATE INDEX account_conversations_statuses ON account_conversations USING gin (status_ids);
 CREATE TRIGGER account_conversations_stream AFTER INSERT OR UPDATE OF last_status_id ON account_conversations FOR EACH ROW EXECUTE FUNCTION stream_conversation_event();
 
+CREATE TABLE account_counts (
+  account_id     bigint NOT NULL,
+  followers      integer DEFAULT 0 NOT NULL,
+  following      integer DEFAULT 0 NOT NULL,
+  statuses       integer DEFAULT 0 NOT NULL,
+  last_status_at timestamp with time zone,
+  CONSTRAINT account_counts_pkey PRIMARY KEY (account_id)
+);
+
 CREATE TABLE accounts (
   id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
   username               text NOT NULL,
@@ -338,6 +397,7 @@ CREATE UNIQUE INDEX accounts_handle ON accounts USING btree (lower(username), CO
 CREATE UNIQUE INDEX accounts_header_file ON accounts USING btree (header_file) WHERE (header_file IS NOT NULL);
 CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_id) WHERE ((public_key_id IS NOT NULL) AND (domain IS NOT NULL));
 CREATE UNIQUE INDEX accounts_single_instance_actor ON accounts USING btree (instance_actor) WHERE instance_actor;
+CREATE INDEX accounts_suspended ON accounts USING btree (id) WHERE (suspended_at IS NOT NULL);
 CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) text_pattern_ops);
 CREATE TRIGGER accounts_cache AFTER UPDATE ON accounts FOR EACH ROW WHEN (old.username IS DISTINCT FROM new.username OR old.domain IS DISTINCT FROM new.domain OR old.display_name IS DISTINCT FROM new.display_name OR old.note IS DISTINCT FROM new.note OR old.locked IS DISTINCT FROM new.locked OR old.bot IS DISTINCT FROM new.bot OR old.discoverable IS DISTINCT FROM new.discoverable OR old.created_at IS DISTINCT FROM new.created_at OR old.uri IS DISTINCT FROM new.uri OR old.url IS DISTINCT FROM new.url OR old.actor_type IS DISTINCT FROM new.actor_type OR old.avatar_remote_url IS DISTINCT FROM new.avatar_remote_url OR old.header_remote_url IS DISTINCT FROM new.header_remote_url OR old.avatar_file IS DISTINCT FROM new.avatar_file OR old.header_file IS DISTINCT FROM new.header_file OR old.fields IS DISTINCT FROM new.fields OR old.remote_followers_count IS DISTINCT FROM new.remote_followers_count OR old.remote_following_count IS DISTINCT FROM new.remote_following_count OR old.remote_statuses_count IS DISTINCT FROM new.remote_statuses_count OR old.published_at IS DISTINCT FROM new.published_at OR old.deleted_at IS DISTINCT FROM new.deleted_at OR old.suspended_at IS DISTINCT FROM new.suspended_at OR old.silenced_at IS DISTINCT FROM new.silenced_at OR old.sensitized_at IS DISTINCT FROM new.sensitized_at) EXECUTE FUNCTION status_cache_account();
@@ -495,6 +555,8 @@ CREATE INDEX follows_account ON follows USING btree (account_id, id);
 CREATE INDEX follows_notify ON follows USING btree (target_account_id) WHERE notify;
 CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER account_counts_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION account_counts_of_follow();
+CREATE TRIGGER account_counts_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION account_counts_of_follow();
 
 CREATE TABLE history_origins (
   origin        text NOT NULL,
@@ -1028,6 +1090,9 @@ CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WH
 CREATE INDEX statuses_replies ON statuses USING btree (in_reply_to_id) WHERE (in_reply_to_id IS NOT NULL);
 CREATE INDEX statuses_search ON statuses USING gin (to_tsvector('simple'::regconfig, regexp_replace(((content || ' '::text) || spoiler_text), '<[^>]*>'::text, ' '::text, 'g'::text))) WHERE ((deleted_at IS NULL) AND (reblog_of_id IS NULL));
 CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER account_counts_status_delete AFTER DELETE ON statuses FOR EACH ROW WHEN (old.deleted_at IS NULL AND old.visibility <> 3) EXECUTE FUNCTION account_counts_of_status();
+CREATE TRIGGER account_counts_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND new.visibility <> 3) EXECUTE FUNCTION account_counts_of_status();
+CREATE TRIGGER account_counts_status_update AFTER UPDATE OF deleted_at, visibility, account_id, created_at ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.account_id IS DISTINCT FROM new.account_id OR old.created_at IS DISTINCT FROM new.created_at) EXECUTE FUNCTION account_counts_of_status();
 CREATE TRIGGER status_counts_delete AFTER DELETE ON statuses FOR EACH ROW EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND (new.reblog_of_id IS NOT NULL OR new.in_reply_to_id IS NOT NULL OR new.quote_of_id IS NOT NULL)) EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_update AFTER UPDATE OF deleted_at, visibility, reblog_of_id, in_reply_to_id, quote_of_id ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.reblog_of_id IS DISTINCT FROM new.reblog_of_id OR old.in_reply_to_id IS DISTINCT FROM new.in_reply_to_id OR old.quote_of_id IS DISTINCT FROM new.quote_of_id) EXECUTE FUNCTION status_counts_of_status();

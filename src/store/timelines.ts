@@ -53,6 +53,8 @@ export const PUBLIC_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.rebl
 /** The hashtag feeds (replies included), before the tags themselves are matched. */
 export const TAG_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL AND ${publicFeedable()}`;
 
+const REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
+
 export class TimelineStore {
   constructor(private readonly db: Database) {}
 
@@ -87,7 +89,12 @@ export class TimelineStore {
    * are always in, as in Mastodon's FeedManager#filter_from_list?.
    */
   async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<Status[]> {
-    return this.feed(listRule('$1', '$2', '$3::text'), [list.id, list.accountId, list.repliesPolicy], page);
+    // The policy is written in as a literal (one statement per policy): the planner then drops the branches of the
+    // other policies from the generic plan as it does from a custom one, and keeps the generic plan instead of
+    // planning every page afresh (1.6 ms a page, issue 19).
+    const policy = REPLIES_POLICIES.find((p) => p === list.repliesPolicy);
+    if (!policy) throw new Error(`unknown replies policy ${list.repliesPolicy}`);
+    return this.feed(listRule('$1', '$2', `'${policy}'::text`), [list.id, list.accountId], page);
   }
 
   /**
