@@ -86,8 +86,9 @@ describe('takeover of a killed node’s work by the other node', () => {
       type: 'Note',
       attributedTo: author.actor('alice').id,
       content: '<p>@admin written before the crash</p>',
-      to: [admin],
-      cc: [],
+      // Public: a private mention from a stranger would wait in a notification request (the default policy).
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      cc: [admin],
       tag: [{ type: 'Mention', href: admin, name: `@admin@${new URL(base).host}` }],
       published: new Date().toISOString(),
     };

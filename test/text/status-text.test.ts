@@ -215,7 +215,9 @@ describe('statusHtml', () => {
     assert.doesNotMatch(strayMarkup(out), /[<>]/);
   });
 
-  it('handles 50 KB of pathological @, # and dot patterns in under 200 ms each', () => {
+  // A backtracking blow-up on 50 KB takes seconds to minutes; 1 s leaves room for a loaded machine (280 ms was seen
+  // with the suite beside other work) without letting a quadratic pattern through.
+  it('handles 50 KB of pathological @, # and dot patterns in under a second each', () => {
     const n = 50_000;
     const patterns = ['@', '#', 'a.', '@a.', '@a@', '@a@a.', '#a', '#1', '&#', 'http://[', 'https://a.', '(', ')', '@a@1.'];
     for (const unit of patterns) {
@@ -228,7 +230,7 @@ describe('statusHtml', () => {
         const started = performance.now();
         run();
         const ms = performance.now() - started;
-        assert.ok(ms < 200, `${name} on ${JSON.stringify(unit)} × ${text.length / unit.length} took ${ms.toFixed(0)} ms`);
+        assert.ok(ms < 1_000, `${name} on ${JSON.stringify(unit)} × ${text.length / unit.length} took ${ms.toFixed(0)} ms`);
       }
     }
     for (const text of [
@@ -241,7 +243,7 @@ describe('statusHtml', () => {
       const started = performance.now();
       html(text);
       extractMentions(text);
-      assert.ok(performance.now() - started < 200, text.slice(0, 20));
+      assert.ok(performance.now() - started < 1_000, text.slice(0, 20));
     }
   });
 });
