@@ -166,6 +166,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
+  db.onMembersChanged = (accountIds) => tokenCache.dropAccounts(accountIds);
   const tokenUsage = new TokenUsage(s.tokens, log.child({ component: 'token-usage' }));
   const verifyPool = new VerifyPool(config.verifyPool);
   const uris = new LocalUris(config);

@@ -97,6 +97,12 @@ export class TokenCache {
     for (const e of this.entries.values()) if (e.record.user?.userId === userId) this.remove(e);
   }
 
+  /** The members of these accounts changed on this node (their counts, say): drop what is cached of them. */
+  dropAccounts(accountIds: readonly string[]): void {
+    this.gen++;
+    for (const e of this.entries.values()) if (e.record.user && accountIds.includes(e.record.user.accountId)) this.remove(e);
+  }
+
   /** Called when the event stream breaks (trusted = false) or comes back (trusted = true); both start empty. */
   reset(trusted: boolean): void {
     this.gen++;

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { exponentialBackoff } from '../../actors/policy.js';
 import { ExitSignal, type ExitReason, type Process } from '../../actors/process.js';
 import type { Logger } from '../log.js';
+import type { Database } from './db.js';
 
 export const AUTH_CHANNEL = 'stoa_auth';
 /**
@@ -84,7 +85,14 @@ export function newNonce(): string {
  * counts a cached verify_credentials shows). Run it inside the changing transaction where there is one, so it is
  * delivered when the change commits; accounts without a member are skipped by the join.
  */
-export async function notifyMembersChanged(q: { query(text: string, values?: unknown[]): Promise<unknown> }, accountIds: readonly string[]): Promise<void> {
+export async function notifyMembersChanged(
+  db: Database,
+  q: { query(text: string, values?: unknown[]): Promise<unknown> },
+  accountIds: readonly string[],
+): Promise<void> {
+  // This node drops its copies as the change commits, before the writer answers: its own listener hears the
+  // notification a moment later, and the member's next request could come first (read-your-writes).
+  db.afterCommit(() => db.onMembersChanged(accountIds));
   await q.query(`SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || u.id || '|' || $2) FROM users u WHERE u.account_id = ANY($1::bigint[])`, [
     accountIds,
     newNonce(),

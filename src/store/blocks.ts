@@ -23,7 +23,7 @@ export class BlockStore {
       }
       await q.query(LEAVE_LISTS, [accountId, targetId]);
       await q.query(LEAVE_LISTS, [targetId, accountId]);
-      await notifyMembersChanged(q, [accountId, targetId]);
+      await notifyMembersChanged(this.db, q, [accountId, targetId]);
     });
   }
 

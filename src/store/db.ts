@@ -59,6 +59,11 @@ export class Database implements Transactor {
   readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<TxContext>();
   private readonly tallies = new AsyncLocalStorage<Tally>();
+  /**
+   * What this node drops when a change to these accounts' members commits here (set by wiring: the token cache's
+   * verify_credentials entities); other nodes hear of it through the change's NOTIFY (auth-events.ts).
+   */
+  onMembersChanged: (accountIds: readonly string[]) => void = () => {};
 
   constructor(
     readonly connectionString: string,

@@ -78,7 +78,7 @@ export class FollowStore {
           o.languages !== undefined ? o.languages : (asked?.languages ?? null),
         ],
       );
-      await notifyMembersChanged(q, [accountId, targetId]);
+      await notifyMembersChanged(this.db, q, [accountId, targetId]);
       return toFollow(r.rows[0]!);
     });
   }
@@ -94,7 +94,7 @@ export class FollowStore {
          RETURNING id, account_id, target_account_id, uri`,
         [accountId, targetId, uri, o.showReblogs ?? null, o.notify ?? null, o.languages !== undefined, o.languages ?? null],
       );
-      await notifyMembersChanged(q, [targetId]); // its follow_requests_count
+      await notifyMembersChanged(this.db, q, [targetId]); // its follow_requests_count
       return toFollow(r.rows[0]!);
     });
   }
@@ -143,7 +143,7 @@ export class FollowStore {
       ).rows[0];
       if (!r) return undefined;
       if (table === 'follows') await q.query(LEAVE_LISTS, [accountId, targetId]);
-      await notifyMembersChanged(q, [accountId, targetId]);
+      await notifyMembersChanged(this.db, q, [accountId, targetId]);
       return toFollow(r);
     });
   }

@@ -213,7 +213,7 @@ export class StatusStore {
       await this.link(q, id, s.mentionIds, s.tags);
       // A history post joins no conversation until a delivery promotes it (promote()).
       if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
-      if (s.local) await notifyMembersChanged(q, [s.accountId]); // statuses_count
+      if (s.local) await notifyMembersChanged(this.db, q, [s.accountId]); // statuses_count
       if (idempotencyKey !== undefined) {
         await q.query(
           `INSERT INTO status_idempotency (account_id, key, status_id) VALUES ($1, $2, $3)
@@ -379,7 +379,7 @@ export class StatusStore {
         [id],
       );
       if (r.rows[0]?.local) {
-        await notifyMembersChanged(q, [r.rows[0].account_id]);
+        await notifyMembersChanged(this.db, q, [r.rows[0].account_id]);
         // The uploads go back to their owner, as Mastodon nullifies them: delete-and-redraft posts them again.
         await q.query('UPDATE media_attachments SET status_id = NULL, removed = false, position = 0 WHERE status_id = $1', [id]);
       }
