@@ -8,7 +8,7 @@ import { createMembers, type LocalMembers } from '../support/members.js';
 import { registerApp } from '../support/oauth.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
-import { openSse, openWs, type WsClient } from '../support/streaming.js';
+import { openSse, openWs, type WsClient, stopNodes } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
@@ -36,14 +36,7 @@ describe('streaming across two nodes', () => {
     m = await createMembers(a, ['alice', 'bob']);
     assert.equal((await api(a.url, m.token['alice'], 'POST', `/api/v1/accounts/${m.id['bob']}/follow`)).status, 200);
   });
-  after(async () => {
-    for (const c of sockets) c.ws.terminate();
-    if (b) {
-      b.child.kill('SIGTERM');
-      assert.equal(await b.exited, 0, `node B exits cleanly on SIGTERM:\n${b.output()}`);
-    }
-    await a?.stop();
-  });
+  after(() => stopNodes(sockets, a, b));
 
   it('a subscriber on node B sees a post, its edit, its deletion and a notification made on node A, in order', async () => {
     const c = await openWs(b.url, m.token['alice'], 'stream=user');

@@ -9,7 +9,7 @@ import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
-import { framesOf, openSse, openWs, subscribed, type WsClient } from '../support/streaming.js';
+import { framesOf, openSse, openWs, subscribed, type WsClient, stopNodes } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 
 describe('streaming with content filters', () => {
@@ -41,14 +41,7 @@ describe('streaming with content filters', () => {
     m = await createMembers(a, ['ann', 'bob', 'cid']);
     for (const who of ['ann', 'cid']) await call(a.url, who, 'POST', `/api/v1/accounts/${m.id['bob']}/follow`);
   });
-  after(async () => {
-    for (const c of sockets) c.ws.terminate();
-    if (b) {
-      b.child.kill('SIGTERM');
-      assert.equal(await b.exited, 0, `node B exits cleanly on SIGTERM:\n${b.output()}`);
-    }
-    await a?.stop();
-  });
+  after(() => stopNodes(sockets, a, b));
 
   it('hides from and warns the subscriber whose filters match, in each stream’s context; others share the plain payload', async () => {
     await clearFilters('ann');

@@ -7,7 +7,7 @@ import { api } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
-import { framesOf, openWs, type WsClient } from '../support/streaming.js';
+import { framesOf, openWs, type WsClient, stopNodes } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 
 describe('notification requests and streaming across two nodes', () => {
@@ -24,14 +24,7 @@ describe('notification requests and streaming across two nodes', () => {
     assert.equal((await call('alice', 'POST', `/api/v1/accounts/${m.id['carol']}/follow`)).status, 200);
     assert.equal((await call('alice', 'PATCH', '/api/v2/notifications/policy', { for_not_following: 'filter' })).status, 200);
   });
-  after(async () => {
-    for (const c of sockets) c.ws.terminate();
-    if (b) {
-      b.child.kill('SIGTERM');
-      assert.equal(await b.exited, 0, `node B exits cleanly on SIGTERM:\n${b.output()}`);
-    }
-    await a?.stop();
-  });
+  after(() => stopNodes(sockets, a, b));
 
   it('streams what passes, not what is filtered, and tells node B when accepted notifications are merged', async () => {
     const c = await openWs(b.url, m.token['alice']!, 'stream=user');

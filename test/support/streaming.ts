@@ -1,9 +1,11 @@
 // Streaming clients for tests: a raw WebSocket (the `ws` package, as Node 20 has no global WebSocket) and a
 // server-sent-events reader over node:http, each keeping what it received in order; and a wait until this node's
 // hub holds a subscription (Mastodon's protocol acknowledges none).
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import WebSocket from 'ws';
 import type { Json } from './api.js';
+import type { ServerProcess } from './server-process.js';
 import type { TestServer } from './server.js';
 import { eventually } from './wait.js';
 
@@ -128,3 +130,13 @@ export async function subscribed(s: TestServer, accountId: string, channel: stri
 
 /** The frames of one event kind, in order. */
 export const framesOf = (frames: readonly Frame[], event: string) => frames.filter((f) => f.event === event);
+
+/** After a two-node test: closes the sockets, stops node B (which must exit cleanly on SIGTERM), then node A. */
+export async function stopNodes(sockets: readonly WsClient[], a: TestServer | undefined, b: ServerProcess | undefined): Promise<void> {
+  for (const c of sockets) c.ws.terminate();
+  if (b) {
+    b.child.kill('SIGTERM');
+    assert.equal(await b.exited, 0, `node B exits cleanly on SIGTERM:\n${b.output()}`);
+  }
+  await a?.stop();
+}
