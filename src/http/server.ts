@@ -21,13 +21,6 @@ import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type Templ
 
 const EMPTY = Buffer.alloc(0);
 
-/** A WebSocket route; `attach` is handed the app's publish (uWS pub/sub), for a route that uses topics. */
-export interface WebSocketRoute {
-  readonly pattern: string;
-  readonly behavior: WebSocketBehavior<unknown>;
-  readonly attach?: (publish: (topic: string, message: string) => void) => void;
-}
-
 export interface HttpServerDeps {
   readonly config: Config;
   readonly log: Logger;
@@ -39,7 +32,7 @@ export interface HttpServerDeps {
   /** Told of every finished request: its route's pattern (`unmatched` if none), status (0: aborted), duration. */
   readonly onFinished?: (route: string, method: string, status: number, ms: number) => void;
   /** WebSocket endpoints (streaming), served by uWS before the route table; a plain GET there falls through to it. */
-  readonly websockets?: readonly WebSocketRoute[];
+  readonly websockets?: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
 }
 
 interface Exchange {
@@ -144,10 +137,7 @@ export class HttpServer {
     }
     this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
     this.app = uws.App();
-    for (const w of deps.websockets ?? []) {
-      this.app.ws(w.pattern, w.behavior);
-      w.attach?.((topic, message) => void this.app.publish(topic, message, false));
-    }
+    for (const w of deps.websockets ?? []) this.app.ws(w.pattern, w.behavior);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 

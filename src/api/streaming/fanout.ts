@@ -13,8 +13,6 @@ import { renderNotifications, type NotificationViewDeps } from '../notification-
 import type { StatusViews } from '../status-views.js';
 import type { Subscription } from './channels.js';
 import { readsNotifications, type StreamClient, type StreamHub } from './hub.js';
-import { isTopicChannel, isTopicClient } from './topics.js';
-import { frameOf } from './frames.js';
 
 const MAX_QUEUED = 10_000;
 
@@ -118,46 +116,16 @@ export class StreamFanout {
     };
     const started = performance.now();
     let sent = 0;
-    // Public and hashtag streams of WebSockets: one publish per topic that shows the status, to all its sockets but
-    // those of viewers it is hidden from (quietFor) or who are owed their own payload (sent to them just after).
-    let published = 0;
-    for (const t of this.hub.topics.active) {
-      if (!showsPublic(t.sub, s, aud)) continue;
-      const left: string[] = [];
-      const own: string[] = [];
-      for (const a of t.members.keys()) {
-        if (!aud.quietFor.has(a)) left.push(a);
-        else if (payloadFor(a) !== baseJson) {
-          left.push(a);
-          own.push(a);
-        }
-      }
-      this.hub.topics.publish(t, frameOf(t.sub.stream, event, baseJson), left);
-      published++;
-      for (const a of own) {
-        const payload = payloadFor(a);
-        for (const c of t.members.get(a) ?? []) c.send(t.sub.stream, event, payload);
-      }
-    }
-    // Everything else (home, lists, SSE clients), socket by socket.
     for (const c of [...this.hub.clients]) {
-      const viaTopics = isTopicClient(c);
       let payload: string | undefined;
       for (const sub of c.subs.values()) {
-        if (viaTopics && isTopicChannel(sub.channel)) continue;
         if (!shows(sub, c, s, aud)) continue;
         payload ??= payloadFor(c.accountId);
         c.send(sub.stream, event, payload);
         sent++;
       }
     }
-    if (this.log.isLevelEnabled('debug')) {
-      const ms = Math.round(performance.now() - started);
-      // Published frames are written by uWS at the end of this turn of the loop, before any immediate runs.
-      setImmediate(() =>
-        this.log.debug({ event, status: s.id, published, sent, ms, writtenMs: Math.round(performance.now() - started) }, 'stream event fanned out'),
-      );
-    }
+    this.log.debug({ event, status: s.id, sent, ms: Math.round(performance.now() - started) }, 'stream event fanned out');
   }
 
   private async deleted(id: string, authorId: string, visibility: number): Promise<void> {
@@ -165,17 +133,8 @@ export class StreamFanout {
     if (!t.any) return;
     const aud = await this.d.audience.ofDelete(id, authorId, visibility, t);
     const s = visibility === 0 && t.public.length > 0 ? await this.d.statuses.byId(id) : undefined;
-    // A public post's deletion goes to its public streams whoever listens (as it was shown to all but a few).
-    if (s !== undefined) {
-      for (const tp of this.hub.topics.active) {
-        if (publicScope(tp.sub, s) && (tp.sub.tag === undefined || tagsOf(s).has(tp.sub.tag)))
-          this.hub.topics.publish(tp, frameOf(tp.sub.stream, 'delete', id), []);
-      }
-    }
     for (const c of [...this.hub.clients]) {
-      const viaTopics = isTopicClient(c);
       for (const sub of c.subs.values()) {
-        if (viaTopics && isTopicChannel(sub.channel)) continue;
         const told =
           sub.channel === 'user'
             ? aud.home.has(c.accountId)
@@ -244,13 +203,10 @@ function shows(sub: Subscription, c: StreamClient, s: Status, aud: StatusAudienc
     case 'user:notification':
     case 'direct':
       return false;
+    case 'hashtag':
+    case 'hashtag:local':
+      return aud.tagFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
     default:
-      return aud.quietFor.has(c.accountId) && showsPublic(sub, s, aud);
+      return aud.publicFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
   }
-}
-
-/** Whether a public or hashtag subscription shows the status to a viewer it is not hidden from (quietFor). */
-function showsPublic(sub: Subscription, s: Status, aud: StatusAudience): boolean {
-  if (sub.channel === 'hashtag' || sub.channel === 'hashtag:local') return aud.tagFeeds && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
-  return aud.publicFeeds && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
 }

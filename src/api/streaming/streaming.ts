@@ -2,7 +2,6 @@
 // WebSocket endpoint and the SSE routes.
 import type { BearerAuth } from '../../http/auth.js';
 import type { Route } from '../../http/types.js';
-import type { WebSocketRoute } from '../../http/server.js';
 import type { WebSocketBehavior } from '../../http/uws.js';
 import type { Logger } from '../../log.js';
 import type { UserStore } from '../../store/users.js';
@@ -14,7 +13,7 @@ import { streamingWebSocket } from './websocket.js';
 export interface Streaming {
   readonly hub: StreamHub;
   readonly fanout: StreamFanout;
-  readonly websockets: readonly WebSocketRoute[];
+  readonly websockets: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
   readonly routes: readonly Route[];
 }
 
@@ -32,7 +31,7 @@ export function createStreaming(
     fanout,
     // Clients write the base URL with or without a trailing slash.
     websockets: [
-      { pattern: '/api/v1/streaming', behavior, attach: (publish) => hub.topics.attach(publish) },
+      { pattern: '/api/v1/streaming', behavior },
       { pattern: '/api/v1/streaming/', behavior },
     ],
     routes: streamingRoutes({ hub, bearer: d.bearer, audience: d.audience, log: d.log }),

@@ -7,10 +7,8 @@ import type { Logger } from '../../log.js';
 import type { StreamAudienceStore } from '../../store/stream-audience.js';
 import type { UpgradeContext, WebSocket, WebSocketBehavior } from '../../http/uws.js';
 import { StreamError, type Subscription } from './channels.js';
-import { frameOf } from './frames.js';
-import { clientIdentity, type StreamHub } from './hub.js';
+import { clientIdentity, type StreamClient, type StreamHub } from './hub.js';
 import { authenticateStream, streamingToken, subscribe } from './session.js';
-import { ANCHOR_TOPIC, isTopicChannel, type TopicClient } from './topics.js';
 
 const MAX_MESSAGE_BYTES = 4096;
 const IDLE_TIMEOUT_S = 60;
@@ -22,7 +20,24 @@ interface SocketData {
   readonly query: string;
 }
 
-class WsClient implements TopicClient {
+/**
+ * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
+ * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
+ */
+const recentFrames = new Map<string, { readonly payload: string; readonly frame: string }>();
+const RECENT_FRAMES_MAX = 64;
+
+function frameOf(stream: readonly string[], event: string, payload: string): string {
+  const key = `${event}\u0000${stream.join('\u0000')}`;
+  const hit = recentFrames.get(key);
+  if (hit !== undefined && hit.payload === payload) return hit.frame;
+  const frame = JSON.stringify({ stream, event, payload });
+  if (hit === undefined && recentFrames.size >= RECENT_FRAMES_MAX) recentFrames.clear();
+  recentFrames.set(key, { payload, frame });
+  return frame;
+}
+
+class WsClient implements StreamClient {
   readonly subs = new Map<string, Subscription>();
   closed = false;
   readonly accountId: string;
@@ -57,14 +72,6 @@ class WsClient implements TopicClient {
     if (status === 2 || this.ws.getBufferedAmount() > this.maxBuffered) this.close();
   }
 
-  joinTopic(topic: string): void {
-    if (!this.closed) this.ws.subscribe(topic);
-  }
-
-  leaveTopic(topic: string): void {
-    if (!this.closed) this.ws.unsubscribe(topic);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -87,9 +94,7 @@ export function streamingWebSocket(d: {
           c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
           return;
         }
-        if (c.closed) return;
         c.subs.set(sub.key, sub);
-        if (isTopicChannel(sub.channel)) d.hub.topics.join(c, sub);
       },
       (e: unknown) => {
         if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
@@ -142,7 +147,6 @@ export function streamingWebSocket(d: {
       const data = ws.getUserData();
       const c = new WsClient(ws, data.identity!, d.maxBuffered);
       data.client = c;
-      ws.subscribe(ANCHOR_TOPIC);
       d.hub.add(c);
       const params = Object.fromEntries(new URLSearchParams(data.query));
       if (params['stream']) subscribeTo(c, params);
@@ -161,11 +165,7 @@ export function streamingWebSocket(d: {
       if (m['type'] === 'subscribe') subscribeTo(c, m);
       else if (m['type'] === 'unsubscribe') {
         subscribe(d.audience, c.accountId, c.scopes, m['stream'], m).then(
-          (sub) => {
-            const had = c.subs.get(sub.key);
-            c.subs.delete(sub.key);
-            if (had && isTopicChannel(had.channel) && !c.closed) d.hub.topics.leave(c, had);
-          },
+          (sub) => c.subs.delete(sub.key),
           () => c.raw(JSON.stringify({ error: 'Error unsubscribing from channel', status: 400 })),
         );
       }
@@ -175,7 +175,6 @@ export function streamingWebSocket(d: {
       const c = ws.getUserData().client;
       if (!c) return;
       c.closed = true;
-      for (const sub of c.subs.values()) if (isTopicChannel(sub.channel)) d.hub.topics.leave(c, sub, true);
       d.hub.remove(c);
     },
   };
