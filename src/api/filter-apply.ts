@@ -76,15 +76,18 @@ export class ViewerFilters {
     return this.compiled.length === 0;
   }
 
-  /** The filters of this context that match a rendered status (a boost is matched by what it boosts). */
-  results(e: Entity, context: FilterContext, now = Date.now()): FilterResult[] {
+  /**
+   * The filters of this context (null: of any, as Mastodon answers for a status asked for by id, leaving the
+   * client to pick by context) that match a rendered status (a boost is matched by what it boosts).
+   */
+  results(e: Entity, context: FilterContext | null, now = Date.now()): FilterResult[] {
     if (this.compiled.length === 0) return [];
     const proper = (e['reblog'] as Entity | null) ?? e;
     if ((proper['account'] as Entity | undefined)?.['id'] === this.accountId || (e['account'] as Entity | undefined)?.['id'] === this.accountId) return [];
     let text: string | undefined;
     const out: FilterResult[] = [];
     for (const c of this.compiled) {
-      if (!c.filter.context.includes(context)) continue;
+      if (context !== null && !c.filter.context.includes(context)) continue;
       if (c.filter.expiresAt && c.filter.expiresAt.getTime() <= now) continue;
       let keywordMatches: string[] | null = null;
       if (c.keywords.length > 0) {
@@ -122,7 +125,7 @@ export const isHidden = (results: readonly FilterResult[]) => results.some((r) =
  * A page of rendered statuses in a context: each carries its filter results (and so does the status a boost shows);
  * those a `hide` filter matches are left out when `hide` (timelines; a status asked for by id is shown).
  */
-export function applyFilters<T>(list: readonly T[], f: ViewerFilters, context: FilterContext, hide = true): T[] {
+export function applyFilters<T>(list: readonly T[], f: ViewerFilters, context: FilterContext | null, hide = true): T[] {
   if (f.empty) return list as T[];
   const now = Date.now();
   return list.flatMap((x) => {

@@ -39,10 +39,10 @@ export class StatusViews {
   ) {}
 
   /**
-   * A page shown in a context: rendered, then the viewer's content filters of that context applied
+   * A page shown in a context: rendered, then the viewer's content filters of that context (null: of any) applied
    * (filter-apply.ts): matches carry `filtered`, and `hide` matches are left out unless hide is false.
    */
-  async inContext(list: readonly Status[], viewerId: string | null, context: FilterContext, hide = true): Promise<StatusEntity[]> {
+  async inContext(list: readonly Status[], viewerId: string | null, context: FilterContext | null, hide = true): Promise<StatusEntity[]> {
     const [entities, filters] = await Promise.all([this.many(list, viewerId), this.filters.of(viewerId)]);
     return applyFilters(entities, filters, context, hide);
   }

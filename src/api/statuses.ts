@@ -210,7 +210,9 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
         const viewerId = viewer(who);
-        return json(200, await d.views.one(await visible(req.params['id'], viewerId), viewerId));
+        // As Mastodon: every matching filter, whatever its context, and nothing hidden (the client asked for it).
+        const [entity] = await d.views.inContext([await visible(req.params['id'], viewerId)], viewerId, null, false);
+        return json(200, entity);
       },
     }),
     route({

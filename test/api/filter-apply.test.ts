@@ -95,6 +95,8 @@ describe('filters applied to REST pages', () => {
     // Hidden in the thread context: the reply goes from the thread.
     await filter('ann', { title: 'No replies', context: ['thread'], filter_action: 'hide', keywords_attributes: [{ keyword: 'no merger' }] });
     assert.deepEqual((await call('ann', 'GET', `/api/v1/statuses/${p.id}/context`)).descendants, []);
+    // Asked for by id, a status carries every filter it matches, whatever the context, and is never hidden (as Mastodon).
+    assert.deepEqual(titles(await call('ann', 'GET', `/api/v1/statuses/${reply.id}`)).sort(), ['No replies', 'Profiles', 'Public']);
     // Anonymous readers have no filters.
     assert.ok(((await api(s.url, undefined, 'GET', '/api/v1/timelines/public')).body as Json[]).some((x) => x.id === p.id));
   });
