@@ -11,13 +11,15 @@
 // - A render that raced an invalidation is not stored: a render takes a ticket before it reads, and an entry is
 //   stored only if its account was not dropped since. While the listening connection is down the cache is emptied
 //   and bypassed (reset).
-import type { AccountEntity } from '../entities/account.js';
+import type { AccountEntity, AccountJson } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 
 export interface CachedAccount {
   readonly row: Account;
   /** Without counts; frozen (shared by every request that shows it). */
   readonly entity: AccountEntity;
+  /** The entity's JSON around its counts (made when a page first writes it as text). */
+  json?: AccountJson;
 }
 
 interface Slot {

@@ -8,7 +8,7 @@
 // rendered again.
 import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
-import { withAccountCounts } from '../entities/account.js';
+import { accountJsonParts, accountJsonWithCounts, withAccountCounts } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
 import type { MediaUrls } from '../urls/media-urls.js';
@@ -27,12 +27,18 @@ import { applyFilters, type FilterCache } from './filter-apply.js';
 type StatusEntity = ReturnType<typeof statusEntity>;
 /** Cached entries taken for the caller's rows before the bundle was read, by status id. */
 type Held = Map<string, CachedStatus>;
+/** An account a page names: its row, its entity with counts, and that entity's JSON (written from kept parts). */
+export interface PageAccount {
+  readonly row: Account;
+  readonly entity: AccountEntity;
+  readonly json: () => string;
+}
 /** What a page's render uses besides its bundle: the caches' tickets and entries taken before it was read. */
 interface Ctx {
   readonly ticket: number;
   readonly held: Held;
-  /** An account's entity without counts: the cache's, or rendered once per page (and kept). */
-  readonly bare: (a: Account) => AccountEntity;
+  /** An account's entity without counts: the cache's entry, or rendered once per page (and kept). */
+  readonly bare: (a: Account) => CachedAccount;
 }
 
 export class StatusViews {
@@ -108,7 +114,7 @@ export class StatusViews {
     accountIds: readonly string[],
     viewerId: string,
     context?: FilterContext,
-  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
+  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, PageAccount> }> {
     const [page, filters] = await Promise.all([
       this.loaded(statusIds, viewerId, accountIds, (b, ctx) => {
         const list = statusIds.flatMap((id) => {
@@ -116,10 +122,17 @@ export class StatusViews {
           return s ? [s] : [];
         });
         const statuses = this.render(list, b, viewerId, {}, ctx);
-        const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
+        const accounts = new Map<string, PageAccount>();
         for (const id of accountIds) {
           const a = b.accounts.get(id);
-          if (a) accounts.set(id, { row: a, entity: withAccountCounts(ctx.bare(a), a, b.accountCounts.get(id)) });
+          if (!a) continue;
+          const c = ctx.bare(a);
+          const counts = b.accountCounts.get(id);
+          accounts.set(id, {
+            row: a,
+            entity: withAccountCounts(c.entity, a, counts),
+            json: () => accountJsonWithCounts((c.json ??= accountJsonParts(c.entity)), a, counts),
+          });
         }
         return { statuses, accounts };
       }),
@@ -163,23 +176,23 @@ export class StatusViews {
         for (const id of s.mentionIds) take(id);
       }
       const loaded = await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()], [...heldAccounts.keys()]);
-      const bareById = new Map<string, AccountEntity>();
+      const bareById = new Map<string, CachedAccount>();
       let b = loaded;
       if (heldAccounts.size > 0) {
         const accounts = new Map(loaded.accounts);
         for (const [id, c] of heldAccounts) {
           accounts.set(id, c.row);
-          bareById.set(id, c.entity);
+          bareById.set(id, c);
         }
         b = { ...loaded, accounts };
       }
-      const bare = (a: Account): AccountEntity => {
-        let e = bareById.get(a.id);
-        if (!e) {
-          bareById.set(a.id, (e = frozen(this.accountViews.bare(a))));
-          this.accountCache.put(accountTicket, Object.freeze({ row: a, entity: e }));
+      const bare = (a: Account): CachedAccount => {
+        let c = bareById.get(a.id);
+        if (!c) {
+          bareById.set(a.id, (c = { row: a, entity: frozen(this.accountViews.bare(a)) }));
+          this.accountCache.put(accountTicket, c);
         }
-        return e;
+        return c;
       };
       return fn(b, { ticket, held, bare });
     } finally {
@@ -196,7 +209,7 @@ export class StatusViews {
     if (hit) return hit;
     const author = b.accounts.get(s.accountId);
     if (!author) return null;
-    const account = ctx.bare(author);
+    const account = ctx.bare(author).entity;
     const entry: CachedStatus = Object.freeze({
       row: s,
       author,
