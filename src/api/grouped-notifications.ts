@@ -69,9 +69,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
   };
 
   /**
-   * The response of every v2 read: groups, with the accounts and statuses they name listed once; `text` writes it as
-   * JSON.stringify(body) would, the full accounts from their kept JSON (status-views.ts PageAccount) rather than
-   * serialised again (~200 on a page).
+   * The response of every v2 read: groups, with the accounts and statuses they name listed once. The full accounts
+   * (~200 on a page) are written from their kept JSON with this moment's counts (status-views.ts PageAccount), the
+   * text JSON.stringify would give for their entities; partial ones are cut from the kept entities without counts.
    */
   const render = async (
     viewer: string,
@@ -103,7 +103,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       'notifications',
     );
     const statuses = loaded.statuses;
-    const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a.entity]));
+    const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a]));
     // admin.report is never grouped: its one notification names the report, shown in full as v1 shows it.
     const reportIds = [...new Set(groups.flatMap((g) => (g.n.reportId ? [g.n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map<string, unknown>();
@@ -121,7 +121,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     }
     if (expand === 'partial_avatars') for (const g of shown) for (const id of g.samples) if (accounts.has(id) && !full.has(id)) partial.add(id);
     const partialEntity = (id: string) => {
-      const a = accounts.get(id)!;
+      const a = accounts.get(id)!.bare;
       return {
         id: a.id,
         acct: a.acct,
@@ -149,8 +149,8 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       })),
     };
     return {
-      body: { accounts: [...full].map((id) => accounts.get(id)!), ...rest },
-      text: () => `{"accounts":[${[...full].map((id) => loaded.accounts.get(id)!.json()).join(',')}],${JSON.stringify(rest).slice(1)}`,
+      groups: rest.notification_groups.length,
+      text: () => `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}],${JSON.stringify(rest).slice(1)}`,
     };
   };
 
@@ -235,7 +235,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         if (!n) throw Errors.notFound();
         const data = await d.groups.data(viewer, key.startsWith('ungrouped-') ? [] : [key]);
         const r = await render(viewer, [n], data, key.startsWith('ungrouped-') ? [] : GROUPABLE_TYPES, 'full', false);
-        if (r.body.notification_groups.length === 0) throw Errors.notFound();
+        if (r.groups === 0) throw Errors.notFound();
         return jsonText(200, r.text());
       },
     }),

@@ -27,10 +27,14 @@ import { applyFilters, type FilterCache } from './filter-apply.js';
 type StatusEntity = ReturnType<typeof statusEntity>;
 /** Cached entries taken for the caller's rows before the bundle was read, by status id. */
 type Held = Map<string, CachedStatus>;
-/** An account a page names: its row, its entity with counts, and that entity's JSON (written from kept parts). */
+/**
+ * An account a page names: its row, its entity without counts (kept), and, made only when asked for, its entity with
+ * counts or that entity's JSON (written from kept parts: no object made, nothing serialised again).
+ */
 export interface PageAccount {
   readonly row: Account;
-  readonly entity: AccountEntity;
+  readonly bare: AccountEntity;
+  readonly entity: () => AccountEntity;
   readonly json: () => string;
 }
 /** What a page's render uses besides its bundle: the caches' tickets and entries taken before it was read. */
@@ -130,7 +134,8 @@ export class StatusViews {
           const counts = b.accountCounts.get(id);
           accounts.set(id, {
             row: a,
-            entity: withAccountCounts(c.entity, a, counts),
+            bare: c.entity,
+            entity: () => withAccountCounts(c.entity, a, counts),
             json: () => accountJsonWithCounts((c.json ??= accountJsonParts(c.entity)), a, counts),
           });
         }
