@@ -144,8 +144,10 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
         onStream: (payload) => streaming.fanout.heard(payload),
         onCache: (e) => {
           if (e.kind === 'status') w.statusCache.dropStatus(e.id);
-          else if (e.kind === 'account') w.statusCache.dropAccount(e.id);
-          else w.filterCache.drop(e.id);
+          else if (e.kind === 'account') {
+            w.statusCache.dropAccount(e.id);
+            w.accountCache.drop(e.id);
+          } else w.filterCache.drop(e.id);
         },
         // Work queued on any node (this one too, which its own wake ports have already told).
         onWork: (e) => {
@@ -164,6 +166,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
           w.tokenCache.reset(connected);
           w.historySettings.reset(connected);
           w.statusCache.reset(connected);
+          w.accountCache.reset(connected);
           w.filterCache.reset(connected);
           w.domainBlocks.reset(connected);
           // Events raised while this node was not listening are lost to its streams; health says so meanwhile.

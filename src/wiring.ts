@@ -10,6 +10,7 @@ import { ReportViews } from './api/report-views.js';
 import { AdminAccountViews } from './api/admin-account-views.js';
 import { StatusViews } from './api/status-views.js';
 import { StatusCache } from './api/status-cache.js';
+import { AccountCache } from './api/account-cache.js';
 import type { Clock } from './clock.js';
 import { HttpClient } from './federation/http-client.js';
 import { InboxHandlers } from './federation/inbox-handlers.js';
@@ -289,7 +290,20 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const statusCache = new StatusCache(config.statusCache.maxEntries, config.statusCache.maxBytes);
   // Members' content filters, kept per node (dropped on every node when one changes, api/filter-apply.ts).
   const filterCache = new FilterCache(s.filters);
-  const statusViews = new StatusViews(accountViews, s.statuses, uris, s.media, mediaUrls, s.polls, new RenderBundleStore(db), statusCache, filterCache);
+  // Accounts rendered without counts, per node, under the same bounds (api/account-cache.ts).
+  const accountCache = new AccountCache(config.statusCache.maxEntries, config.statusCache.maxBytes);
+  const statusViews = new StatusViews(
+    accountViews,
+    s.statuses,
+    uris,
+    s.media,
+    mediaUrls,
+    s.polls,
+    new RenderBundleStore(db),
+    statusCache,
+    filterCache,
+    accountCache,
+  );
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 
@@ -332,6 +346,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     mediaUrls,
     statusViews,
     statusCache,
+    accountCache,
     filterCache,
     reportViews,
     adminAccountViews,

@@ -4,7 +4,7 @@
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json } from '../http/respond.js';
+import { json, jsonText } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { MarkerStore } from '../store/markers.js';
@@ -68,7 +68,11 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     return key;
   };
 
-  /** The response of every v2 read: groups, with the accounts and statuses they name listed once. */
+  /**
+   * The response of every v2 read: groups, with the accounts and statuses they name listed once. The full accounts
+   * (~200 on a page) are written from their kept JSON with this moment's counts (status-views.ts PageAccount), the
+   * text JSON.stringify would give for their entities; partial ones are cut from the kept entities without counts.
+   */
   const render = async (
     viewer: string,
     items: readonly Notification[],
@@ -99,7 +103,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       'notifications',
     );
     const statuses = loaded.statuses;
-    const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a.entity]));
+    const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a]));
     // admin.report is never grouped: its one notification names the report, shown in full as v1 shows it.
     const reportIds = [...new Set(groups.flatMap((g) => (g.n.reportId ? [g.n.reportId] : [])))];
     const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map<string, unknown>();
@@ -117,7 +121,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     }
     if (expand === 'partial_avatars') for (const g of shown) for (const id of g.samples) if (accounts.has(id) && !full.has(id)) partial.add(id);
     const partialEntity = (id: string) => {
-      const a = accounts.get(id)!;
+      const a = accounts.get(id)!.bare;
       return {
         id: a.id,
         acct: a.acct,
@@ -129,8 +133,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         avatar_description: a.avatar_description,
       };
     };
-    return {
-      accounts: [...full].map((id) => accounts.get(id)!),
+    const rest = {
       ...(expand === 'partial_avatars' ? { partial_accounts: [...partial].map(partialEntity) } : {}),
       statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].map((id) => statuses.get(id)!),
       notification_groups: shown.map((g) => ({
@@ -144,6 +147,10 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         ...(g.statusId ? { status_id: g.statusId } : {}),
         ...(g.n.reportId ? { report: reports.get(g.n.reportId) } : {}),
       })),
+    };
+    return {
+      groups: rest.notification_groups.length,
+      text: () => `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}],${JSON.stringify(rest).slice(1)}`,
     };
   };
 
@@ -174,9 +181,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
           expand_accounts: one('expand_accounts'),
           include_filtered: one('include_filtered'),
         };
-        return json(
+        return jsonText(
           200,
-          await render(viewer, items, data, grouped, expand, true),
+          (await render(viewer, items, data, grouped, expand, true)).text(),
           timelineLinks(
             d.baseUrl + req.path,
             page,
@@ -227,9 +234,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         const n = await d.groups.newestOf(viewer, key);
         if (!n) throw Errors.notFound();
         const data = await d.groups.data(viewer, key.startsWith('ungrouped-') ? [] : [key]);
-        const body = await render(viewer, [n], data, key.startsWith('ungrouped-') ? [] : GROUPABLE_TYPES, 'full', false);
-        if (body.notification_groups.length === 0) throw Errors.notFound();
-        return json(200, body);
+        const r = await render(viewer, [n], data, key.startsWith('ungrouped-') ? [] : GROUPABLE_TYPES, 'full', false);
+        if (r.groups === 0) throw Errors.notFound();
+        return jsonText(200, r.text());
       },
     }),
     route({

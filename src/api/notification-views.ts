@@ -37,7 +37,7 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
         type: n.type,
         created_at: n.createdAt.toISOString(),
         group_key: n.groupKey ?? `ungrouped-${n.id}`,
-        account: account.entity,
+        account: account.entity(),
         ...(status ? { status } : {}),
         ...(report ? { report } : {}),
       },

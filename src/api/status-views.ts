@@ -3,10 +3,12 @@
 // alike is kept rendered in the StatusCache (status-cache.ts): a cached status is not rendered again, only merged
 // with the page's counts, flags, poll and reactions. The entries for the rows the caller holds are taken before the
 // bundle is read, and the bundle then skips those statuses' rows, authors, mentions and attachments; what it does
-// load covers every other status (boosted and quoted ones, misses), so a miss needs no second round trip.
+// load covers every other status (boosted and quoted ones, misses), so a miss needs no second round trip. Accounts
+// likewise: those the AccountCache (account-cache.ts) holds are not read by the bundle (only their counts are) nor
+// rendered again.
 import type { LocalUris } from '../urls/local-uris.js';
 import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
-import { withAccountCounts } from '../entities/account.js';
+import { accountJsonParts, accountJsonWithCounts, withAccountCounts } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
 import type { MediaUrls } from '../urls/media-urls.js';
@@ -18,12 +20,30 @@ import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
+import type { AccountCache, CachedAccount } from './account-cache.js';
 import type { FilterContext } from '../store/filters.js';
 import { applyFilters, type FilterCache } from './filter-apply.js';
 
 type StatusEntity = ReturnType<typeof statusEntity>;
 /** Cached entries taken for the caller's rows before the bundle was read, by status id. */
 type Held = Map<string, CachedStatus>;
+/**
+ * An account a page names: its row, its entity without counts (kept), and, made only when asked for, its entity with
+ * counts or that entity's JSON (written from kept parts: no object made, nothing serialised again).
+ */
+export interface PageAccount {
+  readonly row: Account;
+  readonly bare: AccountEntity;
+  readonly entity: () => AccountEntity;
+  readonly json: () => string;
+}
+/** What a page's render uses besides its bundle: the caches' tickets and entries taken before it was read. */
+interface Ctx {
+  readonly ticket: number;
+  readonly held: Held;
+  /** An account's entity without counts: the cache's entry, or rendered once per page (and kept). */
+  readonly bare: (a: Account) => CachedAccount;
+}
 
 export class StatusViews {
   constructor(
@@ -36,6 +56,7 @@ export class StatusViews {
     private readonly bundles: RenderBundleStore,
     private readonly cache: StatusCache,
     private readonly filters: FilterCache,
+    private readonly accountCache: AccountCache,
   ) {}
 
   /**
@@ -82,7 +103,7 @@ export class StatusViews {
       list.map((s) => s.id),
       viewerId,
       [],
-      (b, ticket, held) => this.render(list, b, viewerId, opts, ticket, held),
+      (b, ctx) => this.render(list, b, viewerId, opts, ctx),
       list,
     );
   }
@@ -97,18 +118,26 @@ export class StatusViews {
     accountIds: readonly string[],
     viewerId: string,
     context?: FilterContext,
-  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, { row: Account; entity: AccountEntity }> }> {
+  ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, PageAccount> }> {
     const [page, filters] = await Promise.all([
-      this.loaded(statusIds, viewerId, accountIds, (b, ticket, held) => {
+      this.loaded(statusIds, viewerId, accountIds, (b, ctx) => {
         const list = statusIds.flatMap((id) => {
           const s = b.statuses.get(id);
           return s ? [s] : [];
         });
-        const statuses = this.render(list, b, viewerId, {}, ticket, held);
-        const accounts = new Map<string, { row: Account; entity: AccountEntity }>();
+        const statuses = this.render(list, b, viewerId, {}, ctx);
+        const accounts = new Map<string, PageAccount>();
         for (const id of accountIds) {
           const a = b.accounts.get(id);
-          if (a) accounts.set(id, { row: a, entity: this.accountViews.withCounts(a, b.accountCounts.get(id)) });
+          if (!a) continue;
+          const c = ctx.bare(a);
+          const counts = b.accountCounts.get(id);
+          accounts.set(id, {
+            row: a,
+            bare: c.entity,
+            entity: () => withAccountCounts(c.entity, a, counts),
+            json: () => accountJsonWithCounts((c.json ??= accountJsonParts(c.entity)), a, counts),
+          });
         }
         return { statuses, accounts };
       }),
@@ -121,38 +150,71 @@ export class StatusViews {
   /**
    * The page's bundle, loaded under a cache ticket taken before it is read (status-cache.ts), then fn. The cached
    * entries of the rows the caller holds (`rows`) are taken first and passed on: the bundle leaves their parts out,
-   * so they are used even if dropped meanwhile (as a hit a moment earlier would have been).
+   * so they are used even if dropped meanwhile (as a hit a moment earlier would have been). The same for the accounts
+   * named (`accountIds`, and the authors and mentions of the rows not held): the bundle has no row of those held.
    */
   private async loaded<T>(
     statusIds: readonly string[],
     viewerId: string | null,
     accountIds: readonly string[],
-    fn: (b: RenderBundle, ticket: number, held: Held) => T,
+    fn: (b: RenderBundle, ctx: Ctx) => T,
     rows: readonly Status[] = [],
   ): Promise<T> {
     const ticket = this.cache.begin();
+    const accountTicket = this.accountCache.begin();
     try {
       const held: Held = new Map();
       for (const s of rows) {
         const hit = s.deletedAt ? undefined : this.cache.get(s);
         if (hit) held.set(s.id, hit);
       }
-      return fn(await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()]), ticket, held);
+      const heldAccounts = new Map<string, CachedAccount>();
+      const take = (id: string) => {
+        if (heldAccounts.has(id)) return;
+        const hit = this.accountCache.get(id);
+        if (hit) heldAccounts.set(id, hit);
+      };
+      for (const id of accountIds) take(id);
+      for (const s of rows) {
+        if (held.has(s.id)) continue;
+        take(s.accountId);
+        for (const id of s.mentionIds) take(id);
+      }
+      const loaded = await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()], [...heldAccounts.keys()]);
+      const bareById = new Map<string, CachedAccount>();
+      let b = loaded;
+      if (heldAccounts.size > 0) {
+        const accounts = new Map(loaded.accounts);
+        for (const [id, c] of heldAccounts) {
+          accounts.set(id, c.row);
+          bareById.set(id, c);
+        }
+        b = { ...loaded, accounts };
+      }
+      const bare = (a: Account): CachedAccount => {
+        let c = bareById.get(a.id);
+        if (!c) {
+          bareById.set(a.id, (c = { row: a, entity: frozen(this.accountViews.bare(a)) }));
+          this.accountCache.put(accountTicket, c);
+        }
+        return c;
+      };
+      return fn(b, { ticket, held, bare });
     } finally {
+      this.accountCache.end();
       this.cache.end();
     }
   }
 
   /** What every reader sees of s: from the cache when it holds this very row, else rendered from the bundle and kept. */
-  private partsOf(s: Status, b: RenderBundle, ticket: number, bare: Map<string, AccountEntity>, held: Held): CachedStatus | null {
-    const taken = held.get(s.id);
+  private partsOf(s: Status, b: RenderBundle, ctx: Ctx): CachedStatus | null {
+    const taken = ctx.held.get(s.id);
     if (taken) return taken;
     const hit = this.cache.get(s);
     if (hit) return hit;
     const author = b.accounts.get(s.accountId);
     if (!author) return null;
-    let account = bare.get(author.id);
-    if (!account) bare.set(author.id, (account = frozen(this.accountViews.bare(author))));
+    const account = ctx.bare(author).entity;
     const entry: CachedStatus = Object.freeze({
       row: s,
       author,
@@ -169,21 +231,20 @@ export class StatusViews {
       hasPoll: b.polls.has(s.id),
     });
     // A deleted status is shown only in the answer to its deletion: never kept.
-    if (!s.deletedAt) this.cache.put(ticket, entry);
+    if (!s.deletedAt) this.cache.put(ctx.ticket, entry);
     return entry;
   }
 
-  private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ticket: number, held: Held): StatusEntity[] {
+  private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ctx: Ctx): StatusEntity[] {
     // The bundle has no row for a held status: a boost or quote of one finds it among the caller's rows.
     const given = new Map(list.map((s) => [s.id, s]));
     const row = (id: string) => b.statuses.get(id) ?? given.get(id);
-    const bare = new Map<string, AccountEntity>();
     const parts = new Map<string, CachedStatus | null>();
     const accountOf = new Map<string, AccountEntity>(); // one Account entity per author and page
     const now = Date.now();
     const one = (s: Status, reblog?: unknown) => {
       let c = parts.get(s.id);
-      if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ticket, bare, held)));
+      if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ctx)));
       if (!c) return null;
       let account = accountOf.get(c.author.id);
       if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, b.accountCounts.get(c.author.id))));

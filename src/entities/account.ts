@@ -104,6 +104,26 @@ export function withAccountCounts(e: AccountEntity, a: AccountRow, counts: Accou
 
 export type AccountEntity = ReturnType<typeof accountEntity>;
 
+/**
+ * An entity's JSON without counts, split where they go (after header_description), so that a page writes it with
+ * this moment's counts without serialising the rest again (issue 19). JSON.stringify escapes every quote inside a
+ * string, so `,"followers_count":` and `,"hide_collections":` can only be the keys.
+ */
+export interface AccountJson {
+  readonly head: string;
+  readonly tail: string;
+}
+
+export function accountJsonParts(e: AccountEntity): AccountJson {
+  const text = JSON.stringify(e);
+  return { head: text.slice(0, text.indexOf(',"followers_count":') + 1), tail: text.slice(text.indexOf(',"hide_collections":')) };
+}
+
+/** The same text as JSON.stringify(withAccountCounts(e, a, counts)) for the entity the parts were made of. */
+export function accountJsonWithCounts(p: AccountJson, a: AccountRow, counts: AccountCounts | undefined): string {
+  return p.head + JSON.stringify(countFields(a, counts)).slice(1, -1) + p.tail;
+}
+
 function accountRowOf(u: LocalUser): AccountRow {
   return {
     id: u.accountId,

@@ -70,7 +70,8 @@ const NOBODY = '0';
  * $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders),
  * $4 statuses of $1 the caller holds already rendered (the rendered-status cache, for the very rows it read): their
  * rows, authors, mentioned accounts and attachments are not read again, only what changes per page (counts, the
- * viewer's flags, polls and votes, reactions). With a warm cache that halves the statement (issue 19).
+ * viewer's flags, polls and votes, reactions). With a warm cache that halves the statement (issue 19). $5 accounts the
+ * caller holds rendered (the rendered-account cache): their rows are not read, only their counts.
  */
 function bundleSql(): string {
   const v = '$2::bigint';
@@ -96,7 +97,8 @@ function bundleSql(): string {
     (SELECT json_agg(st) FROM st) AS statuses,
     ARRAY(SELECT unnest(a)::text FROM qshown) AS quotes_shown,
     ARRAY(SELECT s.id::text FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[]) AND s.deleted_at IS NOT NULL) AS quotes_deleted,
-    (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])) x) AS accounts,
+    (SELECT json_agg(x) FROM (SELECT ${JSON_ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ANY((SELECT x.a FROM acc x)::bigint[])
+      AND a.id <> ALL($5::bigint[])) x) AS accounts,
     (SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following,
         coalesce(c.statuses, 0) AS statuses, c.last_status_at
       FROM unnest(${counted}) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id) x) AS account_counts,
@@ -161,10 +163,17 @@ export class RenderBundleStore {
 
   /**
    * One round trip: what rendering `statusIds` (and showing `accountIds`) as `viewerId` needs. Of the statuses in
-   * `held` (the caller's own rows, rendered already) the bundle has no row, author, mentioned accounts or media.
+   * `held` (the caller's own rows, rendered already) the bundle has no row, author, mentioned accounts or media; of
+   * the accounts in `heldAccounts` no row (their counts are read if asked for).
    */
-  async load(statusIds: readonly string[], viewerId: string | null, accountIds: readonly string[] = [], held: readonly string[] = []): Promise<RenderBundle> {
-    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds, held], 'prepared'))!;
+  async load(
+    statusIds: readonly string[],
+    viewerId: string | null,
+    accountIds: readonly string[] = [],
+    held: readonly string[] = [],
+    heldAccounts: readonly string[] = [],
+  ): Promise<RenderBundle> {
+    const r = (await this.db.one<BundleRow>(this.sql, [statusIds, viewerId ?? NOBODY, accountIds, held, heldAccounts], 'prepared'))!;
     const media = new Map<string, Media[]>();
     for (const row of r.media ?? []) {
       const m = toMedia(row);
