@@ -22,10 +22,11 @@ after(() => db.close());
 
 async function account(local: boolean): Promise<string> {
   const name = `u${++serial}`;
-  const id = (await db.one<{ id: string }>(
-    'INSERT INTO accounts (username, domain, uri) VALUES ($1, $2, $3) RETURNING id::text',
-    [name, local ? null : 'remote.example', local ? null : `https://remote.example/${name}`],
-  ))!.id;
+  const id = (await db.one<{ id: string }>('INSERT INTO accounts (username, domain, uri) VALUES ($1, $2, $3) RETURNING id::text', [
+    name,
+    local ? null : 'remote.example',
+    local ? null : `https://remote.example/${name}`,
+  ]))!.id;
   if (local) await db.exec(`INSERT INTO users (account_id, email, password_hash) VALUES ($1, $2, '!')`, [id, `${name}@local.example`]);
   return id;
 }
@@ -49,7 +50,8 @@ async function post(author: string, o: PostOpts = {}): Promise<string> {
 }
 
 const mention = (status: string, who: string) => db.exec('INSERT INTO status_mentions (status_id, account_id) VALUES ($1, $2)', [status, who]);
-const follow = (who: string, target: string) => db.exec('INSERT INTO follows (account_id, target_account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [who, target]);
+const follow = (who: string, target: string) =>
+  db.exec('INSERT INTO follows (account_id, target_account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [who, target]);
 const feedRows = async (who: string) =>
   (await db.rows<{ id: string }>('SELECT status_id::text AS id FROM home_feeds WHERE account_id = $1 ORDER BY status_id DESC', [who])).map((r) => r.id);
 const ids = (ss: readonly { id: string }[]) => ss.map((s) => s.id);
@@ -186,14 +188,21 @@ describe('home feed', () => {
         if (history && rnd() < 0.5) await db.exec('UPDATE statuses SET history = false WHERE id = $1', [id]);
       } else if (r < 0.62) await follow(m, pick(everyone.filter((a) => a !== m)));
       else if (r < 0.68) await db.exec('DELETE FROM follows WHERE account_id = $1 AND target_account_id = $2', [m, pick(everyone)]);
-      else if (r < 0.72) await db.exec('UPDATE follows SET show_reblogs = NOT show_reblogs WHERE account_id = $1 AND target_account_id = $2', [m, pick(everyone)]);
+      else if (r < 0.72)
+        await db.exec('UPDATE follows SET show_reblogs = NOT show_reblogs WHERE account_id = $1 AND target_account_id = $2', [m, pick(everyone)]);
       else if (r < 0.75) await db.exec(`UPDATE follows SET languages = '{en}' WHERE account_id = $1 AND target_account_id = $2`, [m, pick(everyone)]);
       else if (r < 0.79) {
         const t = pick(everyone.filter((a) => a !== m));
-        await db.exec('INSERT INTO mutes (account_id, target_account_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM mutes WHERE account_id = $1 AND target_account_id = $2)', [m, t]);
+        await db.exec(
+          'INSERT INTO mutes (account_id, target_account_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM mutes WHERE account_id = $1 AND target_account_id = $2)',
+          [m, t],
+        );
       } else if (r < 0.82) {
         const t = pick(everyone.filter((a) => a !== m));
-        await db.exec('INSERT INTO blocks (account_id, target_account_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = $2)', [m, t]);
+        await db.exec(
+          'INSERT INTO blocks (account_id, target_account_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM blocks WHERE account_id = $1 AND target_account_id = $2)',
+          [m, t],
+        );
       } else if (r < 0.84) await db.exec('DELETE FROM blocks WHERE account_id = $1', [m]);
       else if (r < 0.87) {
         let list = lists.get(m);
