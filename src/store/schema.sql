@@ -160,10 +160,10 @@ BEGIN
   INSERT INTO home_feeds (account_id, status_id)
   SELECT r.id, st FROM (
     SELECT author AS id WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = author)
-    UNION SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
-    UNION SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
-  ) r
-  WHERE st >= coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = r.id), 0)
+    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
+    UNION ALL SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
+  ) r LEFT JOIN home_feed_horizons h ON h.account_id = r.id
+  WHERE h.horizon IS NULL OR st >= h.horizon
   ON CONFLICT DO NOTHING;
   FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
     WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
