@@ -171,7 +171,7 @@ describe('home feed', () => {
       if (r < 0.45) {
         const author = pick(everyone);
         const visibility = pick([0, 0, 1, 2, 3]);
-        const target = statuses.length && rnd() < 0.2 ? pick(statuses.filter((s) => s.visibility <= 1)) : undefined;
+        const target = statuses.length && rnd() < 0.35 ? pick(statuses.filter((s) => s.visibility <= 1)) : undefined;
         const reblogOf = target && !boosted.has(`${author}/${target.id}`) ? target.id : undefined;
         if (reblogOf) boosted.add(`${author}/${reblogOf}`);
         const old = rnd() < 0.1 ? new Date(Date.now() - 2 * 86_400_000 * rnd()) : undefined;
@@ -189,8 +189,12 @@ describe('home feed', () => {
       } else if (r < 0.62) await follow(m, pick(everyone.filter((a) => a !== m)));
       else if (r < 0.68) await db.exec('DELETE FROM follows WHERE account_id = $1 AND target_account_id = $2', [m, pick(everyone)]);
       else if (r < 0.72)
-        await db.exec('UPDATE follows SET show_reblogs = NOT show_reblogs WHERE account_id = $1 AND target_account_id = $2', [m, pick(everyone)]);
-      else if (r < 0.75) await db.exec(`UPDATE follows SET languages = '{en}' WHERE account_id = $1 AND target_account_id = $2`, [m, pick(everyone)]);
+        await db.exec(
+          'UPDATE follows SET show_reblogs = NOT show_reblogs WHERE id = (SELECT id FROM follows WHERE account_id = $1 ORDER BY random() LIMIT 1)',
+          [m],
+        );
+      else if (r < 0.75)
+        await db.exec(`UPDATE follows SET languages = '{en}' WHERE id = (SELECT id FROM follows WHERE account_id = $1 ORDER BY random() LIMIT 1)`, [m]);
       else if (r < 0.79) {
         const t = pick(everyone.filter((a) => a !== m));
         await db.exec(
