@@ -159,6 +159,104 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.home_feed_fan_out(st bigint, author bigint, vis smallint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  m bigint;
+BEGIN
+  INSERT INTO home_feeds (account_id, status_id)
+  SELECT r.id, st FROM (
+    SELECT author AS id WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = author)
+    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
+    UNION ALL SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
+  ) r LEFT JOIN home_feed_horizons h ON h.account_id = r.id
+  WHERE h.horizon IS NULL OR st >= h.horizon
+  ON CONFLICT DO NOTHING;
+  FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+    WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
+    PERFORM home_feed_trim(m);
+  END LOOP;
+  IF random() < 1.0 / 128 THEN
+    PERFORM home_feed_trim(author);
+  END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_raise(member bigint, edge bigint)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  INSERT INTO home_feed_horizons AS h (account_id, horizon) VALUES (member, edge)
+  ON CONFLICT (account_id) DO UPDATE SET horizon = greatest(h.horizon, excluded.horizon);
+  DELETE FROM home_feeds WHERE account_id = member AND status_id < edge;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_trim(member bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  edge bigint;
+BEGIN
+  SELECT status_id INTO edge FROM home_feeds WHERE account_id = member ORDER BY status_id DESC OFFSET 799 LIMIT 1;
+  IF edge IS NOT NULL THEN
+    PERFORM home_feed_raise(member, edge);
+  END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feeds_of_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  edge bigint;
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = OLD.account_id) THEN
+    DELETE FROM home_feeds hf USING statuses s
+    WHERE hf.account_id = OLD.account_id AND s.id = hf.status_id AND s.account_id = OLD.target_account_id AND s.visibility <= 2;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = NEW.account_id) THEN
+    INSERT INTO home_feeds (account_id, status_id)
+    SELECT NEW.account_id, s.id FROM statuses s
+    WHERE s.account_id = NEW.target_account_id AND s.deleted_at IS NULL AND s.visibility <= 2 AND NOT s.history
+      AND s.id >= coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = NEW.account_id), 0)
+    ORDER BY s.id DESC LIMIT 800
+    ON CONFLICT DO NOTHING;
+    SELECT s.id INTO edge FROM statuses s
+    WHERE s.account_id = NEW.target_account_id AND s.deleted_at IS NULL AND s.visibility <= 2 AND NOT s.history
+    ORDER BY s.id DESC OFFSET 799 LIMIT 1;
+    IF edge IS NOT NULL THEN
+      PERFORM home_feed_raise(NEW.account_id, edge);
+    END IF;
+    PERFORM home_feed_trim(NEW.account_id);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feeds_of_mention()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  INSERT INTO home_feeds (account_id, status_id)
+  SELECT NEW.account_id, s.id FROM statuses s
+  WHERE s.id = NEW.status_id AND s.visibility = 3 AND NOT s.history AND s.deleted_at IS NULL
+    AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = NEW.account_id)
+    AND s.id >= coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = NEW.account_id), 0)
+  ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feeds_of_status()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM home_feed_fan_out(NEW.id, NEW.account_id, NEW.visibility::smallint);
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_pushes()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -567,6 +665,8 @@ CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE TRIGGER account_counts_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_counts_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION account_counts_of_follow();
+CREATE TRIGGER home_feeds_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION home_feeds_of_follow();
+CREATE TRIGGER home_feeds_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION home_feeds_of_follow();
 
 CREATE TABLE history_origins (
   origin        text NOT NULL,
@@ -594,6 +694,18 @@ CREATE TABLE history_sweep (
   owner     text,
   CONSTRAINT history_sweep_pkey PRIMARY KEY (singleton),
   CONSTRAINT history_sweep_singleton_check CHECK (singleton)
+);
+
+CREATE TABLE home_feed_horizons (
+  account_id bigint NOT NULL,
+  horizon    bigint NOT NULL,
+  CONSTRAINT home_feed_horizons_pkey PRIMARY KEY (account_id)
+);
+
+CREATE TABLE home_feeds (
+  account_id bigint NOT NULL,
+  status_id  bigint NOT NULL,
+  CONSTRAINT home_feeds_pkey PRIMARY KEY (account_id, status_id)
 );
 
 CREATE TABLE identity_statements (
@@ -1032,6 +1144,7 @@ CREATE TABLE status_mentions (
   CONSTRAINT status_mentions_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
 CREATE INDEX status_mentions_account ON status_mentions USING btree (account_id, status_id DESC);
+CREATE TRIGGER home_feeds_mention AFTER INSERT ON status_mentions FOR EACH ROW EXECUTE FUNCTION home_feeds_of_mention();
 
 CREATE TABLE status_reactions (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1103,6 +1216,8 @@ CREATE UNIQUE INDEX statuses_uri ON statuses USING btree (uri) WHERE (uri IS NOT
 CREATE TRIGGER account_counts_status_delete AFTER DELETE ON statuses FOR EACH ROW WHEN (old.deleted_at IS NULL AND old.visibility <> 3) EXECUTE FUNCTION account_counts_of_status();
 CREATE TRIGGER account_counts_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND new.visibility <> 3) EXECUTE FUNCTION account_counts_of_status();
 CREATE TRIGGER account_counts_status_update AFTER UPDATE OF deleted_at, visibility, account_id, created_at ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.account_id IS DISTINCT FROM new.account_id OR old.created_at IS DISTINCT FROM new.created_at) EXECUTE FUNCTION account_counts_of_status();
+CREATE TRIGGER home_feeds_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
+CREATE TRIGGER home_feeds_status_promote AFTER UPDATE OF history ON statuses FOR EACH ROW WHEN (old.history AND NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
 CREATE TRIGGER status_counts_delete AFTER DELETE ON statuses FOR EACH ROW EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND (new.reblog_of_id IS NOT NULL OR new.in_reply_to_id IS NOT NULL OR new.quote_of_id IS NOT NULL)) EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_update AFTER UPDATE OF deleted_at, visibility, reblog_of_id, in_reply_to_id, quote_of_id ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.reblog_of_id IS DISTINCT FROM new.reblog_of_id OR old.in_reply_to_id IS DISTINCT FROM new.in_reply_to_id OR old.quote_of_id IS DISTINCT FROM new.quote_of_id) EXECUTE FUNCTION status_counts_of_status();
