@@ -13,6 +13,7 @@
 //   and bypassed (reset).
 import type { AccountEntity, AccountJson } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
+import { RenderTickets } from './render-tickets.js';
 
 export interface CachedAccount {
   readonly row: Account;
@@ -27,20 +28,11 @@ interface Slot {
   readonly bytes: number;
 }
 
-/** Past this many remembered invalidations, renders in flight may not store at all (rather than remember more). */
-const MAX_REMEMBERED = 10_000;
-
 export class AccountCache {
   private readonly slots = new Map<string, Slot>(); // in least-recently-used order
   private bytes = 0;
   private trusted = false;
-  /** Invalidations so far; a render's ticket is this number when it began. */
-  private gen = 0;
-  /** Accounts dropped while renders were in flight, with the count at their drop. */
-  private readonly dropped = new Map<string, number>();
-  /** Renders with a ticket below this may not store (what they raced was forgotten). */
-  private floor = 0;
-  private inFlight = 0;
+  private readonly tickets = new RenderTickets();
 
   constructor(
     private readonly maxEntries: number,
@@ -67,20 +59,17 @@ export class AccountCache {
 
   /** Begins a render: call before reading what it renders, and end() once done, whatever happened. */
   begin(): number {
-    this.inFlight++;
-    return this.gen;
+    return this.tickets.begin();
   }
 
   end(): void {
-    if (--this.inFlight === 0) this.dropped.clear();
+    this.tickets.end();
   }
 
   /** Keeps an entry rendered under this ticket, unless its account was dropped since the ticket was taken. */
   put(ticket: number, value: CachedAccount): void {
-    if (!this.trusted || !this.enabled || ticket < this.floor) return;
     const id = value.row.id;
-    const at = this.dropped.get(id);
-    if (at !== undefined && at > ticket) return;
+    if (!this.trusted || !this.enabled || !this.tickets.mayStore(ticket, [id])) return;
     const bytes = 2 * JSON.stringify(value.entity).length + 1024; // the row besides: keys, inboxes
     this.remove(id);
     this.slots.set(id, { value, bytes });
@@ -94,21 +83,13 @@ export class AccountCache {
 
   /** An account changed. */
   drop(id: string): void {
-    this.gen++;
+    this.tickets.drop(id);
     this.remove(id);
-    if (this.inFlight === 0) return;
-    if (this.dropped.size >= MAX_REMEMBERED) {
-      this.dropped.clear();
-      this.floor = this.gen;
-      return;
-    }
-    this.dropped.set(id, this.gen);
   }
 
   /** The change stream is (re)connected or broken: empty either way, and bypassed until connected. */
   reset(connected: boolean): void {
-    this.floor = ++this.gen;
-    this.dropped.clear();
+    this.tickets.reset();
     this.slots.clear();
     this.bytes = 0;
     this.trusted = connected && this.enabled;

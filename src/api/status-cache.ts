@@ -18,6 +18,7 @@ import type { AccountEntity } from '../entities/account.js';
 import type { StatusParts } from '../entities/status.js';
 import type { Account } from '../store/accounts.js';
 import type { Status } from '../store/statuses.js';
+import { RenderTickets } from './render-tickets.js';
 
 export interface CachedStatus {
   /** The row rendered. */
@@ -36,22 +37,14 @@ interface Slot {
   readonly accounts: readonly string[];
 }
 
-/** Past this many remembered invalidations, renders in flight may not store at all (rather than remember more). */
-const MAX_REMEMBERED = 10_000;
-
 export class StatusCache {
   private readonly slots = new Map<string, Slot>(); // in least-recently-used order
   /** Status ids by the accounts they show (author and mentions), for `a:<id>`. */
   private readonly byAccount = new Map<string, Set<string>>();
   private bytes = 0;
   private trusted = false;
-  /** Invalidations so far; a render's ticket is this number when it began. */
-  private gen = 0;
-  /** Keys (`s:<id>`, `a:<id>`) dropped while renders were in flight, with the count at their drop. */
-  private readonly dropped = new Map<string, number>();
-  /** Renders with a ticket below this may not store (what they raced was forgotten). */
-  private floor = 0;
-  private inFlight = 0;
+  /** Keys `s:<id>` and `a:<id>`. */
+  private readonly tickets = new RenderTickets();
 
   constructor(
     private readonly maxEntries: number,
@@ -82,20 +75,19 @@ export class StatusCache {
 
   /** Begins a render: call before reading what it renders, and end() once done, whatever happened. */
   begin(): number {
-    this.inFlight++;
-    return this.gen;
+    return this.tickets.begin();
   }
 
   end(): void {
-    if (--this.inFlight === 0) this.dropped.clear();
+    this.tickets.end();
   }
 
   /** Keeps an entry rendered under this ticket, unless something it shows was dropped since the ticket was taken. */
   put(ticket: number, value: CachedStatus): void {
-    if (!this.trusted || !this.enabled || ticket < this.floor) return;
+    if (!this.trusted || !this.enabled) return;
     const id = value.row.id;
     const accounts = [...new Set([value.author.id, ...value.row.mentionIds])];
-    if (this.raced(`s:${id}`, ticket) || accounts.some((a) => this.raced(`a:${a}`, ticket))) return;
+    if (!this.tickets.mayStore(ticket, [`s:${id}`, ...accounts.map((a) => `a:${a}`)])) return;
     const bytes = estimateBytes(value);
     if (bytes > this.maxBytes) return;
     this.remove(id);
@@ -115,13 +107,13 @@ export class StatusCache {
 
   /** A status's row or attachments changed. */
   dropStatus(id: string): void {
-    this.note(`s:${id}`);
+    this.tickets.drop(`s:${id}`);
     this.remove(id);
   }
 
   /** An account changed: every status showing it (as author or mention) goes. */
   dropAccount(id: string): void {
-    this.note(`a:${id}`);
+    this.tickets.drop(`a:${id}`);
     const set = this.byAccount.get(id);
     if (!set) return;
     for (const s of [...set]) this.remove(s);
@@ -129,28 +121,11 @@ export class StatusCache {
 
   /** The change stream is (re)connected or broken: empty either way, and bypassed until connected. */
   reset(connected: boolean): void {
-    this.floor = ++this.gen;
-    this.dropped.clear();
+    this.tickets.reset();
     this.slots.clear();
     this.byAccount.clear();
     this.bytes = 0;
     this.trusted = connected && this.enabled;
-  }
-
-  private raced(key: string, ticket: number): boolean {
-    const at = this.dropped.get(key);
-    return at !== undefined && at > ticket;
-  }
-
-  private note(key: string): void {
-    this.gen++;
-    if (this.inFlight === 0) return;
-    if (this.dropped.size >= MAX_REMEMBERED) {
-      this.dropped.clear();
-      this.floor = this.gen;
-      return;
-    }
-    this.dropped.set(key, this.gen);
   }
 
   private remove(id: string): void {
