@@ -296,14 +296,14 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         baseUrl: config.baseUrl,
         accounts: w.accounts,
         statuses: w.statuses,
-        timelines: w.timelines,
+        timelines: w.timelineRefs,
         views: w.statusViews,
         profileViewed: profileViewed(historyApi),
       }),
     ),
     mount(
       ['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'],
-      listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelines, ...listed }),
+      listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelineRefs, ...listed }),
     ),
     mount(['/api/v2/search'], searchRoutes(searchApi)),
     // Content filters (v2, and v1 as Mastodon keeps it).

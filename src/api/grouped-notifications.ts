@@ -97,7 +97,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       };
     });
     const loaded = await d.statusViews.page(
-      [...new Set(groups.flatMap((g) => (g.statusId ? [g.statusId] : [])))],
+      [...new Map(groups.flatMap((g) => (g.statusId && g.n.statusRef ? [[g.statusId, g.n.statusRef] as const] : []))).values()],
       [...new Set(groups.flatMap((g) => g.samples))],
       viewer,
       'notifications',

@@ -10,6 +10,7 @@ import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
+import type { StatusRef } from '../store/status-refs.js';
 import type { AccountViews } from './account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
@@ -28,7 +29,8 @@ export interface ListApiDeps {
   readonly lists: ListStore;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
-  readonly timelines: TimelineStore;
+  /** Pages named by refs (status-views.ts inContextRefs). */
+  readonly timelines: TimelineStore<StatusRef>;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
 }
@@ -162,7 +164,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const list = await d.timelines.listTimeline(l, page);
         return json(
           200,
-          await d.statusViews.inContext(list, l.accountId, 'home'),
+          await d.statusViews.inContextRefs(list, l.accountId, 'home'),
           timelineLinks(
             d.baseUrl + req.path,
             page,

@@ -17,7 +17,7 @@ export interface NotificationViewDeps {
 export async function renderNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
   // Senders and statuses in one statement with everything the statuses show (the page's render bundle).
   const { statuses: statusEntities, accounts } = await d.statusViews.page(
-    [...new Set(items.flatMap((n) => (n.statusId ? [n.statusId] : [])))],
+    [...new Map(items.flatMap((n) => (n.statusRef ? [[n.statusRef.id, n.statusRef] as const] : []))).values()],
     [...new Set(items.map((n) => n.fromAccountId))],
     viewerId,
     'notifications',

@@ -5,7 +5,8 @@
 //
 // Never stale, by three rules:
 // - An entry is used only for the very row it was rendered from: the caller's row (read for this request) is
-//   compared with the entry's (an edit changes it), and deleted rows never reach the cache (callers drop them).
+//   compared with the entry's (an edit changes it), or the row version it read (its xmin, store/status-refs.ts) with
+//   the entry's, and deleted rows never reach the cache (callers drop them).
 // - Every node drops entries when PostgreSQL tells it (CACHE_CHANNEL, migration 048's triggers, sent at commit):
 //   a status's row or attachments changed (`s:<id>`), or an account it shows, its author or a mention (`a:<id>`).
 //   A member's own profile edit is published with acknowledgements (AuthEventListener.publish), which every node
@@ -70,6 +71,23 @@ export class StatusCache {
     }
     this.slots.delete(row.id);
     this.slots.set(row.id, slot);
+    return slot.value;
+  }
+
+  /**
+   * The entry rendered from row version `version` of status `id` (store/status-refs.ts), if any (and marks it
+   * recently used): the same rule as get, for a page that named its statuses without reading their rows.
+   */
+  byVersion(id: string, version: string | null): CachedStatus | undefined {
+    if (!this.trusted || version === null) return undefined;
+    const slot = this.slots.get(id);
+    if (!slot) return undefined;
+    if (slot.value.row.version !== version) {
+      this.remove(id);
+      return undefined;
+    }
+    this.slots.delete(id);
+    this.slots.set(id, slot);
     return slot.value;
   }
 

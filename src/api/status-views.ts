@@ -17,6 +17,7 @@ import { pollEntity } from '../entities/poll.js';
 import type { PollStore } from '../store/polls.js';
 import type { RenderBundle, RenderBundleStore } from '../store/render-bundle.js';
 import type { Status, StatusStore } from '../store/statuses.js';
+import type { StatusRef } from '../store/status-refs.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
@@ -68,6 +69,43 @@ export class StatusViews {
     return applyFilters(entities, filters, context, hide);
   }
 
+  /**
+   * A page named by refs (store/status-refs.ts, the timelines' pages), shown in a context as inContext shows rows:
+   * the cache's entries for the very versions named (and for the boosted statuses') are taken, and the bundle reads
+   * the rows of the others (see loaded).
+   */
+  async inContextRefs(refs: readonly StatusRef[], viewerId: string | null, context: FilterContext, hide = true): Promise<StatusEntity[]> {
+    const [entities, filters] = await Promise.all([this.fromRefs(refs, viewerId), this.filters.of(viewerId)]);
+    return applyFilters(entities, filters, context, hide);
+  }
+
+  private async fromRefs(refs: readonly StatusRef[], viewerId: string | null): Promise<StatusEntity[]> {
+    if (refs.length === 0) return [];
+    const held = this.takeRefs(refs);
+    const ids = refs.map((r) => r.id);
+    // Statuses gone between the page and the bundle (deleted meanwhile) are left out, as they would have been a moment later.
+    const rowsOf = (b: RenderBundle) =>
+      refs.flatMap((r) => {
+        const s = held.get(r.id)?.row ?? b.statuses.get(r.id);
+        return s && !s.deletedAt ? [s] : [];
+      });
+    return this.loaded(ids, viewerId, [], (b, ctx) => this.render(rowsOf(b), b, viewerId, {}, ctx), [], held);
+  }
+
+  /** The cache's entries for the very versions the refs name, and for those of the statuses they boost. */
+  private takeRefs(refs: readonly StatusRef[]): Held {
+    const held: Held = new Map();
+    const take = (id: string, version: string | null) => {
+      const hit = this.cache.byVersion(id, version);
+      if (hit) held.set(id, hit);
+    };
+    for (const r of refs) {
+      take(r.id, r.version);
+      if (r.reblogOfId) take(r.reblogOfId, r.reblogVersion);
+    }
+    return held;
+  }
+
   async one(s: Status, viewerId: string | null, opts: { withText?: boolean } = {}) {
     return (await this.many([s], viewerId, opts))[0]!;
   }
@@ -109,38 +147,47 @@ export class StatusViews {
   }
 
   /**
-   * A page naming statuses and accounts by id (notifications): both loaded in the one statement, the statuses as
-   * entities by id (those gone, or hidden by the viewer's filters of the context, are missing) and the accounts as
+   * A page naming statuses by ref (their version null when not known) and accounts by id (notifications): both
+   * loaded in the one statement, the statuses as entities by id (those gone, or hidden by the viewer's filters of the context, are missing) and the accounts as
    * rows with their entities.
    */
   async page(
-    statusIds: readonly string[],
+    refs: readonly StatusRef[],
     accountIds: readonly string[],
     viewerId: string,
     context?: FilterContext,
   ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, PageAccount> }> {
+    const held = this.takeRefs(refs);
+    const statusIds = refs.map((r) => r.id);
     const [page, filters] = await Promise.all([
-      this.loaded(statusIds, viewerId, accountIds, (b, ctx) => {
-        const list = statusIds.flatMap((id) => {
-          const s = b.statuses.get(id);
-          return s ? [s] : [];
-        });
-        const statuses = this.render(list, b, viewerId, {}, ctx);
-        const accounts = new Map<string, PageAccount>();
-        for (const id of accountIds) {
-          const a = b.accounts.get(id);
-          if (!a) continue;
-          const c = ctx.bare(a);
-          const counts = b.accountCounts.get(id);
-          accounts.set(id, {
-            row: a,
-            bare: c.entity,
-            entity: () => withAccountCounts(c.entity, a, counts),
-            json: () => accountJsonWithCounts((c.json ??= accountJsonParts(c.entity)), a, counts),
+      this.loaded(
+        statusIds,
+        viewerId,
+        accountIds,
+        (b, ctx) => {
+          const list = statusIds.flatMap((id) => {
+            const s = held.get(id)?.row ?? b.statuses.get(id);
+            return s ? [s] : [];
           });
-        }
-        return { statuses, accounts };
-      }),
+          const statuses = this.render(list, b, viewerId, {}, ctx);
+          const accounts = new Map<string, PageAccount>();
+          for (const id of accountIds) {
+            const a = b.accounts.get(id);
+            if (!a) continue;
+            const c = ctx.bare(a);
+            const counts = b.accountCounts.get(id);
+            accounts.set(id, {
+              row: a,
+              bare: c.entity,
+              entity: () => withAccountCounts(c.entity, a, counts),
+              json: () => accountJsonWithCounts((c.json ??= accountJsonParts(c.entity)), a, counts),
+            });
+          }
+          return { statuses, accounts };
+        },
+        [],
+        held,
+      ),
       context ? this.filters.of(viewerId) : undefined,
     ]);
     const shown = filters && context ? applyFilters(page.statuses, filters, context) : page.statuses;
@@ -152,6 +199,9 @@ export class StatusViews {
    * entries of the rows the caller holds (`rows`) are taken first and passed on: the bundle leaves their parts out,
    * so they are used even if dropped meanwhile (as a hit a moment earlier would have been). The same for the accounts
    * named (`accountIds`, and the authors and mentions of the rows not held): the bundle has no row of those held.
+   * `taken`: entries the caller took already (by row version, fromRefs), held as those of `rows` are. When every
+   * status asked for is held (and every status they boost), none quotes, and every account named is held, the bundle
+   * is only the page's dynamic parts (RenderBundleStore.dynamics): a quarter of its PostgreSQL time (issue 19).
    */
   private async loaded<T>(
     statusIds: readonly string[],
@@ -159,11 +209,12 @@ export class StatusViews {
     accountIds: readonly string[],
     fn: (b: RenderBundle, ctx: Ctx) => T,
     rows: readonly Status[] = [],
+    taken: Held = new Map(),
   ): Promise<T> {
     const ticket = this.cache.begin();
     const accountTicket = this.accountCache.begin();
     try {
-      const held: Held = new Map();
+      const held: Held = new Map(taken);
       for (const s of rows) {
         const hit = s.deletedAt ? undefined : this.cache.get(s);
         if (hit) held.set(s.id, hit);
@@ -180,7 +231,21 @@ export class StatusViews {
         take(s.accountId);
         for (const id of s.mentionIds) take(id);
       }
-      const loaded = await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()], [...heldAccounts.keys()]);
+      // Everything held, no quote (whose showing depends on the viewer): only what changes per page is read.
+      const warm =
+        statusIds.every((id) => {
+          const c = held.get(id);
+          return c && !c.row.quoteOfId && (!c.row.reblogOfId || held.has(c.row.reblogOfId));
+        }) && accountIds.every((id) => heldAccounts.has(id));
+      const entries = [...held.values()];
+      const loaded = warm
+        ? await this.bundles.dynamics(
+            [...held.keys()],
+            viewerId,
+            [...new Set([...entries.map((c) => c.author.id), ...accountIds])],
+            entries.filter((c) => c.hasPoll).map((c) => c.row.id),
+          )
+        : await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()], [...heldAccounts.keys()]);
       const bareById = new Map<string, CachedAccount>();
       let b = loaded;
       if (heldAccounts.size > 0) {
@@ -236,9 +301,9 @@ export class StatusViews {
   }
 
   private render(list: readonly Status[], b: RenderBundle, viewerId: string | null, opts: { withText?: boolean }, ctx: Ctx): StatusEntity[] {
-    // The bundle has no row for a held status: a boost or quote of one finds it among the caller's rows.
+    // The bundle has no row for a held status: a boost or quote of one finds it among the caller's rows or the held.
     const given = new Map(list.map((s) => [s.id, s]));
-    const row = (id: string) => b.statuses.get(id) ?? given.get(id);
+    const row = (id: string) => b.statuses.get(id) ?? given.get(id) ?? ctx.held.get(id)?.row;
     const parts = new Map<string, CachedStatus | null>();
     const accountOf = new Map<string, AccountEntity>(); // one Account entity per author and page
     const now = Date.now();

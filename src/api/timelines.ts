@@ -6,7 +6,8 @@ import { json } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import { route, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
-import type { Status, StatusStore } from '../store/statuses.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { StatusRef } from '../store/status-refs.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
@@ -19,7 +20,8 @@ export interface TimelineDeps {
   readonly baseUrl: string;
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
-  readonly timelines: TimelineStore;
+  /** Pages named by refs: the rendered-status cache answers for their rows (status-views.ts inContextRefs). */
+  readonly timelines: TimelineStore<StatusRef>;
   readonly views: StatusViews;
   /** A member viewed the first page of a remote account's statuses (remote history's trigger; never throws). */
   readonly profileViewed?: (a: Account) => Promise<void>;
@@ -33,7 +35,7 @@ type Scope = 'all' | 'local' | 'remote';
 export function timelineRoutes(d: TimelineDeps): Route[] {
   const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   // Links come from the page as read: statuses the viewer's filters hide do not shorten the walk.
-  const reply = async (req: Request, list: Status[], viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
+  const reply = async (req: Request, list: StatusRef[], viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
     const links = timelineLinks(
       d.baseUrl + req.path,
@@ -41,7 +43,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       list.map((s) => s.id),
       keep,
     );
-    return json(200, await d.views.inContext(list, viewerId, context), links);
+    return json(200, await d.views.inContextRefs(list, viewerId, context), links);
   };
   const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
     const local = flag(req.query['local']);

@@ -6,6 +6,7 @@ import type { Database } from './db.js';
 import { isId } from './ids.js';
 import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
 import { limitSql, type PageQuery } from './paging.js';
+import { statusRefJoin } from './status-refs.js';
 
 /** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
 export const SAMPLE_ACCOUNTS = 8;
@@ -102,7 +103,11 @@ export class NotificationGroupStore {
   async page(accountId: string, page: PageQuery, f: NotificationFilter, groupedTypes: readonly string[]): Promise<Notification[]> {
     const values: unknown[] = [accountId];
     const walk = walkSql(values, page, f, groupedTypes);
-    const rows = await this.db.rows<NotificationRow>(`${walk.cte} SELECT ${ROW} FROM grouped ORDER BY id DESC`, values, 'prepared');
+    const rows = await this.db.rows<NotificationRow>(
+      `${walk.cte} SELECT g.*, sref.* FROM (SELECT ${ROW} FROM grouped) g ${statusRefJoin('g.status_id')} ORDER BY g.id DESC`,
+      values,
+      'prepared',
+    );
     return rows.map(toNotification);
   }
 
@@ -134,7 +139,8 @@ export class NotificationGroupStore {
          FROM (SELECT ${ALL_BUT_STATUS} FROM notifications) n, rng r
          WHERE ${where} AND n.group_key = ANY(ARRAY(SELECT key FROM pg WHERE key NOT LIKE 'ungrouped-%')) AND (r.hi IS NULL OR n.id <= r.hi)
          GROUP BY n.group_key)
-       SELECT pg.*, d.most_recent, d.samples, d.count, d.page_min_id, d.latest_at FROM pg LEFT JOIN d ON d.key = pg.key ORDER BY pg.id DESC`,
+       SELECT pg.*, d.most_recent, d.samples, d.count, d.page_min_id, d.latest_at, sref.* FROM pg LEFT JOIN d ON d.key = pg.key
+         ${statusRefJoin('pg.status_id')} ORDER BY pg.id DESC`,
       values,
       'prepared',
     );

@@ -4,6 +4,7 @@ import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
 import { listable, threadNotMuted, visibleTo } from './visibility.js';
+import { type StatusRef, statusRefJoin, statusRefOf } from './status-refs.js';
 
 // `quote` (Mastodon 4.5): someone quoted the member's post; its status is the quoting one.
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'admin.report'] as const;
@@ -20,6 +21,8 @@ export interface Notification {
   readonly createdAt: Date;
   /** The group it belongs to (favourites and boosts of one status, follows, within hours); null: ungrouped. */
   readonly groupKey: string | null;
+  /** Its status by ref (store/status-refs.ts): with its version when the page's statement joined it (statusRefJoin). */
+  readonly statusRef: StatusRef | null;
 }
 
 /** What the services that cause notifications need. */
@@ -54,6 +57,7 @@ export const toNotification = (r: NotificationRow): Notification => ({
   reportId: r.report_id,
   createdAt: r.created_at,
   groupKey: r.group_key,
+  statusRef: r.status_id ? statusRefOf(r.status_id, r) : null,
 });
 
 /** Types whose notifications are grouped (Mastodon's GROUPABLE_NOTIFICATION_TYPES). */
@@ -170,7 +174,13 @@ export class NotificationStore {
     const where = notificationWhere(values, f);
     const p = pageSql(page, 'n.id', values);
     return p.newestFirst(
-      (await this.db.rows<NotificationRow>(`SELECT n.* FROM notifications n WHERE ${where}${p.where}${p.orderLimit}`, values, 'prepared')).map(toNotification),
+      (
+        await this.db.rows<NotificationRow>(
+          `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id')} WHERE ${where}${p.where}${p.orderLimit}`,
+          values,
+          'prepared',
+        )
+      ).map(toNotification),
     );
   }
 

@@ -46,6 +46,11 @@ export interface Status {
    * in its account's statuses and in threads, never in a feed, streaming or search (spec Events §2).
    */
   readonly history: boolean;
+  /**
+   * The row version read (its xmin, status-refs.ts): what the rendered-status cache keys an entry by. Null for a row
+   * not read from the table (a test's literal, a RETURNING without it).
+   */
+  readonly version?: string | null;
 }
 
 export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'applicationId' | 'history'> & {
@@ -61,7 +66,7 @@ export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedA
 export const STATUS_COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
   s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
-  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id, s.history`;
+  ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id, s.history, s.xmin::text AS version`;
 
 export interface StatusRow {
   [k: string]: unknown;
@@ -89,6 +94,7 @@ export interface StatusRow {
   tags: string[];
   application_id: string | null;
   history: boolean;
+  version?: string | null;
 }
 
 export function toStatus(r: StatusRow): Status {
@@ -117,6 +123,7 @@ export function toStatus(r: StatusRow): Status {
     tags: r.tags,
     applicationId: r.application_id,
     history: r.history,
+    version: r.version ?? null,
   };
 }
 
