@@ -13,6 +13,7 @@ import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
+import type { StatusRef } from '../store/status-refs.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -296,9 +297,9 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const s = await original(req.params['id'], viewerId);
         const { ancestors, descendants } = await d.statuses.thread(s, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
         // Both halves rendered from one render bundle.
-        const entities = await d.views.inContext([...ancestors, ...descendants], viewerId, 'thread');
+        const entities = await d.views.inContextRefs([...ancestors, ...descendants], viewerId, 'thread');
         const byId = new Map(entities.map((e) => [e.id, e]));
-        const shown = (list: readonly Status[]) => list.flatMap((x) => byId.get(x.id) ?? []);
+        const shown = (list: readonly StatusRef[]) => list.flatMap((x) => byId.get(x.id) ?? []);
         return json(200, { ancestors: shown(ancestors), descendants: shown(descendants) });
       },
     }),

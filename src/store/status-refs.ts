@@ -3,7 +3,6 @@
 // parse; twenty of them were half the home page's statement). A row's version is its xmin: every UPDATE (an edit, a
 // deletion, a promotion out of history) writes a new row version with the writing transaction's id, and mentions and
 // tags are only ever written in the transaction that writes their status's row (statuses.ts link).
-import { STATUS_COLUMNS, type Status, type StatusRow, toStatus } from './statuses.js';
 
 export interface StatusRef {
   readonly id: string;
@@ -20,12 +19,6 @@ export interface RowShape<T> {
   readonly columns: string;
   map(row: Record<string, unknown>): T;
 }
-
-/** Whole rows, with their version. */
-export const STATUS_ROWS: RowShape<Status> = {
-  columns: STATUS_COLUMNS,
-  map: (r) => toStatus(r as StatusRow),
-};
 
 export const STATUS_REFS: RowShape<StatusRef> = {
   columns: `s.id, s.xmin::text AS version, s.reblog_of_id::text AS reblog_of_id,

@@ -6,6 +6,7 @@ import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { quiet, visibleTo } from './visibility.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
+import { type RowShape, STATUS_REFS, type StatusRef } from './status-refs.js';
 
 export type { StatusEdit } from './status-edits.js';
 
@@ -126,6 +127,12 @@ export function toStatus(r: StatusRow): Status {
     version: r.version ?? null,
   };
 }
+
+/** Whole rows, with their version: what a page of statuses reads unless it reads refs (status-refs.ts). */
+export const STATUS_ROWS: RowShape<Status> = {
+  columns: STATUS_COLUMNS,
+  map: (r) => toStatus(r as StatusRow),
+};
 
 /** A boost: a status with no content of its own, pointing at the boosted one. */
 export function newBoost(b: {
@@ -409,13 +416,14 @@ export class StatusStore {
    * A status's thread in one statement: its ancestors the viewer may read (walking up from its parent, stopping at the
    * first it may not, at most maxUp, oldest first), and its descendants breadth-first (each level in its parents'
    * order, each parent's replies oldest first, only through replies the viewer may read and has not silenced), at most
-   * maxDown. A descendant deeper than maxDown cannot be among the first maxDown, so the walk stops there.
+   * maxDown. A descendant deeper than maxDown cannot be among the first maxDown, so the walk stops there. The thread's
+   * statuses are named by ref (status-refs.ts): the render cache answers for their rows.
    */
-  async thread(s: Status, viewerId: string | null, maxUp: number, maxDown: number): Promise<{ ancestors: Status[]; descendants: Status[] }> {
+  async thread(s: Status, viewerId: string | null, maxUp: number, maxDown: number): Promise<{ ancestors: StatusRef[]; descendants: StatusRef[] }> {
     const values: unknown[] = [s.id, s.inReplyToId, maxUp, maxDown];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
     const down = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
-    const rows = await this.db.rows<StatusRow & { part: string }>(
+    const rows = await this.db.rows<{ part: string }>(
       `WITH RECURSIVE up (id, parent, depth) AS (
          SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = $2::bigint AND ${visibleTo(v)}
          UNION ALL
@@ -428,13 +436,13 @@ export class StatusStore {
          (SELECT 'a' AS part, id, -depth AS k1, NULL::bigint[] AS k2 FROM up)
          UNION ALL
          (SELECT 'd', id, depth, path FROM down ORDER BY depth, path LIMIT $4))
-       SELECT p.part, ${STATUS_COLUMNS} FROM picked p JOIN statuses s ON s.id = p.id ORDER BY p.part, p.k1, p.k2`,
+       SELECT p.part, ${STATUS_REFS.columns} FROM picked p JOIN statuses s ON s.id = p.id ORDER BY p.part, p.k1, p.k2`,
       values,
       'prepared',
     );
-    const ancestors: Status[] = [];
-    const descendants: Status[] = [];
-    for (const r of rows) (r.part === 'a' ? ancestors : descendants).push(toStatus(r));
+    const ancestors: StatusRef[] = [];
+    const descendants: StatusRef[] = [];
+    for (const r of rows) (r.part === 'a' ? ancestors : descendants).push(STATUS_REFS.map(r));
     return { ancestors, descendants };
   }
 

@@ -4,8 +4,8 @@
 // out remote history posts (visibility.ts listable); only an account's own statuses (ofAccount) list them.
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
-import { STATUS_COLUMNS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
-import { type RowShape, STATUS_ROWS } from './status-refs.js';
+import { STATUS_COLUMNS, STATUS_ROWS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
+import type { RowShape } from './status-refs.js';
 import { authorNotSuspended, boostedReadable, inChosenLanguage, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */

@@ -64,6 +64,15 @@ describe('timeline pages by row version', () => {
     assert.equal((await home()).find((x) => x.id === boost.body.id)?.reblog?.content, '<p>boosted, then edited</p>');
   });
 
+  it('serves a reply edited behind its back in its new words in its thread', async () => {
+    const root = await post('ada', { status: 'a thread', visibility: 'public' });
+    const reply = await post('ben', { status: 'first reply', in_reply_to_id: root.id, visibility: 'public' });
+    const context = async () => (await timeline(`/api/v1/statuses/${root.id}/context`)) as unknown as { descendants: Json[] };
+    for (let i = 0; i < 2; i++) assert.equal((await context()).descendants[0]?.content, '<p>first reply</p>');
+    await untold(`UPDATE statuses SET content = '<p>second thoughts</p>', text = 'second thoughts', edited_at = now() WHERE id = $1`, [reply.id]);
+    assert.equal((await context()).descendants[0]?.content, '<p>second thoughts</p>');
+  });
+
   it('leaves out a status deleted behind its back, and a boost of it', async () => {
     const p = await post('ben', { status: 'soon gone', visibility: 'public' });
     const boost = await api(s.url, m.token['cy'], 'POST', `/api/v1/statuses/${p.id}/reblog`);
