@@ -72,7 +72,7 @@ import { SettingsStore } from './store/settings.js';
 import { StatusStore } from './store/statuses.js';
 import { StreamAudienceStore } from './store/stream-audience.js';
 import { TimelineStore } from './store/timelines.js';
-import { STATUS_REFS } from './store/status-refs.js';
+import { REF_PAGES } from './store/ref-pages.js';
 import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
@@ -107,8 +107,8 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
     timelines: new TimelineStore(db),
-    // The client API's timelines name their statuses by row version (status-refs.ts): the render cache answers for rows.
-    timelineRefs: new TimelineStore(db, STATUS_REFS),
+    // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.
+    timelineRefs: new TimelineStore(db, REF_PAGES),
     interactions: new InteractionStore(db),
     notifications: new NotificationStore(db),
     notificationGroups: new NotificationGroupStore(db),

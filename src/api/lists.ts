@@ -10,7 +10,7 @@ import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
-import type { StatusRef } from '../store/status-refs.js';
+import type { RefPage } from '../store/ref-pages.js';
 import type { AccountViews } from './account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
@@ -30,7 +30,7 @@ export interface ListApiDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   /** Pages named by refs (status-views.ts inContextRefs). */
-  readonly timelines: TimelineStore<StatusRef>;
+  readonly timelines: TimelineStore<RefPage>;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
 }
@@ -168,7 +168,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
           timelineLinks(
             d.baseUrl + req.path,
             page,
-            list.map((s) => s.id),
+            list.refs.map((s) => s.id),
           ),
         );
       },

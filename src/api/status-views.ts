@@ -18,6 +18,7 @@ import type { PollStore } from '../store/polls.js';
 import type { RenderBundle, RenderBundleStore } from '../store/render-bundle.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { StatusRef } from '../store/status-refs.js';
+import type { RefPage } from '../store/ref-pages.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
@@ -74,12 +75,12 @@ export class StatusViews {
    * the cache's entries for the very versions named (and for the boosted statuses') are taken, and the bundle reads
    * the rows of the others (see loaded).
    */
-  async inContextRefs(refs: readonly StatusRef[], viewerId: string | null, context: FilterContext, hide = true): Promise<StatusEntity[]> {
-    const [entities, filters] = await Promise.all([this.fromRefs(refs, viewerId), this.filters.of(viewerId)]);
+  async inContextRefs(page: RefPage, viewerId: string | null, context: FilterContext, hide = true): Promise<StatusEntity[]> {
+    const [entities, filters] = await Promise.all([this.fromRefs(page, viewerId), this.filters.of(viewerId)]);
     return applyFilters(entities, filters, context, hide);
   }
 
-  private async fromRefs(refs: readonly StatusRef[], viewerId: string | null): Promise<StatusEntity[]> {
+  private async fromRefs({ refs, dynamics }: RefPage, viewerId: string | null): Promise<StatusEntity[]> {
     if (refs.length === 0) return [];
     const held = this.takeRefs(refs);
     const ids = refs.map((r) => r.id);
@@ -89,7 +90,7 @@ export class StatusViews {
         const s = held.get(r.id)?.row ?? b.statuses.get(r.id);
         return s && !s.deletedAt ? [s] : [];
       });
-    return this.loaded(ids, viewerId, [], (b, ctx) => this.render(rowsOf(b), b, viewerId, {}, ctx), [], held);
+    return this.loaded(ids, viewerId, [], (b, ctx) => this.render(rowsOf(b), b, viewerId, {}, ctx), [], held, dynamics);
   }
 
   /** The cache's entries for the very versions the refs name, and for those of the statuses they boost. */
@@ -201,7 +202,8 @@ export class StatusViews {
    * named (`accountIds`, and the authors and mentions of the rows not held): the bundle has no row of those held.
    * `taken`: entries the caller took already (by row version, fromRefs), held as those of `rows` are. When every
    * status asked for is held (and every status they boost), none quotes, and every account named is held, the bundle
-   * is only the page's dynamic parts (RenderBundleStore.dynamics): a quarter of its PostgreSQL time (issue 19).
+   * is only the page's dynamic parts (RenderBundleStore.dynamics): a quarter of its PostgreSQL time (issue 19), or
+   * none at all when the page's own statement read them (`dynamics`, store/ref-pages.ts).
    */
   private async loaded<T>(
     statusIds: readonly string[],
@@ -210,6 +212,7 @@ export class StatusViews {
     fn: (b: RenderBundle, ctx: Ctx) => T,
     rows: readonly Status[] = [],
     taken: Held = new Map(),
+    dynamics: RenderBundle | null = null,
   ): Promise<T> {
     const ticket = this.cache.begin();
     const accountTicket = this.accountCache.begin();
@@ -239,12 +242,13 @@ export class StatusViews {
         }) && accountIds.every((id) => heldAccounts.has(id));
       const entries = [...held.values()];
       const loaded = warm
-        ? await this.bundles.dynamics(
+        ? (dynamics ??
+          (await this.bundles.dynamics(
             [...held.keys()],
             viewerId,
             [...new Set([...entries.map((c) => c.author.id), ...accountIds])],
             entries.filter((c) => c.hasPoll).map((c) => c.row.id),
-          )
+          )))
         : await this.bundles.load(statusIds, viewerId, accountIds, [...held.keys()], [...heldAccounts.keys()]);
       const bareById = new Map<string, CachedAccount>();
       let b = loaded;

@@ -297,7 +297,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const s = await original(req.params['id'], viewerId);
         const { ancestors, descendants } = await d.statuses.thread(s, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
         // Both halves rendered from one render bundle.
-        const entities = await d.views.inContextRefs([...ancestors, ...descendants], viewerId, 'thread');
+        const entities = await d.views.inContextRefs({ refs: [...ancestors, ...descendants], dynamics: null }, viewerId, 'thread');
         const byId = new Map(entities.map((e) => [e.id, e]));
         const shown = (list: readonly StatusRef[]) => list.flatMap((x) => byId.get(x.id) ?? []);
         return json(200, { ancestors: shown(ancestors), descendants: shown(descendants) });

@@ -7,7 +7,7 @@ import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import { route, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { StatusRef } from '../store/status-refs.js';
+import type { RefPage } from '../store/ref-pages.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
@@ -21,7 +21,7 @@ export interface TimelineDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
   /** Pages named by refs: the rendered-status cache answers for their rows (status-views.ts inContextRefs). */
-  readonly timelines: TimelineStore<StatusRef>;
+  readonly timelines: TimelineStore<RefPage>;
   readonly views: StatusViews;
   /** A member viewed the first page of a remote account's statuses (remote history's trigger; never throws). */
   readonly profileViewed?: (a: Account) => Promise<void>;
@@ -35,12 +35,12 @@ type Scope = 'all' | 'local' | 'remote';
 export function timelineRoutes(d: TimelineDeps): Route[] {
   const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   // Links come from the page as read: statuses the viewer's filters hide do not shorten the walk.
-  const reply = async (req: Request, list: StatusRef[], viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
+  const reply = async (req: Request, list: RefPage, viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
     const links = timelineLinks(
       d.baseUrl + req.path,
       page,
-      list.map((s) => s.id),
+      list.refs.map((s) => s.id),
       keep,
     );
     return json(200, await d.views.inContextRefs(list, viewerId, context), links);

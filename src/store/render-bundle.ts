@@ -64,7 +64,7 @@ const JSON_ACCOUNT_COLUMNS = ACCOUNT_COLUMNS.replace(/^a\.id,/, 'a.id::text AS i
  * (nobody follows, is mentioned by or is blocked by account 0), it has no flags or votes, and no reaction is its. One
  * statement shape for both keeps the planner's work the same, without a branch on the parameter.
  */
-const NOBODY = '0';
+export const NOBODY = '0';
 
 /**
  * $1 the statuses asked for, $2 the viewer (or NOBODY), $3 more accounts to load with counts (notification senders),
@@ -107,7 +107,7 @@ function bundleSql(): string {
  * flags, polls with their votes, reactions. `ids` the statuses (an SQL array), `v` the viewer, `counted` the accounts
  * whose counts are shown, `polled` the statuses whose polls are read.
  */
-function dynamicItems(ids: string, v: string, counted: string, polled: string): string {
+export function dynamicItems(ids: string, v: string, counted: string, polled: string): string {
   return `(SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following,
         coalesce(c.statuses, 0) AS statuses, c.last_status_at
       FROM unnest(${counted}) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id) x) AS account_counts,
@@ -142,7 +142,7 @@ function dynamicItems(ids: string, v: string, counted: string, polled: string): 
  */
 const DYNAMIC_SQL = `SELECT ${dynamicItems('$1::bigint[]', '$2::bigint', '$3::bigint[]', '$4::bigint[]')}`;
 
-interface BundleRow {
+export interface BundleRow {
   [k: string]: unknown;
   statuses?: StatusRow[] | null;
   quotes_shown?: string[];
@@ -201,7 +201,7 @@ export class RenderBundleStore {
   }
 }
 
-function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
+export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
   const media = new Map<string, Media[]>();
   for (const row of r.media ?? []) {
     const m = toMedia(row);

@@ -20,6 +20,16 @@ export interface RowShape<T> {
   map(row: Record<string, unknown>): T;
 }
 
+/**
+ * How a timeline reads its pages (store/timelines.ts): the columns it selects of statuses `s`, the statement it sends
+ * for a page's statement `sql` (whose rows come in `order`), and the page's value made of its rows, newest first.
+ */
+export interface PageShape<R> {
+  readonly columns: string;
+  statement(sql: string, values: unknown[], viewerId: string | null, order: 'ASC' | 'DESC'): string;
+  collect(rows: readonly Record<string, unknown>[], viewerId: string | null): R;
+}
+
 export const STATUS_REFS: RowShape<StatusRef> = {
   columns: `s.id, s.xmin::text AS version, s.reblog_of_id::text AS reblog_of_id,
     (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_version, s.quote_of_id::text AS quote_of_id`,

@@ -6,7 +6,7 @@ import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { quiet, visibleTo } from './visibility.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
-import { type RowShape, STATUS_REFS, type StatusRef } from './status-refs.js';
+import { type PageShape, STATUS_REFS, type StatusRef } from './status-refs.js';
 
 export type { StatusEdit } from './status-edits.js';
 
@@ -129,9 +129,10 @@ export function toStatus(r: StatusRow): Status {
 }
 
 /** Whole rows, with their version: what a page of statuses reads unless it reads refs (status-refs.ts). */
-export const STATUS_ROWS: RowShape<Status> = {
+export const STATUS_ROWS: PageShape<Status[]> = {
   columns: STATUS_COLUMNS,
-  map: (r) => toStatus(r as StatusRow),
+  statement: (sql) => sql,
+  collect: (rows) => rows.map((r) => toStatus(r as StatusRow)),
 };
 
 /** A boost: a status with no content of its own, pointing at the boosted one. */

@@ -5,7 +5,7 @@
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { STATUS_COLUMNS, STATUS_ROWS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
-import type { RowShape } from './status-refs.js';
+import type { PageShape } from './status-refs.js';
 import { authorNotSuspended, boostedReadable, inChosenLanguage, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
@@ -82,10 +82,10 @@ const REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
  * The feeds, each page read as `shape` says: whole rows (the default) or refs (status-refs.ts), which the client API's
  * timelines read so that statuses held rendered cost no row (api/status-views.ts fromRefs).
  */
-export class TimelineStore<T = Status> {
+export class TimelineStore<R = Status[]> {
   constructor(
     private readonly db: Database,
-    private readonly shape: RowShape<T> = STATUS_ROWS as RowShape<unknown> as RowShape<T>,
+    private readonly shape: PageShape<R> = STATUS_ROWS as PageShape<unknown> as PageShape<R>,
   ) {}
 
   /** An account's statuses as the viewer may see them. */
@@ -94,7 +94,7 @@ export class TimelineStore<T = Status> {
     viewerId: string | null,
     page: PageQuery,
     opts: { excludeReplies?: boolean; excludeReblogs?: boolean; tagged?: string; onlyMedia?: boolean } = {},
-  ): Promise<T[]> {
+  ): Promise<R> {
     const values: unknown[] = [accountId];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
     let where = `s.account_id = $1 AND ${visibleTo(v)}`;
@@ -105,20 +105,20 @@ export class TimelineStore<T = Status> {
     if (opts.onlyMedia) where += HAS_MEDIA;
     if (opts.tagged)
       where += ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(opts.tagged))})`;
-    return this.page(where, values, page);
+    return this.page(where, values, page, viewerId);
   }
 
   /**
    * The member's own statuses, those of accounts they follow, and direct statuses mentioning them: read from the
    * materialised feed when it can answer for the page, else by the pull query over all statuses.
    */
-  async home(viewerId: string, page: PageQuery): Promise<T[]> {
+  async home(viewerId: string, page: PageQuery): Promise<R> {
     return (await this.homeFromFeed(viewerId, page)) ?? this.homePulled(viewerId, page);
   }
 
   /** The home page by the pull query: the rule over every status, newest first (the truth the feed must match). */
-  homePulled(viewerId: string, page: PageQuery): Promise<T[]> {
-    return this.feed(homeRule('$1'), [viewerId], page);
+  homePulled(viewerId: string, page: PageQuery): Promise<R> {
+    return this.feed(homeRule('$1'), [viewerId], page, viewerId);
   }
 
   /**
@@ -128,7 +128,7 @@ export class TimelineStore<T = Status> {
    * page's lower cursor (since_id, min_id) is at or above it, or a newest-first page came out full with its oldest
    * row at or above it. Otherwise (a short feed's end, paging below the horizon) the caller pulls.
    */
-  async homeFromFeed(viewerId: string, page: PageQuery): Promise<T[] | null> {
+  async homeFromFeed(viewerId: string, page: PageQuery): Promise<R | null> {
     const values: unknown[] = [viewerId];
     const p = pageSql(page, 'hf.status_id', values);
     const ascending = !!page.minId && !page.sinceId;
@@ -137,10 +137,15 @@ export class TimelineStore<T = Status> {
     // for a 0.4 ms run. Opaque, the generic plan is kept after five executions.
     const me = '(SELECT $1::bigint)';
     const rows = await this.db.rows<{ feed_horizon: string; id: string | null }>(
-      `SELECT hz.feed_horizon, p.* FROM (SELECT coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = ${me}), 0)::text AS feed_horizon) hz
+      this.shape.statement(
+        `SELECT hz.feed_horizon, p.* FROM (SELECT coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = ${me}), 0)::text AS feed_horizon) hz
        LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM home_feeds hf JOIN statuses s ON s.id = hf.status_id
          WHERE hf.account_id = ${me} AND (${homeRuleProbed(me)}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
        ORDER BY p.id ${ascending ? 'ASC' : 'DESC'}`,
+        values,
+        viewerId,
+        ascending ? 'ASC' : 'DESC',
+      ),
       values,
       'prepared',
     );
@@ -149,7 +154,7 @@ export class TimelineStore<T = Status> {
     const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
     const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
     const vouched = lower >= horizon || (!ascending && found.length === page.limit && oldest !== null && oldest >= horizon);
-    return vouched ? p.newestFirst(found.map((r) => this.shape.map(r))) : null;
+    return vouched ? this.shape.collect(p.newestFirst(found), viewerId) : null;
   }
 
   /**
@@ -157,13 +162,13 @@ export class TimelineStore<T = Status> {
    * says: none, replies to list members, or replies to anyone the owner follows. Self-threads and replies to the owner
    * are always in, as in Mastodon's FeedManager#filter_from_list?.
    */
-  async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<T[]> {
+  async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<R> {
     // The policy is written in as a literal (one statement per policy): the planner then drops the branches of the
     // other policies from the generic plan as it does from a custom one, and keeps the generic plan instead of
     // planning every page afresh (1.6 ms a page, issue 19).
     const policy = REPLIES_POLICIES.find((p) => p === list.repliesPolicy);
     if (!policy) throw new Error(`unknown replies policy ${list.repliesPolicy}`);
-    return this.feed(listRule('$1', '$2', `'${policy}'::text`), [list.id, list.accountId], page);
+    return this.feed(listRule('$1', '$2', `'${policy}'::text`), [list.id, list.accountId], page, list.accountId);
   }
 
   /**
@@ -196,10 +201,10 @@ export class TimelineStore<T = Status> {
   }
 
   /** Public statuses: all, local only, or remote only. */
-  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<T[]> {
+  async publicTimeline(page: PageQuery, scope: 'all' | 'local' | 'remote', viewerId: string | null = null, onlyMedia = false): Promise<R> {
     const values: unknown[] = [];
     const where = `${PUBLIC_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${viewerId ? ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}` : ''}${onlyMedia ? HAS_MEDIA : ''}`;
-    return this.feed(where, values, page);
+    return this.feed(where, values, page, viewerId);
   }
 
   /**
@@ -212,7 +217,7 @@ export class TimelineStore<T = Status> {
     scope: 'all' | 'local' | 'remote',
     viewerId: string | null = null,
     more: { any?: readonly string[]; all?: readonly string[]; none?: readonly string[]; onlyMedia?: boolean } = {},
-  ): Promise<T[]> {
+  ): Promise<R> {
     const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
     const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
     let where = `${TAG_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
@@ -221,20 +226,18 @@ export class TimelineStore<T = Status> {
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
-    return this.feed(where, values, page);
+    return this.feed(where, values, page, viewerId);
   }
 
   /** A page of a feed across accounts: never a remote history post. */
-  private feed(where: string, values: unknown[], page: PageQuery): Promise<T[]> {
-    return this.page(`(${where}) AND ${listable()}`, values, page);
+  private feed(where: string, values: unknown[], page: PageQuery, viewerId: string | null): Promise<R> {
+    return this.page(`(${where}) AND ${listable()}`, values, page, viewerId);
   }
 
-  private async page(where: string, values: unknown[], page: PageQuery): Promise<T[]> {
+  private async page(where: string, values: unknown[], page: PageQuery, viewerId: string | null): Promise<R> {
     const p = pageSql(page, 's.id', values);
-    return p.newestFirst(
-      (await this.db.rows(`SELECT ${this.shape.columns} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values, 'prepared')).map((r) =>
-        this.shape.map(r),
-      ),
-    );
+    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
+    const sql = this.shape.statement(`SELECT ${this.shape.columns} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values, viewerId, order);
+    return this.shape.collect(p.newestFirst(await this.db.rows(sql, values, 'prepared')), viewerId);
   }
 }
