@@ -18,10 +18,11 @@ export const REF_PAGES: PageShape<RefPage> = {
   statement(sql, values, viewerId, order) {
     const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
     const ids = '(SELECT a FROM ids)::bigint[]';
-    // The dynamic parts come once, on the page's newest row.
+    // The dynamic parts come once, on the page's newest row. The authors come from the page's own columns: reading
+    // them back from statuses cost ~150 µs of PostgreSQL a page.
     return `WITH page AS MATERIALIZED (${sql}),
       ids AS (SELECT ARRAY(SELECT id FROM page WHERE id IS NOT NULL UNION SELECT reblog_of_id::bigint FROM page WHERE reblog_of_id IS NOT NULL) AS a),
-      counted AS (SELECT ARRAY(SELECT DISTINCT s.account_id FROM statuses s WHERE s.id = ANY(${ids})) AS a),
+      counted AS (SELECT ARRAY(SELECT account_id FROM page WHERE id IS NOT NULL UNION SELECT reblog_account_id FROM page WHERE reblog_account_id IS NOT NULL) AS a),
       dyn AS MATERIALIZED (SELECT ${dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids)})
       SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY page.id ${order}`;
   },

@@ -31,8 +31,10 @@ export interface PageShape<R> {
 }
 
 export const STATUS_REFS: RowShape<StatusRef> = {
+  // The authors (the boosted status's too) are for the page's account counts (ref-pages.ts).
   columns: `s.id, s.xmin::text AS version, s.reblog_of_id::text AS reblog_of_id,
-    (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_version, s.quote_of_id::text AS quote_of_id`,
+    (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_version, s.quote_of_id::text AS quote_of_id,
+    s.account_id, (SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_account_id`,
   map: (r) => ({
     id: String(r['id']),
     version: r['version'] as string,
