@@ -10,11 +10,8 @@ export interface NotificationViewDeps {
   readonly reportViews: ReportViews;
 }
 
-/**
- * Notifications as entities (the store has left out those whose account is gone or status unreadable; one whose
- * status the member's filters hide in notifications is left out here).
- */
-export async function renderNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
+/** What a page of notifications shows, each with its sender, status and report as loaded. */
+async function loadNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
   // Senders and statuses in one statement with everything the statuses show (the page's render bundle).
   const { statuses: statusEntities, accounts } = await d.statusViews.page(
     [...new Map(items.flatMap((n) => (n.statusRef ? [[n.statusRef.id, n.statusRef] as const] : []))).values()],
@@ -31,16 +28,35 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
     if (n.statusId && !status) return [];
     const report = n.reportId ? reports.get(n.reportId) : undefined;
     if (n.reportId && !report) return [];
-    return [
-      {
-        id: n.id,
-        type: n.type,
-        created_at: n.createdAt.toISOString(),
-        group_key: n.groupKey ?? `ungrouped-${n.id}`,
-        account: account.entity(),
-        ...(status ? { status } : {}),
-        ...(report ? { report } : {}),
-      },
-    ];
+    return [{ n, account, status, report }];
   });
+}
+
+/**
+ * Notifications as entities (the store has left out those whose account is gone or status unreadable; one whose
+ * status the member's filters hide in notifications is left out here).
+ */
+export async function renderNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
+  return (await loadNotifications(d, items, viewerId)).map(({ n, account, status, report }) => ({
+    id: n.id,
+    type: n.type,
+    created_at: n.createdAt.toISOString(),
+    group_key: n.groupKey ?? `ungrouped-${n.id}`,
+    account: account.entity(),
+    ...(status ? { status } : {}),
+    ...(report ? { report } : {}),
+  }));
+}
+
+/**
+ * The same page as JSON text, as JSON.stringify(renderNotifications(…)) writes it, but with each sender written from
+ * its kept JSON (PageAccount.json) instead of made as an object and serialised again (issue 19: forty accounts a page).
+ */
+export async function renderNotificationsText(d: NotificationViewDeps, items: readonly Notification[], viewerId: string): Promise<string> {
+  const parts = (await loadNotifications(d, items, viewerId)).map(({ n, account, status, report }) => {
+    const head = JSON.stringify({ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}` });
+    const rest = JSON.stringify({ ...(status ? { status } : {}), ...(report ? { report } : {}) });
+    return `${head.slice(0, -1)},"account":${account.json()}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`;
+  });
+  return `[${parts.join(',')}]`;
 }

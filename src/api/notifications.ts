@@ -3,7 +3,7 @@
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json } from '../http/respond.js';
+import { json, jsonText } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notification, NotificationStore } from '../store/notifications.js';
@@ -13,7 +13,7 @@ import type { StatusViews } from './status-views.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import { isId } from '../store/ids.js';
-import { renderNotifications } from './notification-views.js';
+import { renderNotifications, renderNotificationsText } from './notification-views.js';
 import { flag } from './params.js';
 
 export interface NotificationApiDeps {
@@ -67,7 +67,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
           ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`),
         ].join('&');
         if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
-        return json(200, await render(items, viewer), links);
+        return jsonText(200, await renderNotificationsText(d, items, viewer), links);
       },
     }),
     route({
