@@ -53,10 +53,18 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
  * its kept JSON (PageAccount.json) instead of made as an object and serialised again (issue 19: forty accounts a page).
  */
 export async function renderNotificationsText(d: NotificationViewDeps, items: readonly Notification[], viewerId: string): Promise<string> {
+  // A page is mostly favourites and boosts of a few statuses: each is written once.
+  const statusText = new Map<string, string>();
   const parts = (await loadNotifications(d, items, viewerId)).map(({ n, account, status, report }) => {
     const head = JSON.stringify({ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}` });
-    const rest = JSON.stringify({ ...(status ? { status } : {}), ...(report ? { report } : {}) });
-    return `${head.slice(0, -1)},"account":${account.json()}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`;
+    let text = `${head.slice(0, -1)},"account":${account.json()}`;
+    if (status) {
+      let st = statusText.get(status.id);
+      if (st === undefined) statusText.set(status.id, (st = JSON.stringify(status)));
+      text += `,"status":${st}`;
+    }
+    if (report) text += `,"report":${JSON.stringify(report)}`;
+    return `${text}}`;
   });
   return `[${parts.join(',')}]`;
 }
