@@ -1,7 +1,7 @@
 // Where a timeline page's time goes: seeds the timelines (bench/timeline-seeds.ts), starts Stoa with V8's CPU
 // profiler, holds one page under wrk for BENCH_PROFILE_SEC seconds (default 15), stops Stoa so the profile is
 // written, and prints the functions with the most self time. The .cpuprofile is kept for Chromium's DevTools.
-// Run: node dist/bench/profile-page.js home   (any name bench/timelines.ts measures)
+// Run: node dist/bench/profile-page.js home   (any name bench/timelines.ts measures; BENCH_PROFILE=0: no profiler)
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,10 +31,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'stoa-profile-'));
   try {
     // Stoa migrates the database as it starts; the seed needs the tables.
-    const stoa = await startStoa({ DATABASE_URL: db.url, STOA_DATA_DIR: path.join(db.dataDir, 'stoa'), LOG_LEVEL: 'warn' }, [
-      '--cpu-prof',
-      `--cpu-prof-dir=${dir}`,
-    ]);
+    // BENCH_PROFILE=0: the same load without the profiler (whose own cost moves the bottleneck to Node).
+    const profiling = process.env['BENCH_PROFILE'] !== '0';
+    const stoa = await startStoa(
+      { DATABASE_URL: db.url, STOA_DATA_DIR: path.join(db.dataDir, 'stoa'), LOG_LEVEL: 'warn' },
+      profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [],
+    );
     const seed = await seedTimelines(db.url);
     const found = timelinePaths(seed).find(([n]) => n === name);
     if (!found) throw new Error(`no timeline named ${name}`);
@@ -42,9 +44,11 @@ async function main(): Promise<void> {
     await runWrk(wrk, stoa.url, target, { threads: 2, connections: 50, durationSec: 3 });
     const r = await runWrk(wrk, stoa.url, target, { threads: 2, connections: 50, durationSec: seconds });
     await stoa.stop(30_000);
+    process.stdout.write(`${name}: ${r.requestsPerSec.toFixed(0)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms\n`);
+    if (!profiling) return;
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`no profile written in ${dir}`);
-    process.stdout.write(`${name}: ${r.requestsPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms; profile ${path.join(dir, file)}\n`);
+    process.stdout.write(`profile ${path.join(dir, file)}\n`);
     process.stdout.write(summarise(JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile));
   } finally {
     await db.stop();

@@ -1,5 +1,6 @@
 // Notifications as Mastodon's Notification entities, for the REST list and for streaming.
 import type { Notification } from '../store/notifications.js';
+import type { RenderBundle } from '../store/render-bundle.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import type { StatusViews } from './status-views.js';
@@ -11,13 +12,14 @@ export interface NotificationViewDeps {
 }
 
 /** What a page of notifications shows, each with its sender, status and report as loaded. */
-async function loadNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string) {
+async function loadNotifications(d: NotificationViewDeps, items: readonly Notification[], viewerId: string, dynamics: RenderBundle | null = null) {
   // Senders and statuses in one statement with everything the statuses show (the page's render bundle).
   const { statuses: statusEntities, accounts } = await d.statusViews.page(
     [...new Map(items.flatMap((n) => (n.statusRef ? [[n.statusRef.id, n.statusRef] as const] : []))).values()],
     [...new Set(items.map((n) => n.fromAccountId))],
     viewerId,
     'notifications',
+    dynamics,
   );
   const reportIds = [...new Set(items.flatMap((n) => (n.reportId ? [n.reportId] : [])))];
   const reports = reportIds.length ? await d.reportViews.plain(await d.reports.byIds(reportIds)) : new Map();
@@ -52,10 +54,15 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
  * The same page as JSON text, as JSON.stringify(renderNotifications(…)) writes it, but with each sender written from
  * its kept JSON (PageAccount.json) instead of made as an object and serialised again (issue 19: forty accounts a page).
  */
-export async function renderNotificationsText(d: NotificationViewDeps, items: readonly Notification[], viewerId: string): Promise<string> {
+export async function renderNotificationsText(
+  d: NotificationViewDeps,
+  items: readonly Notification[],
+  viewerId: string,
+  dynamics: RenderBundle | null = null,
+): Promise<string> {
   // A page is mostly favourites and boosts of a few statuses: each is written once.
   const statusText = new Map<string, string>();
-  const parts = (await loadNotifications(d, items, viewerId)).map(({ n, account, status, report }) => {
+  const parts = (await loadNotifications(d, items, viewerId, dynamics)).map(({ n, account, status, report }) => {
     const head = JSON.stringify({ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}` });
     let text = `${head.slice(0, -1)},"account":${account.json()}`;
     if (status) {

@@ -53,7 +53,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
         const types = list(req.query['types']);
         const excludeTypes = list(req.query['exclude_types']);
         const includeFiltered = flag(req.query['include_filtered']);
-        const items = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from, includeFiltered });
+        const { items, dynamics } = await d.notifications.list(viewer, page, { types, excludeTypes, fromAccountId: from, includeFiltered });
         const keep: Record<string, string | undefined> = { account_id: from, include_filtered: includeFiltered ? 'true' : undefined };
         const links = timelineLinks(
           d.baseUrl + req.path,
@@ -67,7 +67,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
           ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`),
         ].join('&');
         if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
-        return jsonText(200, await renderNotificationsText(d, items, viewer), links);
+        return jsonText(200, await renderNotificationsText(d, items, viewer, dynamics), links);
       },
     }),
     route({

@@ -157,6 +157,7 @@ export class StatusViews {
     accountIds: readonly string[],
     viewerId: string,
     context?: FilterContext,
+    dynamics: RenderBundle | null = null,
   ): Promise<{ statuses: Map<string, StatusEntity>; accounts: Map<string, PageAccount> }> {
     const held = this.takeRefs(refs);
     const statusIds = refs.map((r) => r.id);
@@ -188,6 +189,7 @@ export class StatusViews {
         },
         [],
         held,
+        dynamics,
       ),
       context ? this.filters.of(viewerId) : undefined,
     ]);

@@ -5,6 +5,8 @@ import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
 import { listable, threadNotMuted, visibleTo } from './visibility.js';
 import { type StatusRef, statusRefJoin, statusRefOf } from './status-refs.js';
+import { dynamicsOf, withDynamics } from './ref-pages.js';
+import type { RenderBundle } from './render-bundle.js';
 
 // `quote` (Mastodon 4.5): someone quoted the member's post; its status is the quoting one.
 export const NOTIFICATION_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'admin.report'] as const;
@@ -169,19 +171,27 @@ export class NotificationStore {
     );
   }
 
-  async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<Notification[]> {
+  /**
+   * A page of the member's notifications, with the dynamic parts of the statuses they name read in the same
+   * statement (ref-pages.ts withDynamics): a page the render cache holds costs one round trip.
+   */
+  async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<{ items: Notification[]; dynamics: RenderBundle | null }> {
     const values: unknown[] = [accountId];
     const where = notificationWhere(values, f);
     const p = pageSql(page, 'n.id', values);
-    return p.newestFirst(
-      (
-        await this.db.rows<NotificationRow>(
-          `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id')} WHERE ${where}${p.where}${p.orderLimit}`,
-          values,
-          'prepared',
-        )
-      ).map(toNotification),
+    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
+    const sql = withDynamics(
+      `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id')} WHERE ${where}${p.where}${p.orderLimit}`,
+      values,
+      accountId,
+      `page.id ${order}`,
+      {
+        statuses: ['status_id', 'status_reblog_of_id'],
+        accounts: ['from_account_id', 'status_account_id', 'status_reblog_account_id'],
+      },
     );
+    const rows = await this.db.rows<NotificationRow>(sql, values, 'prepared');
+    return { items: p.newestFirst(rows.map(toNotification)), dynamics: dynamicsOf(rows, accountId) };
   }
 
   async one(accountId: string, id: string): Promise<Notification | undefined> {

@@ -13,27 +13,41 @@ export interface RefPage {
   readonly dynamics: RenderBundle | null;
 }
 
+/**
+ * A page's statement `sql` as the MATERIALIZED CTE `page`, with the dynamic parts of the statuses it names read in
+ * the same statement (dynamicItems), on its newest row (greatest `id`), rows in `order`. `statuses` and `accounts` name
+ * page's columns holding the statuses (boosted ones included) and the accounts whose counts are shown.
+ */
+export function withDynamics(
+  sql: string,
+  values: unknown[],
+  viewerId: string | null,
+  order: string,
+  names: { readonly statuses: readonly string[]; readonly accounts: readonly string[] },
+): string {
+  const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
+  const ids = '(SELECT a FROM ids)::bigint[]';
+  const all = (columns: readonly string[]) => columns.map((c) => `SELECT ${c}::bigint FROM page WHERE ${c} IS NOT NULL`).join(' UNION ');
+  return `WITH page AS MATERIALIZED (${sql}),
+      ids AS (SELECT ARRAY(${all(names.statuses)}) AS a),
+      counted AS (SELECT ARRAY(${all(names.accounts)}) AS a),
+      dyn AS MATERIALIZED (SELECT ${dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids)})
+      SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY ${order}`;
+}
+
+/** The dynamic parts withDynamics read, from the row that carries them; null if none does (an empty page). */
+export function dynamicsOf(rows: readonly Record<string, unknown>[], viewerId: string | null): RenderBundle | null {
+  const r = rows.find((x) => x['favourited'] !== null && x['favourited'] !== undefined);
+  return r ? toBundle(r as BundleRow, viewerId) : null;
+}
+
 export const REF_PAGES: PageShape<RefPage> = {
   columns: STATUS_REFS.columns,
-  statement(sql, values, viewerId, order) {
-    const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
-    const ids = '(SELECT a FROM ids)::bigint[]';
-    // The dynamic parts come once, on the page's newest row. The authors come from the page's own columns: reading
-    // them back from statuses cost ~150 µs of PostgreSQL a page.
-    return `WITH page AS MATERIALIZED (${sql}),
-      ids AS (SELECT ARRAY(SELECT id FROM page WHERE id IS NOT NULL UNION SELECT reblog_of_id::bigint FROM page WHERE reblog_of_id IS NOT NULL) AS a),
-      counted AS (SELECT ARRAY(SELECT account_id FROM page WHERE id IS NOT NULL UNION SELECT reblog_account_id FROM page WHERE reblog_account_id IS NOT NULL) AS a),
-      dyn AS MATERIALIZED (SELECT ${dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids)})
-      SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY page.id ${order}`;
-  },
-  collect(rows, viewerId) {
-    const refs: StatusRef[] = [];
-    let dynamics: RenderBundle | null = null;
-    for (const r of rows) {
-      if (r['id'] === null || r['id'] === undefined) continue;
-      refs.push(STATUS_REFS.map(r));
-      if (r['favourited'] !== null && r['favourited'] !== undefined) dynamics = toBundle(r as BundleRow, viewerId);
-    }
-    return { refs, dynamics };
-  },
+  // The authors come from the page's own columns: reading them back from statuses cost ~150 µs of PostgreSQL a page.
+  statement: (sql, values, viewerId, order) =>
+    withDynamics(sql, values, viewerId, `page.id ${order}`, { statuses: ['id', 'reblog_of_id'], accounts: ['account_id', 'reblog_account_id'] }),
+  collect: (rows, viewerId) => ({
+    refs: rows.flatMap((r) => (r['id'] === null || r['id'] === undefined ? [] : [STATUS_REFS.map(r)])),
+    dynamics: dynamicsOf(rows, viewerId),
+  }),
 };

@@ -46,11 +46,13 @@ export const STATUS_REFS: RowShape<StatusRef> = {
 
 /**
  * A LEFT JOIN LATERAL naming the status `statusId` (an SQL expression) by ref, as the columns status_version,
- * status_reblog_of_id, status_reblog_version and status_quote_of_id (for pages of notifications, read by statusRefOf).
+ * status_reblog_of_id, status_reblog_version and status_quote_of_id (for pages of notifications, read by statusRefOf),
+ * with the authors (status_account_id, status_reblog_account_id) for the page's dynamic parts (ref-pages.ts).
  */
 export function statusRefJoin(statusId: string): string {
   return `LEFT JOIN LATERAL (SELECT sr.xmin::text AS status_version, sr.reblog_of_id::text AS status_reblog_of_id,
-      (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = sr.reblog_of_id) AS status_reblog_version, sr.quote_of_id::text AS status_quote_of_id
+      (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = sr.reblog_of_id) AS status_reblog_version, sr.quote_of_id::text AS status_quote_of_id,
+      sr.account_id AS status_account_id, (SELECT ro.account_id FROM statuses ro WHERE ro.id = sr.reblog_of_id) AS status_reblog_account_id
     FROM statuses sr WHERE sr.id = ${statusId}) sref ON true`;
 }
 

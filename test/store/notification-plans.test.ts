@@ -37,7 +37,7 @@ describe('notification page statements', () => {
 
   it('runs the notifications page from a generic plan', async () => {
     const store = new NotificationStore(db);
-    for (let i = 0; i < 10; i++) assert.equal((await store.list(me, { limit: 40 }, {})).length, 40);
+    for (let i = 0; i < 10; i++) assert.equal((await store.list(me, { limit: 40 }, {})).items.length, 40);
     const [p, ...more] = await plans();
     assert.equal(more.length, 0, 'one statement for every page of this shape');
     assert.ok(p!.generic >= 4, `planned per page: ${JSON.stringify({ ...p, statement: undefined })}`);
@@ -68,8 +68,8 @@ describe('notification page statements', () => {
 
   it('writes only the usual limits into the text: every other limit shares one statement', async () => {
     const store = new NotificationStore(db);
-    for (let limit = 1; limit <= 80; limit++) assert.equal((await store.list(me, { limit }, {})).length, limit);
-    const pages = (await plans()).filter((p) => p.statement.startsWith('SELECT n.* FROM notifications n'));
+    for (let limit = 1; limit <= 80; limit++) assert.equal((await store.list(me, { limit }, {})).items.length, limit);
+    const pages = (await plans()).filter((p) => p.statement.includes('SELECT n.*, sref.* FROM notifications n'));
     // 20, 40 and 80 written out, and the one with LIMIT $n for the 77 others.
     assert.equal(pages.length, 4, pages.map((p) => p.statement.slice(-20)).join('\n'));
   });
