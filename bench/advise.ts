@@ -17,6 +17,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { sha256Digest, signatureHeader, signingString } from '../src/federation/http-signatures.js';
 import { Database } from '../src/store/db.js';
+import os from 'node:os';
 import { cpuSeconds } from './cpu.js';
 import type { BenchDatabase } from './database.js';
 import { postmasterPid } from './pg-cpu.js';
@@ -25,7 +26,8 @@ import { checkTimeline, FIGURE_HEAD, figureCells, fmt, measureTimeline, textTabl
 import { seedTimelines } from './timeline-seeds.js';
 import type { Target, WrkSettings } from './wrk.js';
 
-const POOLS = [5, 10, 20, 40];
+// Once, twice, four and eight times the cores: the default is twice (config/schema.ts defaultPoolMax).
+const POOLS = [1, 2, 4, 8].map((k) => k * Math.max(1, os.availableParallelism()));
 const VERIFY_THREADS = [1, 2, 4];
 const UV_THREADS = [1, 2, 4];
 const DELIVERY = [2, 4, 8, 16, 32];

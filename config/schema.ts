@@ -30,7 +30,8 @@ const EnvSchema = z.object({
     .string()
     .refine((u) => /^postgres(ql)?:\/\//.test(u), 'must be a postgres:// or postgresql:// URL')
     .optional(),
-  DATABASE_POOL_MAX: positiveInt(1, 200).default(10),
+  // Absent: twice the cores, at least 4 (defaultPoolMax below).
+  DATABASE_POOL_MAX: positiveInt(1, 200).optional(),
   STOA_DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
@@ -57,7 +58,7 @@ const EnvSchema = z.object({
   FEDERATION_FETCH_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   FEDERATION_MAX_RESPONSE_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(2 * 1024 * 1024),
   DELIVERY_CONCURRENCY: positiveInt(1, 64).default(4),
-  // Absent: 4 at the default pool of 10, a third of DATABASE_POOL_MAX in general (see historyJobsPerNode below).
+  // Absent: a third of DATABASE_POOL_MAX, rounded up (see historyJobsPerNode below).
   HISTORY_JOBS_PER_NODE: positiveInt(1, 64).optional(),
   DELIVERY_RETRY_BASE_MS: positiveInt(10, 3_600_000).default(30_000),
   DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
@@ -274,7 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     localDomain,
     databaseUrl: e.DATABASE_URL,
-    databasePoolMax: e.DATABASE_POOL_MAX,
+    databasePoolMax: e.DATABASE_POOL_MAX ?? defaultPoolMax(),
     dataDir,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
@@ -301,7 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxResponseBytes: e.FEDERATION_MAX_RESPONSE_BYTES,
       deliveryConcurrency: e.DELIVERY_CONCURRENCY,
       // A job holds a connection for each page it commits; the API, deliveries and the inbox need the rest.
-      historyJobsPerNode: e.HISTORY_JOBS_PER_NODE ?? Math.max(1, Math.ceil(e.DATABASE_POOL_MAX / 3)),
+      historyJobsPerNode: e.HISTORY_JOBS_PER_NODE ?? Math.max(1, Math.ceil((e.DATABASE_POOL_MAX ?? defaultPoolMax()) / 3)),
       deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
       deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,
@@ -376,6 +377,16 @@ function allowPrivateRanges(v: string): string[] | undefined {
     out.push(part);
   }
   return out.length ? out : undefined;
+}
+
+/**
+ * Connections per process when DATABASE_POOL_MAX is absent: twice the cores, at least 4 (the usual rule for a pool
+ * in front of PostgreSQL, cores × 2 plus disks). More connections than PostgreSQL can run at once only queue inside
+ * it: on a 2-core machine the home page served 1,280–1,360 req/s at 10 and 1,510–1,710 at 4 (bench/RESULTS.md,
+ * issue 19). `npm run bench -- --advise` measures it on the machine at hand.
+ */
+function defaultPoolMax(): number {
+  return Math.max(4, 2 * navigatorCores());
 }
 
 function navigatorCores(): number {
