@@ -62,16 +62,7 @@ export class StatusCache {
 
   /** The entry rendered from exactly this row, if any (and marks it recently used). */
   get(row: Status): CachedStatus | undefined {
-    if (!this.trusted) return undefined;
-    const slot = this.slots.get(row.id);
-    if (!slot) return undefined;
-    if (!sameRow(slot.value.row, row)) {
-      this.remove(row.id);
-      return undefined;
-    }
-    this.slots.delete(row.id);
-    this.slots.set(row.id, slot);
-    return slot.value;
+    return this.take(row.id, (kept) => sameRow(kept, row));
   }
 
   /**
@@ -79,10 +70,15 @@ export class StatusCache {
    * recently used): the same rule as get, for a page that named its statuses without reading their rows.
    */
   byVersion(id: string, version: string | null): CachedStatus | undefined {
-    if (!this.trusted || version === null) return undefined;
+    return version === null ? undefined : this.take(id, (kept) => kept.version === version);
+  }
+
+  /** Status `id`'s entry if `same` says its row is the one in hand (else it is dropped), marked recently used. */
+  private take(id: string, same: (kept: Status) => boolean): CachedStatus | undefined {
+    if (!this.trusted) return undefined;
     const slot = this.slots.get(id);
     if (!slot) return undefined;
-    if (slot.value.row.version !== version) {
+    if (!same(slot.value.row)) {
       this.remove(id);
       return undefined;
     }

@@ -30,18 +30,19 @@ export interface PageShape<R> {
   collect(rows: readonly Record<string, unknown>[], viewerId: string | null): R;
 }
 
+/**
+ * The ref's columns of status row `s`, each named `<prefix>version` and so on, with the authors (the boosted status's
+ * too) for the page's account counts (ref-pages.ts).
+ */
+function refColumns(s: string, prefix: string): string {
+  const boosted = (column: string) => `(SELECT ro.${column} FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`;
+  return `${s}.xmin::text AS ${prefix}version, ${s}.reblog_of_id::text AS ${prefix}reblog_of_id, ${boosted('xmin::text')} AS ${prefix}reblog_version,
+    ${s}.quote_of_id::text AS ${prefix}quote_of_id, ${s}.account_id AS ${prefix}account_id, ${boosted('account_id')} AS ${prefix}reblog_account_id`;
+}
+
 export const STATUS_REFS: RowShape<StatusRef> = {
-  // The authors (the boosted status's too) are for the page's account counts (ref-pages.ts).
-  columns: `s.id, s.xmin::text AS version, s.reblog_of_id::text AS reblog_of_id,
-    (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_version, s.quote_of_id::text AS quote_of_id,
-    s.account_id, (SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id) AS reblog_account_id`,
-  map: (r) => ({
-    id: String(r['id']),
-    version: r['version'] as string,
-    reblogOfId: r['reblog_of_id'] as string | null,
-    reblogVersion: r['reblog_version'] as string | null,
-    quoteOfId: r['quote_of_id'] as string | null,
-  }),
+  columns: `s.id, ${refColumns('s', '')}`,
+  map: (r) => refFrom(String(r['id']), r, ''),
 };
 
 /**
@@ -50,19 +51,16 @@ export const STATUS_REFS: RowShape<StatusRef> = {
  * with the authors (status_account_id, status_reblog_account_id) for the page's dynamic parts (ref-pages.ts).
  */
 export function statusRefJoin(statusId: string): string {
-  return `LEFT JOIN LATERAL (SELECT sr.xmin::text AS status_version, sr.reblog_of_id::text AS status_reblog_of_id,
-      (SELECT ro.xmin::text FROM statuses ro WHERE ro.id = sr.reblog_of_id) AS status_reblog_version, sr.quote_of_id::text AS status_quote_of_id,
-      sr.account_id AS status_account_id, (SELECT ro.account_id FROM statuses ro WHERE ro.id = sr.reblog_of_id) AS status_reblog_account_id
-    FROM statuses sr WHERE sr.id = ${statusId}) sref ON true`;
+  return `LEFT JOIN LATERAL (SELECT ${refColumns('sr', 'status_')} FROM statuses sr WHERE sr.id = ${statusId}) sref ON true`;
 }
 
 /** The ref statusRefJoin's columns give status `id`; its version is null when the row had none (not joined, or gone). */
 export function statusRefOf(id: string, r: Record<string, unknown>): StatusRef {
-  return {
-    id,
-    version: (r['status_version'] as string | undefined) ?? null,
-    reblogOfId: (r['status_reblog_of_id'] as string | undefined) ?? null,
-    reblogVersion: (r['status_reblog_version'] as string | undefined) ?? null,
-    quoteOfId: (r['status_quote_of_id'] as string | undefined) ?? null,
-  };
+  return refFrom(id, r, 'status_');
+}
+
+/** A ref from a row's columns named `<prefix>version` and so on; absent columns read as null. */
+function refFrom(id: string, r: Record<string, unknown>, prefix: string): StatusRef {
+  const text = (k: string) => (r[prefix + k] as string | null | undefined) ?? null;
+  return { id, version: text('version'), reblogOfId: text('reblog_of_id'), reblogVersion: text('reblog_version'), quoteOfId: text('quote_of_id') };
 }
