@@ -1207,6 +1207,7 @@ CREATE INDEX statuses_account ON statuses USING btree (account_id, id DESC) WHER
 CREATE INDEX statuses_history ON statuses USING btree (created_at) WHERE history;
 CREATE UNIQUE INDEX statuses_one_reblog ON statuses USING btree (account_id, reblog_of_id) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));
 CREATE INDEX statuses_public ON statuses USING btree (id DESC) WHERE ((deleted_at IS NULL) AND (visibility = 0));
+CREATE INDEX statuses_public_local ON statuses USING btree (id DESC) WHERE ((deleted_at IS NULL) AND (visibility = 0) AND local);
 CREATE INDEX statuses_quotes ON statuses USING btree (quote_of_id) WHERE (quote_of_id IS NOT NULL);
 CREATE INDEX statuses_reblog_of ON statuses USING btree (reblog_of_id) WHERE (reblog_of_id IS NOT NULL);
 CREATE INDEX statuses_reblogs ON statuses USING btree (reblog_of_id, id DESC) WHERE ((reblog_of_id IS NOT NULL) AND (deleted_at IS NULL));

@@ -220,13 +220,20 @@ export class TimelineStore<R = Status[]> {
   ): Promise<R> {
     const values: unknown[] = [[tag, ...(more.any ?? [])].map(tagKey)];
     const has = (param: string) => `SELECT st.status_id FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE t.key = ANY(${param}::text[])`;
-    let where = `${TAG_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}
-      AND s.id IN (${has('$1')})`;
+    const single = !more.any?.length;
+    // One tag (as clients ask): the page is read from the tag's index, newest first, each row tested as it is taken.
+    // Read from the statuses instead, a page of a tag on one post in ten tested ~250 rows; of a rare tag, all of them.
+    let where = `${TAG_RULE}${scope === 'local' ? ' AND s.local' : scope === 'remote' ? ' AND NOT s.local' : ''}${single ? '' : ` AND s.id IN (${has('$1')})`}`;
     for (const t of more.all ?? []) where += ` AND s.id IN (${has(`$${values.push([tagKey(t)])}`)})`;
     if (more.none?.length) where += ` AND s.id NOT IN (${has(`$${values.push(more.none.map(tagKey))}`)})`;
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
-    return this.feed(where, values, page, viewerId);
+    if (!single) return this.feed(where, values, page, viewerId);
+    return this.page(`(${where}) AND ${listable()}`, values, page, viewerId, {
+      from: 'status_tags st JOIN statuses s ON s.id = st.status_id',
+      pageColumn: 'st.status_id',
+      more: ' AND st.tag_id = (SELECT t.id FROM tags t WHERE t.key = ($1::text[])[1])',
+    });
   }
 
   /** A page of a feed across accounts: never a remote history post. */
@@ -234,10 +241,25 @@ export class TimelineStore<R = Status[]> {
     return this.page(`(${where}) AND ${listable()}`, values, page, viewerId);
   }
 
-  private async page(where: string, values: unknown[], page: PageQuery, viewerId: string | null): Promise<R> {
-    const p = pageSql(page, 's.id', values);
+  /**
+   * A page of status rows `s` read from `at.from` (the statuses by default) where `where` holds, by the cursors on
+   * `at.pageColumn` (s.id by default), with `at.more` besides.
+   */
+  private async page(
+    where: string,
+    values: unknown[],
+    page: PageQuery,
+    viewerId: string | null,
+    at: { readonly from?: string; readonly pageColumn?: string; readonly more?: string } = {},
+  ): Promise<R> {
+    const p = pageSql(page, at.pageColumn ?? 's.id', values);
     const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
-    const sql = this.shape.statement(`SELECT ${this.shape.columns} FROM statuses s WHERE ${where}${p.where}${p.orderLimit}`, values, viewerId, order);
+    const sql = this.shape.statement(
+      `SELECT ${this.shape.columns} FROM ${at.from ?? 'statuses s'} WHERE ${where}${at.more ?? ''}${p.where}${p.orderLimit}`,
+      values,
+      viewerId,
+      order,
+    );
     return this.shape.collect(p.newestFirst(await this.db.rows(sql, values, 'prepared')), viewerId);
   }
 }

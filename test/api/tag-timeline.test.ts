@@ -37,4 +37,18 @@ describe('hashtag timeline filters', () => {
     assert.deepEqual(await names('?any[]=birds&none[]=dogs'), ['bird', 'cat', 'catbird']);
     assert.deepEqual(await names('?all[]=not-a-tag!'), ['both', 'cat', 'catbird'], 'malformed names are ignored');
   });
+
+  // One tag is read from the tag's own index (TimelineStore.tagged): its cursors page it as they page the others.
+  it('pages a single tag with max_id, since_id and min_id', async () => {
+    const page = async (query: string) =>
+      ((await api(s.url, undefined, 'GET', `/api/v1/timelines/tag/cats${query}`)).body as Json[]).map((x) => Object.keys(ids).find((k) => ids[k] === x.id));
+    assert.deepEqual(await page(''), ['catbird', 'both', 'cat'], 'newest first');
+    assert.deepEqual(await page('?limit=1'), ['catbird']);
+    assert.deepEqual(await page(`?limit=1&max_id=${ids['catbird']}`), ['both']);
+    assert.deepEqual(await page(`?max_id=${ids['both']}`), ['cat']);
+    assert.deepEqual(await page(`?since_id=${ids['cat']}`), ['catbird', 'both']);
+    assert.deepEqual(await page(`?limit=1&min_id=${ids['cat']}`), ['both'], 'min_id: the page just newer');
+    assert.deepEqual(await page(`?local=true&limit=2`), ['catbird', 'both']);
+    assert.deepEqual(await page(`?remote=true`), []);
+  });
 });
