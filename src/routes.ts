@@ -223,7 +223,14 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
     // Statuses and what members do with them.
     mount(
       ['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'],
-      statusRoutes({ accounts: w.accounts, statuses: w.statuses, service: w.statusService, views: w.statusViews, interactions: w.interactionService }),
+      statusRoutes({
+        accounts: w.accounts,
+        statuses: w.statuses,
+        threads: w.threads,
+        service: w.statusService,
+        views: w.statusViews,
+        interactions: w.interactionService,
+      }),
     ),
     mount(
       ['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'],

@@ -72,6 +72,7 @@ import { SettingsStore } from './store/settings.js';
 import { StatusStore } from './store/statuses.js';
 import { StreamAudienceStore } from './store/stream-audience.js';
 import { TimelineStore } from './store/timelines.js';
+import { ThreadStore } from './store/threads.js';
 import { REF_PAGES } from './store/ref-pages.js';
 import { UserStore } from './store/users.js';
 import { MemberPreferenceStore } from './store/member-preferences.js';
@@ -106,6 +107,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     historyJobs: new HistoryJobStore(db),
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
+    threads: new ThreadStore(db),
     timelines: new TimelineStore(db),
     // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.
     timelineRefs: new TimelineStore(db, REF_PAGES),

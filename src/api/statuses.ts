@@ -14,6 +14,7 @@ import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
+import type { ThreadStore } from '../store/threads.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -120,6 +121,7 @@ const QuoteId = z.object({ quoted_status_id: idParam.optional() });
 export interface StatusApiDeps {
   readonly accounts: AccountStore;
   readonly statuses: StatusStore;
+  readonly threads: ThreadStore;
   readonly service: StatusService;
   readonly views: StatusViews;
   readonly interactions: InteractionService;
@@ -294,10 +296,12 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
         const viewerId = viewer(who);
-        const s = await original(req.params['id'], viewerId);
-        const { ancestors, descendants } = await d.statuses.thread(s, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
-        // Both halves rendered from one render bundle.
-        const entities = await d.views.inContextRefs({ refs: [...ancestors, ...descendants], dynamics: null }, viewerId, 'thread');
+        // The status, its thread and the thread's dynamic parts in one statement (store/threads.ts).
+        const thread = await d.threads.context(req.params['id']!, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
+        if (!thread) throw Errors.notFound();
+        const { ancestors, descendants } = thread;
+        // Both halves rendered together.
+        const entities = await d.views.inContextRefs({ refs: [...ancestors, ...descendants], dynamics: thread.dynamics }, viewerId, 'thread');
         const byId = new Map(entities.map((e) => [e.id, e]));
         const shown = (list: readonly StatusRef[]) => list.flatMap((x) => byId.get(x.id) ?? []);
         return json(200, { ancestors: shown(ancestors), descendants: shown(descendants) });

@@ -6,7 +6,7 @@ import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { quiet, visibleTo } from './visibility.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
-import { type PageShape, STATUS_REFS, type StatusRef } from './status-refs.js';
+import type { PageShape } from './status-refs.js';
 
 export type { StatusEdit } from './status-edits.js';
 
@@ -413,40 +413,6 @@ export class StatusStore {
   }
 
   /** Replies to a status (direct children), oldest first. */
-  /**
-   * A status's thread in one statement: its ancestors the viewer may read (walking up from its parent, stopping at the
-   * first it may not, at most maxUp, oldest first), and its descendants breadth-first (each level in its parents'
-   * order, each parent's replies oldest first, only through replies the viewer may read and has not silenced), at most
-   * maxDown. A descendant deeper than maxDown cannot be among the first maxDown, so the walk stops there. The thread's
-   * statuses are named by ref (status-refs.ts): the render cache answers for their rows.
-   */
-  async thread(s: Status, viewerId: string | null, maxUp: number, maxDown: number): Promise<{ ancestors: StatusRef[]; descendants: StatusRef[] }> {
-    const values: unknown[] = [s.id, s.inReplyToId, maxUp, maxDown];
-    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
-    const down = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
-    const rows = await this.db.rows<{ part: string }>(
-      `WITH RECURSIVE up (id, parent, depth) AS (
-         SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = $2::bigint AND ${visibleTo(v)}
-         UNION ALL
-         SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < $3 AND ${visibleTo(v)}),
-       down (id, depth, path) AS (
-         SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = $1::bigint AND ${down}
-         UNION ALL
-         SELECT s.id, down.depth + 1, down.path || s.id FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < $4 AND ${down}),
-       picked AS (
-         (SELECT 'a' AS part, id, -depth AS k1, NULL::bigint[] AS k2 FROM up)
-         UNION ALL
-         (SELECT 'd', id, depth, path FROM down ORDER BY depth, path LIMIT $4))
-       SELECT p.part, ${STATUS_REFS.columns} FROM picked p JOIN statuses s ON s.id = p.id ORDER BY p.part, p.k1, p.k2`,
-      values,
-      'prepared',
-    );
-    const ancestors: StatusRef[] = [];
-    const descendants: StatusRef[] = [];
-    for (const r of rows) (r.part === 'a' ? ancestors : descendants).push(STATUS_REFS.map(r));
-    return { ancestors, descendants };
-  }
-
   async repliesTo(id: string, viewerId: string | null, limit: number): Promise<Status[]> {
     const values: unknown[] = [id];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;

@@ -117,6 +117,22 @@ describe('timeline pages: round trips to PostgreSQL', () => {
     assert.equal(statements.length, 2, statements.map((t) => t.replace(/\s+/g, ' ').slice(0, 120)).join('\n'));
   });
 
+  it('reads a held thread in one statement: the status, its context and their counts and flags', async () => {
+    const path = `/api/v1/statuses/${rootId}/context`;
+    const first = await call('ann', 'GET', path);
+    assert.ok(first.descendants.length >= 2, JSON.stringify(first));
+    const again = await call('ann', 'GET', path);
+    assert.deepEqual(again, first);
+    const statements = sent.get(path) ?? [];
+    assert.equal(statements.length, 1, statements.map((t) => t.replace(/\s+/g, ' ').slice(0, 120)).join('\n'));
+    // Asked through the boost of the root, the context is the root's; a status nobody may read is not found.
+    const boost = ((await call('ann', 'GET', '/api/v1/timelines/home')) as Json[]).find((x) => x.reblog?.id === rootId);
+    assert.ok(boost);
+    assert.deepEqual(await call('ann', 'GET', `/api/v1/statuses/${boost.id}/context`), first);
+    const res = await fetch(`${s.url}/api/v1/statuses/1/context`);
+    assert.equal(res.status, 404);
+  });
+
   it('shows what the page loaded in its one render statement', async () => {
     const home = (await call('ann', 'GET', '/api/v1/timelines/home')) as Json[];
     const boost = home.find((x) => x.reblog?.id === rootId);

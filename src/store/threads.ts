@@ -1,0 +1,69 @@
+// A status's context (GET /api/v1/statuses/:id/context) in one statement: the status asked for as the viewer may
+// read it (through a boost, the boosted one), its ancestors and descendants by ref (status-refs.ts), and the dynamic
+// parts of all of them (ref-pages.ts withDynamics). A thread the render cache holds costs one round trip; it cost
+// three when the status, the walk and the dynamic parts were read one after the other (issue 19).
+import type { Database } from './db.js';
+import { isId } from './ids.js';
+import { dynamicsOf, withDynamics } from './ref-pages.js';
+import type { RenderBundle } from './render-bundle.js';
+import { STATUS_REFS, type StatusRef } from './status-refs.js';
+import { quiet, visibleTo } from './visibility.js';
+
+export interface Thread {
+  /** Oldest first. */
+  readonly ancestors: readonly StatusRef[];
+  /** Breadth-first, each parent's replies oldest first. */
+  readonly descendants: readonly StatusRef[];
+  /** Read for the thread's statuses (the one asked for among them) as if all were held. */
+  readonly dynamics: RenderBundle | null;
+}
+
+export class ThreadStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The context of status `id` as `viewerId` (null: anonymous) sees it, or undefined when they may not read it. The
+   * ancestors walk up from its parent, stopping at the first the viewer may not read, at most maxUp; the descendants
+   * go breadth-first only through replies the viewer may read and has not silenced, at most maxDown (a descendant
+   * deeper than maxDown cannot be among the first maxDown, so the walk stops there).
+   */
+  async context(id: string, viewerId: string | null, maxUp: number, maxDown: number): Promise<Thread | undefined> {
+    if (!isId(id) || !Number.isSafeInteger(maxUp) || !Number.isSafeInteger(maxDown)) return undefined;
+    const values: unknown[] = [id];
+    const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    const down = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
+    // The status asked for is the page's row of part 't': present exactly when the viewer may read it.
+    const sql = `WITH RECURSIVE target AS (
+         SELECT s.id, s.in_reply_to_id FROM statuses s
+         WHERE s.id = (SELECT CASE WHEN x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)
+           AND ${visibleTo(v)}),
+       up (id, parent, depth) AS (
+         SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = (SELECT t.in_reply_to_id FROM target t) AND ${visibleTo(v)}
+         UNION ALL
+         SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < ${maxUp} AND ${visibleTo(v)}),
+       down (id, depth, path) AS (
+         SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = (SELECT t.id FROM target t) AND ${down}
+         UNION ALL
+         SELECT s.id, down.depth + 1, down.path || s.id FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ${maxDown} AND ${down}),
+       picked AS (
+         (SELECT 'a' AS part, id, -depth AS k1, NULL::bigint[] AS k2 FROM up)
+         UNION ALL
+         (SELECT 'd', id, depth, path FROM down ORDER BY depth, path LIMIT ${maxDown})
+         UNION ALL
+         (SELECT 't', id, 0, NULL FROM target))
+       SELECT p.part, p.k1, p.k2, ${STATUS_REFS.columns} FROM picked p JOIN statuses s ON s.id = p.id`;
+    const rows = await this.db.rows<{ part: string }>(
+      withDynamics(sql, values, viewerId, 'page.part, page.k1, page.k2', {
+        statuses: ['id', 'reblog_of_id'],
+        accounts: ['account_id', 'reblog_account_id'],
+      }),
+      values,
+      'prepared',
+    );
+    if (!rows.some((r) => r.part === 't')) return undefined;
+    const ancestors: StatusRef[] = [];
+    const descendants: StatusRef[] = [];
+    for (const r of rows) if (r.part !== 't') (r.part === 'a' ? ancestors : descendants).push(STATUS_REFS.map(r));
+    return { ancestors, descendants, dynamics: dynamicsOf(rows, viewerId) };
+  }
+}
