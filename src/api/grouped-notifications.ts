@@ -15,8 +15,10 @@ import { isId } from '../store/ids.js';
 import type { AccountViews } from './account-views.js';
 import { flag, stringList } from './params.js';
 import type { StatusViews } from './status-views.js';
+import { statusesJson } from './status-json.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
+import type { RenderBundle } from '../store/render-bundle.js';
 
 /** Types whose group names a status (status_id, and the status in `statuses`). */
 const STATUS_TYPES = new Set(['favourite', 'reblog', 'status', 'mention', 'poll', 'update', 'quote']);
@@ -80,6 +82,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     grouped: readonly string[],
     expand: Expand,
     paged: boolean,
+    dynamics: RenderBundle | null = null,
   ) => {
     const groups = items.map((n) => {
       const key = groupKeyOf(n, grouped);
@@ -101,6 +104,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       [...new Set(groups.flatMap((g) => g.samples))],
       viewer,
       'notifications',
+      dynamics,
     );
     const statuses = loaded.statuses;
     const accounts = new Map([...loaded.accounts.values()].filter((a) => !a.row.deletedAt).map((a) => [a.row.id, a]));
@@ -133,9 +137,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         avatar_description: a.avatar_description,
       };
     };
+    const shownStatuses = [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].map((id) => statuses.get(id)!);
     const rest = {
       ...(expand === 'partial_avatars' ? { partial_accounts: [...partial].map(partialEntity) } : {}),
-      statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].map((id) => statuses.get(id)!),
       notification_groups: shown.map((g) => ({
         group_key: g.key,
         notifications_count: g.count,
@@ -150,7 +154,12 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     };
     return {
       groups: rest.notification_groups.length,
-      text: () => `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}],${JSON.stringify(rest).slice(1)}`,
+      // Keys as Mastodon orders them: accounts, partial_accounts, statuses, notification_groups.
+      text: () => {
+        const accountsText = `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}]`;
+        const partialText = rest.partial_accounts ? `,"partial_accounts":${JSON.stringify(rest.partial_accounts)}` : '';
+        return `${accountsText}${partialText},"statuses":${statusesJson(shownStatuses)},"notification_groups":${JSON.stringify(rest.notification_groups)}}`;
+      },
     };
   };
 
@@ -171,7 +180,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         const grouped = groupedTypesParam(req.query['grouped_types']);
         const f = filterParams(req.query);
         // The groups and what they hold in one statement (counted where Mastodon's controller counts them).
-        const { items, data } = await d.groups.pageWithData(viewer, page, f, grouped);
+        const { items, data, dynamics } = await d.groups.pageWithData(viewer, page, f, grouped);
         const one = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
         const keep: Keep = {
           types: stringList(req.query['types']),
@@ -183,7 +192,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         };
         return jsonText(
           200,
-          (await render(viewer, items, data, grouped, expand, true)).text(),
+          (await render(viewer, items, data, grouped, expand, true, dynamics)).text(),
           timelineLinks(
             d.baseUrl + req.path,
             page,

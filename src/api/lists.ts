@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json } from '../http/respond.js';
+import { json, jsonText } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
@@ -15,6 +15,7 @@ import type { AccountViews } from './account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
+import { statusesJson } from './status-json.js';
 
 const ListBody = z.object({
   title: z.string().trim().min(1, "Title can't be blank").max(100, 'Title is too long (maximum is 100 characters)'),
@@ -162,9 +163,9 @@ export function listRoutes(d: ListApiDeps): Route[] {
         const l = await own(req, who);
         const page = pageQuery(req.query, 20, 40);
         const list = await d.timelines.listTimeline(l, page);
-        return json(
+        return jsonText(
           200,
-          await d.statusViews.inContextRefs(list, l.accountId, 'home'),
+          statusesJson(await d.statusViews.inContextRefs(list, l.accountId, 'home')),
           timelineLinks(
             d.baseUrl + req.path,
             page,

@@ -4,6 +4,7 @@ import type { RenderBundle } from '../store/render-bundle.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import type { StatusViews } from './status-views.js';
+import { statusJson } from './status-json.js';
 
 export interface NotificationViewDeps {
   readonly statusViews: StatusViews;
@@ -67,7 +68,7 @@ export async function renderNotificationsText(
     let text = `${head.slice(0, -1)},"account":${account.json()}`;
     if (status) {
       let st = statusText.get(status.id);
-      if (st === undefined) statusText.set(status.id, (st = JSON.stringify(status)));
+      if (st === undefined) statusText.set(status.id, (st = statusJson(status)));
       text += `,"status":${st}`;
     }
     if (report) text += `,"report":${JSON.stringify(report)}`;

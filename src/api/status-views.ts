@@ -22,6 +22,7 @@ import type { RefPage } from '../store/ref-pages.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { AccountEntity, AccountViews } from './account-views.js';
 import type { CachedStatus, StatusCache } from './status-cache.js';
+import { madeOf } from './status-json.js';
 import type { AccountCache, CachedAccount } from './account-cache.js';
 import type { FilterContext } from '../store/filters.js';
 import { applyFilters, type FilterCache } from './filter-apply.js';
@@ -311,20 +312,21 @@ export class StatusViews {
     const given = new Map(list.map((s) => [s.id, s]));
     const row = (id: string) => b.statuses.get(id) ?? given.get(id) ?? ctx.held.get(id)?.row;
     const parts = new Map<string, CachedStatus | null>();
-    const accountOf = new Map<string, AccountEntity>(); // one Account entity per author and page
+    const accountOf = new Map<string, { entity: AccountEntity; bare: AccountEntity }>(); // one Account entity per author and page
     const now = Date.now();
     const one = (s: Status, reblog?: unknown) => {
       let c = parts.get(s.id);
       if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ctx)));
       if (!c) return null;
       let account = accountOf.get(c.author.id);
-      if (!account) accountOf.set(c.author.id, (account = withAccountCounts(c.account, c.author, b.accountCounts.get(c.author.id))));
+      if (!account)
+        accountOf.set(c.author.id, (account = { entity: withAccountCounts(c.account, c.author, b.accountCounts.get(c.author.id)), bare: c.account }));
       const counts = b.counts.get(s.id);
       const flags = b.flags;
       const own = viewerId === s.accountId;
       const poll = b.polls.get(s.id);
-      return statusEntity(s, c.parts, {
-        account,
+      const e = statusEntity(s, c.parts, {
+        account: account.entity,
         repliesCount: counts?.replies ?? 0,
         quotesCount: counts?.quotes ?? 0,
         reblogsCount: counts?.reblogs ?? 0,
@@ -340,6 +342,7 @@ export class StatusViews {
         reactions: (b.reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
         poll: poll ? pollEntity(poll, now, b.ownVotes ? (b.ownVotes.get(poll.id) ?? []) : null, own) : null,
       });
+      return madeOf(e, c, account.bare);
     };
     const plain = (s: Status) => {
       if (!s.reblogOfId) return one(s);

@@ -2,7 +2,7 @@
 // remote), a hashtag's, and an account's statuses. Link-header pagination with absolute URLs; none on an empty page.
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
-import { json } from '../http/respond.js';
+import { json, jsonText } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import { route, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
@@ -13,6 +13,7 @@ import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
+import { statusesJson } from './status-json.js';
 
 const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 
@@ -43,7 +44,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       list.refs.map((s) => s.id),
       keep,
     );
-    return json(200, await d.views.inContextRefs(list, viewerId, context), links);
+    return jsonText(200, statusesJson(await d.views.inContextRefs(list, viewerId, context)), links);
   };
   const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
     const local = flag(req.query['local']);

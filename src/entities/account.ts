@@ -124,6 +124,17 @@ export function accountJsonWithCounts(p: AccountJson, a: AccountRow, counts: Acc
   return p.head + JSON.stringify(countFields(a, counts)).slice(1, -1) + p.tail;
 }
 
+/** JSON text of a value that is a number when all is well (exactly as JSON.stringify writes it either way). */
+const scalar = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
+
+/**
+ * The same text as JSON.stringify(e) for an entity with counts that withAccountCounts made of the entity `p` was made
+ * of: its counts are read from e itself.
+ */
+export function accountJsonOf(p: AccountJson, e: AccountEntity): string {
+  return `${p.head}"followers_count":${scalar(e.followers_count)},"following_count":${scalar(e.following_count)},"statuses_count":${scalar(e.statuses_count)},"last_status_at":${scalar(e.last_status_at)}${p.tail}`;
+}
+
 function accountRowOf(u: LocalUser): AccountRow {
   return {
     id: u.accountId,

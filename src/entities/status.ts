@@ -78,6 +78,37 @@ export function acctOf(a: Account): string {
   return a.domain ? `${a.username}@${a.domain}` : a.username;
 }
 
+const QUOTE_APPROVAL = Object.freeze({ automatic: Object.freeze(['public']), manual: Object.freeze([]), current_user: 'automatic' });
+
+/**
+ * The keys every reader sees alike, first and in statusEntity's order: api/status-json.ts writes them once per
+ * rendered status as text, and then only the keys after them per page.
+ */
+export function statusStatic(s: Status, p: StatusParts) {
+  return {
+    id: s.id,
+    created_at: p.created_at,
+    in_reply_to_id: s.inReplyToId,
+    in_reply_to_account_id: s.inReplyToAccountId,
+    sensitive: p.sensitive,
+    spoiler_text: s.spoilerText,
+    visibility: s.visibility,
+    language: s.language,
+    uri: p.uri,
+    url: p.url,
+    edited_at: p.edited_at,
+    content: s.content,
+    ...(p.application ? { application: p.application } : {}),
+    media_attachments: p.media_attachments,
+    mentions: p.mentions,
+    tags: p.tags,
+    emojis: [],
+    card: null,
+    quote_approval: QUOTE_APPROVAL,
+  };
+}
+
+/** statusStatic's keys, then what depends on the reader or the moment (written by api/status-json.ts in this order). */
 export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
   return {
     id: s.id,
@@ -90,29 +121,29 @@ export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
     language: s.language,
     uri: p.uri,
     url: p.url,
+    edited_at: p.edited_at,
+    content: s.content,
+    ...(p.application ? { application: p.application } : {}),
+    media_attachments: p.media_attachments,
+    mentions: p.mentions,
+    tags: p.tags,
+    emojis: [] as unknown[],
+    card: null,
+    quote_approval: QUOTE_APPROVAL,
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,
     quotes_count: c.quotesCount,
-    edited_at: p.edited_at,
     favourited: c.favourited,
     reblogged: c.reblogged,
     muted: c.muted,
     bookmarked: c.bookmarked,
     ...(c.own ? { pinned: c.pinned } : {}),
-    content: s.content,
-    filtered: [],
-    ...(p.application ? { application: p.application } : {}),
+    filtered: [] as unknown[],
     reblog: c.reblog ?? null,
     account: c.account,
-    media_attachments: p.media_attachments,
-    mentions: p.mentions,
-    tags: p.tags,
-    emojis: [],
-    card: null,
     poll: c.poll ?? null,
     quote: c.quote ?? null,
-    quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
     text: c.withText ? s.text : null,
     pleroma: { emoji_reactions: c.reactions ?? [] },
   };

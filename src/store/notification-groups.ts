@@ -7,6 +7,8 @@ import { isId } from './ids.js';
 import { notificationWhere, toNotification, type Notification, type NotificationFilter, type NotificationRow } from './notifications.js';
 import { limitSql, type PageQuery } from './paging.js';
 import { statusRefJoin } from './status-refs.js';
+import { dynamicsOf, withDynamics } from './ref-pages.js';
+import type { RenderBundle } from './render-bundle.js';
 
 /** Accounts named per group (Mastodon's NotificationGroup::SAMPLE_ACCOUNTS_SIZE). */
 export const SAMPLE_ACCOUNTS = 8;
@@ -121,7 +123,7 @@ export class NotificationGroupStore {
     page: PageQuery,
     f: NotificationFilter,
     groupedTypes: readonly string[],
-  ): Promise<{ items: Notification[]; data: Map<string, GroupData> }> {
+  ): Promise<{ items: Notification[]; data: Map<string, GroupData>; dynamics: RenderBundle | null }> {
     const values: unknown[] = [accountId];
     const walk = walkSql(values, page, f, groupedTypes);
     const full = `count(*) >= ${walk.limit}`;
@@ -131,8 +133,9 @@ export class NotificationGroupStore {
     // walk found that status shown to the member: the figures read the group's rows without asking again of each
     // (status_id read as NULL, the filter's status test folds away), still filtering their senders.
     const where = shownWhere(values, { includeFiltered: f.includeFiltered });
-    const rows = await this.db.rows<NotificationRow & GroupRow>(
-      `${walk.cte},
+    // The dynamic parts of the statuses and accounts the page shows come in the same statement (ref-pages.ts), on its
+    // newest row: a page the render cache holds costs one round trip.
+    const sql = `${walk.cte},
        pg AS (SELECT ${ROW}, groups[cardinality(groups)] AS key FROM grouped),
        rng AS (SELECT ${lo} AS lo, ${hi} AS hi FROM pg),
        d AS (SELECT n.group_key AS key, ${FIGURES}, min(n.id) FILTER (WHERE r.lo IS NULL OR n.id >= r.lo) AS page_min_id
@@ -140,13 +143,19 @@ export class NotificationGroupStore {
          WHERE ${where} AND n.group_key = ANY(ARRAY(SELECT key FROM pg WHERE key NOT LIKE 'ungrouped-%')) AND (r.hi IS NULL OR n.id <= r.hi)
          GROUP BY n.group_key)
        SELECT pg.*, d.most_recent, d.samples, d.count, d.page_min_id, d.latest_at, sref.* FROM pg LEFT JOIN d ON d.key = pg.key
-         ${statusRefJoin('pg.status_id')} ORDER BY pg.id DESC`,
+         ${statusRefJoin('pg.status_id')}`;
+    const rows = await this.db.rows<NotificationRow & GroupRow>(
+      withDynamics(sql, values, accountId, 'page.id DESC', {
+        statuses: ['status_id', 'status_reblog_of_id'],
+        accounts: ['from_account_id', 'status_account_id', 'status_reblog_account_id'],
+        accountArrays: ['samples'],
+      }),
       values,
       'prepared',
     );
     const data = new Map<string, GroupData>();
     for (const r of rows) if (r.most_recent !== null) data.set(r['key'] as string, groupData(r, true));
-    return { items: rows.map(toNotification), data };
+    return { items: rows.map(toNotification), data, dynamics: dynamicsOf(rows, accountId) };
   }
 
   /** What the groups with these keys hold, whole (one group's page); one pass over their shown notifications. */

@@ -23,14 +23,23 @@ export function withDynamics(
   values: unknown[],
   viewerId: string | null,
   order: string,
-  names: { readonly statuses: readonly string[]; readonly accounts: readonly string[] },
+  names: {
+    readonly statuses: readonly string[];
+    readonly accounts: readonly string[];
+    /** Columns holding arrays of accounts whose counts are shown too (a group's sample accounts). */
+    readonly accountArrays?: readonly string[];
+  },
 ): string {
   const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
   const ids = '(SELECT a FROM ids)::bigint[]';
-  const all = (columns: readonly string[]) => columns.map((c) => `SELECT ${c}::bigint FROM page WHERE ${c} IS NOT NULL`).join(' UNION ');
+  const all = (columns: readonly string[], arrays: readonly string[] = []) =>
+    [
+      ...columns.map((c) => `SELECT ${c}::bigint FROM page WHERE ${c} IS NOT NULL`),
+      ...arrays.map((c) => `SELECT x::bigint FROM page, unnest(page.${c}) x`),
+    ].join(' UNION ');
   return `WITH page AS MATERIALIZED (${sql}),
       ids AS (SELECT ARRAY(${all(names.statuses)}) AS a),
-      counted AS (SELECT ARRAY(${all(names.accounts)}) AS a),
+      counted AS (SELECT ARRAY(${all(names.accounts, names.accountArrays)}) AS a),
       dyn AS MATERIALIZED (SELECT ${dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids)})
       SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY ${order}`;
 }

@@ -1,0 +1,49 @@
+// Status entities written as JSON text (issue 19): a page of twenty statuses was serialised afresh on every read,
+// ~15 % of a timeline's Node time, and as much again in the garbage it left. What every reader sees alike
+// (entities/status.ts statusStatic) is written once per rendered status and kept with it; a page then writes only
+// counts, flags and the like per status, read from the entity itself. StatusViews names the entities it makes
+// (`made`) with the cached status they were made of; an entity nobody named (one a caller copied to change, as
+// filter-apply.ts does) is written by JSON.stringify. Either way the text is JSON.stringify's, byte for byte
+// (test/api/status-json.test.ts).
+import { type AccountEntity, type AccountJson, accountJsonOf, accountJsonParts } from '../entities/account.js';
+import { statusStatic } from '../entities/status.js';
+import type { CachedStatus } from './status-cache.js';
+
+interface Made {
+  readonly status: CachedStatus;
+  /** The author's entity without counts that the entity's `account` was made of. */
+  readonly account: AccountEntity;
+}
+
+/** Entities made by StatusViews, with what they were made of. Weak: an entity lives for its page. */
+const made = new WeakMap<object, Made>();
+/** Per rendered status and per account entity (both frozen, shared, dropped with the caches' entries). */
+const heads = new WeakMap<CachedStatus, string>();
+const accountParts = new WeakMap<AccountEntity, AccountJson>();
+
+/** StatusViews: entity e was made of cached status c, its account of the author's entity without counts. */
+export function madeOf<E extends object>(e: E, status: CachedStatus, account: AccountEntity): E {
+  made.set(e, { status, account });
+  return e;
+}
+
+type Entity = Record<string, unknown>;
+
+/** One status entity as JSON text. */
+export function statusJson(value: unknown): string {
+  const m = typeof value === 'object' && value !== null ? made.get(value) : undefined;
+  if (!m) return JSON.stringify(value);
+  const e = value as Entity;
+  let head = heads.get(m.status);
+  if (head === undefined) heads.set(m.status, (head = JSON.stringify(statusStatic(m.status.row, m.status.parts)).slice(0, -1)));
+  let parts = accountParts.get(m.account);
+  if (parts === undefined) accountParts.set(m.account, (parts = accountJsonParts(m.account)));
+  return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${'pinned' in e ? `,"pinned":${e['pinned']}` : ''},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
+}
+
+/** A list of status entities as JSON text: the same as JSON.stringify(list). */
+export function statusesJson(list: readonly unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < list.length; i++) out += (i ? ',' : '') + statusJson(list[i]);
+  return `${out}]`;
+}
