@@ -35,9 +35,17 @@ export function startBare(): Promise<ServerProcess> {
   });
 }
 
+/**
+ * Node's flags for the server, as `npm start` gives them (package.json): a young generation of 64 MiB semi-spaces.
+ * At the default 16 MiB a page of forty notifications (~100 KB written, rows parsed, entities made) scavenged so often
+ * that what lived across its round trip to PostgreSQL was promoted and collected again: ~30 % of the Node time of the
+ * notification pages (bench/RESULTS.md, issue 19).
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
+
 /** Stoa with its logs on stdout sent to /dev/null ('ignore'); it reports { port } over IPC. */
 export async function startStoa(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<StoaProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, script('stoa-server')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, script('stoa-server')], {
     // BENCH_STOA_LOG=<file>: Stoa's log lines appended there (diagnosis); by default they go nowhere, paid for all the same.
     stdio: ['ignore', process.env['BENCH_STOA_LOG'] ? openSync(process.env['BENCH_STOA_LOG'], 'a') : 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, ...env },
