@@ -108,11 +108,14 @@ function bundleSql(): string {
  * whose counts are shown, `polled` the statuses whose polls are read.
  */
 export function dynamicItems(ids: string, v: string, counted: string, polled: string): string {
-  return `(SELECT json_agg(x) FROM (SELECT t.id::text AS id, coalesce(c.followers, 0) AS followers, coalesce(c.following, 0) AS following,
-        coalesce(c.statuses, 0) AS statuses, c.last_status_at
-      FROM unnest(${counted}) AS t(id) LEFT JOIN account_counts c ON c.account_id = t.id) x) AS account_counts,
-    (SELECT json_agg(x) FROM (SELECT c.status_id::text AS id, c.replies, c.reblogs, c.favourites, c.quotes FROM status_counts c
-      WHERE c.status_id = ANY(${ids})) x) AS counts,
+  // Counts as the text of one flat JSON array, five values a row (countsOf reads it): json_agg of objects cost twice
+  // the PostgreSQL time (~0.55 ms against ~0.28 for a grouped page's 190 accounts), and JSON.parse reads it natively.
+  // An account or status without a row has none here: its counts are 0, as they would be from a zeroed row.
+  return `(SELECT '[' || string_agg('"' || c.account_id || '",' || c.followers || ',' || c.following || ',' || c.statuses || ','
+        || coalesce('"' || to_char(c.last_status_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '"', 'null'), ',') || ']'
+      FROM account_counts c WHERE c.account_id = ANY(${counted})) AS account_counts,
+    (SELECT '[' || string_agg('"' || c.status_id || '",' || c.replies || ',' || c.reblogs || ',' || c.favourites || ',' || c.quotes, ',') || ']'
+      FROM status_counts c WHERE c.status_id = ANY(${ids})) AS counts,
     ARRAY(SELECT f.status_id::text FROM favourites f WHERE f.account_id = ${v} AND f.status_id = ANY(${ids})) AS favourited,
     ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.account_id = ${v} AND r.reblog_of_id = ANY(${ids}) AND r.deleted_at IS NULL) AS reblogged,
     ARRAY(SELECT b.status_id::text FROM bookmarks b WHERE b.account_id = ${v} AND b.status_id = ANY(${ids})) AS bookmarked,
@@ -148,9 +151,11 @@ export interface BundleRow {
   quotes_shown?: string[];
   quotes_deleted?: string[];
   accounts?: AccountDbRow[] | null;
-  account_counts: { id: string; followers: number; following: number; statuses: number; last_status_at: string | null }[] | null;
+  /** A flat JSON array: id, followers, following, statuses, last status's day (UTC) or null; per account. */
+  account_counts: string | null;
   apps?: { id: string; name: string; website: string | null }[] | null;
-  counts: { id: string; replies: number; reblogs: number; favourites: number; quotes: number }[] | null;
+  /** A flat JSON array: id, replies, reblogs, favourites, quotes; per status. */
+  counts: string | null;
   favourited: string[];
   reblogged: string[];
   bookmarked: string[];
@@ -201,6 +206,18 @@ export class RenderBundleStore {
   }
 }
 
+/** A flat JSON array of `width` values a row (dynamicItems' counts), as a map of what `entry` makes of each row. */
+function rowsOf<V>(text: string | null, width: number, entry: (x: readonly unknown[], i: number) => [string, V]): Map<string, V> {
+  const out = new Map<string, V>();
+  if (text === null) return out;
+  const x = JSON.parse(text) as unknown[];
+  for (let i = 0; i < x.length; i += width) {
+    const [k, v] = entry(x, i);
+    out.set(k, v);
+  }
+  return out;
+}
+
 export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
   const media = new Map<string, Media[]>();
   for (const row of r.media ?? []) {
@@ -221,14 +238,20 @@ export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
     quotesShown: new Set(r.quotes_shown ?? []),
     quotesDeleted: new Set(r.quotes_deleted ?? []),
     accounts: new Map((r.accounts ?? []).map((a) => [a.id, toAccount(dates(a, ACCOUNT_DATES))])),
-    accountCounts: new Map(
-      (r.account_counts ?? []).map((c) => [
-        c.id,
-        { followers: c.followers, following: c.following, statuses: c.statuses, lastStatusAt: c.last_status_at ? new Date(c.last_status_at) : null },
-      ]),
-    ),
+    accountCounts: rowsOf(r.account_counts, 5, (x, i) => [
+      x[i] as string,
+      {
+        followers: x[i + 1] as number,
+        following: x[i + 2] as number,
+        statuses: x[i + 3] as number,
+        lastStatusAt: x[i + 4] === null ? null : new Date(`${x[i + 4] as string}T00:00:00Z`),
+      },
+    ]),
     apps: new Map((r.apps ?? []).map((a) => [a.id, { name: a.name, website: a.website }])),
-    counts: new Map((r.counts ?? []).map((c) => [c.id, c])),
+    counts: rowsOf(r.counts, 5, (x, i) => [
+      x[i] as string,
+      { id: x[i] as string, replies: x[i + 1] as number, reblogs: x[i + 2] as number, favourites: x[i + 3] as number, quotes: x[i + 4] as number },
+    ]),
     flags:
       viewerId === null
         ? null
