@@ -302,6 +302,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
       timelineRoutes({
         baseUrl: config.baseUrl,
         accounts: w.accounts,
+        accountCache: w.accountCache,
         statuses: w.statuses,
         timelines: w.timelineRefs,
         views: w.statusViews,

@@ -12,6 +12,7 @@ import type { TimelineStore } from '../store/timelines.js';
 import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
+import type { AccountCache } from './account-cache.js';
 import { isId } from '../store/ids.js';
 import { statusesJson } from './status-json.js';
 
@@ -20,6 +21,8 @@ const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 export interface TimelineDeps {
   readonly baseUrl: string;
   readonly accounts: AccountStore;
+  /** Accounts' rows as this node holds them rendered (dropped on every change, account-cache.ts). */
+  readonly accountCache: AccountCache;
   readonly statuses: StatusStore;
   /** Pages named by refs: the rendered-status cache answers for their rows (status-views.ts inContextRefs). */
   readonly timelines: TimelineStore<RefPage>;
@@ -103,7 +106,8 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       handler: async (req, who) => {
         const viewerId = viewer(who);
         const id = req.params['id']!;
-        const a = isId(id) ? await d.accounts.byId(id) : undefined;
+        // The account as the rendered-account cache holds it (the page's statuses render it anyway), else its row.
+        const a = isId(id) ? (d.accountCache.get(id)?.row ?? (await d.accounts.byId(id))) : undefined;
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
         if (flag(req.query['pinned'])) {
           // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).

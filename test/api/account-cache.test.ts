@@ -137,4 +137,18 @@ describe('the rendered-account cache across two nodes', () => {
       ['Untold again', 'Untold again'],
     );
   });
+
+  // The account statuses route takes the account's row from the cache (issue 19: one statement a held page).
+  it("an account deleted on A: B's page of its statuses is not found, though B held it", async () => {
+    await cachedOnB();
+    const statuses = () => api(b.url, m.token['alice'], 'GET', `/api/v1/accounts/${m.id['carol']}/statuses`);
+    assert.equal((await statuses()).status, 200);
+    await a.app.db.tx(async (q) => {
+      await q.query('SET LOCAL session_replication_role = replica');
+      await q.query('UPDATE accounts SET deleted_at = now() WHERE id = $1', [m.id['carol']]);
+    });
+    assert.equal((await statuses()).status, 200, 'B answers from the row it holds while it is not told');
+    await a.app.db.exec('UPDATE accounts SET deleted_at = now() WHERE id = $1', [m.id['carol']]);
+    await eventually(async () => assert.equal((await statuses()).status, 404));
+  });
 });
