@@ -160,12 +160,15 @@ export function listRoutes(d: ListApiDeps): Route[] {
       path: '/api/v1/timelines/list/:id',
       auth: { scopes: ['read:lists'], member: true },
       handler: async (req, who) => {
-        const l = await own(req, who);
+        const owner = who.record.user.accountId;
+        const id = req.params['id']!;
         const page = pageQuery(req.query, 20, 40);
-        const list = await d.timelines.listTimeline(l, page);
+        // The list's own row is read in the page's statement: none, the list is not the member's.
+        const list = isId(id) ? await d.timelines.listTimeline(id, owner, page) : undefined;
+        if (!list) throw Errors.notFound();
         return jsonText(
           200,
-          statusesJson(await d.statusViews.inContextRefs(list, l.accountId, 'home')),
+          statusesJson(await d.statusViews.inContextRefs(list, owner, 'home')),
           timelineLinks(
             d.baseUrl + req.path,
             page,

@@ -76,8 +76,6 @@ export const PUBLIC_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.rebl
 /** The hashtag feeds (replies included), before the tags themselves are matched. */
 export const TAG_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL AND ${publicFeedable()}`;
 
-const REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
-
 /**
  * The feeds, each page read as `shape` says: whole rows (the default) or refs (status-refs.ts), which the client API's
  * timelines read so that statuses held rendered cost no row (api/status-views.ts fromRefs).
@@ -162,13 +160,28 @@ export class TimelineStore<R = Status[]> {
    * says: none, replies to list members, or replies to anyone the owner follows. Self-threads and replies to the owner
    * are always in, as in Mastodon's FeedManager#filter_from_list?.
    */
-  async listTimeline(list: { id: string; accountId: string; repliesPolicy: 'followed' | 'list' | 'none' }, page: PageQuery): Promise<R> {
-    // The policy is written in as a literal (one statement per policy): the planner then drops the branches of the
-    // other policies from the generic plan as it does from a custom one, and keeps the generic plan instead of
-    // planning every page afresh (1.6 ms a page, issue 19).
-    const policy = REPLIES_POLICIES.find((p) => p === list.repliesPolicy);
-    if (!policy) throw new Error(`unknown replies policy ${list.repliesPolicy}`);
-    return this.feed(listRule('$1', '$2', `'${policy}'::text`), [list.id, list.accountId], page, list.accountId);
+  async listTimeline(listId: string, ownerId: string, page: PageQuery): Promise<R | undefined> {
+    // The list's row is read in the same statement (no row at all: not the owner's list), its replies policy taken
+    // from it for each status. A literal policy let the planner drop the other policies' branches, but cost a round
+    // trip for the row first; read from the row, a policy's branch is skipped when its test `policy = '…'` fails.
+    const values: unknown[] = [listId, ownerId];
+    const p = pageSql(page, 's.id', values);
+    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
+    const rows = await this.db.rows(
+      this.shape.statement(
+        `SELECT l.replies_policy AS list_policy, p.* FROM lists l
+         LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM statuses s
+           WHERE (${listRule('$1', '$2', 'l.replies_policy')}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
+         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${order}`,
+        values,
+        ownerId,
+        order,
+      ),
+      values,
+      'prepared',
+    );
+    if (rows.length === 0) return undefined;
+    return this.shape.collect(p.newestFirst(rows.filter((r) => r['id'] !== null && r['id'] !== undefined)), ownerId);
   }
 
   /**

@@ -117,6 +117,14 @@ describe('timeline pages: round trips to PostgreSQL', () => {
     assert.deepEqual(again, first);
     const statements = sent.get(path) ?? [];
     assert.equal(statements.length, 1, statements.map((t) => t.replace(/\s+/g, ' ').slice(0, 120)).join('\n'));
+    // A list of cid alone: its own row is read in the page's statement.
+    const only = (await call('ann', 'POST', '/api/v1/lists', { title: 'cid' })).id;
+    await call('ann', 'POST', `/api/v1/lists/${only}/accounts`, { account_ids: [m.id['cid']] });
+    const listPath = `/api/v1/timelines/list/${only}`;
+    const listed = (await call('ann', 'GET', listPath)) as Json[];
+    assert.ok(listed.length > 0 && listed.every((x) => x.account.id === m.id['cid']));
+    assert.deepEqual(await call('ann', 'GET', listPath), listed);
+    assert.equal((sent.get(listPath) ?? []).length, 1, (sent.get(listPath) ?? []).join('\n'));
   });
 
   it('reads a held thread in one statement: the status, its context and their counts and flags', async () => {
