@@ -121,7 +121,7 @@ export function accountJsonParts(e: AccountEntity): AccountJson {
 
 /** The same text as JSON.stringify(withAccountCounts(e, a, counts)) for the entity the parts were made of. */
 export function accountJsonWithCounts(p: AccountJson, a: AccountRow, counts: AccountCounts | undefined): string {
-  return p.head + JSON.stringify(countFields(a, counts)).slice(1, -1) + p.tail;
+  return accountJsonOf(p, countFields(a, counts));
 }
 
 /** JSON text of a value that is a number when all is well (exactly as JSON.stringify writes it either way). */
@@ -129,9 +129,9 @@ const scalar = (v: unknown): string => (typeof v === 'number' || typeof v === 'b
 
 /**
  * The same text as JSON.stringify(e) for an entity with counts that withAccountCounts made of the entity `p` was made
- * of: its counts are read from e itself.
+ * of (or for that entity with `e`'s counts): the counts are read from e, written without serialising an object.
  */
-export function accountJsonOf(p: AccountJson, e: AccountEntity): string {
+export function accountJsonOf(p: AccountJson, e: ReturnType<typeof countFields>): string {
   return `${p.head}"followers_count":${scalar(e.followers_count)},"following_count":${scalar(e.following_count)},"statuses_count":${scalar(e.statuses_count)},"last_status_at":${scalar(e.last_status_at)}${p.tail}`;
 }
 
