@@ -102,7 +102,7 @@ export function statusStatic(s: Status, p: StatusParts) {
     media_attachments: p.media_attachments,
     mentions: p.mentions,
     tags: p.tags,
-    emojis: [],
+    emojis: [] as unknown[],
     card: null,
     quote_approval: QUOTE_APPROVAL,
   };
@@ -110,26 +110,7 @@ export function statusStatic(s: Status, p: StatusParts) {
 
 /** statusStatic's keys, then what depends on the reader or the moment (written by api/status-json.ts in this order). */
 export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
-  return {
-    id: s.id,
-    created_at: p.created_at,
-    in_reply_to_id: s.inReplyToId,
-    in_reply_to_account_id: s.inReplyToAccountId,
-    sensitive: p.sensitive,
-    spoiler_text: s.spoilerText,
-    visibility: s.visibility,
-    language: s.language,
-    uri: p.uri,
-    url: p.url,
-    edited_at: p.edited_at,
-    content: s.content,
-    ...(p.application ? { application: p.application } : {}),
-    media_attachments: p.media_attachments,
-    mentions: p.mentions,
-    tags: p.tags,
-    emojis: [] as unknown[],
-    card: null,
-    quote_approval: QUOTE_APPROVAL,
+  return Object.assign(statusStatic(s, p), {
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,
@@ -146,7 +127,7 @@ export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
     quote: c.quote ?? null,
     text: c.withText ? s.text : null,
     pleroma: { emoji_reactions: c.reactions ?? [] },
-  };
+  });
 }
 
 /**
