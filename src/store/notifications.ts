@@ -88,14 +88,19 @@ const NEW_GROUP_KEY = `CASE WHEN $5::text IS NULL THEN NULL ELSE coalesce(
 // (not deleted, no mention edited out, no follow ended): in the query, so a page holds exactly what is shown. A remote
 // history post never announces itself (mention, new post, quote) until a delivery promotes it; what a member did to
 // it (a vote whose poll ended) is still told.
-const LIVE = `AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)
-  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${visibleTo('n.account_id')}
-    AND (${listable()} OR n.type NOT IN ('mention', 'status', 'quote'))))`;
+/** Status `a` (of notification n) is one its member may be told of. */
+const statusLive = (a: string) => `${visibleTo('n.account_id', a)} AND (${listable(a)} OR n.type NOT IN ('mention', 'status', 'quote'))`;
+const SENDER_LIVE = 'AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NULL)';
+const LIVE = `${SENDER_LIVE}
+  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND ${statusLive('s')}))`;
 
-/** The member's ($1 in values) notifications n that pass the filter; parameters are appended to values. */
-export function notificationWhere(values: unknown[], f: NotificationFilter): string {
+/**
+ * The member's ($1 in values) notifications n that pass the filter; parameters are appended to values. `live`: the
+ * status test as an expression of the caller's own join of n's status (the v1 page's ref join), instead of LIVE's.
+ */
+export function notificationWhere(values: unknown[], f: NotificationFilter, live?: string): string {
   // Nothing from accounts the member blocks (or is blocked by), nor from muted ones whose notifications are muted.
-  let where = `n.account_id = $1 ${LIVE}
+  let where = `n.account_id = $1 ${live === undefined ? LIVE : `${SENDER_LIVE} AND (n.status_id IS NULL OR ${live})`}
       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = n.from_account_id) OR (b.account_id = n.from_account_id AND b.target_account_id = $1))
       AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = n.from_account_id AND mu.hide_notifications
         AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
@@ -177,11 +182,12 @@ export class NotificationStore {
    */
   async list(accountId: string, page: PageQuery, f: NotificationFilter): Promise<{ items: Notification[]; dynamics: RenderBundle | null }> {
     const values: unknown[] = [accountId];
-    const where = notificationWhere(values, f);
+    // The status is read once, by the ref join, which also says whether the member may be told of it.
+    const where = notificationWhere(values, f, 'sref.status_live');
     const p = pageSql(page, 'n.id', values);
     const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const sql = withDynamics(
-      `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id')} WHERE ${where}${p.where}${p.orderLimit}`,
+      `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id', statusLive('sr'))} WHERE ${where}${p.where}${p.orderLimit}`,
       values,
       accountId,
       `page.id ${order}`,

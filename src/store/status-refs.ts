@@ -48,10 +48,12 @@ export const STATUS_REFS: RowShape<StatusRef> = {
 /**
  * A LEFT JOIN LATERAL naming the status `statusId` (an SQL expression) by ref, as the columns status_version,
  * status_reblog_of_id, status_reblog_version and status_quote_of_id (for pages of notifications, read by statusRefOf),
- * with the authors (status_account_id, status_reblog_account_id) for the page's dynamic parts (ref-pages.ts).
+ * with the authors (status_account_id, status_reblog_account_id) for the page's dynamic parts (ref-pages.ts). `live`:
+ * an expression over the status `sr`, read as the column status_live (the v1 page's LIVE test on the same probe).
  */
-export function statusRefJoin(statusId: string): string {
-  return `LEFT JOIN LATERAL (SELECT ${refColumns('sr', 'status_')} FROM statuses sr WHERE sr.id = ${statusId}) sref ON true`;
+export function statusRefJoin(statusId: string, live?: string): string {
+  const test = live === undefined ? '' : `, (${live}) AS status_live`;
+  return `LEFT JOIN LATERAL (SELECT ${refColumns('sr', 'status_')}${test} FROM statuses sr WHERE sr.id = ${statusId}) sref ON true`;
 }
 
 /** The ref statusRefJoin's columns give status `id`; its version is null when the row had none (not joined, or gone). */
