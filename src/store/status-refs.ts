@@ -34,16 +34,26 @@ export interface PageShape<R> {
  * The ref's columns of status row `s`, each named `<prefix>version` and so on, with the authors (the boosted status's
  * too) for the page's account counts (ref-pages.ts).
  */
+const REF_FIELDS: readonly (readonly [name: string, of: (s: string) => string])[] = [
+  ['version', (s) => `${s}.xmin::text`],
+  ['reblog_of_id', (s) => `${s}.reblog_of_id::text`],
+  ['reblog_version', (s) => `(SELECT ro.xmin::text FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`],
+  ['quote_of_id', (s) => `${s}.quote_of_id::text`],
+  ['account_id', (s) => `${s}.account_id`],
+  ['reblog_account_id', (s) => `(SELECT ro.account_id FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`],
+];
+
 function refColumns(s: string, prefix: string): string {
-  const boosted = (column: string) => `(SELECT ro.${column} FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`;
-  return `${s}.xmin::text AS ${prefix}version, ${s}.reblog_of_id::text AS ${prefix}reblog_of_id, ${boosted('xmin::text')} AS ${prefix}reblog_version,
-    ${s}.quote_of_id::text AS ${prefix}quote_of_id, ${s}.account_id AS ${prefix}account_id, ${boosted('account_id')} AS ${prefix}reblog_account_id`;
+  return REF_FIELDS.map(([name, of]) => `${of(s)} AS ${prefix}${name}`).join(', ');
 }
 
 export const STATUS_REFS: RowShape<StatusRef> = {
   columns: `s.id, ${refColumns('s', '')}`,
   map: (r) => refFrom(String(r['id']), r, ''),
 };
+
+/** The names of STATUS_REFS' columns: a query that carries them through a CTE selects them by these. */
+export const STATUS_REF_NAMES = ['id', ...REF_FIELDS.map(([name]) => name)].join(', ');
 
 /**
  * A LEFT JOIN LATERAL naming the status `statusId` (an SQL expression) by ref, as the columns status_version,

@@ -6,7 +6,7 @@ import type { Database } from './db.js';
 import { isId } from './ids.js';
 import { dynamicsOf, withDynamics } from './ref-pages.js';
 import type { RenderBundle } from './render-bundle.js';
-import { STATUS_REFS, type StatusRef } from './status-refs.js';
+import { STATUS_REF_NAMES, STATUS_REFS, type StatusRef } from './status-refs.js';
 import { quiet, visibleTo } from './visibility.js';
 
 export interface Thread {
@@ -32,26 +32,26 @@ export class ThreadStore {
     const values: unknown[] = [id];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
     const down = v === null ? visibleTo(null) : `${visibleTo(v)} AND ${quiet(v)}`;
-    // The status asked for is the page's row of part 't': present exactly when the viewer may read it.
+    // Each status's ref is read as the walk takes its row (not read again by id afterwards). The status asked for is
+    // the page's row of part 't': present exactly when the viewer may read it.
+    const ref = STATUS_REFS.columns;
     const sql = `WITH RECURSIVE target AS (
-         SELECT s.id, s.in_reply_to_id FROM statuses s
+         SELECT ${ref}, s.in_reply_to_id FROM statuses s
          WHERE s.id = (SELECT CASE WHEN x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)
            AND ${visibleTo(v)}),
-       up (id, parent, depth) AS (
-         SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = (SELECT t.in_reply_to_id FROM target t) AND ${visibleTo(v)}
+       up AS (
+         SELECT ${ref}, s.in_reply_to_id AS parent, 1 AS depth FROM statuses s WHERE s.id = (SELECT t.in_reply_to_id FROM target t) AND ${visibleTo(v)}
          UNION ALL
-         SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < ${maxUp} AND ${visibleTo(v)}),
-       down (id, depth, path) AS (
-         SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = (SELECT t.id FROM target t) AND ${down}
+         SELECT ${ref}, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < ${maxUp} AND ${visibleTo(v)}),
+       down AS (
+         SELECT ${ref}, 1 AS depth, ARRAY[s.id] AS path FROM statuses s WHERE s.in_reply_to_id = (SELECT t.id FROM target t) AND ${down}
          UNION ALL
-         SELECT s.id, down.depth + 1, down.path || s.id FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ${maxDown} AND ${down}),
-       picked AS (
-         (SELECT 'a' AS part, id, -depth AS k1, NULL::bigint[] AS k2 FROM up)
-         UNION ALL
-         (SELECT 'd', id, depth, path FROM down ORDER BY depth, path LIMIT ${maxDown})
-         UNION ALL
-         (SELECT 't', id, 0, NULL FROM target))
-       SELECT p.part, p.k1, p.k2, ${STATUS_REFS.columns} FROM picked p JOIN statuses s ON s.id = p.id`;
+         SELECT ${ref}, down.depth + 1, down.path || s.id FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ${maxDown} AND ${down})
+       (SELECT 'a' AS part, -depth AS k1, NULL::bigint[] AS k2, ${STATUS_REF_NAMES} FROM up)
+       UNION ALL
+       (SELECT 'd', depth, path, ${STATUS_REF_NAMES} FROM down ORDER BY depth, path LIMIT ${maxDown})
+       UNION ALL
+       (SELECT 't', 0, NULL, ${STATUS_REF_NAMES} FROM target)`;
     const rows = await this.db.rows<{ part: string }>(
       withDynamics(sql, values, viewerId, 'page.part, page.k1, page.k2', {
         statuses: ['id', 'reblog_of_id'],
