@@ -50,7 +50,8 @@ export class DeliveryStore extends HostQueue {
       attempts: number;
       give_up_at: Date;
     }>(
-      `UPDATE deliveries SET ${this.leaseSet()} WHERE id IN (${this.claimable()})
+      `WITH due AS (${this.claimable()})
+       UPDATE deliveries SET ${this.leaseSet()} WHERE id IN (SELECT id FROM due)
        RETURNING id, activity_id, inbox_url, host, signer_id, body, attempts, give_up_at`,
       [host, owner, limit, leaseMs],
     );

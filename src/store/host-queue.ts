@@ -10,7 +10,13 @@ export abstract class HostQueue {
     private readonly table: 'deliveries' | 'push_deliveries',
   ) {}
 
-  /** The ids a claim of `host` may take now ($1 host, $3 limit), locked so two nodes never take the same row. */
+  /**
+   * The ids a claim of `host` may take now ($1 host, $3 limit), locked so two nodes never take the same row. A claim
+   * names them as a CTE (`WITH due AS (…) UPDATE … WHERE id IN (SELECT id FROM due)`), never as `id IN (this)`: a plan
+   * that scans such a subquery again per row gets more rows each time (SKIP LOCKED passes over those the same UPDATE
+   * has just taken), so one claim of 2 could take 6 (test/federation/delivery.test.ts saw 6 requests in flight to a
+   * host bounded at 2). A locking CTE runs once.
+   */
   protected claimable(): string {
     return `SELECT id FROM ${this.table} WHERE host = $1 AND next_attempt_at <= now() AND give_up_at > now()
             AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`;

@@ -36,9 +36,11 @@ export class InboxJobStore {
 
   async claim(owner: string, limit: number, leaseMs: number): Promise<InboxJob[]> {
     const rows = await this.db.rows<{ id: string; activity_id: string; signer_id: string | null; body: unknown; raw: string | null; attempts: number }>(
-      `UPDATE inbox_jobs SET lease_until = now() + $3 * interval '1 millisecond', lease_owner = $1, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM inbox_jobs WHERE processed_at IS NULL AND next_attempt_at <= now()
+      // The locked rows as a CTE, which runs once (see host-queue.ts claimable: as `id IN (…)` a claim could take more).
+      `WITH due AS (SELECT id FROM inbox_jobs WHERE processed_at IS NULL AND next_attempt_at <= now()
                     AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE inbox_jobs SET lease_until = now() + $3 * interval '1 millisecond', lease_owner = $1, attempts = attempts + 1
+       WHERE id IN (SELECT id FROM due)
        RETURNING id, activity_id, signer_id, body, raw, attempts`,
       [owner, limit, leaseMs],
     );

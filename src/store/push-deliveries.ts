@@ -42,8 +42,8 @@ export class PushDeliveryStore extends HostQueue {
 
   async claim(host: string, owner: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
     const rows = await this.db.rows<ClaimRow>(
-      `WITH c AS (
-         UPDATE push_deliveries SET ${this.leaseSet()} WHERE id IN (${this.claimable()})
+      `WITH due AS (${this.claimable()}), c AS (
+         UPDATE push_deliveries SET ${this.leaseSet()} WHERE id IN (SELECT id FROM due)
          RETURNING id, subscription_id, notification_id, attempts, give_up_at)
        SELECT c.*, s.account_id, s.endpoint, s.key_p256dh, s.key_auth, s.sealed_token, s.standard
        FROM c JOIN web_push_subscriptions s ON s.id = c.subscription_id ORDER BY c.id`,

@@ -28,6 +28,31 @@ describe('next-due queries of the work queues', () => {
   });
   after(() => db.close());
 
+  // A claim's locked rows are a CTE (host-queue.ts claimable): as `id IN (subquery)`, a plan that scans the subquery
+  // again per row took more rows each time (SKIP LOCKED passes over those the same UPDATE has just taken).
+  it('a claim takes at most its limit, whatever plan PostgreSQL picks for it', async () => {
+    const one = new Database(db.connectionString, 1, pino({ level: 'silent' }));
+    try {
+      // The plan that scans the claimed set again for each row (a nested loop semi join with it on the inner side).
+      for (const k of ['hashjoin', 'mergejoin', 'material', 'hashagg', 'sort']) await one.exec(`SET enable_${k} = off`);
+      const deliveries = new DeliveryStore(one);
+      const inboxes = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `https://bounded.example/users/${n}/inbox`);
+      await deliveries.enqueue('https://local.example/activities/bounded', accountId, '{}', inboxes, 3_600_000);
+      const sizes: number[] = [];
+      for (let i = 0; i < 4; i++) sizes.push((await deliveries.claim('bounded.example', 'node', 2, 60_000)).length);
+      assert.deepEqual(sizes, [2, 2, 2, 0]);
+      const jobs = new InboxJobStore(one);
+      for (let i = 0; i < 6; i++) assert.equal(await jobs.enqueue(`https://remote.example/bounded/${i}`, accountId, { type: 'Delete' }), true);
+      const jobSizes: number[] = [];
+      for (let i = 0; i < 4; i++) jobSizes.push((await jobs.claim('node', 2, 60_000)).length);
+      assert.deepEqual(jobSizes, [2, 2, 2, 0]);
+      await one.exec("DELETE FROM deliveries WHERE host = 'bounded.example'");
+      await one.exec("DELETE FROM inbox_jobs WHERE activity_id LIKE 'https://remote.example/bounded/%'");
+    } finally {
+      await one.close();
+    }
+  });
+
   it('the inbox queue: null when empty, 0 for a job due now, the retry time for a job waiting', async () => {
     const inbox = new InboxJobStore(db);
     assert.equal(await inbox.nextDueInMs(), null, 'no job at all');
