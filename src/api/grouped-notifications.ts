@@ -138,28 +138,24 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       };
     };
     const shownStatuses = [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].map((id) => statuses.get(id)!);
-    const rest = {
-      ...(expand === 'partial_avatars' ? { partial_accounts: [...partial].map(partialEntity) } : {}),
-      notification_groups: shown.map((g) => ({
-        group_key: g.key,
-        notifications_count: g.count,
-        type: g.n.type,
-        // A string, as documented (Mastodon's own ids are small enough to be numbers; ours are not).
-        most_recent_notification_id: g.mostRecentId,
-        ...(paged ? { page_min_id: g.pageMinId, page_max_id: g.mostRecentId, latest_page_notification_at: g.latestAt.toISOString() } : {}),
-        sample_account_ids: g.samples.filter((id) => accounts.has(id)),
-        ...(g.statusId ? { status_id: g.statusId } : {}),
-        ...(g.n.reportId ? { report: reports.get(g.n.reportId) } : {}),
-      })),
-    };
+    const groupEntities = shown.map((g) => ({
+      group_key: g.key,
+      notifications_count: g.count,
+      type: g.n.type,
+      // A string, as documented (Mastodon's own ids are small enough to be numbers; ours are not).
+      most_recent_notification_id: g.mostRecentId,
+      ...(paged ? { page_min_id: g.pageMinId, page_max_id: g.mostRecentId, latest_page_notification_at: g.latestAt.toISOString() } : {}),
+      sample_account_ids: g.samples.filter((id) => accounts.has(id)),
+      ...(g.statusId ? { status_id: g.statusId } : {}),
+      ...(g.n.reportId ? { report: reports.get(g.n.reportId) } : {}),
+    }));
     return {
-      groups: rest.notification_groups.length,
+      groups: groupEntities.length,
       // Keys as Mastodon orders them: accounts, partial_accounts, statuses, notification_groups.
-      text: () => {
-        const accountsText = `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}]`;
-        const partialText = rest.partial_accounts ? `,"partial_accounts":${JSON.stringify(rest.partial_accounts)}` : '';
-        return `${accountsText}${partialText},"statuses":${statusesJson(shownStatuses)},"notification_groups":${JSON.stringify(rest.notification_groups)}}`;
-      },
+      text: () =>
+        `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}]` +
+        (expand === 'partial_avatars' ? `,"partial_accounts":${JSON.stringify([...partial].map(partialEntity))}` : '') +
+        `,"statuses":${statusesJson(shownStatuses)},"notification_groups":${JSON.stringify(groupEntities)}}`,
     };
   };
 

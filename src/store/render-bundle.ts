@@ -108,7 +108,7 @@ function bundleSql(): string {
  * whose counts are shown, `polled` the statuses whose polls are read.
  */
 export function dynamicItems(ids: string, v: string, counted: string, polled: string): string {
-  // Counts as the text of one flat JSON array, five values a row (countsOf reads it): json_agg of objects cost twice
+  // Counts as the text of one flat JSON array, five values a row (toBundle reads it with rowsOf): json_agg of objects cost twice
   // the PostgreSQL time (~0.55 ms against ~0.28 for a grouped page's 190 accounts), and JSON.parse reads it natively.
   // An account or status without a row has none here: its counts are 0, as they would be from a zeroed row.
   return `(SELECT '[' || string_agg('"' || c.account_id || '",' || c.followers || ',' || c.following || ',' || c.statuses || ','

@@ -242,10 +242,9 @@ export class TimelineStore<R = Status[]> {
     if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}`;
     if (more.onlyMedia) where += HAS_MEDIA;
     if (!single) return this.feed(where, values, page, viewerId);
-    return this.page(`(${where}) AND ${listable()}`, values, page, viewerId, {
+    return this.page(`(${where}) AND ${listable()} AND st.tag_id = (SELECT t.id FROM tags t WHERE t.key = ($1::text[])[1])`, values, page, viewerId, {
       from: 'status_tags st JOIN statuses s ON s.id = st.status_id',
       pageColumn: 'st.status_id',
-      more: ' AND st.tag_id = (SELECT t.id FROM tags t WHERE t.key = ($1::text[])[1])',
     });
   }
 
@@ -256,19 +255,19 @@ export class TimelineStore<R = Status[]> {
 
   /**
    * A page of status rows `s` read from `at.from` (the statuses by default) where `where` holds, by the cursors on
-   * `at.pageColumn` (s.id by default), with `at.more` besides.
+   * `at.pageColumn` (s.id by default).
    */
   private async page(
     where: string,
     values: unknown[],
     page: PageQuery,
     viewerId: string | null,
-    at: { readonly from?: string; readonly pageColumn?: string; readonly more?: string } = {},
+    at: { readonly from?: string; readonly pageColumn?: string } = {},
   ): Promise<R> {
     const p = pageSql(page, at.pageColumn ?? 's.id', values);
     const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const sql = this.shape.statement(
-      `SELECT ${this.shape.columns} FROM ${at.from ?? 'statuses s'} WHERE ${where}${at.more ?? ''}${p.where}${p.orderLimit}`,
+      `SELECT ${this.shape.columns} FROM ${at.from ?? 'statuses s'} WHERE ${where}${p.where}${p.orderLimit}`,
       values,
       viewerId,
       order,
