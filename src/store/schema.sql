@@ -257,6 +257,74 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.list_feed_raise(l bigint, edge bigint)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  INSERT INTO list_feed_horizons AS h (list_id, horizon) VALUES (l, edge)
+  ON CONFLICT (list_id) DO UPDATE SET horizon = greatest(h.horizon, excluded.horizon);
+  DELETE FROM list_feeds WHERE list_id = l AND status_id < edge;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.list_feed_trim(l bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  edge bigint;
+BEGIN
+  SELECT status_id INTO edge FROM list_feeds WHERE list_id = l ORDER BY status_id DESC OFFSET 799 LIMIT 1;
+  IF edge IS NOT NULL THEN
+    PERFORM list_feed_raise(l, edge);
+  END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_feeds_of_member()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  edge bigint;
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    DELETE FROM list_feeds lf USING statuses s
+    WHERE lf.list_id = OLD.list_id AND s.id = lf.status_id AND s.account_id = OLD.account_id;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    INSERT INTO list_feeds (list_id, status_id)
+    SELECT NEW.list_id, s.id FROM statuses s
+    WHERE s.account_id = NEW.account_id AND s.deleted_at IS NULL AND s.visibility <= 2 AND NOT s.history
+      AND s.id >= coalesce((SELECT h.horizon FROM list_feed_horizons h WHERE h.list_id = NEW.list_id), 0)
+    ORDER BY s.id DESC LIMIT 800
+    ON CONFLICT DO NOTHING;
+    SELECT s.id INTO edge FROM statuses s
+    WHERE s.account_id = NEW.account_id AND s.deleted_at IS NULL AND s.visibility <= 2 AND NOT s.history
+    ORDER BY s.id DESC OFFSET 799 LIMIT 1;
+    IF edge IS NOT NULL THEN
+      PERFORM list_feed_raise(NEW.list_id, edge);
+    END IF;
+    PERFORM list_feed_trim(NEW.list_id);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_feeds_of_status()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  l bigint;
+BEGIN
+  INSERT INTO list_feeds (list_id, status_id)
+  SELECT la.list_id, NEW.id FROM list_accounts la LEFT JOIN list_feed_horizons h ON h.list_id = la.list_id
+  WHERE la.account_id = NEW.account_id AND (h.horizon IS NULL OR NEW.id >= h.horizon)
+  ON CONFLICT DO NOTHING;
+  FOR l IN SELECT la.list_id FROM list_accounts la WHERE la.account_id = NEW.account_id AND random() < 1.0 / 128 LOOP
+    PERFORM list_feed_trim(l);
+  END LOOP;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_pushes()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -748,6 +816,22 @@ CREATE TABLE list_accounts (
   CONSTRAINT list_accounts_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE
 );
 CREATE INDEX list_accounts_account ON list_accounts USING btree (account_id);
+CREATE TRIGGER list_feeds_member AFTER INSERT OR DELETE ON list_accounts FOR EACH ROW EXECUTE FUNCTION list_feeds_of_member();
+CREATE TRIGGER list_feeds_member_update AFTER UPDATE OF list_id, account_id ON list_accounts FOR EACH ROW WHEN (old.list_id IS DISTINCT FROM new.list_id OR old.account_id IS DISTINCT FROM new.account_id) EXECUTE FUNCTION list_feeds_of_member();
+
+CREATE TABLE list_feed_horizons (
+  list_id bigint NOT NULL,
+  horizon bigint NOT NULL,
+  CONSTRAINT list_feed_horizons_pkey PRIMARY KEY (list_id),
+  CONSTRAINT list_feed_horizons_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE
+);
+
+CREATE TABLE list_feeds (
+  list_id   bigint NOT NULL,
+  status_id bigint NOT NULL,
+  CONSTRAINT list_feeds_pkey PRIMARY KEY (list_id, status_id),
+  CONSTRAINT list_feeds_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE
+);
 
 CREATE TABLE lists (
   id             bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1219,6 +1303,8 @@ CREATE TRIGGER account_counts_status_insert AFTER INSERT ON statuses FOR EACH RO
 CREATE TRIGGER account_counts_status_update AFTER UPDATE OF deleted_at, visibility, account_id, created_at ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.account_id IS DISTINCT FROM new.account_id OR old.created_at IS DISTINCT FROM new.created_at) EXECUTE FUNCTION account_counts_of_status();
 CREATE TRIGGER home_feeds_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
 CREATE TRIGGER home_feeds_status_promote AFTER UPDATE OF history ON statuses FOR EACH ROW WHEN (old.history AND NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
+CREATE TRIGGER list_feeds_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (NOT new.history AND new.deleted_at IS NULL AND new.visibility <= 2) EXECUTE FUNCTION list_feeds_of_status();
+CREATE TRIGGER list_feeds_status_promote AFTER UPDATE OF history ON statuses FOR EACH ROW WHEN (old.history AND NOT new.history AND new.deleted_at IS NULL AND new.visibility <= 2) EXECUTE FUNCTION list_feeds_of_status();
 CREATE TRIGGER status_counts_delete AFTER DELETE ON statuses FOR EACH ROW EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (new.deleted_at IS NULL AND (new.reblog_of_id IS NOT NULL OR new.in_reply_to_id IS NOT NULL OR new.quote_of_id IS NOT NULL)) EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER status_counts_update AFTER UPDATE OF deleted_at, visibility, reblog_of_id, in_reply_to_id, quote_of_id ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.reblog_of_id IS DISTINCT FROM new.reblog_of_id OR old.in_reply_to_id IS DISTINCT FROM new.in_reply_to_id OR old.quote_of_id IS DISTINCT FROM new.quote_of_id) EXECUTE FUNCTION status_counts_of_status();

@@ -62,10 +62,22 @@ function homeRuleWith(v: string, followed: string): string {
  * owner follows. Self-threads and replies to the owner are always in, as in Mastodon's FeedManager#filter_from_list?.
  */
 export function listRule(list: string, owner: string, policy: string): string {
-  return `s.visibility <= 2 AND s.account_id IN (SELECT account_id FROM list_accounts WHERE list_id = ${list})
+  return listRuleWith(list, owner, policy, (who) => `${who} IN (SELECT account_id FROM list_accounts WHERE list_id = ${list})`);
+}
+
+/**
+ * listRule with each membership looked up by index, for the rows of a list's feed: a handful of probes instead of
+ * hashing all the list's members for every page. test/store/list-feed.test.ts holds the two equal.
+ */
+export function listRuleProbed(list: string, owner: string, policy: string): string {
+  return listRuleWith(list, owner, policy, (who) => `EXISTS (SELECT 1 FROM list_accounts lm WHERE lm.list_id = ${list} AND lm.account_id = ${who})`);
+}
+
+function listRuleWith(list: string, owner: string, policy: string, member: (who: string) => string): string {
+  return `s.visibility <= 2 AND ${member('s.account_id')}
       AND ${visibleTo(owner)} AND ${quiet(owner)}
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = ${owner}
-        OR (${policy} = 'list' AND s.in_reply_to_account_id IN (SELECT account_id FROM list_accounts WHERE list_id = ${list}))
+        OR (${policy} = 'list' AND ${member('s.in_reply_to_account_id')})
         OR (${policy} = 'followed' AND s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = ${owner})))`;
 }
 
@@ -158,9 +170,48 @@ export class TimelineStore<R = Status[]> {
   /**
    * A list's timeline: its members' statuses the owner may see (not direct ones), with replies as the list's policy
    * says: none, replies to list members, or replies to anyone the owner follows. Self-threads and replies to the owner
-   * are always in, as in Mastodon's FeedManager#filter_from_list?.
+   * are always in, as in Mastodon's FeedManager#filter_from_list?. Read from the list's feed (`list_feeds`, migration
+   * 057) when it can vouch for the page, else by the pull query; undefined: no such list of the owner's.
    */
   async listTimeline(listId: string, ownerId: string, page: PageQuery): Promise<R | undefined> {
+    const fed = await this.listFromFeed(listId, ownerId, page);
+    return fed === null ? this.listPulled(listId, ownerId, page) : fed;
+  }
+
+  /**
+   * A list's page from its feed, or null when the feed cannot vouch for it (as homeFromFeed: the page's lower cursor is
+   * at or above the list's horizon, or a newest-first page came out full with its oldest row at or above it). The list's
+   * row (its replies policy) and horizon are read in the same statement.
+   */
+  async listFromFeed(listId: string, ownerId: string, page: PageQuery): Promise<R | undefined | null> {
+    const values: unknown[] = [listId, ownerId];
+    const p = pageSql(page, 'lf.status_id', values);
+    const ascending = !!page.minId && !page.sinceId;
+    const order = ascending ? 'ASC' : 'DESC';
+    const rows = await this.db.rows<{ feed_horizon: string; id: string | null }>(
+      this.shape.statement(
+        `SELECT coalesce(h.horizon, 0)::text AS feed_horizon, p.* FROM lists l LEFT JOIN list_feed_horizons h ON h.list_id = l.id
+         LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM list_feeds lf JOIN statuses s ON s.id = lf.status_id
+           WHERE lf.list_id = $1 AND (${listRuleProbed('$1', '$2', 'l.replies_policy')}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
+         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${order}`,
+        values,
+        ownerId,
+        order,
+      ),
+      values,
+      'prepared',
+    );
+    if (rows.length === 0) return undefined;
+    const horizon = BigInt(rows[0]!.feed_horizon);
+    const found = rows.filter((r) => r.id !== null && r.id !== undefined);
+    const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
+    const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
+    const vouched = lower >= horizon || (!ascending && found.length === page.limit && oldest !== null && oldest >= horizon);
+    return vouched ? this.shape.collect(p.newestFirst(found), ownerId) : null;
+  }
+
+  /** A list's page by the pull query: the rule over every status, newest first (the truth the feed must match). */
+  async listPulled(listId: string, ownerId: string, page: PageQuery): Promise<R | undefined> {
     // The list's row is read in the same statement (no row at all: not the owner's list), its replies policy taken
     // from it for each status. A literal policy let the planner drop the other policies' branches, but cost a round
     // trip for the row first; read from the row, a policy's branch is skipped when its test `policy = '…'` fails.
