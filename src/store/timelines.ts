@@ -62,7 +62,7 @@ function homeRuleWith(v: string, followed: string): string {
  * owner follows. Self-threads and replies to the owner are always in, as in Mastodon's FeedManager#filter_from_list?.
  */
 export function listRule(list: string, owner: string, policy: string): string {
-  return listRuleWith(list, owner, policy, (who) => `${who} IN (SELECT account_id FROM list_accounts WHERE list_id = ${list})`);
+  return listRuleWith(owner, policy, (who) => `${who} IN (SELECT account_id FROM list_accounts WHERE list_id = ${list})`);
 }
 
 /**
@@ -70,10 +70,10 @@ export function listRule(list: string, owner: string, policy: string): string {
  * hashing all the list's members for every page. test/store/list-feed.test.ts holds the two equal.
  */
 export function listRuleProbed(list: string, owner: string, policy: string): string {
-  return listRuleWith(list, owner, policy, (who) => `EXISTS (SELECT 1 FROM list_accounts lm WHERE lm.list_id = ${list} AND lm.account_id = ${who})`);
+  return listRuleWith(owner, policy, (who) => `EXISTS (SELECT 1 FROM list_accounts lm WHERE lm.list_id = ${list} AND lm.account_id = ${who})`);
 }
 
-function listRuleWith(list: string, owner: string, policy: string, member: (who: string) => string): string {
+function listRuleWith(owner: string, policy: string, member: (who: string) => string): string {
   return `s.visibility <= 2 AND ${member('s.account_id')}
       AND ${visibleTo(owner)} AND ${quiet(owner)}
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = ${owner}
