@@ -9,7 +9,7 @@ import { type Media, type MediaRow, toMedia } from './media.js';
 import { type Poll, type PollRow, toPoll } from './polls.js';
 import type { ReactionSummary } from './reactions.js';
 import { STATUS_COLUMNS, type Status, type StatusRow, toStatus } from './statuses.js';
-import { notSilenced, visibleTo } from './visibility.js';
+import { visibleTo } from './visibility.js';
 
 /** What an account entity shows of our own records (entities/account.ts AccountCounts). */
 export interface AccountCounts {
@@ -120,21 +120,11 @@ export function dynamicItems(ids: string, v: string, counted: string, polled: st
     ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.account_id = ${v} AND r.reblog_of_id = ANY(${ids}) AND r.deleted_at IS NULL) AS reblogged,
     ARRAY(SELECT b.status_id::text FROM bookmarks b WHERE b.account_id = ${v} AND b.status_id = ANY(${ids})) AS bookmarked,
     ARRAY(SELECT p.status_id::text FROM pins p WHERE p.account_id = ${v} AND p.status_id = ANY(${ids})) AS pinned,
-    -- Which statuses lie in a muted thread is walked only for a viewer who muted some.
-    CASE WHEN EXISTS (SELECT 1 FROM thread_mutes t0 WHERE t0.account_id = ${v})
-      THEN ARRAY(SELECT DISTINCT i::text FROM unnest(${ids}) i WHERE thread_root(i) IN (SELECT root_status_id FROM thread_mutes WHERE account_id = ${v}))
-      ELSE '{}'::text[] END AS muted,
-    (SELECT json_agg(x) FROM (SELECT p.id::text AS id, p.status_id::text AS status_id, p.account_id::text AS account_id, p.options, p.multiple,
-        p.hide_totals, p.expires_at, p.remote_counts, p.remote_voters,
-        ARRAY(SELECT (SELECT count(*)::int FROM poll_votes v WHERE v.poll_id = p.id AND v.choice = i - 1) FROM generate_subscripts(p.options, 1) AS i ORDER BY i) AS counts,
-        (SELECT count(DISTINCT account_id)::int FROM poll_votes v WHERE v.poll_id = p.id) AS voters
-      FROM polls p WHERE p.status_id = ANY(${polled})) x) AS polls,
-    (SELECT json_agg(x) FROM (SELECT v.poll_id::text AS poll_id, array_agg(v.choice ORDER BY v.choice) AS choices FROM poll_votes v
-      WHERE v.account_id = ${v} AND v.poll_id = ANY(ARRAY(SELECT p.id FROM polls p WHERE p.status_id = ANY(${polled}))) GROUP BY v.poll_id) x) AS own_votes,
-    (SELECT json_agg(rx ORDER BY rx.status_id, rx.n DESC, rx.first) FROM (SELECT r.status_id::text AS status_id, r.emoji, min(r.emoji_url) AS url,
-        count(*)::int AS n, coalesce(bool_or(r.account_id = ${v}), false) AS me, (array_agg(r.account_id::text ORDER BY r.id))[1:40] AS accounts, min(r.id) AS first
-      FROM status_reactions r WHERE r.status_id = ANY(${ids}) AND ${notSilenced(v, 'r.account_id')}
-      GROUP BY r.status_id, r.emoji) rx) AS reactions`;
+    -- The rest only when the page has some (migration 058: a function's plan is set up only when it is called).
+    CASE WHEN EXISTS (SELECT 1 FROM thread_mutes t0 WHERE t0.account_id = ${v}) THEN page_muted_threads(${ids}, ${v}) ELSE '{}'::text[] END AS muted,
+    CASE WHEN EXISTS (SELECT 1 FROM polls p0 WHERE p0.status_id = ANY(${polled})) THEN page_polls(${polled}) END AS polls,
+    CASE WHEN EXISTS (SELECT 1 FROM polls p0 WHERE p0.status_id = ANY(${polled})) THEN page_own_votes(${polled}, ${v}) END AS own_votes,
+    CASE WHEN EXISTS (SELECT 1 FROM status_reactions r0 WHERE r0.status_id = ANY(${ids})) THEN page_reactions(${ids}, ${v}) END AS reactions`;
 }
 
 /**
