@@ -10,20 +10,26 @@ import { statusStatic } from '../entities/status.js';
 import type { CachedStatus } from './status-cache.js';
 
 interface Made {
+  /** The entity named: a copy of it carries this record too (spread copies symbol keys), but is not `of`. */
+  readonly of: object;
   readonly status: CachedStatus;
   /** The author's entity without counts that the entity's `account` was made of. */
   readonly account: AccountEntity;
 }
 
-/** Entities made by StatusViews, with what they were made of. Weak: an entity lives for its page. */
-const made = new WeakMap<object, Made>();
+/**
+ * What an entity made by StatusViews was made of, kept on the entity under a symbol (JSON.stringify and Object.keys
+ * pass symbols by). A WeakMap of every page's entities cost ~4 % of a home page's Node time in its write barrier
+ * and scavenges' ephemeron work.
+ */
+const MADE = Symbol('made of');
 /** Per rendered status and per account entity (both frozen, shared, dropped with the caches' entries). */
 const heads = new WeakMap<CachedStatus, string>();
 const accountParts = new WeakMap<AccountEntity, AccountJson>();
 
 /** StatusViews: entity e was made of cached status c, its account of the author's entity without counts. */
 export function madeOf<E extends object>(e: E, status: CachedStatus, account: AccountEntity): E {
-  made.set(e, { status, account });
+  (e as { [MADE]?: Made })[MADE] = { of: e, status, account };
   return e;
 }
 
@@ -31,8 +37,8 @@ type Entity = Record<string, unknown>;
 
 /** One status entity as JSON text. */
 export function statusJson(value: unknown): string {
-  const m = typeof value === 'object' && value !== null ? made.get(value) : undefined;
-  if (!m) return JSON.stringify(value);
+  const m = typeof value === 'object' && value !== null ? (value as { [MADE]?: Made })[MADE] : undefined;
+  if (m === undefined || m.of !== value) return JSON.stringify(value);
   const e = value as Entity;
   let head = heads.get(m.status);
   if (head === undefined) heads.set(m.status, (head = JSON.stringify(statusStatic(m.status.row, m.status.parts)).slice(0, -1)));
