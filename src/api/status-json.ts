@@ -1,12 +1,12 @@
 // Status entities written as JSON text (issue 19): a page of twenty statuses was serialised afresh on every read,
 // ~15 % of a timeline's Node time, and as much again in the garbage it left. What every reader sees alike
-// (entities/status.ts statusStatic) is written once per rendered status and kept with it; a page then writes only
-// counts, flags and the like per status, read from the entity itself. StatusViews names the entities it makes
-// (`made`) with the cached status they were made of; an entity nobody named (one a caller copied to change, as
+// (entities/status.ts statusEntity, up to STATIC_END) is written once per rendered status and kept with it; a page
+// then writes only counts, flags and the like per status, read from the entity itself. StatusViews names the entities
+// it makes (madeOf) with the cached status they were made of; an entity nobody named (one a caller copied to change, as
 // filter-apply.ts does) is written by JSON.stringify. Either way the text is JSON.stringify's, byte for byte
 // (test/api/status-json.test.ts).
 import { type AccountEntity, type AccountJson, accountJsonOf, accountJsonParts } from '../entities/account.js';
-import { statusStatic } from '../entities/status.js';
+import { STATIC_END } from '../entities/status.js';
 import type { CachedStatus } from './status-cache.js';
 
 interface Made {
@@ -41,10 +41,14 @@ export function statusJson(value: unknown): string {
   if (m === undefined || m.of !== value) return JSON.stringify(value);
   const e = value as Entity;
   let head = heads.get(m.status);
-  if (head === undefined) heads.set(m.status, (head = JSON.stringify(statusStatic(m.status.row, m.status.parts)).slice(0, -1)));
+  if (head === undefined) {
+    // The entity was made of this cached status: its keys up to STATIC_END are the same for every reader.
+    const whole = JSON.stringify(value);
+    heads.set(m.status, (head = whole.slice(0, whole.indexOf(STATIC_END))));
+  }
   let parts = accountParts.get(m.account);
   if (parts === undefined) accountParts.set(m.account, (parts = accountJsonParts(m.account)));
-  return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${'pinned' in e ? `,"pinned":${e['pinned']}` : ''},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
+  return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${e['pinned'] === undefined ? '' : `,"pinned":${e['pinned']}`},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
 }
 
 /** A list of status entities as JSON text: the same as JSON.stringify(list). */
