@@ -33,6 +33,29 @@ describe('status API edges', () => {
     assert.equal(before.statuses_count, 1);
   });
 
+  it('cuts a thread at a reply the viewer may not read or has muted: its replies go, and the ancestors stop there', async () => {
+    const top = await post('gus', { status: 'top' });
+    await call('gus', 'POST', `/api/v1/accounts/${id['ivy']}/follow`);
+    const secret = await post('ivy', { status: 'followers only', visibility: 'private', in_reply_to_id: top.id });
+    const under = await post('gus', { status: 'under the secret', in_reply_to_id: secret.id });
+    const open = await post('ivy', { status: 'open reply', in_reply_to_id: top.id });
+    const loud = await post('gus', { status: 'reply to be muted', in_reply_to_id: top.id });
+    const muted = await post('ivy', { status: 'under the muted', in_reply_to_id: loud.id });
+    const ids = (xs: Json[]) => xs.map((x) => x.id);
+    // gus follows ivy and replies under her followers-only reply; hal follows nobody: it and all beneath it are not
+    // his to see.
+    const fromTop = (await call('hal', 'GET', `/api/v1/statuses/${top.id}/context`)).body;
+    assert.deepEqual(ids(fromTop.descendants), [open.id, loud.id, muted.id]);
+    const fromUnder = (await call('hal', 'GET', `/api/v1/statuses/${under.id}/context`)).body;
+    assert.deepEqual(fromUnder.ancestors, [], 'no ancestor above the one he may not read');
+    // ivy sees her own reply, and what is under it.
+    assert.deepEqual(ids((await call('ivy', 'GET', `/api/v1/statuses/${under.id}/context`)).body.ancestors), [top.id, secret.id]);
+    // Muting gus takes his reply and its whole branch out of hal's view of the thread.
+    await call('hal', 'POST', `/api/v1/accounts/${id['gus']}/mute`);
+    assert.deepEqual(ids((await call('hal', 'GET', `/api/v1/statuses/${top.id}/context`)).body.descendants), [open.id]);
+    await call('hal', 'POST', `/api/v1/accounts/${id['gus']}/unmute`);
+  });
+
   it("keeps a blocking author's replies and posts out of the blocked member's view", async () => {
     const root = await post('hal', { status: 'root' });
     const reply = await post('ivy', { status: 'reply from ivy', in_reply_to_id: root.id });
