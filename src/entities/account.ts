@@ -37,6 +37,8 @@ export interface AccountCounts {
   /** Statuses we hold (for remote accounts, their server's figure wins when it published one). */
   readonly statuses?: number;
   readonly lastStatusAt?: Date | null;
+  /** The day (UTC, YYYY-MM-DD) of the last status as the database wrote it (a page's counts): shown as is. */
+  readonly lastStatusDay?: string | null;
 }
 
 export function accountEntity(a: AccountRow, config: Config, counts?: AccountCounts) {
@@ -90,7 +92,7 @@ function countFields(a: AccountRow, counts: AccountCounts | undefined) {
     followers_count: (remote ? a.remoteFollowersCount : null) ?? counts?.followers ?? 0,
     following_count: (remote ? a.remoteFollowingCount : null) ?? counts?.following ?? 0,
     statuses_count: (remote ? a.remoteStatusesCount : null) ?? counts?.statuses ?? 0,
-    last_status_at: counts?.lastStatusAt ? counts.lastStatusAt.toISOString().slice(0, 10) : null,
+    last_status_at: counts?.lastStatusDay ?? (counts?.lastStatusAt ? counts.lastStatusAt.toISOString().slice(0, 10) : null),
   };
 }
 

@@ -16,7 +16,8 @@ export interface AccountCounts {
   readonly followers: number;
   readonly following: number;
   readonly statuses: number;
-  readonly lastStatusAt: Date | null;
+  /** The last status's day (UTC, YYYY-MM-DD), as the entity shows it. */
+  readonly lastStatusDay: string | null;
 }
 
 export interface StatusCounts {
@@ -234,7 +235,7 @@ export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
         followers: x[i + 1] as number,
         following: x[i + 2] as number,
         statuses: x[i + 3] as number,
-        lastStatusAt: x[i + 4] === null ? null : new Date(`${x[i + 4] as string}T00:00:00Z`),
+        lastStatusDay: x[i + 4] as string | null,
       },
     ]),
     apps: new Map((r.apps ?? []).map((a) => [a.id, { name: a.name, website: a.website }])),
