@@ -64,8 +64,8 @@ export async function renderNotificationsText(
   // A page is mostly favourites and boosts of a few statuses: each is written once.
   const statusText = new Map<string, string>();
   const parts = (await loadNotifications(d, items, viewerId, dynamics)).map(({ n, account, status, report }) => {
-    const head = JSON.stringify({ id: n.id, type: n.type, created_at: n.createdAt.toISOString(), group_key: n.groupKey ?? `ungrouped-${n.id}` });
-    let text = `${head.slice(0, -1)},"account":${account.json()}`;
+    // As JSON.stringify writes the entity's first keys (an id is digits; the rest is escaped as it would be).
+    let text = `{"id":"${n.id}","type":${JSON.stringify(n.type)},"created_at":"${n.createdAt.toISOString()}","group_key":${JSON.stringify(n.groupKey ?? `ungrouped-${n.id}`)},"account":${account.json()}`;
     if (status) {
       let st = statusText.get(status.id);
       if (st === undefined) statusText.set(status.id, (st = statusJson(status)));

@@ -9,6 +9,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../log.js';
+import { parseTimestamptz } from './pg-dates.js';
+
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 // int8 columns (ids, counts) arrive as strings by default; ids stay strings (the API wants strings) and counts are
 // converted where they are read.
