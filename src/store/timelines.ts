@@ -81,6 +81,22 @@ function listRuleWith(owner: string, policy: string, member: (who: string) => st
         OR (${policy} = 'followed' AND s.in_reply_to_account_id IN (SELECT target_account_id FROM follows WHERE account_id = ${owner})))`;
 }
 
+/**
+ * A feed's page rows (a LEFT JOIN's null row dropped) when the feed can vouch for the page, else null. A feed holds every
+ * candidate at or above its horizon, so the page equals the pull query's when every status the pull query could put
+ * on it is at or above the horizon: the page's lower cursor (since_id, min_id) is, or a newest-first page came out
+ * full with its oldest row at or above it.
+ */
+function fedRows<T extends { id: string | null }>(rows: readonly T[], page: PageQuery, feedHorizon: string): T[] | null {
+  const horizon = BigInt(feedHorizon);
+  const ascending = !!page.minId && !page.sinceId;
+  const found = rows.filter((r) => r.id !== null && r.id !== undefined);
+  const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
+  const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
+  const vouched = lower >= horizon || (!ascending && found.length === page.limit && oldest !== null && oldest >= horizon);
+  return vouched ? found : null;
+}
+
 /** The public feeds, as Mastodon's: public posts, no boosts, no replies to other accounts (self-threads stay). */
 export const PUBLIC_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id) AND ${publicFeedable()}`;
@@ -159,12 +175,8 @@ export class TimelineStore<R = Status[]> {
       values,
       'prepared',
     );
-    const horizon = BigInt(rows[0]?.feed_horizon ?? '0');
-    const found = rows.filter((r) => r.id !== null);
-    const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
-    const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
-    const vouched = lower >= horizon || (!ascending && found.length === page.limit && oldest !== null && oldest >= horizon);
-    return vouched ? this.shape.collect(p.newestFirst(found), viewerId) : null;
+    const found = fedRows(rows, page, rows[0]?.feed_horizon ?? '0');
+    return found ? this.shape.collect(p.newestFirst(found), viewerId) : null;
   }
 
   /**
@@ -202,12 +214,8 @@ export class TimelineStore<R = Status[]> {
       'prepared',
     );
     if (rows.length === 0) return undefined;
-    const horizon = BigInt(rows[0]!.feed_horizon);
-    const found = rows.filter((r) => r.id !== null && r.id !== undefined);
-    const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
-    const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
-    const vouched = lower >= horizon || (!ascending && found.length === page.limit && oldest !== null && oldest >= horizon);
-    return vouched ? this.shape.collect(p.newestFirst(found), ownerId) : null;
+    const found = fedRows(rows, page, rows[0]!.feed_horizon);
+    return found ? this.shape.collect(p.newestFirst(found), ownerId) : null;
   }
 
   /** A list's page by the pull query: the rule over every status, newest first (the truth the feed must match). */

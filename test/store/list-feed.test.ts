@@ -7,47 +7,21 @@ import { Database } from '../../src/store/db.js';
 import type { PageQuery } from '../../src/store/paging.js';
 import { TimelineStore } from '../../src/store/timelines.js';
 import { freshDatabaseUrl } from '../support/db.js';
+import { feedFixtures } from '../support/feed-fixtures.js';
 
 const silent = pino({ level: 'silent' });
 
 let db: Database;
 let timelines: TimelineStore;
-let serial = 0;
+let account: ReturnType<typeof feedFixtures>['account'];
+let post: ReturnType<typeof feedFixtures>['post'];
 
 before(async () => {
   db = new Database(await freshDatabaseUrl(), 2, silent);
   timelines = new TimelineStore(db);
+  ({ account, post } = feedFixtures(db));
 });
 after(() => db.close());
-
-async function account(local: boolean): Promise<string> {
-  const name = `u${++serial}`;
-  const id = (await db.one<{ id: string }>('INSERT INTO accounts (username, domain, uri) VALUES ($1, $2, $3) RETURNING id::text', [
-    name,
-    local ? null : 'remote.example',
-    local ? null : `https://remote.example/${name}`,
-  ]))!.id;
-  if (local) await db.exec(`INSERT INTO users (account_id, email, password_hash) VALUES ($1, $2, '!')`, [id, `${name}@local.example`]);
-  return id;
-}
-
-interface PostOpts {
-  visibility?: number;
-  history?: boolean;
-  reblogOf?: string;
-  replyTo?: { id: string; author: string };
-  /** Back-dated (an old post arriving late): its id is made from this time. */
-  at?: Date;
-}
-
-async function post(author: string, o: PostOpts = {}): Promise<string> {
-  const at = o.at ?? new Date();
-  return (await db.one<{ id: string }>(
-    `INSERT INTO statuses (id, account_id, content, visibility, local, history, reblog_of_id, in_reply_to_id, in_reply_to_account_id, created_at)
-     VALUES (timestamp_id($8), $1, '', $2, false, $3, $4, $5, $6, $7) RETURNING id::text`,
-    [author, o.visibility ?? 0, o.history ?? false, o.reblogOf ?? null, o.replyTo?.id ?? null, o.replyTo?.author ?? null, at, at],
-  ))!.id;
-}
 
 const newList = async (owner: string, policy = 'list') =>
   (await db.one<{ id: string }>(`INSERT INTO lists (account_id, title, replies_policy) VALUES ($1, 'l', $2) RETURNING id::text`, [owner, policy]))!.id;
