@@ -1,6 +1,7 @@
 // Accounts and statuses written straight into the database, for the materialised feeds' tests (home-feed, list-feed):
 // what the triggers see, without the API in between.
 import type { Database } from '../../src/store/db.js';
+import type { PageQuery } from '../../src/store/paging.js';
 
 export interface PostOpts {
   visibility?: number;
@@ -35,4 +36,31 @@ export function feedFixtures(db: Database) {
       ))!.id;
     },
   };
+}
+
+/** A repeatable stream of random numbers and picks (the same seed, the same test). */
+export function seeded(seed: number) {
+  let state = seed;
+  const rnd = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  return { rnd, pick: <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]! };
+}
+
+/**
+ * Every page of a feed, newest first, through `compare` (which checks a page and returns its ids), with a since_id and
+ * a min_id page at each page's oldest status.
+ */
+export async function walkPages(compare: (page: PageQuery) => Promise<string[]>, limit: number): Promise<void> {
+  let page: PageQuery = { limit };
+  for (let n = 0; n < 25; n++) {
+    const got = await compare(page);
+    if (got.length > 2) {
+      await compare({ limit: 5, sinceId: got[got.length - 1]! });
+      await compare({ limit: 5, minId: got[got.length - 1]! });
+    }
+    if (got.length < page.limit) break;
+    page = { limit: page.limit, maxId: got[got.length - 1]! };
+  }
 }
