@@ -71,7 +71,8 @@ CREATE FUNCTION list_feeds_of_member() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   edge bigint;
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+  -- A list being deleted takes all its rows by its foreign key: its members' rows are not sought one member at a time.
+  IF TG_OP IN ('UPDATE', 'DELETE') AND EXISTS (SELECT 1 FROM lists l WHERE l.id = OLD.list_id) THEN
     DELETE FROM list_feeds lf USING statuses s
     WHERE lf.list_id = OLD.list_id AND s.id = lf.status_id AND s.account_id = OLD.account_id;
   END IF;
