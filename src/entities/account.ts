@@ -99,8 +99,8 @@ function countFields(a: AccountRow, counts: AccountCounts | undefined) {
 /**
  * An entity rendered without counts (kept by the rendered-status cache) with this moment's counts: the keys keep
  * their places, so the JSON is the same as accountEntity's. Written key by key: spreading the (frozen) entity took the
- * slow path for every key, once per author on every page (issue 19). test/entities/account-entity.test.ts holds the
- * keys equal to accountEntity's.
+ * slow path for every key, once per author on every page (issue 19). test/api/entity-shapes.test.ts holds the keys
+ * and their order equal to accountEntity's.
  */
 export function withAccountCounts(e: AccountEntity, a: AccountRow, counts: AccountCounts | undefined): AccountEntity {
   const c = countFields(a, counts);

@@ -228,7 +228,7 @@ export class TimelineStore<R = Status[]> {
     const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const rows = await this.db.rows(
       this.shape.statement(
-        `SELECT l.replies_policy AS list_policy, p.* FROM lists l
+        `SELECT p.* FROM lists l
          LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM statuses s
            WHERE (${listRule('$1', '$2', 'l.replies_policy')}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
          WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${order}`,

@@ -1,8 +1,8 @@
 -- The rarer dynamic parts of a page (store/render-bundle.ts dynamicItems) as functions, called only when the page has
 -- something for them (issue 19). PostgreSQL sets up every node of a statement's plan before running it, branches that
--- never run included: for a home page polls, votes, reactions and muted threads were ~140 of its ~360 µs of fixed
--- cost, paid by every page though few carry a poll or a reaction. A function's body is set up only when it is called.
--- Each returns what the inline subquery returned.
+-- never run included: for a page of one status, polls, votes, reactions and muted threads were ~70 of its ~320 µs of
+-- PostgreSQL time, paid by every page though few carry a poll or a reaction. A function's body is set up only when it
+-- is called. Each returns what the inline subquery returned.
 
 /* The polls of statuses `ids`, with their tallies and voters. */
 CREATE FUNCTION page_polls(ids bigint[]) RETURNS json LANGUAGE sql STABLE AS $$
