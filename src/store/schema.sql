@@ -613,6 +613,7 @@ CREATE TABLE accounts (
   CONSTRAINT accounts_pkey PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX accounts_avatar_file ON accounts USING btree (avatar_file) WHERE (avatar_file IS NOT NULL);
+CREATE INDEX accounts_deleted ON accounts USING btree (id) WHERE (deleted_at IS NOT NULL);
 CREATE UNIQUE INDEX accounts_handle ON accounts USING btree (lower(username), COALESCE(lower(domain), ''::text));
 CREATE UNIQUE INDEX accounts_header_file ON accounts USING btree (header_file) WHERE (header_file IS NOT NULL);
 CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_id) WHERE ((public_key_id IS NOT NULL) AND (domain IS NOT NULL));
@@ -634,6 +635,7 @@ CREATE TABLE blocks (
   CONSTRAINT blocks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT blocks_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
+CREATE INDEX blocks_target_account ON blocks USING btree (target_account_id, account_id);
 
 CREATE TABLE bookmarks (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,

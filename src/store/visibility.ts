@@ -3,8 +3,24 @@
 // (streaming, remote history confinement, the /api/v3 adapter). Each returns a boolean SQL expression over the
 // aliases and parameters it is given; none runs a query.
 
+/**
+ * A viewer given as a parameter (`$2`, `$2::bigint`) is the same on every row, so the accounts it blocks, is blocked
+ * by or mutes are read once per statement into a hashed set (PostgreSQL's hashed SubPlan): each row is then a hash
+ * probe rather than an index search per rule (a 40-item notifications page: ~70 µs of ~800 of PostgreSQL, issue 19).
+ * A viewer that is a column (a row's recipient) keeps the per-row search.
+ */
+const isParam = (viewer: string): boolean => /^\$\d+(::bigint)?$/.test(viewer);
+
+/** The accounts viewer V (a parameter) blocks, is blocked by, or has muted (unexpired): one set, read once. */
+export function silencedBy(viewer: string): string {
+  return `(SELECT b.target_account_id FROM blocks b WHERE b.account_id = ${viewer}
+      UNION ALL SELECT b.account_id FROM blocks b WHERE b.target_account_id = ${viewer}
+      UNION ALL SELECT mu.target_account_id FROM mutes mu WHERE mu.account_id = ${viewer} AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+}
+
 /** True when status s's author is neither blocked by, blocking, nor (unexpired) muted by viewer V ($n). */
 export function notSilenced(viewer: string, column = 's.account_id'): string {
+  if (isParam(viewer)) return `NOT (${column} IN ${silencedBy(viewer)})`;
   return `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewer} AND b.target_account_id = ${column})
       OR (b.account_id = ${column} AND b.target_account_id = ${viewer}))
     AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer} AND mu.target_account_id = ${column}
@@ -41,7 +57,14 @@ export function readableRow(viewer: string | null, a: string): string {
   return `(${a}.deleted_at IS NULL AND ${authorNotSuspended(a)} AND (${a}.visibility <= 1 OR ${a}.account_id = ${viewer}
       OR (${a}.visibility = 2 AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${a}.account_id))
       OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = ${viewer}))
-    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${a}.account_id AND vb.target_account_id = ${viewer}))`;
+    AND ${notBlockedBy(viewer, `${a}.account_id`)})`;
+}
+
+/** SQL: the account `column` does not block the viewer (a parameter: read once, hashed; see isParam). */
+export function notBlockedBy(viewer: string, column: string): string {
+  return isParam(viewer)
+    ? `NOT (${column} IN (SELECT vb.account_id FROM blocks vb WHERE vb.target_account_id = ${viewer}))`
+    : `NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${column} AND vb.target_account_id = ${viewer})`;
 }
 
 /**

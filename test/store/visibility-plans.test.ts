@@ -1,0 +1,83 @@
+// The visibility rules read a signed-in viewer's blocks and mutes once per statement (a hashed set probed per row),
+// not once per row (issue 19): for a viewer with thousands of blocks and mutes, a page still gives the same answer,
+// and no scan of blocks or mutes runs more than once however many rows are judged.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { Database } from '../../src/store/db.js';
+import { NotificationStore } from '../../src/store/notifications.js';
+import { quiet, visibleTo } from '../../src/store/visibility.js';
+import { freshDatabaseUrl } from '../support/db.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Every scan of `table` in the plan, with how many times it ran. */
+function scansOf(node: PlanNode, table: string, out: { type: string; loops: number }[] = []): { type: string; loops: number }[] {
+  if (node['Relation Name'] === table) out.push({ type: node['Node Type'], loops: node['Actual Loops'] ?? 0 });
+  for (const p of node.Plans ?? []) scansOf(p, table, out);
+  return out;
+}
+
+describe('visibility rules: a viewer’s blocks and mutes are read once per statement', () => {
+  let db: Database;
+  let me: string;
+  let blocked: string[];
+  let blocking: string[];
+  let muted: string[];
+  let others: string[];
+  before(async () => {
+    db = new Database(await freshDatabaseUrl(), 1, pino({ level: 'silent' }));
+    me = (await db.one<{ id: string }>("INSERT INTO accounts (username, domain) VALUES ('me', NULL) RETURNING id::text"))!.id;
+    await db.exec("INSERT INTO users (account_id, email, password_hash) VALUES ($1, 'me@example.test', '!')", [me]);
+    const ids = (
+      await db.rows<{ id: string }>(
+        "INSERT INTO accounts (username, domain, uri) SELECT 'a' || i, 'far.example', 'https://far.example/a' || i FROM generate_series(1, 4000) i RETURNING id::text",
+      )
+    ).map((r) => r.id);
+    // 3,000 accounts the viewer blocks, 500 that block the viewer, 400 muted, 100 left alone.
+    blocked = ids.slice(0, 3000);
+    blocking = ids.slice(3000, 3500);
+    muted = ids.slice(3500, 3900);
+    others = ids.slice(3900);
+    await db.exec('INSERT INTO blocks (account_id, target_account_id) SELECT $1, unnest($2::bigint[])', [me, blocked]);
+    await db.exec('INSERT INTO blocks (account_id, target_account_id) SELECT unnest($2::bigint[]), $1', [me, blocking]);
+    await db.exec('INSERT INTO mutes (account_id, target_account_id, hide_notifications) SELECT $1, unnest($2::bigint[]), true', [me, muted]);
+    // One public post by every account (4,000), and a favourite of the viewer's own post from each.
+    await db.exec("INSERT INTO statuses (account_id, content, visibility, local) SELECT unnest($1::bigint[]), 'hello', 0, false", [ids]);
+    const mine = (await db.one<{ id: string }>(
+      "INSERT INTO statuses (account_id, content, visibility, local) VALUES ($1, 'mine', 0, true) RETURNING id::text",
+      [me],
+    ))!.id;
+    await db.exec("INSERT INTO notifications (account_id, from_account_id, type, status_id) SELECT $1, unnest($2::bigint[]), 'favourite', $3", [me, ids, mine]);
+    await db.exec('ANALYZE');
+  });
+  after(() => db?.close());
+
+  it('judges 4,000 statuses with one scan of each set, and shows only the authors left alone', async () => {
+    const sql = `SELECT s.account_id::text FROM statuses s WHERE s.account_id <> $1 AND ${visibleTo('$1')} AND ${quiet('$1')}`;
+    const shown = (await db.rows<{ account_id: string }>(sql, [me])).map((r) => r.account_id).sort();
+    assert.deepEqual(shown, [...others].sort());
+    const [{ 'QUERY PLAN': plan }] = (await db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, [me])) as [
+      { 'QUERY PLAN': { Plan: PlanNode }[] },
+    ];
+    const root = plan[0]!.Plan;
+    for (const table of ['blocks', 'mutes']) {
+      const scans = scansOf(root, table);
+      assert.ok(scans.length > 0, `${table} is read`);
+      for (const s of scans) assert.ok(s.loops <= 1, `${table} read ${s.loops} times by a ${s.type}`);
+    }
+  });
+
+  it('lists notifications from the senders left alone only, reading the sets once', async () => {
+    const store = new NotificationStore(db);
+    const page = await store.list(me, { limit: 80 }, {});
+    const senders = new Set(page.items.map((n) => n.fromAccountId));
+    assert.equal(page.items.length, 80);
+    for (const id of senders) assert.ok(others.includes(id), `a notification from ${id}, who is blocked, blocking or muted`);
+  });
+});
