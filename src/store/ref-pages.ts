@@ -3,7 +3,7 @@
 // RenderBundleStore.dynamics reads them. A page whose statuses the render cache holds at the versions named then
 // costs one round trip; when it does not, the dynamic parts are not used and the render bundle is read instead (a
 // miss pays for both, once: the render keeps what it read).
-import { type BundleRow, dynamicItems, NOBODY, type RenderBundle, toBundle } from './render-bundle.js';
+import { type BundleRow, dynamicItems, NOBODY, type RenderBundle, toBundle, withOwnVotes } from './render-bundle.js';
 import { type PageShape, STATUS_REFS, type StatusRef } from './status-refs.js';
 
 export interface RefPage {
@@ -42,7 +42,7 @@ export function withDynamics(
   return `WITH page AS MATERIALIZED (${sql}),
       ids AS (SELECT ${all(names.statuses)} AS a),
       counted AS (SELECT ${all(names.accounts, names.accountArrays)} AS a),
-      dyn AS MATERIALIZED (SELECT ${dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids)})
+      dyn AS MATERIALIZED (${withOwnVotes(dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids), ids, v)})
       SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY ${order}`;
 }
 

@@ -37,11 +37,16 @@ export interface PageShape<R> {
 const REF_FIELDS: readonly (readonly [name: string, of: (s: string) => string])[] = [
   ['version', (s) => `${s}.xmin::text`],
   ['reblog_of_id', (s) => `${s}.reblog_of_id::text`],
-  ['reblog_version', (s) => `(SELECT ro.xmin::text FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`],
+  ['reblog_version', (s) => ofBoosted(s, 'ro.xmin::text')],
   ['quote_of_id', (s) => `${s}.quote_of_id::text`],
   ['account_id', (s) => `${s}.account_id`],
-  ['reblog_account_id', (s) => `(SELECT ro.account_id FROM statuses ro WHERE ro.id = ${s}.reblog_of_id)`],
+  ['reblog_account_id', (s) => ofBoosted(s, 'ro.account_id')],
 ];
+
+/** A column of the status `s` boosts; null for a status that is not a boost, whose lookup is then not even started. */
+function ofBoosted(s: string, column: string): string {
+  return `CASE WHEN ${s}.reblog_of_id IS NOT NULL THEN (SELECT ${column} FROM statuses ro WHERE ro.id = ${s}.reblog_of_id) END`;
+}
 
 function refColumns(s: string, prefix: string): string {
   return REF_FIELDS.map(([name, of]) => `${of(s)} AS ${prefix}${name}`).join(', ');
