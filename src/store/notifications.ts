@@ -90,7 +90,7 @@ const NEW_GROUP_KEY = `CASE WHEN $5::text IS NULL THEN NULL ELSE coalesce(
 // it (a vote whose poll ended) is still told.
 /** Status `a` (of notification n) is one its member may be told of. */
 // The member is $1 in every query here (n.account_id = $1): as a parameter, their blocks are read once (visibility.ts).
-const statusLive = (a: string) => `${visibleTo('$1', a)} AND (${listable(a)} OR n.type NOT IN ('mention', 'status', 'quote'))`;
+const statusLive = (a: string) => `${visibleTo('$1', a, 'called')} AND (${listable(a)} OR n.type NOT IN ('mention', 'status', 'quote'))`;
 // The sender's row always exists (foreign key); asking whether it is among the few deleted ones searches a small
 // partial index (migration 059) instead of reading the sender's row: ~55 of ~790 µs of a notifications page.
 const SENDER_LIVE = 'AND NOT EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = n.from_account_id AND fa.deleted_at IS NOT NULL)';

@@ -483,6 +483,17 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.status_readable(sid bigint, viewer bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT EXISTS (SELECT 1 FROM statuses s WHERE s.id = sid AND (s.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM accounts sx WHERE sx.id = s.account_id AND sx.suspended_at IS NOT NULL) AND (s.visibility <= 1 OR s.account_id = viewer
+      OR (s.visibility = 2 AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = viewer AND vf.target_account_id = s.account_id))
+      OR EXISTS (SELECT 1 FROM status_mentions vm WHERE vm.status_id = s.id AND vm.account_id = viewer))
+    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = s.account_id AND vb.target_account_id = viewer)))
+$function$;
+
 CREATE OR REPLACE FUNCTION public.stream_conversation_event()
  RETURNS trigger
  LANGUAGE plpgsql

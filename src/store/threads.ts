@@ -38,7 +38,7 @@ export class ThreadStore {
     // hidden, as if the walk had stopped there. The status asked for is the page's row of part 't': present exactly
     // when the viewer may read it. The descendants come numbered in their order, not with their paths (a path array a
     // row was ~3 % of the page's Node time to parse).
-    const ok = v === null ? visibleTo(null) : `${visibleTo(v)} AND (w.part <> 'd' OR ${quiet(v)})`;
+    const ok = v === null ? visibleTo(null) : `${visibleTo(v, 's', 'called')} AND (w.part <> 'd' OR ${quiet(v)})`;
     const sql = `WITH RECURSIVE target AS (
          SELECT s.id, s.in_reply_to_id FROM statuses s
          WHERE s.id = (SELECT CASE WHEN x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)),

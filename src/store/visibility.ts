@@ -47,8 +47,18 @@ export function inChosenLanguage(viewer: string): string {
  * followers and mentioned accounts, direct for the author and mentioned accounts; nothing from an author who blocked
  * the viewer; and a boost only with the status it boosts.
  */
-export function visibleTo(viewer: string | null, a = 's'): string {
-  return `(${readableRow(viewer, a)} AND ${boostedReadable(viewer, a)})`;
+export function visibleTo(viewer: string | null, a = 's', boosts: 'inline' | 'called' = 'inline'): string {
+  const boosted = boosts === 'called' && viewer !== null ? boostedReadableCalled(viewer, a) : boostedReadable(viewer, a);
+  return `(${readableRow(viewer, a)} AND ${boosted})`;
+}
+
+/**
+ * boostedReadable for statements where boosts are rare (notifications name boosted statuses, not boosts; a thread's
+ * replies are no boosts): the boosted status is judged by the function status_readable (migration 060, readableRow
+ * written out), whose plan is set up only when a boost is met, not on every execution.
+ */
+function boostedReadableCalled(viewer: string, a: string): string {
+  return `(${a}.reblog_of_id IS NULL OR status_readable(${a}.reblog_of_id, ${viewer}))`;
 }
 
 /** The rule for one row, boosts aside. */
