@@ -31,7 +31,6 @@ export function withDynamics(
   },
 ): string {
   const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
-  const ids = '(SELECT a FROM ids)::bigint[]';
   // Arrays simply joined, repeats and all: each lookup by `= ANY(array)` meets a row once (the index scan sorts and
   // dedups its keys), and a UNION's hashing cost ~20 µs a page (issue 19).
   const all = (columns: readonly string[], arrays: readonly string[] = []) =>
@@ -42,7 +41,7 @@ export function withDynamics(
   return `WITH page AS MATERIALIZED (${sql}),
       ids AS (SELECT ${all(names.statuses)} AS a),
       counted AS (SELECT ${all(names.accounts, names.accountArrays)} AS a),
-      dyn AS MATERIALIZED (${withOwnVotes(dynamicItems(ids, v, '(SELECT a FROM counted)::bigint[]', ids), ids, v)})
+      dyn AS MATERIALIZED (${withOwnVotes(dynamicItems('ids.a', v, 'counted.a', 'ids.a'), 'ids.a', v, { items: 'ids, counted', votes: 'ids' })})
       SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY ${order}`;
 }
 

@@ -79,7 +79,6 @@ function bundleSql(): string {
   // Each set of ids is one array (an InitPlan; the cast keeps `= ANY((SELECT ...))` from being read as a sublink), so every lookup below is an index scan with = ANY(array), as the
   // stores' own queries are; a CTE relation joined with IN was planned as a hash join over whole tables.
   const ids = '(SELECT a FROM ids)::bigint[]';
-  const counted = '(SELECT a FROM counted)::bigint[]';
   return `WITH quoted AS (SELECT coalesce(array_agg(s.quote_of_id), '{}') AS a FROM statuses s WHERE s.id = ANY($1::bigint[]) AND s.quote_of_id IS NOT NULL),
   qshown AS (SELECT coalesce(array_agg(s.id), '{}') AS a FROM statuses s WHERE s.id = ANY((SELECT a FROM quoted)::bigint[])
     AND ${visibleTo(v)}),
@@ -100,9 +99,10 @@ function bundleSql(): string {
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
         m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
       FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[]) AND NOT m.removed) x) AS media,
-    ${dynamicItems(ids, v, counted, ids)}`,
-    ids,
+    ${dynamicItems('ids.a', v, 'counted.a', 'ids.a')}`,
+    'ids.a',
     v,
+    { items: 'ids, counted', votes: 'ids' },
   )}`;
 }
 
@@ -133,10 +133,14 @@ export function dynamicItems(ids: string, v: string, counted: string, polled: st
 /**
  * `SELECT items` (dynamicItems among them) with the viewer's votes added, read only when the page has polls: the polls
  * are looked up once, not once more for the votes (an index search per status, ~30 µs of a 50-status page). OFFSET 0
- * keeps the items a subquery of their own, so that `polls` is not written (and run) twice.
+ * keeps the items a subquery of their own, so that `polls` is not written (and run) twice. `from`: the one-row
+ * relations the items (and the votes) read their arrays from (`ids.a`), joined rather than each read by its own
+ * subquery: PostgreSQL sets up a node per subquery on every execution. A relation named twice is materialised, so
+ * the votes name only the one they read.
  */
-export function withOwnVotes(items: string, polled: string, v: string): string {
-  return `SELECT d.*, CASE WHEN d.polls IS NOT NULL THEN page_own_votes(${polled}, ${v}) END AS own_votes FROM (SELECT ${items} OFFSET 0) d`;
+export function withOwnVotes(items: string, polled: string, v: string, from?: { readonly items: string; readonly votes: string }): string {
+  const rel = from ? ` FROM ${from.items}` : '';
+  return `SELECT d.*, CASE WHEN d.polls IS NOT NULL THEN page_own_votes(${polled}, ${v}) END AS own_votes FROM (SELECT ${items}${rel} OFFSET 0) d${from ? `, ${from.votes}` : ''}`;
 }
 
 /**
