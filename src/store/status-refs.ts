@@ -54,7 +54,14 @@ function refColumns(s: string, prefix: string): string {
 
 export const STATUS_REFS: RowShape<StatusRef> = {
   columns: `s.id, ${refColumns('s', '')}`,
-  map: (r) => refFrom(String(r['id']), r, ''),
+  // Absent columns read as null. Each name written out: a name made per row (prefix + key) is hashed on every read.
+  map: (r) => ({
+    id: String(r['id']),
+    version: (r['version'] as string | null | undefined) ?? null,
+    reblogOfId: (r['reblog_of_id'] as string | null | undefined) ?? null,
+    reblogVersion: (r['reblog_version'] as string | null | undefined) ?? null,
+    quoteOfId: (r['quote_of_id'] as string | null | undefined) ?? null,
+  }),
 };
 
 /** The names of STATUS_REFS' columns: a query that carries them through a CTE selects them by these. */
@@ -73,11 +80,11 @@ export function statusRefJoin(statusId: string, live?: string): string {
 
 /** The ref statusRefJoin's columns give status `id`; its version is null when the row had none (not joined, or gone). */
 export function statusRefOf(id: string, r: Record<string, unknown>): StatusRef {
-  return refFrom(id, r, 'status_');
-}
-
-/** A ref from a row's columns named `<prefix>version` and so on; absent columns read as null. */
-function refFrom(id: string, r: Record<string, unknown>, prefix: string): StatusRef {
-  const text = (k: string) => (r[prefix + k] as string | null | undefined) ?? null;
-  return { id, version: text('version'), reblogOfId: text('reblog_of_id'), reblogVersion: text('reblog_version'), quoteOfId: text('quote_of_id') };
+  return {
+    id,
+    version: (r['status_version'] as string | null | undefined) ?? null,
+    reblogOfId: (r['status_reblog_of_id'] as string | null | undefined) ?? null,
+    reblogVersion: (r['status_reblog_version'] as string | null | undefined) ?? null,
+    quoteOfId: (r['status_quote_of_id'] as string | null | undefined) ?? null,
+  };
 }
