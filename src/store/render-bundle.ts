@@ -114,9 +114,10 @@ function bundleSql(): string {
 export function dynamicItems(ids: string, v: string, counted: string, polled: string): string {
   // Counts as the text of one flat JSON array, five values a row (toBundle reads it with rowsOf): json_agg of objects cost twice
   // the PostgreSQL time (~0.55 ms against ~0.28 for a grouped page's 190 accounts), and JSON.parse reads it natively.
-  // An account or status without a row has none here: its counts are 0, as they would be from a zeroed row.
+  // An account or status without a row has none here: its counts are 0, as they would be from a zeroed row. The last
+  // status's day is a day number (UTC), written as a date by toBundle: to_char was ~a third of the text's cost.
   return `(SELECT '[' || string_agg('"' || c.account_id || '",' || c.followers || ',' || c.following || ',' || c.statuses || ','
-        || coalesce('"' || to_char(c.last_status_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '"', 'null'), ',') || ']'
+        || coalesce(((c.last_status_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, 'null'), ',') || ']'
       FROM account_counts c WHERE c.account_id = ANY(${counted})) AS account_counts,
     (SELECT '[' || string_agg('"' || c.status_id || '",' || c.replies || ',' || c.reblogs || ',' || c.favourites || ',' || c.quotes, ',') || ']'
       FROM status_counts c WHERE c.status_id = ANY(${ids})) AS counts,
@@ -212,6 +213,19 @@ export class RenderBundleStore {
   }
 }
 
+const days = new Map<number, string>();
+
+/** Day `n` since 1970-01-01 (UTC) as YYYY-MM-DD; the few days a server's pages show are kept. */
+function dayText(n: number | null): string | null {
+  if (n === null) return null;
+  let t = days.get(n);
+  if (t === undefined) {
+    if (days.size >= 4096) days.clear();
+    days.set(n, (t = new Date(n * 86_400_000).toISOString().slice(0, 10)));
+  }
+  return t;
+}
+
 /** A flat JSON array of `width` values a row (dynamicItems' counts), as a map of what `entry` makes of each row. */
 function rowsOf<V>(text: string | null, width: number, entry: (x: readonly unknown[], i: number) => [string, V]): Map<string, V> {
   const out = new Map<string, V>();
@@ -250,7 +264,7 @@ export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
         followers: x[i + 1] as number,
         following: x[i + 2] as number,
         statuses: x[i + 3] as number,
-        lastStatusDay: x[i + 4] as string | null,
+        lastStatusDay: dayText(x[i + 4] as number | null),
       },
     ]),
     apps: new Map((r.apps ?? []).map((a) => [a.id, { name: a.name, website: a.website }])),
