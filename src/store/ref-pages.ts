@@ -31,17 +31,17 @@ export function withDynamics(
   },
 ): string {
   const v = `$${values.push(viewerId ?? NOBODY)}::bigint`;
-  // Arrays simply joined, repeats and all: each lookup by `= ANY(array)` meets a row once (the index scan sorts and
-  // dedups its keys), and a UNION's hashing cost ~20 µs a page (issue 19).
+  // Each array is the page's column gathered in one pass over the page, repeats and all: each lookup by `= ANY(array)`
+  // meets a row once (the index scan sorts and dedups its keys); a UNION's hashing cost ~20 µs a page, and a subquery
+  // per column one more scan and node each (issue 19).
   const all = (columns: readonly string[], arrays: readonly string[] = []) =>
     [
-      ...columns.map((c) => `ARRAY(SELECT ${c}::bigint FROM page WHERE ${c} IS NOT NULL)`),
-      ...arrays.map((c) => `ARRAY(SELECT x::bigint FROM page, unnest(page.${c}) x)`),
+      ...columns.map((c) => `coalesce(array_agg(${c}::bigint) FILTER (WHERE ${c} IS NOT NULL), '{}')`),
+      ...arrays.map((c) => `coalesce((SELECT array_agg(x::bigint) FROM page p2, unnest(p2.${c}) x), '{}')`),
     ].join(' || ');
   return `WITH page AS MATERIALIZED (${sql}),
-      ids AS (SELECT ${all(names.statuses)} AS a),
-      counted AS (SELECT ${all(names.accounts, names.accountArrays)} AS a),
-      dyn AS MATERIALIZED (${withOwnVotes(dynamicItems('ids.a', v, 'counted.a', 'ids.a'), 'ids.a', v, { items: 'ids, counted', votes: 'ids' })})
+      arrs AS (SELECT ${all(names.statuses)} AS ids, ${all(names.accounts, names.accountArrays)} AS counted FROM page),
+      dyn AS MATERIALIZED (${withOwnVotes(dynamicItems('arrs.ids', v, 'arrs.counted', 'arrs.ids'), 'arrs.ids', v, { items: 'arrs', votes: 'arrs' })})
       SELECT page.*, dyn.* FROM page LEFT JOIN dyn ON page.id = (SELECT max(id) FROM page) ORDER BY ${order}`;
 }
 
