@@ -13,13 +13,12 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Actual Loops'?: number;
-  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 
-/** Every scan of `table` in the plan, with how many times it ran and the most rows it gave in one run. */
-function scansOf(node: PlanNode, table: string, out: { type: string; loops: number; rows: number }[] = []) {
-  if (node['Relation Name'] === table) out.push({ type: node['Node Type'], loops: node['Actual Loops'] ?? 0, rows: node['Actual Rows'] ?? 0 });
+/** Every scan of `table` in the plan, with how many times it ran. */
+function scansOf(node: PlanNode, table: string, out: { type: string; loops: number }[] = []) {
+  if (node['Relation Name'] === table) out.push({ type: node['Node Type'], loops: node['Actual Loops'] ?? 0 });
   for (const p of node.Plans ?? []) scansOf(p, table, out);
   return out;
 }
