@@ -3,7 +3,7 @@
 import { Permission } from '../auth/permissions.js';
 import { pageSql, type PageQuery } from './paging.js';
 import type { Database } from './db.js';
-import { listable, threadNotMuted, visibleTo } from './visibility.js';
+import { listable, silencedBy, threadNotMuted, visibleTo } from './visibility.js';
 import { type StatusRef, statusRefJoin, statusRefOf } from './status-refs.js';
 import { dynamicsOf, withDynamics } from './ref-pages.js';
 import type { RenderBundle } from './render-bundle.js';
@@ -103,12 +103,9 @@ const LIVE = `${SENDER_LIVE}
  */
 export function notificationWhere(values: unknown[], f: NotificationFilter, live?: string): string {
   // Nothing from accounts the member blocks (or is blocked by), nor from muted ones whose notifications are muted.
-  // Each set is read once per statement and probed by hash (see visibility.ts notSilenced).
+  // The set is read once per statement and probed by hash (visibility.ts isParam).
   let where = `n.account_id = $1 ${live === undefined ? LIVE : `${SENDER_LIVE} AND (n.status_id IS NULL OR ${live})`}
-      AND NOT (n.from_account_id IN (SELECT b.target_account_id FROM blocks b WHERE b.account_id = $1
-        UNION ALL SELECT b.account_id FROM blocks b WHERE b.target_account_id = $1
-        UNION ALL SELECT mu.target_account_id FROM mutes mu WHERE mu.account_id = $1 AND mu.hide_notifications
-          AND (mu.expires_at IS NULL OR mu.expires_at > now())))`;
+      AND NOT (n.from_account_id IN ${silencedBy('$1', 'notifications')})`;
   // What the member's policy filtered waits in its request (migration 051) until accepted.
   if (!f.includeFiltered) where += ' AND NOT n.filtered';
   if (f.types?.length) where += ` AND n.type = ANY($${values.push(f.types)}::text[])`;
