@@ -37,7 +37,7 @@ export interface AccountCounts {
   /** Statuses we hold (for remote accounts, their server's figure wins when it published one). */
   readonly statuses?: number;
   readonly lastStatusAt?: Date | null;
-  /** The day (UTC, YYYY-MM-DD) of the last status as the database wrote it (a page's counts): shown as is. */
+  /** The day (UTC, YYYY-MM-DD) of the last status, as a page's counts carry it (render-bundle.ts dayText): shown as is. */
   readonly lastStatusDay?: string | null;
 }
 

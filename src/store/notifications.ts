@@ -187,12 +187,11 @@ export class NotificationStore {
     // The status is read once, by the ref join, which also says whether the member may be told of it.
     const where = notificationWhere(values, f, 'sref.status_live');
     const p = pageSql(page, 'n.id', values);
-    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const sql = withDynamics(
       `SELECT n.*, sref.* FROM notifications n ${statusRefJoin('n.status_id', statusLive('sr'))} WHERE ${where}${p.where}${p.orderLimit}`,
       values,
       accountId,
-      `page.id ${order}`,
+      `page.id ${p.order}`,
       {
         statuses: ['status_id', 'status_reblog_of_id'],
         accounts: ['from_account_id', 'status_account_id', 'status_reblog_account_id'],

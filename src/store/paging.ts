@@ -12,6 +12,8 @@ export interface PageSql {
   readonly where: string;
   /** ` ORDER BY column … LIMIT n` (the limit written in, not a parameter: see pageSql). */
   readonly orderLimit: string;
+  /** The direction rows are fetched in: ASC for min_id (the rows just newer), else DESC. */
+  readonly order: 'ASC' | 'DESC';
   /** Puts rows fetched for min_id back newest first. */
   newestFirst<T>(rows: T[]): T[];
 }
@@ -36,9 +38,11 @@ export function pageSql(page: PageQuery, column: string, values: unknown[]): Pag
   if (page.sinceId) where += ` AND ${column} > $${values.push(page.sinceId)}`;
   if (page.minId) where += ` AND ${column} > $${values.push(page.minId)}`;
   const ascending = !!page.minId && !page.sinceId;
+  const order = ascending ? 'ASC' : 'DESC';
   return {
     where,
-    orderLimit: ` ORDER BY ${column} ${ascending ? 'ASC' : 'DESC'} LIMIT ${limitSql(page.limit, values)}`,
+    orderLimit: ` ORDER BY ${column} ${order} LIMIT ${limitSql(page.limit, values)}`,
+    order,
     newestFirst: (rows) => (ascending ? rows.reverse() : rows),
   };
 }

@@ -52,16 +52,19 @@ function refColumns(s: string, prefix: string): string {
   return REF_FIELDS.map(([name, of]) => `${of(s)} AS ${prefix}${name}`).join(', ');
 }
 
+/** A ref's column names with a prefix, made once: a name made per row (prefix + key) is hashed on every read. */
+const namesOf = (prefix: string) => ({
+  version: `${prefix}version`,
+  reblogOfId: `${prefix}reblog_of_id`,
+  reblogVersion: `${prefix}reblog_version`,
+  quoteOfId: `${prefix}quote_of_id`,
+});
+const PLAIN = namesOf('');
+const JOINED = namesOf('status_');
+
 export const STATUS_REFS: RowShape<StatusRef> = {
   columns: `s.id, ${refColumns('s', '')}`,
-  // Absent columns read as null. Each name written out: a name made per row (prefix + key) is hashed on every read.
-  map: (r) => ({
-    id: String(r['id']),
-    version: (r['version'] as string | null | undefined) ?? null,
-    reblogOfId: (r['reblog_of_id'] as string | null | undefined) ?? null,
-    reblogVersion: (r['reblog_version'] as string | null | undefined) ?? null,
-    quoteOfId: (r['quote_of_id'] as string | null | undefined) ?? null,
-  }),
+  map: (r) => refFrom(String(r['id']), r, PLAIN),
 };
 
 /** The names of STATUS_REFS' columns: a query that carries them through a CTE selects them by these. */
@@ -80,11 +83,11 @@ export function statusRefJoin(statusId: string, live?: string): string {
 
 /** The ref statusRefJoin's columns give status `id`; its version is null when the row had none (not joined, or gone). */
 export function statusRefOf(id: string, r: Record<string, unknown>): StatusRef {
-  return {
-    id,
-    version: (r['status_version'] as string | null | undefined) ?? null,
-    reblogOfId: (r['status_reblog_of_id'] as string | null | undefined) ?? null,
-    reblogVersion: (r['status_reblog_version'] as string | null | undefined) ?? null,
-    quoteOfId: (r['status_quote_of_id'] as string | null | undefined) ?? null,
-  };
+  return refFrom(id, r, JOINED);
+}
+
+/** A ref from a row's columns named as `names` says; absent columns read as null. */
+function refFrom(id: string, r: Record<string, unknown>, names: ReturnType<typeof namesOf>): StatusRef {
+  const text = (k: string) => (r[k] as string | null | undefined) ?? null;
+  return { id, version: text(names.version), reblogOfId: text(names.reblogOfId), reblogVersion: text(names.reblogVersion), quoteOfId: text(names.quoteOfId) };
 }

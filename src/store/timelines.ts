@@ -3,7 +3,7 @@
 // first), min_id (just newer, oldest first, returned newest first), limit. Every feed goes through feed(), which leaves
 // out remote history posts (visibility.ts listable); only an account's own statuses (ofAccount) list them.
 import type { Database } from './db.js';
-import { pageSql, type PageQuery } from './paging.js';
+import { pageSql, type PageQuery, type PageSql } from './paging.js';
 import { STATUS_COLUMNS, STATUS_ROWS, tagKey, toStatus, type Status, type StatusRow } from './statuses.js';
 import type { PageShape } from './status-refs.js';
 import { authorNotSuspended, boostedReadable, inChosenLanguage, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
@@ -87,9 +87,9 @@ function listRuleWith(owner: string, policy: string, member: (who: string) => st
  * on it is at or above the horizon: the page's lower cursor (since_id, min_id) is, or a newest-first page came out
  * full with its oldest row at or above it.
  */
-function fedRows<T extends { id: string | null }>(rows: readonly T[], page: PageQuery, feedHorizon: string): T[] | null {
+function fedRows<T extends { id: string | null }>(rows: readonly T[], page: PageQuery, p: PageSql, feedHorizon: string): T[] | null {
   const horizon = BigInt(feedHorizon);
-  const ascending = !!page.minId && !page.sinceId;
+  const ascending = p.order === 'ASC';
   const found = rows.filter((r) => r.id !== null && r.id !== undefined);
   const lower = [page.sinceId, page.minId].reduce((m, c) => (c !== undefined && BigInt(c) > m ? BigInt(c) : m), 0n);
   const oldest = found.length ? BigInt(String(found[ascending ? 0 : found.length - 1]!.id)) : null;
@@ -157,7 +157,6 @@ export class TimelineStore<R = Status[]> {
   async homeFromFeed(viewerId: string, page: PageQuery): Promise<R | null> {
     const values: unknown[] = [viewerId];
     const p = pageSql(page, 'hf.status_id', values);
-    const ascending = !!page.minId && !page.sinceId;
     // The member as an InitPlan, not $1: seeing the value, the planner costed each custom plan below the generic one
     // (a heavy member's 805 feed rows against 212 on average) and so planned every page afresh, 1.8–7 ms of planning
     // for a 0.4 ms run. Opaque, the generic plan is kept after five executions.
@@ -167,15 +166,15 @@ export class TimelineStore<R = Status[]> {
         `SELECT hz.feed_horizon, p.* FROM (SELECT coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = ${me}), 0)::text AS feed_horizon) hz
        LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM home_feeds hf JOIN statuses s ON s.id = hf.status_id
          WHERE hf.account_id = ${me} AND (${homeRuleProbed(me)}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
-       ORDER BY p.id ${ascending ? 'ASC' : 'DESC'}`,
+       ORDER BY p.id ${p.order}`,
         values,
         viewerId,
-        ascending ? 'ASC' : 'DESC',
+        p.order,
       ),
       values,
       'prepared',
     );
-    const found = fedRows(rows, page, rows[0]?.feed_horizon ?? '0');
+    const found = fedRows(rows, page, p, rows[0]?.feed_horizon ?? '0');
     return found ? this.shape.collect(p.newestFirst(found), viewerId) : null;
   }
 
@@ -198,23 +197,21 @@ export class TimelineStore<R = Status[]> {
   async listFromFeed(listId: string, ownerId: string, page: PageQuery): Promise<R | undefined | null> {
     const values: unknown[] = [listId, ownerId];
     const p = pageSql(page, 'lf.status_id', values);
-    const ascending = !!page.minId && !page.sinceId;
-    const order = ascending ? 'ASC' : 'DESC';
     const rows = await this.db.rows<{ feed_horizon: string; id: string | null }>(
       this.shape.statement(
         `SELECT coalesce(h.horizon, 0)::text AS feed_horizon, p.* FROM lists l LEFT JOIN list_feed_horizons h ON h.list_id = l.id
          LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM list_feeds lf JOIN statuses s ON s.id = lf.status_id
            WHERE lf.list_id = $1 AND (${listRuleProbed('$1', '$2', 'l.replies_policy')}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
-         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${order}`,
+         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${p.order}`,
         values,
         ownerId,
-        order,
+        p.order,
       ),
       values,
       'prepared',
     );
     if (rows.length === 0) return undefined;
-    const found = fedRows(rows, page, rows[0]!.feed_horizon);
+    const found = fedRows(rows, page, p, rows[0]!.feed_horizon);
     return found ? this.shape.collect(p.newestFirst(found), ownerId) : null;
   }
 
@@ -225,16 +222,15 @@ export class TimelineStore<R = Status[]> {
     // trip for the row first; read from the row, a policy's branch is skipped when its test `policy = '…'` fails.
     const values: unknown[] = [listId, ownerId];
     const p = pageSql(page, 's.id', values);
-    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const rows = await this.db.rows(
       this.shape.statement(
         `SELECT p.* FROM lists l
          LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM statuses s
            WHERE (${listRule('$1', '$2', 'l.replies_policy')}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
-         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${order}`,
+         WHERE l.id = $1 AND l.account_id = $2 ORDER BY p.id ${p.order}`,
         values,
         ownerId,
-        order,
+        p.order,
       ),
       values,
       'prepared',
@@ -324,12 +320,11 @@ export class TimelineStore<R = Status[]> {
     at: { readonly from?: string; readonly pageColumn?: string } = {},
   ): Promise<R> {
     const p = pageSql(page, at.pageColumn ?? 's.id', values);
-    const order = page.minId && !page.sinceId ? 'ASC' : 'DESC';
     const sql = this.shape.statement(
       `SELECT ${this.shape.columns} FROM ${at.from ?? 'statuses s'} WHERE ${where}${p.where}${p.orderLimit}`,
       values,
       viewerId,
-      order,
+      p.order,
     );
     return this.shape.collect(p.newestFirst(await this.db.rows(sql, values, 'prepared')), viewerId);
   }
