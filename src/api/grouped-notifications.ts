@@ -4,7 +4,7 @@
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json, jsonText } from '../http/respond.js';
+import { json, jsonPieces } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { MarkerStore } from '../store/markers.js';
@@ -15,7 +15,7 @@ import { isId } from '../store/ids.js';
 import type { AccountViews } from './account-views.js';
 import { flag, stringList } from './params.js';
 import type { StatusViews } from './status-views.js';
-import { statusesJson } from './status-json.js';
+import { pushStatusesJson } from './status-json.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from './report-views.js';
 import type { RenderBundle } from '../store/render-bundle.js';
@@ -151,11 +151,19 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
     }));
     return {
       groups: groupEntities.length,
-      // Keys as Mastodon orders them: accounts, partial_accounts, statuses, notification_groups.
-      text: () =>
-        `{"accounts":[${[...full].map((id) => accounts.get(id)!.json()).join(',')}]` +
-        (expand === 'partial_avatars' ? `,"partial_accounts":${JSON.stringify([...partial].map(partialEntity))}` : '') +
-        `,"statuses":${statusesJson(shownStatuses)},"notification_groups":${JSON.stringify(groupEntities)}}`,
+      // Keys as Mastodon orders them: accounts, partial_accounts, statuses, notification_groups. As pieces, one an
+      // account or status, sent unjoined (http/text-pieces.ts).
+      parts: (): string[] => {
+        const parts = ['{"accounts":['];
+        let first = true;
+        for (const id of full) {
+          parts.push(first ? accounts.get(id)!.json() : `,${accounts.get(id)!.json()}`);
+          first = false;
+        }
+        parts.push(expand === 'partial_avatars' ? `],"partial_accounts":${JSON.stringify([...partial].map(partialEntity))},"statuses":` : '],"statuses":');
+        pushStatusesJson(shownStatuses, parts).push(`,"notification_groups":${JSON.stringify(groupEntities)}}`);
+        return parts;
+      },
     };
   };
 
@@ -186,9 +194,9 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
           expand_accounts: one('expand_accounts'),
           include_filtered: one('include_filtered'),
         };
-        return jsonText(
+        return jsonPieces(
           200,
-          (await render(viewer, items, data, grouped, expand, true, dynamics)).text(),
+          (await render(viewer, items, data, grouped, expand, true, dynamics)).parts(),
           timelineLinks(
             d.baseUrl + req.path,
             page,
@@ -241,7 +249,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
         const data = await d.groups.data(viewer, key.startsWith('ungrouped-') ? [] : [key]);
         const r = await render(viewer, [n], data, key.startsWith('ungrouped-') ? [] : GROUPABLE_TYPES, 'full', false);
         if (r.groups === 0) throw Errors.notFound();
-        return jsonText(200, r.text());
+        return jsonPieces(200, r.parts());
       },
     }),
     route({

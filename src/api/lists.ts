@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json, jsonText } from '../http/respond.js';
+import { json, jsonPieces } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
@@ -15,7 +15,7 @@ import type { AccountViews } from './account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
 import type { StatusViews } from './status-views.js';
 import { isId } from '../store/ids.js';
-import { statusesJson } from './status-json.js';
+import { pushStatusesJson } from './status-json.js';
 
 const ListBody = z.object({
   title: z.string().trim().min(1, "Title can't be blank").max(100, 'Title is too long (maximum is 100 characters)'),
@@ -166,9 +166,9 @@ export function listRoutes(d: ListApiDeps): Route[] {
         // The list's own row is read in the page's statement: none, the list is not the member's.
         const list = isId(id) ? await d.timelines.listTimeline(id, owner, page) : undefined;
         if (!list) throw Errors.notFound();
-        return jsonText(
+        return jsonPieces(
           200,
-          statusesJson(await d.statusViews.inContextRefs(list, owner, 'home')),
+          pushStatusesJson(await d.statusViews.inContextRefs(list, owner, 'home'), []),
           timelineLinks(
             d.baseUrl + req.path,
             page,

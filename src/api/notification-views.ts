@@ -54,18 +54,19 @@ export async function renderNotifications(d: NotificationViewDeps, items: readon
 /**
  * The same page as JSON text, as JSON.stringify(renderNotifications(…)) writes it, but with each sender written from
  * its kept JSON (PageAccount.json) instead of made as an object and serialised again (issue 19: forty accounts a page).
+ * As pieces, one a notification, sent unjoined (http/text-pieces.ts).
  */
 export async function renderNotificationsText(
   d: NotificationViewDeps,
   items: readonly Notification[],
   viewerId: string,
   dynamics: RenderBundle | null = null,
-): Promise<string> {
+): Promise<string[]> {
   // A page is mostly favourites and boosts of a few statuses: each is written once.
   const statusText = new Map<string, string>();
-  const parts = (await loadNotifications(d, items, viewerId, dynamics)).map(({ n, account, status, report }) => {
+  const parts = (await loadNotifications(d, items, viewerId, dynamics)).map(({ n, account, status, report }, i) => {
     // As JSON.stringify writes the entity's first keys (an id is digits; the rest is escaped as it would be).
-    let text = `{"id":"${n.id}","type":${JSON.stringify(n.type)},"created_at":"${n.createdAt.toISOString()}","group_key":${JSON.stringify(n.groupKey ?? `ungrouped-${n.id}`)},"account":${account.json()}`;
+    let text = `${i ? ',' : '['}{"id":"${n.id}","type":${JSON.stringify(n.type)},"created_at":"${n.createdAt.toISOString()}","group_key":${JSON.stringify(n.groupKey ?? `ungrouped-${n.id}`)},"account":${account.json()}`;
     if (status) {
       let st = statusText.get(status.id);
       if (st === undefined) statusText.set(status.id, (st = statusJson(status)));
@@ -74,5 +75,7 @@ export async function renderNotificationsText(
     if (report) text += `,"report":${JSON.stringify(report)}`;
     return `${text}}`;
   });
-  return `[${parts.join(',')}]`;
+  if (parts.length === 0) parts.push('[');
+  parts.push(']');
+  return parts;
 }

@@ -3,7 +3,7 @@
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
-import { json, jsonText } from '../http/respond.js';
+import { json, jsonPieces } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notification, NotificationStore } from '../store/notifications.js';
@@ -67,7 +67,7 @@ export function notificationRoutes(d: NotificationApiDeps): Route[] {
           ...(excludeTypes ?? []).map((t) => `exclude_types[]=${encodeURIComponent(t)}`),
         ].join('&');
         if (links && extra) links['Link'] = links['Link']!.replace(/\?limit=/g, `?${extra}&limit=`);
-        return jsonText(200, await renderNotificationsText(d, items, viewer, dynamics), links);
+        return jsonPieces(200, await renderNotificationsText(d, items, viewer, dynamics), links);
       },
     }),
     route({

@@ -51,9 +51,15 @@ export function statusJson(value: unknown): string {
   return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${e['pinned'] === undefined ? '' : `,"pinned":${e['pinned']}`},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
 }
 
-/** A list of status entities as JSON text: the same as JSON.stringify(list). */
-export function statusesJson(list: readonly unknown[]): string {
-  let out = '[';
-  for (let i = 0; i < list.length; i++) out += (i ? ',' : '') + statusJson(list[i]);
-  return `${out}]`;
+/**
+ * A list of status entities as JSON text pieces, appended to `into` and returned: joined, the same as
+ * JSON.stringify(list). A page is sent as its pieces (http/text-pieces.ts).
+ */
+export function pushStatusesJson(list: readonly unknown[], into: string[]): string[] {
+  if (list.length === 0) into.push('[]');
+  else {
+    for (let i = 0; i < list.length; i++) into.push((i ? ',' : '[') + statusJson(list[i]));
+    into.push(']');
+  }
+  return into;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
-import { json, jsonText } from '../http/respond.js';
+import { json, jsonPieces } from '../http/respond.js';
 import { route, type MemberPrincipal, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
@@ -15,7 +15,7 @@ import { description, focus, given, idList, idParam, idWith, invalid, railsBool 
 import type { StatusViews } from './status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
 import type { ThreadStore } from '../store/threads.js';
-import { statusesJson } from './status-json.js';
+import { pushStatusesJson } from './status-json.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -305,7 +305,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const entities = await d.views.inContextRefs({ refs: [...ancestors, ...descendants], dynamics: thread.dynamics }, viewerId, 'thread');
         const byId = new Map(entities.map((e) => [e.id, e]));
         const shown = (list: readonly StatusRef[]) => list.flatMap((x) => byId.get(x.id) ?? []);
-        return jsonText(200, `{"ancestors":${statusesJson(shown(ancestors))},"descendants":${statusesJson(shown(descendants))}}`);
+        const parts = pushStatusesJson(shown(ancestors), ['{"ancestors":']);
+        parts.push(',"descendants":');
+        pushStatusesJson(shown(descendants), parts).push('}');
+        return jsonPieces(200, parts);
       },
     }),
   ];

@@ -2,7 +2,7 @@
 // remote), a hashtag's, and an account's statuses. Link-header pagination with absolute URLs; none on an empty page.
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
-import { json, jsonText } from '../http/respond.js';
+import { json, jsonPieces } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
 import { route, type Principal, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
@@ -14,7 +14,7 @@ import { flag } from './params.js';
 import type { StatusViews } from './status-views.js';
 import type { AccountCache } from './account-cache.js';
 import { isId } from '../store/ids.js';
-import { statusesJson } from './status-json.js';
+import { pushStatusesJson } from './status-json.js';
 
 const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 
@@ -47,7 +47,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       list.refs.map((s) => s.id),
       keep,
     );
-    return jsonText(200, statusesJson(await d.views.inContextRefs(list, viewerId, context)), links);
+    return jsonPieces(200, pushStatusesJson(await d.views.inContextRefs(list, viewerId, context), []), links);
   };
   const scopeOf = (req: Request): { scope: Scope; keep: Record<string, string | undefined> } => {
     const local = flag(req.query['local']);

@@ -1,5 +1,6 @@
 // Reply constructors. Every JSON answer, an empty one included, has a JSON body and content type (masto.js
 // throws on anything else).
+import { TextPieces } from './text-pieces.js';
 import type { HeaderValue, Reply } from './types.js';
 
 type Headers = Readonly<Record<string, HeaderValue>>;
@@ -15,6 +16,11 @@ const JSON_HEADERS: Headers = Object.freeze({ 'Content-Type': JSON_TYPE });
 /** For hot routes whose body is computed once and reused. */
 export function jsonText(status: number, text: string, headers?: Headers): Reply {
   return { status, headers: headers ? { 'Content-Type': JSON_TYPE, ...headers } : JSON_HEADERS, body: text };
+}
+
+/** A large JSON body given as the pieces it was written in (http/text-pieces.ts): never joined into one string. */
+export function jsonPieces(status: number, parts: readonly string[], headers?: Headers): Reply {
+  return { status, headers: headers ? { 'Content-Type': JSON_TYPE, ...headers } : JSON_HEADERS, body: new TextPieces(parts) };
 }
 
 /**

@@ -16,6 +16,7 @@ import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
 import { streamFile } from './stream-file.js';
+import { bytesOf, TextPieces } from './text-pieces.js';
 import type { Authenticate, EventStreamBody, FileBody, Principal, Reply, Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp, type WebSocketBehavior } from './uws.js';
 
@@ -372,7 +373,7 @@ export class HttpServer {
     if (ex.aborted) return this.finish(ex, req, 0);
     let status = reply?.status;
     let headers = reply?.headers;
-    let body: string | Buffer | FileBody | EventStreamBody = reply?.body ?? '';
+    let body: string | Buffer | TextPieces | FileBody | EventStreamBody = reply?.body ?? '';
     // A reply we cannot write safely (a handler bug, or a header value with CR/LF that would split the response)
     // becomes a 500 rather than a crash or an injected header.
     if (!Number.isInteger(status) || !headersAreSafe(headers)) {
@@ -396,10 +397,12 @@ export class HttpServer {
     };
     if (isFileBody(body)) return this.writeFile(res, ex, req, status, body, head);
     if (isEventStream(body)) return this.openEvents(res, ex, req, status, body, head);
+    // Written now and sent before end() returns: the shared buffer is free again for the next response.
+    const bytes = body instanceof TextPieces ? bytesOf(body) : body;
     res.cork(() => {
       head();
-      if (req.method === 'HEAD') endHead(res, Buffer.byteLength(body), ex.closeAfter);
-      else res.end(body, ex.closeAfter);
+      if (req.method === 'HEAD') endHead(res, Buffer.byteLength(bytes), ex.closeAfter);
+      else res.end(bytes, ex.closeAfter);
     });
     this.finish(ex, req, status);
   }

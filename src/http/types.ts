@@ -3,6 +3,7 @@ import type { CachedToken } from '../oauth/token-cache.js';
 import type { TokenRecord } from '../store/oauth-tokens.js';
 import type { LocalUser } from '../store/users.js';
 import type { Request } from './request.js';
+import type { TextPieces } from './text-pieces.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -41,7 +42,7 @@ export interface EventSink {
 export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, HeaderValue>>;
-  readonly body?: string | Buffer | FileBody | EventStreamBody;
+  readonly body?: string | Buffer | TextPieces | FileBody | EventStreamBody;
 }
 
 /**

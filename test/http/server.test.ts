@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig } from '../../config/schema.js';
 import { Errors } from '../../src/errors.js';
-import { json } from '../../src/http/respond.js';
+import { json, jsonPieces } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
@@ -18,6 +18,13 @@ describe('uWebSockets.js binding', () => {
     assert.equal(nativeUws, true);
   });
 });
+
+/** n pieces of a JSON array of strings with two- to four-byte characters in UTF-8 (and a surrogate pair). */
+function piecesOf(n: number): string[] {
+  const parts = Array.from({ length: n }, (_, i) => (i ? ',' : '[') + JSON.stringify(`${i}: é € 😀 ${'x'.repeat(i % 700)}`));
+  parts.push(n ? ']' : '[]');
+  return parts;
+}
 
 describe('HTTP front end', () => {
   let server: HttpServer;
@@ -36,6 +43,7 @@ describe('HTTP front end', () => {
         { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
         { method: 'GET', path: '/api/v1/things/:id', handler: (req) => json(200, { id: req.params['id'] }) },
         { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
+        { method: 'GET', path: '/api/v1/pieces/:n', handler: (req) => jsonPieces(200, piecesOf(Number(req.params['n']))) },
         {
           method: 'GET',
           path: '/api/v1/boom',
@@ -320,6 +328,21 @@ describe('HTTP front end', () => {
     assert.match(host.data, /^HTTP\/1\.1 400/);
     assert.equal(bodyOf(host.data), '{"error":"Duplicate Host header"}');
     assert.equal((await fetch(`${base}/api/v1/things/4`)).status, 200);
+  });
+
+  it('sends a body given as pieces as their text in UTF-8, at any size, each response whole', async () => {
+    // 0 pieces, a small page, one past the shared buffer's first size (256 KB) and one past what it keeps (4 MB),
+    // several at once: each is written in full before the next one takes the buffer.
+    const sizes = [0, 40, 1_000, 15_000, 40, 1_000];
+    const bodies = await Promise.all(sizes.map(async (n) => (await fetch(`${base}/api/v1/pieces/${n}`)).arrayBuffer()));
+    for (const [i, n] of sizes.entries()) {
+      const expected = piecesOf(n).join('');
+      assert.equal(Buffer.from(bodies[i]!).equals(Buffer.from(expected)), true, `${n} pieces`);
+      assert.equal((JSON.parse(expected) as string[]).length, n);
+    }
+    assert.ok(Buffer.byteLength(piecesOf(15_000).join('')) > 4 * 1024 * 1024, 'the largest is past what the buffer keeps');
+    const head = await exchange(base, 'HEAD /api/v1/pieces/1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 5_000);
+    assert.match(head.data, new RegExp(`\\r\\nContent-Length: ${Buffer.byteLength(piecesOf(1000).join(''))}\\r\\n`, 'i'));
   });
 
   it('answers HEAD with Connection: close and then closes the connection at once', async () => {
