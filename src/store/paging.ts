@@ -7,15 +7,19 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-export interface PageSql {
+/** The cursors alone, for a query that orders and limits its own way (the grouped notifications' walk). */
+export interface CursorSql {
   /** ` AND column < $n …` (empty without cursors). */
   readonly where: string;
-  /** ` ORDER BY column … LIMIT n` (the limit written in, not a parameter: see pageSql). */
-  readonly orderLimit: string;
   /** The direction rows are fetched in: ASC for min_id (the rows just newer), else DESC. */
   readonly order: 'ASC' | 'DESC';
   /** Puts rows fetched for min_id back newest first. */
   newestFirst<T>(rows: T[]): T[];
+}
+
+export interface PageSql extends CursorSql {
+  /** ` ORDER BY column … LIMIT n` (the limit written in, not a parameter: see pageSql). */
+  readonly orderLimit: string;
 }
 
 /**
@@ -31,18 +35,18 @@ export function limitSql(limit: number, values: unknown[]): string {
   return Number.isSafeInteger(limit) && LIMITS_IN_TEXT.has(limit) ? String(limit) : `$${values.push(limit)}`;
 }
 
-/** The cursor conditions, order and limit for `column`; their parameters are appended to `values`. */
-export function pageSql(page: PageQuery, column: string, values: unknown[]): PageSql {
+/** The cursor conditions and direction for `column`; their parameters are appended to `values`. */
+export function cursorSql(page: PageQuery, column: string, values: unknown[]): CursorSql {
   let where = '';
   if (page.maxId) where += ` AND ${column} < $${values.push(page.maxId)}`;
   if (page.sinceId) where += ` AND ${column} > $${values.push(page.sinceId)}`;
   if (page.minId) where += ` AND ${column} > $${values.push(page.minId)}`;
   const ascending = !!page.minId && !page.sinceId;
-  const order = ascending ? 'ASC' : 'DESC';
-  return {
-    where,
-    orderLimit: ` ORDER BY ${column} ${order} LIMIT ${limitSql(page.limit, values)}`,
-    order,
-    newestFirst: (rows) => (ascending ? rows.reverse() : rows),
-  };
+  return { where, order: ascending ? 'ASC' : 'DESC', newestFirst: (rows) => (ascending ? rows.reverse() : rows) };
+}
+
+/** The cursor conditions, order and limit for `column`; their parameters are appended to `values`. */
+export function pageSql(page: PageQuery, column: string, values: unknown[]): PageSql {
+  const c = cursorSql(page, column, values);
+  return { ...c, orderLimit: ` ORDER BY ${column} ${c.order} LIMIT ${limitSql(page.limit, values)}` };
 }
