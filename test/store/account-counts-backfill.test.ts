@@ -2,24 +2,12 @@
 // not direct (boosts included) and the newest of them, as the pages used to count them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
-import { Database } from '../../src/store/db.js';
-import { loadMigrations, migrate } from '../../src/store/migrate.js';
-import { emptyDatabaseUrl } from '../support/db.js';
-
-const silent = pino({ level: 'silent' });
+import { databaseBefore } from '../support/before-migration.js';
 
 describe('account_counts migration', () => {
   it('backfills the counts of existing accounts', async () => {
-    const db = new Database(await emptyDatabaseUrl(), 2, silent);
+    const { db, migrateRest } = await databaseBefore('_account_counts');
     try {
-      const all = await loadMigrations();
-      const counts = all.find((m) => m.name.endsWith('_account_counts'))!;
-      await migrate(
-        db,
-        silent,
-        all.filter((m) => m.version < counts.version),
-      );
       const [a, b, c] = (
         await db.rows<{ id: string }>(
           `INSERT INTO accounts (username, domain, uri) VALUES ('a', 'x.example', 'https://x.example/a'), ('b', 'x.example', 'https://x.example/b'),
@@ -40,7 +28,7 @@ describe('account_counts migration', () => {
         `INSERT INTO statuses (account_id, content, visibility, local, reblog_of_id, created_at) VALUES ($1, '', 0, false, $2, '2024-01-03T00:00:00Z')`,
         [b, post],
       );
-      await migrate(db, silent, all);
+      await migrateRest();
       const rows = await db.rows(
         'SELECT account_id::text AS id, followers, following, statuses, last_status_at FROM account_counts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id',
         [[a, b, c]],

@@ -3,25 +3,13 @@
 // many, so that the feed then answers exactly as the pull query does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
-import { Database } from '../../src/store/db.js';
-import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import { TimelineStore } from '../../src/store/timelines.js';
-import { emptyDatabaseUrl } from '../support/db.js';
-
-const silent = pino({ level: 'silent' });
+import { databaseBefore } from '../support/before-migration.js';
 
 describe('list_feeds migration', () => {
   it('fills the feeds of existing lists', async () => {
-    const db = new Database(await emptyDatabaseUrl(), 2, silent);
+    const { db, migrateRest } = await databaseBefore('_list_feeds');
     try {
-      const all = await loadMigrations();
-      const feeds = all.find((m) => m.name.endsWith('_list_feeds'))!;
-      await migrate(
-        db,
-        silent,
-        all.filter((m) => m.version < feeds.version),
-      );
       const [owner, a, big, other] = (
         await db.rows<{ id: string }>(
           `INSERT INTO accounts (username, domain, uri) VALUES ('owner', NULL, NULL), ('a', 'x.example', 'https://x.example/a'),
@@ -45,7 +33,7 @@ describe('list_feeds migration', () => {
          SELECT timestamp_id(t), $1, '', 0, false, t FROM (SELECT now() - interval '1 day' - g * interval '1 minute' AS t FROM generate_series(1, 900) g) x`,
         [big],
       );
-      await migrate(db, silent, all);
+      await migrateRest();
       const rows = async (list: string) =>
         (await db.rows<{ id: string }>('SELECT status_id::text AS id FROM list_feeds WHERE list_id = $1 ORDER BY status_id DESC', [list])).map((r) => r.id);
       const aPosts = (

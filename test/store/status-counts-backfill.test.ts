@@ -3,24 +3,12 @@
 // replies and quotes).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
-import { Database } from '../../src/store/db.js';
-import { loadMigrations, migrate } from '../../src/store/migrate.js';
-import { emptyDatabaseUrl } from '../support/db.js';
-
-const silent = pino({ level: 'silent' });
+import { databaseBefore } from '../support/before-migration.js';
 
 describe('status_counts migration', () => {
   it('backfills the counts of existing statuses', async () => {
-    const db = new Database(await emptyDatabaseUrl(), 2, silent);
+    const { db, migrateRest } = await databaseBefore('_status_counts');
     try {
-      const all = await loadMigrations();
-      const counts = all.find((m) => m.name.endsWith('_status_counts'))!;
-      await migrate(
-        db,
-        silent,
-        all.filter((m) => m.version < counts.version),
-      );
       const [a, b] = (
         await db.rows<{ id: string }>(
           "INSERT INTO accounts (username, domain, uri) VALUES ('a', 'x.example', 'https://x.example/a'), ('b', 'x.example', 'https://x.example/b') RETURNING id::text",
@@ -50,7 +38,7 @@ describe('status_counts migration', () => {
       await status({ boost: post, deleted: new Date() });
       await status({ quote: post });
       await db.exec('INSERT INTO favourites (account_id, status_id) VALUES ($1, $3), ($2, $3)', [a, b, post]);
-      await migrate(db, silent, all);
+      await migrateRest();
       const row = await db.one('SELECT replies, reblogs, favourites, quotes FROM status_counts WHERE status_id = $1', [post]);
       assert.deepEqual(row, { replies: 2, reblogs: 1, favourites: 2, quotes: 1 });
     } finally {
