@@ -79,18 +79,17 @@ function walkSql(values: unknown[], page: PageQuery, f: NotificationFilter, grou
   const c = cursorSql(page, 'n.id', values);
   where += c.where;
   const up = c.order === 'ASC';
-  const dir = c.order;
   const key = `CASE WHEN n.group_key IS NOT NULL AND n.type = ANY($${values.push(groupedTypes)}::text[]) THEN n.group_key ELSE 'ungrouped-' || n.id END`;
   const limit = `$${values.push(page.limit)}::int`;
   return {
     cte: `WITH RECURSIVE grouped AS (
-         (SELECT ${COLUMNS}, ARRAY[${key}] AS groups FROM notifications n WHERE ${where} ORDER BY n.id ${dir} LIMIT 1)
+         (SELECT ${COLUMNS}, ARRAY[${key}] AS groups FROM notifications n WHERE ${where} ORDER BY n.id ${c.order} LIMIT 1)
          UNION ALL
          SELECT nx.id, nx.account_id, nx.from_account_id, nx.type, nx.status_id, nx.report_id, nx.created_at, nx.group_key, wt.groups || nx.gk
          FROM grouped wt CROSS JOIN LATERAL (
            SELECT ${COLUMNS}, ${key} AS gk FROM notifications n
            WHERE ${where} AND n.id ${up ? '>' : '<'} wt.id AND NOT (${key} = ANY(wt.groups))
-           ORDER BY n.id ${dir} LIMIT 1) nx
+           ORDER BY n.id ${c.order} LIMIT 1) nx
          WHERE cardinality(wt.groups) < ${limit})`,
     limit,
     up,
