@@ -2,6 +2,7 @@
 // handlers validate with zod; multipart bodies are decoded as they arrive, their files streamed to disk.
 // Mastodon accepts JSON, url-encoded and multipart on every endpoint, so do we.
 import { Errors } from '../errors.js';
+import { guard } from './guard.js';
 import type { HttpResponse } from './uws.js';
 import { MAX_TEXT_FIELD_BYTES, MultipartError, MultipartReader } from './multipart.js';
 import { parseUrlEncoded, type Params } from './params.js';
@@ -31,7 +32,11 @@ export function limitFor(kind: BodyKind, limits: BodyLimits, route: { readonly m
   return limits.bodyBytes;
 }
 
-export type BodyOutcome = { ok: true; data: Buffer } | { ok: false; reason: 'too_large' | 'length_mismatch' | 'over_budget' };
+export type BodyOutcome =
+  | { ok: true; data: Buffer }
+  | { ok: false; reason: 'too_large' | 'length_mismatch' | 'over_budget' }
+  /** Something threw while the body was read (a bug): the request's error path answers it. */
+  | { ok: false; reason: 'error'; error: unknown };
 
 /**
  * Streams the body into a buffer. With a Content-Length the buffer is allocated once at that size; chunked bodies
@@ -51,10 +56,12 @@ export function readBody(
     finished = true;
     done(o);
   };
+  // uWS calls onData on its own stack: a throw there would end the process, so it ends this request instead.
+  const onData = (fn: (chunk: ArrayBuffer, isLast: boolean) => void) => res.onData(guard(fn, (error) => finish({ ok: false, reason: 'error', error })));
   if (declaredLength !== null) {
     const buf = Buffer.allocUnsafe(declaredLength);
     let offset = 0;
-    res.onData((chunk, isLast) => {
+    onData((chunk, isLast) => {
       if (finished) return;
       const bytes = chunk.byteLength;
       if (offset + bytes > declaredLength) return finish({ ok: false, reason: 'length_mismatch' });
@@ -66,7 +73,7 @@ export function readBody(
   }
   const chunks: Buffer[] = [];
   let total = 0;
-  res.onData((chunk, isLast) => {
+  onData((chunk, isLast) => {
     if (finished) return;
     total += chunk.byteLength;
     if (total > limit) return finish({ ok: false, reason: 'too_large' });
@@ -89,6 +96,7 @@ export function readMultipart(
   limit: number,
   contentType: string,
   tempDir: string,
+  takesFiles: boolean,
   done: (o: MultipartOutcome) => void,
 ): MultipartReader | null {
   let finished = false;
@@ -103,33 +111,38 @@ export function readMultipart(
   };
   let reader: MultipartReader;
   try {
-    reader = new MultipartReader(contentType, tempDir, (r) => finish(r));
+    reader = new MultipartReader(contentType, tempDir, (r) => finish(r), takesFiles);
   } catch (e) {
     finish({ ok: false, error: e });
     return null;
   }
   let total = 0;
-  res.onData((chunk, isLast) => {
-    if (finished) return;
-    total += chunk.byteLength;
-    if (total > limit) return finish({ ok: false, error: Errors.bodyTooLarge(limit) });
-    if (declaredLength !== null && (total > declaredLength || (isLast && total !== declaredLength))) {
-      return finish({ ok: false, error: Errors.badRequest('Body length does not match Content-Length') });
-    }
-    const more = reader.write(Buffer.from(chunk.slice(0)));
-    // The write may have ended the body (a refused part): the request is answered and res no longer usable.
-    if (finished) return;
-    if (!more && !paused) {
-      paused = true;
-      res.pause();
-      reader.onDrain(() => {
-        if (finished || !paused) return;
-        paused = false;
-        res.resume();
-      });
-    }
-    if (isLast) reader.end();
-  });
+  // As in readBody: a throw on uWS's stack (here, or in busboy's callbacks under write) ends this request only.
+  const onData = guard(
+    (chunk: ArrayBuffer, isLast: boolean) => {
+      if (finished) return;
+      total += chunk.byteLength;
+      if (total > limit) return finish({ ok: false, error: Errors.bodyTooLarge(limit) });
+      if (declaredLength !== null && (total > declaredLength || (isLast && total !== declaredLength))) {
+        return finish({ ok: false, error: Errors.badRequest('Body length does not match Content-Length') });
+      }
+      const more = reader.write(Buffer.from(chunk.slice(0)));
+      // The write may have ended the body (a refused part): the request is answered and res no longer usable.
+      if (finished) return;
+      if (!more && !paused) {
+        paused = true;
+        res.pause();
+        reader.onDrain(() => {
+          if (finished || !paused) return;
+          paused = false;
+          res.resume();
+        });
+      }
+      if (isLast) reader.end();
+    },
+    (error) => finish({ ok: false, error }),
+  );
+  res.onData(onData);
   return reader;
 }
 

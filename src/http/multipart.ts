@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import busboy, { type Busboy } from 'busboy';
 import { tempPath } from '../media/temp-files.js';
+import { guard } from './guard.js';
 import { assignParam, parseUrlEncoded, type Params } from './params.js';
 
 const MAX_PARTS = 1000;
@@ -24,9 +25,18 @@ export class MultipartError extends Error {
   }
 }
 
+/** The boundary parameter, or null when there is none or it is longer than RFC 2046's 70 characters. */
 export function boundaryOf(contentType: string): string | null {
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i.exec(contentType);
   return m ? (m[1] ?? m[2] ?? null) : null;
+}
+
+/**
+ * A part's name as a parameter key: busboy hands over undefined for a part without one (or with `name=""`), and a
+ * NUL has no place in a form's names. null: the body is refused.
+ */
+function partName(name: string | undefined): string | null {
+  return typeof name === 'string' && name.length > 0 && !name.includes('\0') ? name : null;
 }
 
 interface OpenFile {
@@ -54,35 +64,72 @@ export class MultipartReader {
     contentType: string,
     private readonly tempDir: string,
     private readonly done: (r: { ok: true; params: Params } | { ok: false; error: unknown }) => void,
+    /** Whether the route takes files at all: where it does not, a file part refuses the body. */
+    private readonly takesFiles = true,
   ) {
-    if (!boundaryOf(contentType)) throw new MultipartError('no boundary');
+    if (!boundaryOf(contentType)) throw new MultipartError('no boundary, or a boundary over 70 characters');
     this.bb = busboy({
       headers: { 'content-type': contentType },
       defParamCharset: 'utf8',
       limits: { parts: MAX_PARTS, files: MAX_FILES, fieldSize: MAX_TEXT_FIELD_BYTES, headerPairs: 64 },
     });
-    this.bb.on('field', (name, value, info) => {
-      this.fieldBytes += value.length;
-      if (info.valueTruncated || this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
-      assignParam(this.params, name, value);
-    });
-    this.bb.on('file', (name, stream, info) => {
-      // A part cut short (the client left, the body ended early) errors its stream; the parser reports the same
-      // failure once, and an unheard stream error would end the process.
-      stream.on('error', () => undefined);
-      if (this.settled) return void stream.resume();
-      // A part without a filename is a text field whatever its type, as it was before busboy (and in Rack).
-      if (info.filename === undefined) return this.textPart(name, stream);
-      this.filePart(name, stream, info.filename, info.mimeType);
-    });
-    this.bb.on('partsLimit', () => this.fail(new MultipartError('too many parts')));
-    this.bb.on('filesLimit', () => this.fail(new MultipartError('too many files')));
-    this.bb.on('fieldsLimit', () => this.fail(new MultipartError('too many fields')));
-    this.bb.on('error', (e: Error) => this.fail(new MultipartError(e.message.replace(/^Malformed part header$/, 'malformed part headers'))));
-    this.bb.on('close', () => {
-      this.parsed = true;
-      this.maybeDone();
-    });
+    // Every listener runs inside busboy's write(), on uWS's stack: a throw becomes this body's refusal.
+    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
+    this.bb.on(
+      'field',
+      on((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+        const key = partName(name);
+        if (key === null) return this.fail(new MultipartError('a part without a name'));
+        this.fieldBytes += value.length;
+        if (info.valueTruncated || this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
+        assignParam(this.params, key, value);
+      }),
+    );
+    this.bb.on(
+      'file',
+      on((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+        // A part cut short (the client left, the body ended early) errors its stream; the parser reports the same
+        // failure once, and an unheard stream error would end the process.
+        stream.on('error', () => undefined);
+        if (this.settled) return void stream.resume();
+        const key = partName(name);
+        if (key === null) {
+          stream.resume();
+          return this.fail(new MultipartError('a part without a name'));
+        }
+        // A part without a filename is a text field whatever its type, as it was before busboy (and in Rack).
+        if (info.filename === undefined) return this.textPart(key, stream);
+        const refusal = !this.takesFiles ? 'this endpoint takes no files' : info.filename.includes('\0') ? 'a file name with a NUL' : null;
+        if (refusal !== null) {
+          stream.resume();
+          return this.fail(new MultipartError(refusal));
+        }
+        this.filePart(key, stream, info.filename, info.mimeType);
+      }),
+    );
+    this.bb.on(
+      'partsLimit',
+      on(() => this.fail(new MultipartError('too many parts'))),
+    );
+    this.bb.on(
+      'filesLimit',
+      on(() => this.fail(new MultipartError('too many files'))),
+    );
+    this.bb.on(
+      'fieldsLimit',
+      on(() => this.fail(new MultipartError('too many fields'))),
+    );
+    this.bb.on(
+      'error',
+      on((e: Error) => this.fail(new MultipartError(e.message.replace(/^Malformed part header$/, 'malformed part headers')))),
+    );
+    this.bb.on(
+      'close',
+      on(() => {
+        this.parsed = true;
+        this.maybeDone();
+      }),
+    );
   }
 
   /** Feeds bytes (copied already: uWS reuses its chunk memory); false when busboy wants drain() first. */
@@ -92,7 +139,10 @@ export class MultipartReader {
   }
 
   onDrain(fn: () => void): void {
-    this.bb.once('drain', fn);
+    this.bb.once(
+      'drain',
+      guard(fn, (e) => this.fail(e)),
+    );
   }
 
   end(): void {
@@ -117,17 +167,24 @@ export class MultipartReader {
   private textPart(name: string, stream: NodeJS.ReadableStream): void {
     const parts: Buffer[] = [];
     this.textParts++;
-    stream.on('data', (b: Buffer) => {
-      this.fieldBytes += b.length;
-      if (this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
-      parts.push(b);
-    });
-    stream.on('end', () => {
-      this.textParts--;
-      if (this.settled) return;
-      assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
-      this.maybeDone();
-    });
+    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
+    stream.on(
+      'data',
+      on((b: Buffer) => {
+        this.fieldBytes += b.length;
+        if (this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
+        parts.push(b);
+      }),
+    );
+    stream.on(
+      'end',
+      on(() => {
+        this.textParts--;
+        if (this.settled) return;
+        assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
+        this.maybeDone();
+      }),
+    );
   }
 
   private filePart(name: string, stream: NodeJS.ReadableStream, filename: string, contentType: string): void {
@@ -138,19 +195,29 @@ export class MultipartReader {
     this.open.add(entry);
     let head = Buffer.alloc(0);
     let size = 0;
-    stream.on('data', (b: Buffer) => {
-      size += b.length;
-      if (head.length < HEAD_BYTES) head = Buffer.concat([head, b.subarray(0, HEAD_BYTES - head.length)]);
-    });
+    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
+    stream.on(
+      'data',
+      on((b: Buffer) => {
+        size += b.length;
+        if (head.length < HEAD_BYTES) head = Buffer.concat([head, b.subarray(0, HEAD_BYTES - head.length)]);
+      }),
+    );
     stream.pipe(out);
-    out.on('error', (e) => this.fail(e));
-    out.on('close', () => {
-      entry.closed = true;
-      this.open.delete(entry);
-      if (this.settled) return;
-      assignParam(this.params, name, { kind: 'file', filename, contentType: contentType || 'application/octet-stream', path: file, size, head });
-      this.maybeDone();
-    });
+    out.on(
+      'error',
+      on((e: Error) => this.fail(e)),
+    );
+    out.on(
+      'close',
+      on(() => {
+        entry.closed = true;
+        this.open.delete(entry);
+        if (this.settled) return;
+        assignParam(this.params, name, { kind: 'file', filename, contentType: contentType || 'application/octet-stream', path: file, size, head });
+        this.maybeDone();
+      }),
+    );
   }
 
   private maybeDone(): void {

@@ -12,13 +12,14 @@ import { BodyBudget, type BodyReservation } from './body-budget.js';
 import { CORS_HEADERS, corsApplies, preflightHeaders } from './cors.js';
 import { ResponseEventSink } from './event-stream.js';
 import { isFileBody } from './file-body.js';
+import { guard } from './guard.js';
 import { Request } from './request.js';
 import { json } from './respond.js';
 import { Router } from './router.js';
 import { streamFile } from './stream-file.js';
 import { bytesOf, TextPieces } from './text-pieces.js';
 import type { Authenticate, EventStreamBody, FileBody, Principal, Reply, Route } from './types.js';
-import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp, type WebSocketBehavior } from './uws.js';
+import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp, type WebSocket, type WebSocketBehavior } from './uws.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -138,8 +139,18 @@ export class HttpServer {
     }
     this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
     this.app = uws.App();
-    for (const w of deps.websockets ?? []) this.app.ws(w.pattern, w.behavior);
-    this.app.any('/*', (res, req) => this.onRequest(res, req));
+    for (const w of deps.websockets ?? []) this.app.ws(w.pattern, guardedBehavior(w.behavior, deps.log));
+    // onRequest answers its own failures; this catches one in its synchronous prologue, before the exchange exists.
+    this.app.any(
+      '/*',
+      guard(
+        (res: HttpResponse, req: HttpRequest) => this.onRequest(res, req),
+        (e, [res]) => {
+          deps.log.error({ err: e }, 'request failed before it was routed');
+          answerInternalError(res);
+        },
+      ),
+    );
   }
 
   listen(): Promise<number> {
@@ -196,12 +207,36 @@ export class HttpServer {
     const req = new Request(this.nextId(), method, path, rawQuery, headers, () => (ex.aborted || ex.finished ? '' : this.clientIp(res, headers)));
     // Anything that can change state (throttles count by address) gets its address now, while it is certain.
     if (method !== 'GET' && method !== 'HEAD') void req.ip;
-    res.onAborted(() => {
-      ex.aborted = true;
-      ex.streaming?.abort();
-      ex.events?.aborted();
-      if (ex.readingBody) this.finish(ex, req, 0);
-    });
+    res.onAborted(
+      guard(
+        () => {
+          ex.aborted = true;
+          ex.streaming?.abort();
+          ex.events?.aborted();
+          if (ex.readingBody) this.finish(ex, req, 0);
+        },
+        (e) => this.deps.log.error({ req: req.id, err: e }, 'failed to end an aborted request'),
+      ),
+    );
+    try {
+      this.dispatch(res, ex, req, headers, method, path, duplicate, oversizedField, headerBytes);
+    } catch (e) {
+      this.fail(res, ex, req, e);
+    }
+  }
+
+  /** Everything after the prologue: refusals, routing, the rule, the body, the handler. */
+  private dispatch(
+    res: HttpResponse,
+    ex: Exchange,
+    req: Request,
+    headers: Record<string, string>,
+    method: string,
+    path: string,
+    duplicate: string | undefined,
+    oversizedField: boolean,
+    headerBytes: number,
+  ): void {
     const lengthHeader = headers['content-length'];
     const declared = lengthHeader === undefined ? null : /^\d{1,15}$/.test(lengthHeader) ? Number(lengthHeader) : NaN;
     const hasBody = (declared !== null && declared > 0) || headers['transfer-encoding'] !== undefined;
@@ -213,7 +248,12 @@ export class HttpServer {
       // is pending, so a request smuggled into the same packet is never answered.
       ex.closeAfter = true;
       const refusal = Errors.badRequest(`Duplicate ${duplicate} header`);
-      setImmediate(() => this.send(res, ex, req, refusal));
+      setImmediate(
+        guard(
+          () => this.send(res, ex, req, refusal),
+          (e) => this.fail(res, ex, req, e),
+        ),
+      );
       return;
     }
     if (!IMPLEMENTED_METHODS.has(method)) {
@@ -273,10 +313,10 @@ export class HttpServer {
       res,
       declared,
       limit,
-      (outcome) => {
+      this.guarded(res, ex, req, (outcome) => {
         ex.readingBody = false;
         if (ex.aborted) return this.finish(ex, req, 0);
-        if (!outcome.ok) return this.send(res, ex, req, bodyRefusal(outcome.reason, limit));
+        if (!outcome.ok) return this.send(res, ex, req, outcome.reason === 'error' ? outcome.error : bodyRefusal(outcome.reason, limit));
         ex.closeAfter = false;
         try {
           req.rawBody = outcome.data;
@@ -285,7 +325,7 @@ export class HttpServer {
           return this.send(res, ex, req, e);
         }
         this.run(route, req, res, ex, principal);
-      },
+      }),
       (bytes) => reservation.grow(bytes),
     );
   }
@@ -301,15 +341,23 @@ export class HttpServer {
     limit: number,
     contentType: string,
   ): void {
-    ex.upload = readMultipart(res, declared, limit, contentType, this.tempDir, (outcome) => {
-      ex.readingBody = false;
-      if (ex.aborted) return this.finish(ex, req, 0);
-      if (!outcome.ok) return this.send(res, ex, req, outcome.error);
-      ex.closeAfter = false;
-      req.rawBody = EMPTY;
-      req.body = outcome.params;
-      this.run(route, req, res, ex, principal);
-    });
+    ex.upload = readMultipart(
+      res,
+      declared,
+      limit,
+      contentType,
+      this.tempDir,
+      route.takesFiles === true,
+      this.guarded(res, ex, req, (outcome) => {
+        ex.readingBody = false;
+        if (ex.aborted) return this.finish(ex, req, 0);
+        if (!outcome.ok) return this.send(res, ex, req, outcome.error);
+        ex.closeAfter = false;
+        req.rawBody = EMPTY;
+        req.body = outcome.params;
+        this.run(route, req, res, ex, principal);
+      }),
+    );
   }
 
   /** The caller of an authenticated route (a promise on a token-cache miss); null when the route allows anyone. */
@@ -335,10 +383,12 @@ export class HttpServer {
 
   private run(route: Route, req: Request, res: HttpResponse, ex: Exchange, principal: Principal | null | Promise<Principal>): void {
     if (principal instanceof Promise) {
-      principal.then(
-        (who) => (ex.aborted ? this.finish(ex, req, 0) : this.run(route, req, res, ex, who)),
-        (e: unknown) => this.send(res, ex, req, e),
-      );
+      principal
+        .then(
+          (who) => (ex.aborted ? this.finish(ex, req, 0) : this.run(route, req, res, ex, who)),
+          (e: unknown) => this.send(res, ex, req, e),
+        )
+        .catch((e: unknown) => this.fail(res, ex, req, e));
       return;
     }
     let result: Reply | Promise<Reply>;
@@ -354,9 +404,36 @@ export class HttpServer {
           (reply) => this.write(res, ex, req, reply),
           (e: unknown) => this.send(res, ex, req, e),
         )
-        .catch((e: unknown) => this.deps.log.error({ req: req.id, err: e }, 'failed to write a response'));
+        .catch((e: unknown) => this.fail(res, ex, req, e));
     } else {
       this.write(res, ex, req, result);
+    }
+  }
+
+  /** fn, its throw handed to fail(): for callbacks that run on a library's stack (uWS, busboy). */
+  private guarded<A extends unknown[]>(res: HttpResponse, ex: Exchange, req: Request, fn: (...args: A) => void): (...args: A) => void {
+    return guard(fn, (e) => this.fail(res, ex, req, e));
+  }
+
+  /**
+   * Something threw where no handler catches (a callback, or the writing of an answer): the request gets its error
+   * answer if none went out yet, else its connection is closed; either way a log line names it, and nothing escapes.
+   */
+  private fail(res: HttpResponse, ex: Exchange, req: Request, err: unknown): void {
+    this.deps.log.error({ req: req.id, path: req.path, err }, 'request failed in a callback');
+    if (ex.aborted) return this.finish(ex, req, 0);
+    if (ex.finished) {
+      // The answer went out, or began to (an event stream): a half-written response can only be cut off.
+      ex.events?.aborted();
+      return closeQuietly(res);
+    }
+    ex.closeAfter = true;
+    try {
+      this.send(res, ex, req, err);
+    } catch (e) {
+      this.deps.log.error({ req: req.id, err: e }, 'could not answer a failed request');
+      closeQuietly(res);
+      this.finish(ex, req, 500);
     }
   }
 
@@ -420,7 +497,12 @@ export class HttpServer {
     const sink = new ResponseEventSink(res, this.deps.config.limits.streamingBufferedBytes);
     ex.events = sink;
     this.finish(ex, req, status);
-    body.open(sink);
+    try {
+      body.open(sink);
+    } catch (e) {
+      this.deps.log.error({ req: req.id, err: e }, 'an event stream failed to open');
+      sink.end();
+    }
   }
 
   /** A file body: streamed from disk (HEAD: its length only); a file gone since the handler looked is a 404. */
@@ -475,6 +557,60 @@ export class HttpServer {
     }
     return Buffer.from(res.getRemoteAddressAsText()).toString();
   }
+}
+
+/** A response closed, whatever state it is in (a closed or aborted one throws). */
+function closeQuietly(res: HttpResponse): void {
+  try {
+    res.close();
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A 500 for a request whose exchange never started, if it can still be written. */
+function answerInternalError(res: HttpResponse): void {
+  try {
+    res.cork(() =>
+      res.writeStatus('500 Internal Server Error').writeHeader('Content-Type', INTERNAL_ERROR_HEADERS['Content-Type']).end(INTERNAL_ERROR_BODY, true),
+    );
+  } catch {
+    closeQuietly(res);
+  }
+}
+
+/**
+ * A WebSocket behaviour whose callbacks cannot throw into uWS: a throw is logged and, while the socket is open,
+ * closes it with 1011 (an unexpected condition) so the client reconnects; a failed upgrade is answered 500.
+ */
+function guardedBehavior<T>(behavior: WebSocketBehavior<T>, log: Logger): WebSocketBehavior<T> {
+  const out: WebSocketBehavior<T> = { ...behavior };
+  const ending =
+    (what: string) =>
+    (e: unknown, [ws]: [WebSocket<T>, ...unknown[]]) => {
+      log.error({ err: e }, `WebSocket ${what} failed`);
+      try {
+        ws.end(1011, 'Internal server error');
+      } catch {
+        // Closed already.
+      }
+    };
+  const logging = (what: string) => (e: unknown) => log.error({ err: e }, `WebSocket ${what} failed`);
+  const { upgrade, open, message, drain, ping, pong, subscription, close } = behavior;
+  if (upgrade) {
+    out.upgrade = guard(upgrade, (e, [res]) => {
+      log.error({ err: e }, 'WebSocket upgrade failed');
+      answerInternalError(res);
+    });
+  }
+  if (open) out.open = guard(open, ending('open'));
+  if (message) out.message = guard(message, ending('message'));
+  if (drain) out.drain = guard(drain, ending('drain'));
+  if (ping) out.ping = guard(ping, ending('ping'));
+  if (pong) out.pong = guard(pong, ending('pong'));
+  if (subscription) out.subscription = guard(subscription, logging('subscription'));
+  if (close) out.close = guard(close, logging('close'));
+  return out;
 }
 
 function isEventStream(body: unknown): body is EventStreamBody {
