@@ -515,17 +515,26 @@ export class HttpServer {
       return this.finish(ex, req, status);
     }
     ex.streaming = new AbortController();
-    streamFile(res, body, ex.streaming.signal, head).then(
-      (outcome) => {
-        if (outcome === 'not_found') return this.send(res, ex, req, Errors.routeNotFound());
-        this.finish(ex, req, status);
-      },
-      (e: unknown) => {
-        this.deps.log.error({ req: req.id, err: e }, 'file streaming failed');
-        if (!ex.aborted) res.close();
-        this.finish(ex, req, 0);
-      },
-    );
+    let started = false;
+    const headOnce = () => {
+      started = true;
+      head();
+    };
+    streamFile(res, body, ex.streaming.signal, headOnce)
+      .then(
+        (outcome) => {
+          if (outcome === 'not_found') return this.send(res, ex, req, Errors.routeNotFound());
+          this.finish(ex, req, status);
+        },
+        (e: unknown) => {
+          // Before the head went out the request can still be answered; after it, only cut off.
+          if (!started) return this.fail(res, ex, req, e);
+          this.deps.log.error({ req: req.id, err: e }, 'file streaming failed');
+          if (!ex.aborted) closeQuietly(res);
+          this.finish(ex, req, 0);
+        },
+      )
+      .catch((e: unknown) => this.fail(res, ex, req, e));
   }
 
   private finish(ex: Exchange, req: Request, status: number): void {

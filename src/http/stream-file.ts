@@ -54,14 +54,20 @@ export async function streamFile(res: HttpResponse, file: FileBody, signal: Abor
 
 /** Resolves true once the socket has taken the rest of `chunk` (its first byte was at write offset `base`). */
 function drained(res: HttpResponse, chunk: Buffer, total: number, base: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     if (signal.aborted) return resolve(false);
     signal.addEventListener('abort', () => resolve(false), { once: true });
+    // On uWS's stack: a throw there would end the process, so it ends this stream instead (streamFile rejects).
     res.onWritable((offset) => {
-      if (signal.aborted) return true;
-      const [ok, done] = res.tryEnd(chunk.subarray(offset - base), total);
-      if (ok || done) resolve(true);
-      return ok;
+      try {
+        if (signal.aborted) return true;
+        const [ok, done] = res.tryEnd(chunk.subarray(offset - base), total);
+        if (ok || done) resolve(true);
+        return ok;
+      } catch (e) {
+        reject(e);
+        return true;
+      }
     });
   });
 }
