@@ -78,6 +78,13 @@ const EnvSchema = z.object({
   STATUS_CACHE_MAX_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   INSTANCE_STATS_MAX_AGE_MS: positiveInt(0, 3_600_000).default(60_000),
   SHUTDOWN_GRACE_MS: positiveInt(0, 120_000).default(10_000),
+  // The supervisor (`npm start`, `stoa start`): server processes sharing the port, and how many restarts within the
+  // period it makes before it gives up and exits non-zero for systemd or Docker to act.
+  STOA_PROCESSES: positiveInt(1, 64).default(1),
+  STOA_RESTART_INTENSITY: positiveInt(0, 1000).default(5),
+  STOA_RESTART_PERIOD_MS: positiveInt(1_000, 3_600_000).default(60_000),
+  // Set by the supervisor for the server processes it starts: they report to it over IPC instead of printing the banner.
+  STOA_SUPERVISED: flag.default(false),
   TRUST_PROXY: flag.default(false),
   // A bearer secret for /metrics; short ones are refused, the endpoint shows the server's inner workings.
   // Media storage (src/media/storage.ts): a local directory (the default, STOA_DATA_DIR/media) or, with S3_ENABLED, an
@@ -197,6 +204,16 @@ export interface Config {
     readonly publicUrl: string | undefined;
   };
   readonly shutdownGraceMs: number;
+  /** The supervisor above the server processes (src/cli/supervise.ts). */
+  readonly supervisor: {
+    /** Server processes started, sharing the port (SO_REUSEPORT), each a node of the cluster. */
+    readonly processes: number;
+    /** More restarts than this within periodMs: the supervisor stops everything and exits non-zero. */
+    readonly restartIntensity: number;
+    readonly restartPeriodMs: number;
+  };
+  /** This process was started by the supervisor: it reports serving over IPC and stops if the supervisor goes. */
+  readonly supervised: boolean;
   readonly trustProxy: boolean;
   /** /metrics: off unless a token (served by the main server) or a listen address (a separate listener) is given. */
   readonly metrics: {
@@ -319,6 +336,8 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    supervisor: Object.freeze({ processes: e.STOA_PROCESSES, restartIntensity: e.STOA_RESTART_INTENSITY, restartPeriodMs: e.STOA_RESTART_PERIOD_MS }),
+    supervised: e.STOA_SUPERVISED,
     trustProxy: e.TRUST_PROXY,
     metrics: Object.freeze({ token: e.METRICS_TOKEN, listen: e.METRICS_LISTEN === undefined ? undefined : hostPort(e.METRICS_LISTEN) }),
   });

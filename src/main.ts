@@ -1,11 +1,14 @@
 // Wiring only: config → logger → application → signals. SIGTERM/SIGINT close in reverse order.
 // `node dist/src/main.js [--env-file PATH]`: the environment comes from the real one over `.env.production` (or PATH).
+// This is the server alone, for process managers that supervise it themselves; `npm start` runs it under the
+// supervisor (cli/supervise.ts), which sets STOA_SUPERVISED and DATABASE_URL for it.
 import { EnvFileError, readEnvironment } from '../config/env-file.js';
 import { type Config, ConfigError, loadConfig } from '../config/schema.js';
 import { startApp } from './app.js';
 import { printBanner } from './cli/banner.js';
 import { nativeUws } from './http/uws.js';
 import { createLogger } from './log.js';
+import { reportServing } from './supervisor/serving-report.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -27,7 +30,8 @@ async function main(): Promise<void> {
   if (!nativeUws) log.error('uWebSockets.js native binding did not load; running on the slow JS fallback');
   const app = await startApp(config, log, { onFatal: () => void shutdown(1) });
   log.info({ url: app.url, port: app.port, uws: nativeUws ? 'native' : 'fallback' }, 'listening');
-  printBanner(app);
+  // Under the supervisor (npm start) it prints the banner, once for all server processes; run directly, this does.
+  if (!(config.supervised && reportServing({ url: app.url, port: app.port, firstAdmin: app.firstAdmin }))) printBanner(app);
 
   let exiting = false;
   async function shutdown(code: number): Promise<void> {
@@ -47,6 +51,8 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void shutdown(0));
   process.on('SIGINT', () => void shutdown(0));
+  // The supervisor is gone (killed): nothing would restart this process or keep its database, so it stops too.
+  if (config.supervised) process.on('disconnect', () => void shutdown(0));
 }
 
 main().catch((e: unknown) => {

@@ -3,7 +3,8 @@
 // the password never becomes a field a log collector stores.
 import type { App } from '../app.js';
 
-export function printBanner(app: App): void {
+/** From the App (main.ts), or from a server process's report to the supervisor (supervise.ts). */
+export function printBanner(app: Pick<App, 'url' | 'firstAdmin'>): void {
   const lines = [`Stoa is running at ${app.url}`];
   if (app.firstAdmin) {
     lines.push(

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Operator command line: `stoa [--env-file PATH] users create --username NAME --password PW --role admin|moderator|user
+// Operator command line: `stoa [--env-file PATH] start` runs the server under its supervisor (supervise.ts; what
+// `npm start` runs); `stoa [--env-file PATH] users create --username NAME --password PW --role admin|moderator|user
 // [--email E]`. It reads the server's configuration file the server's way (config/env-file.ts), says which database
 // it acts on, and never creates an embedded database: one that does not exist yet means the wrong configuration.
 import { parseArgs } from 'node:util';
@@ -12,8 +13,10 @@ import { USERNAME_PATTERN } from '../auth/usernames.js';
 import { describeDatabase, NoDatabaseError, openDatabase } from '../bootstrap.js';
 import { createLogger } from '../log.js';
 import { DuplicateError, UserStore } from '../store/users.js';
+import { supervise } from './supervise.js';
 
 const USAGE = `Usage:
+  stoa [--env-file PATH] start
   stoa [--env-file PATH] users create --username NAME --password PASSWORD [--role admin|moderator|user] [--email EMAIL]
 
 The configuration (DATABASE_URL, STOA_DATA_DIR, ...) is the server's: the environment, over .env.production in the
@@ -73,6 +76,11 @@ async function usersCreate(argv: string[], environment: Environment): Promise<vo
 async function main(): Promise<void> {
   const environment = readEnvironment(process.argv.slice(2));
   const [group, command, ...rest] = environment.args;
+  if (group === 'start' && command === undefined) {
+    const code = await supervise(environment);
+    process.stdout.write('', () => process.exit(code));
+    return;
+  }
   if (group === 'users' && command === 'create') return usersCreate(rest, environment);
   fail(USAGE);
 }

@@ -20,6 +20,7 @@ const SCANNED = ['src', 'actors', 'config'];
 const LAYERS: readonly (readonly string[])[] = [
   ['src/main.ts'],
   ['src/cli'],
+  ['src/supervisor'], // a server process as something the actors' Supervisor supervises, and what it reports over IPC
   ['src/app.ts'], // the lifecycle
   ['src/routes.ts'], // the route table
   ['src/wiring.ts'], // stores, federation and services built from the config
