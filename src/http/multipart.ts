@@ -68,18 +68,25 @@ export class MultipartReader {
     private readonly takesFiles = true,
   ) {
     if (!boundaryOf(contentType)) throw new MultipartError('no boundary, or a boundary over 70 characters');
-    this.bb = busboy({
-      headers: { 'content-type': contentType },
-      defParamCharset: 'utf8',
-      limits: { parts: MAX_PARTS, files: MAX_FILES, fieldSize: MAX_TEXT_FIELD_BYTES, headerPairs: 64 },
-    });
+    try {
+      this.bb = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { parts: MAX_PARTS, files: MAX_FILES, fieldSize: MAX_TEXT_FIELD_BYTES, headerPairs: 64 },
+      });
+    } catch {
+      // busboy reads the header by RFC 2045's grammar: an unquoted boundary with a special character is no boundary.
+      throw new MultipartError('a Content-Type busboy cannot read');
+    }
     // Every listener runs inside busboy's write(), on uWS's stack: a throw becomes this body's refusal.
     const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
     this.bb.on(
       'field',
-      on((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+      on((name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
         const key = partName(name);
         if (key === null) return this.fail(new MultipartError('a part without a name'));
+        // busboy hands over undefined for a charset it has no decoder for.
+        if (typeof value !== 'string') return this.fail(new MultipartError(`a text part in an unknown charset`));
         this.fieldBytes += value.length;
         if (info.valueTruncated || this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
         assignParam(this.params, key, value);

@@ -41,6 +41,7 @@ describe('HTTP front end', () => {
       errorPage: errorPage('Stoa'),
       routes: [
         { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
+        { method: 'POST', path: '/api/v1/echo-upload', body: true, takesFiles: true, handler: (req) => json(200, { body: req.body }) },
         { method: 'GET', path: '/api/v1/things/:id', handler: (req) => json(200, { id: req.params['id'] }) },
         { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
         { method: 'GET', path: '/api/v1/pieces/:n', handler: (req) => jsonPieces(200, piecesOf(Number(req.params['n']))) },
@@ -122,7 +123,7 @@ describe('HTTP front end', () => {
     const form = new FormData();
     form.append('description', 'a café');
     form.append('file', new Blob([Buffer.from([1, 2, 3])], { type: 'image/png' }), 'dot.png');
-    const m = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: form });
+    const m = await fetch(`${base}/api/v1/echo-upload`, { method: 'POST', body: form });
     type Echoed = { description: string; file: { filename: string; contentType: string; path: string; size: number; head: { data: number[] } } };
     const echoed = ((await m.json()) as { body: Echoed }).body;
     assert.equal(echoed.description, 'a café');
@@ -132,6 +133,10 @@ describe('HTTP front end', () => {
     assert.deepEqual(echoed.file.head.data, [1, 2, 3]);
     // The file part went to a temporary file, removed once the request ended.
     await eventually(() => assert.equal(existsSync(echoed.file.path), false));
+    // A route that takes no files refuses a file part rather than store it.
+    const refused = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: form });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(await refused.json(), { error: 'Malformed multipart (this endpoint takes no files) body' });
 
     // A part with a type but no filename is a text field (as in Rack), even when it arrives as a stream.
     const typed = await fetch(`${base}/api/v1/echo`, {
