@@ -6,12 +6,14 @@
 // same run) and the home page's scale curve (bench/scale.ts, its own database), before the off-line sections.
 // Flags: --timelines runs only the timelines and the scale curve; --only=home,public (with --timelines) only those
 // timelines (and verify_credentials, the ratio's base); --advise only tries pool sizes and prints the settings it
-// recommends (bench/advise.ts). With DATABASE_URL set, the seeds are reused (bench/timeline-db.ts keeps a seeded
+// recommends (bench/advise.ts); --history-origins only remote history's first pages over 300 origins, 10 % slow
+// (bench/history-origins.ts). With DATABASE_URL set, the seeds are reused (bench/timeline-db.ts keeps a seeded
 // database running for that and for EXPLAIN).
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
 // BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_TIMELINES (the same as --only=), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
-// Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx.
+// Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
+// bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,11 +28,13 @@ import { measureTimelines, timelinesTable } from './timelines.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
 import { measureHistory, realHistoryTable } from './history.js';
+import { fairnessTable, measureOriginFairness } from './history-origins.js';
 import { measurePrune, pruneTable } from './history-prune.js';
 import { measureHistoryScheduling, schedulingTable } from './history-scheduling.js';
 import { homeTable, measureHomeTimeline } from './home-timeline.js';
 import { identityTable, measureIdentity } from './identity.js';
 import { measureSignatures, signatureTable } from './signatures.js';
+import { measureSupervised, supervisedTable } from './supervised.js';
 import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 
@@ -72,6 +76,11 @@ async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: W
 }
 
 async function main(): Promise<number> {
+  // Remote history across many origins, some slow (issue 34): no wrk, its own database and Stoa.
+  if (process.argv.includes('--history-origins')) {
+    process.stdout.write(`\n${fairnessTable(await measureOriginFairness())}\n`);
+    return 0;
+  }
   const wrk = findWrk();
   if (!wrk) {
     process.stderr.write('bench: `wrk` is not on PATH. Install the load generator first, e.g.\n  apt-get install wrk\n');
@@ -158,6 +167,8 @@ async function main(): Promise<number> {
       process.stderr.write('bench: throughput of 1 node and of 2 nodes behind nginx (bench/cluster.ts)\n');
       process.stdout.write(`\n${clusterTable(await measureCluster(tools.wrk, tools.nginx, settings))}\n`);
     }
+    process.stderr.write('bench: throughput of 1 and of 2 server processes under the supervisor (bench/supervised.ts)\n');
+    process.stdout.write(`\n${supervisedTable(await measureSupervised(wrk, settings))}\n`);
     process.stderr.write(
       `bench: load average at the end ${loadavg()}. CPU % are of one core (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %); ` +
         `"other" is everything else the machine did meanwhile: more than a few % means the run was disturbed.\n`,
