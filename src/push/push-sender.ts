@@ -1,8 +1,10 @@
 // One push attempt: render the notification as Mastodon's payload, encrypt it for the subscription (aes128gcm, or
 // the legacy aesgcm when the client did not ask for `standard`) and sign it with VAPID (both by web-push), POST it
-// through the guarded client, and classify the answer: 2xx sent; 404 and 410 mean the subscription is gone (it is
-// deleted); other 4xx but 408 and 429 drop this message; 429 waits for Retry-After; 5xx, timeouts and network
-// errors retry with backoff until the row's give-up time.
+// through the guarded client, and classify the answer: 2xx sent; any 4xx but 408 and 429 means the subscription is
+// of no more use and it is deleted, as Mastodon does (404 from FCM and 410 from Mozilla for an expired one, 400 or
+// 403 for one made for another key, 413 for a payload it will never take: kept, it would fail the same way on every
+// notification); 429 waits for Retry-After; 408, 5xx, timeouts and network errors retry with backoff until the
+// row's give-up time.
 import webpush from 'web-push';
 import type { DeliveryOutcome } from '../../actors/delivery-host.js';
 import type { Config } from '../../config/schema.js';
@@ -55,12 +57,11 @@ export function pushSender(d: PushSenderDeps): (p: PushDelivery) => Promise<Deli
       const res = await d.http.request({ method: 'POST', url: p.inboxUrl, headers, body: req.body ?? Buffer.alloc(0) });
       const s = res.status;
       if (s >= 200 && s < 300) return { kind: 'delivered' };
-      if (s === 404 || s === 410) {
+      if (s === 429) return { kind: 'retry', error: 'HTTP 429', afterMs: parseRetryAfter(res.headers['retry-after']) };
+      if (s >= 400 && s < 500 && s !== 408) {
         await d.subscriptions.remove(p.subscriptionId);
         return { kind: 'drop', error: `HTTP ${s}: subscription removed` };
       }
-      if (s === 429) return { kind: 'retry', error: 'HTTP 429', afterMs: parseRetryAfter(res.headers['retry-after']) };
-      if (s >= 400 && s < 500 && s !== 408) return { kind: 'drop', error: `HTTP ${s}` };
       if (s >= 300 && s < 400) return { kind: 'drop', error: `HTTP ${s}: push services do not redirect` };
       return { kind: 'retry', error: `HTTP ${s}` };
     } catch (e) {

@@ -1,7 +1,7 @@
 // Pushes as a browser's push service receives them, from a loopback push service: each notification a subscription
 // asks for (alerts, policy) arrives VAPID-signed and encrypted for the subscriber (aes128gcm, or legacy aesgcm) with
-// Mastodon's payload; what it does not ask for is never queued; 410 removes the subscription; 429 waits for
-// Retry-After; a 5xx is retried.
+// Mastodon's payload; what it does not ask for is never queued; a 4xx (410, 404, 400, 403, 413) removes the
+// subscription; 429 waits for Retry-After; a 408 and a 5xx are retried.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { api, FED_ENV, type Json } from '../support/api.js';
@@ -142,13 +142,30 @@ describe('push delivery', () => {
     await s.app.db.exec('DELETE FROM mutes');
   });
 
-  it('removes the subscription when the push service answers 410', async () => {
-    const { token } = await subscribe('alice', 'gone', { alerts: { mention: true } });
-    svc.answer = () => ({ status: 410 });
-    await call('bob', 'POST', '/api/v1/statuses', { status: '@alice are you there' });
-    await eventually(async () => assert.equal((await api(s.url, token, 'GET', '/api/v1/push/subscription')).status, 404));
-    assert.equal(svc.received.length, 1);
-    assert.equal(await queued(), 0);
+  // 410 is Mozilla's answer for an expired subscription, 404 FCM's; 400, 403 and 413 will not change either: each is
+  // removed after one attempt (as Mastodon removes on any 4xx but 408 and 429), so nothing retries a dead endpoint.
+  for (const status of [410, 404, 400, 403, 413]) {
+    it(`removes the subscription when the push service answers ${status}, and sends it nothing more`, async () => {
+      const { token } = await subscribe('alice', `gone-${status}`, { alerts: { mention: true } });
+      svc.answer = () => ({ status });
+      await call('bob', 'POST', '/api/v1/statuses', { status: '@alice are you there' });
+      await eventually(async () => assert.equal((await api(s.url, token, 'GET', '/api/v1/push/subscription')).status, 404));
+      assert.equal(svc.received.length, 1);
+      assert.equal(await queued(), 0);
+      await call('bob', 'POST', '/api/v1/statuses', { status: '@alice still there?' });
+      assert.equal(await queued(), 0, 'nothing is queued for a removed subscription');
+      assert.equal(svc.received.length, 1);
+    });
+  }
+
+  it('retries a 408 (the push service timed out) and keeps the subscription', async () => {
+    const { token } = await subscribe('alice', 'slow', { alerts: { mention: true } });
+    const answers = [{ status: 408 }, { status: 201 }];
+    svc.answer = () => answers.shift() ?? { status: 201 };
+    await call('bob', 'POST', '/api/v1/statuses', { status: '@alice after a timeout' });
+    await eventually(() => assert.equal(svc.received.length, 2), 10_000);
+    assert.equal(openPush(svc.received[1]!, keysOf('slow'), serverKey).payload.notification_type, 'mention');
+    assert.equal((await api(s.url, token, 'GET', '/api/v1/push/subscription')).status, 200);
   });
 
   it('waits for Retry-After on 429, and retries a 5xx', async () => {
