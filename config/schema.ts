@@ -83,6 +83,8 @@ const EnvSchema = z.object({
   STOA_PROCESSES: positiveInt(1, 64).default(1),
   STOA_RESTART_INTENSITY: positiveInt(0, 1000).default(5),
   STOA_RESTART_PERIOD_MS: positiveInt(1_000, 3_600_000).default(60_000),
+  // A server process kept loaded and waiting, so that a restart skips loading the modules (most of a start).
+  STOA_SPARE_PROCESS: flag.default(true),
   // Set by the supervisor for the server processes it starts: they report to it over IPC instead of printing the banner.
   STOA_SUPERVISED: flag.default(false),
   TRUST_PROXY: flag.default(false),
@@ -211,6 +213,8 @@ export interface Config {
     /** More restarts than this within periodMs: the supervisor stops everything and exits non-zero. */
     readonly restartIntensity: number;
     readonly restartPeriodMs: number;
+    /** Keep one more server process loaded and waiting, to take a dead one's place at once. */
+    readonly spare: boolean;
   };
   /** This process was started by the supervisor: it reports serving over IPC and stops if the supervisor goes. */
   readonly supervised: boolean;
@@ -336,7 +340,12 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
     }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
-    supervisor: Object.freeze({ processes: e.STOA_PROCESSES, restartIntensity: e.STOA_RESTART_INTENSITY, restartPeriodMs: e.STOA_RESTART_PERIOD_MS }),
+    supervisor: Object.freeze({
+      processes: e.STOA_PROCESSES,
+      restartIntensity: e.STOA_RESTART_INTENSITY,
+      restartPeriodMs: e.STOA_RESTART_PERIOD_MS,
+      spare: e.STOA_SPARE_PROCESS,
+    }),
     supervised: e.STOA_SUPERVISED,
     trustProxy: e.TRUST_PROXY,
     metrics: Object.freeze({ token: e.METRICS_TOKEN, listen: e.METRICS_LISTEN === undefined ? undefined : hostPort(e.METRICS_LISTEN) }),

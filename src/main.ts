@@ -8,7 +8,7 @@ import { startApp } from './app.js';
 import { printBanner } from './cli/banner.js';
 import { nativeUws } from './http/uws.js';
 import { createLogger } from './log.js';
-import { reportServing } from './supervisor/serving-report.js';
+import { awaitStartOrder, reportServing } from './supervisor/serving-report.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, { format: config.logFormat });
   log.info({ envFile }, envFile ? 'configuration file read' : 'no configuration file; environment only');
   if (!nativeUws) log.error('uWebSockets.js native binding did not load; running on the slow JS fallback');
+  // Under the supervisor, loaded and waiting (a spare, perhaps) until it is told to start.
+  if (config.supervised && process.send) await awaitStartOrder();
   const app = await startApp(config, log, { onFatal: () => void shutdown(1) });
   log.info({ url: app.url, port: app.port, uws: nativeUws ? 'native' : 'fallback' }, 'listening');
   // Under the supervisor (npm start) it prints the banner, once for all server processes; run directly, this does.

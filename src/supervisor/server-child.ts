@@ -1,24 +1,21 @@
-// One server process (`node dist/src/main.js`) as a Process the actors' Supervisor can supervise: started when it
-// reports serving over IPC, stopped with SIGTERM then SIGKILL, its exit a reason. Exit 0 (it was stopped) and
-// EX_CONFIG (78: its configuration is wrong, a restart would fail the same way) are normal exits; anything else
-// (another code, a signal such as SIGKILL) is a crash, which the supervisor restarts.
+// One server process (`node dist/src/main.js`) as a Process the actors' Supervisor can supervise. It is spawned
+// first (a Launch: it loads its modules, most of a start's time, and says it is ready), then told to start over IPC,
+// and it is started once it reports serving. A Launch may wait as a spare, so that a restart skips the loading.
+// Stopped with SIGTERM then SIGKILL. Exit 0 (it was stopped) and EX_CONFIG (78: its configuration is wrong, a
+// restart would fail the same way) are normal exits; anything else (another code, a signal such as SIGKILL) is a
+// crash, which the supervisor restarts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { ExitSignal, type ExitReason, type Process } from '../../actors/process.js';
-import { isServingReport, type ServingReport } from './serving-report.js';
+import { isReadyReport, isServingReport, START_ORDER, type ServingReport } from './serving-report.js';
 
 export const EX_CONFIG = 78;
 
-export interface ServerChildOptions {
-  /** The process's name in the supervisor and its logs, e.g. `server:1`. */
-  readonly name: string;
+export interface LaunchOptions {
   /** Node's own flags, then the script and its arguments. */
   readonly argv: readonly string[];
   readonly env: Record<string, string | undefined>;
-  /** How long it may take to serve before it is killed and counted as failed. */
-  readonly startMs: number;
-  /** Every start and exit, for the supervisor's log. */
-  readonly onSpawn?: (pid: number) => void;
-  readonly onExit?: (e: ChildExit) => void;
+  /** Every exit, for the supervisor's log; `name` is the launch's name at that moment. */
+  readonly onExit?: (e: ChildExit, name: string) => void;
 }
 
 export interface ChildExit {
@@ -36,61 +33,111 @@ export class ChildExitError extends Error {
   }
 }
 
-export class ServerChild implements Process {
-  private readonly exit = new ExitSignal();
-  private stopping: Promise<void> | null = null;
-  private asked = false;
-  private readonly exited: Promise<ChildExit>;
-
+/** A spawned server process, not yet told to start. */
+export class Launch {
+  /** Its name in the supervisor's log: `spare` until a slot takes it. */
+  name: string;
+  asked = false;
+  readonly exited: Promise<ChildExit>;
+  /** True once it waits to be told to start; false if it exited first. */
+  readonly ready: Promise<boolean>;
   private constructor(
-    readonly name: string,
-    private readonly child: ChildProcess,
-    readonly report: ServingReport,
-    exited: Promise<ChildExit>,
+    readonly child: ChildProcess,
+    name: string,
+    onExit: LaunchOptions['onExit'],
   ) {
-    this.exited = exited;
-    void exited.then((e) => this.exit.fire(reasonOf({ ...e, asked: this.asked })));
+    this.name = name;
+    this.exited = new Promise<ChildExit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        const e = { pid: child.pid ?? 0, code, signal, asked: this.asked };
+        onExit?.(e, this.name);
+        resolve(e);
+      });
+    });
+    this.ready = new Promise<boolean>((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (!isReadyReport(m)) return;
+        child.off('message', onMessage);
+        resolve(true);
+      };
+      child.on('message', onMessage);
+      void this.exited.then(() => resolve(false));
+    });
+    child.on('error', () => undefined); // a failed spawn exits too
+  }
+
+  static spawn(name: string, o: LaunchOptions): Launch {
+    const [node, ...rest] = [process.execPath, ...o.argv];
+    return new Launch(spawn(node, rest, { env: o.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }), name, o.onExit);
   }
 
   get pid(): number {
-    return this.child.pid!;
+    return this.child.pid ?? 0;
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** SIGTERM, SIGKILL after timeoutMs; resolves once it has exited. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.asked = true;
+    if (!this.alive) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+export class ServerChild implements Process {
+  private readonly exit = new ExitSignal();
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly name: string,
+    private readonly launch: Launch,
+    readonly report: ServingReport,
+  ) {
+    void launch.exited.then((e) => this.exit.fire(reasonOf({ ...e, asked: launch.asked })));
+  }
+
+  get pid(): number {
+    return this.launch.pid;
   }
 
   get alive(): boolean {
     return !this.exit.exited;
   }
 
-  /** Spawns the process and resolves once it serves; rejects (with ChildExitError if it exited) otherwise. */
-  static start(o: ServerChildOptions): Promise<ServerChild> {
-    const [node, ...rest] = [process.execPath, ...o.argv];
-    const child = spawn(node, rest, { env: o.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let self: ServerChild | undefined;
-    const exited = new Promise<ChildExit>((resolve) => {
-      child.once('exit', (code, signal) => {
-        const e = { pid: child.pid ?? 0, code, signal, asked: self?.asked ?? false };
-        o.onExit?.(e);
-        resolve(e);
-      });
-    });
+  /** Tells a launch to start and resolves once it serves; rejects (ChildExitError if it exited) otherwise. */
+  static async start(name: string, launch: Launch, startMs: number): Promise<ServerChild> {
+    launch.name = name;
+    const child = launch.child;
     return new Promise<ServerChild>((resolve, reject) => {
+      let done = false;
       const timer = setTimeout(() => {
+        if (done) return;
+        done = true;
         child.kill('SIGKILL');
-        reject(new Error(`${o.name} did not serve within ${o.startMs} ms`));
-      }, o.startMs);
-      child.once('error', (e) => {
+        reject(new Error(`${name} did not serve within ${startMs} ms`));
+      }, startMs);
+      void launch.exited.then((e) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
-        reject(e);
+        reject(new ChildExitError(e));
       });
-      child.once('spawn', () => o.onSpawn?.(child.pid!));
-      void exited.then((e) => {
+      const onMessage = (m: unknown) => {
+        if (done || !isServingReport(m)) return;
+        done = true;
         clearTimeout(timer);
-        if (!self) reject(new ChildExitError(e));
-      });
-      child.on('message', (m: unknown) => {
-        if (self || !isServingReport(m)) return;
-        clearTimeout(timer);
-        self = new ServerChild(o.name, child, m, exited);
-        resolve(self);
+        child.off('message', onMessage);
+        resolve(new ServerChild(name, launch, m));
+      };
+      child.on('message', onMessage);
+      void launch.ready.then((ready) => {
+        if (ready && !done && child.connected) child.send(START_ORDER, () => undefined);
       });
     });
   }
@@ -101,14 +148,7 @@ export class ServerChild implements Process {
 
   /** SIGTERM (the server drains and stops in order), SIGKILL after timeoutMs; resolves once it has exited. */
   stop(timeoutMs: number): Promise<void> {
-    return (this.stopping ??= (async () => {
-      this.asked = true;
-      if (!this.alive) return;
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-      await this.exited;
-      clearTimeout(timer);
-    })());
+    return (this.stopping ??= this.launch.stop(timeoutMs));
   }
 }
 

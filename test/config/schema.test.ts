@@ -29,6 +29,20 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ FEDERATION_ALLOW_PRIVATE: 'off' }).federation.allowPrivate, []);
   });
 
+  it('reads the supervisor: one server process, 5 restarts in 60 s, unless told', () => {
+    assert.deepEqual(loadConfig({}).supervisor, { processes: 1, restartIntensity: 5, restartPeriodMs: 60_000, spare: true });
+    assert.equal(loadConfig({}).supervised, false);
+    const c = loadConfig({
+      STOA_PROCESSES: '4',
+      STOA_RESTART_INTENSITY: '0',
+      STOA_RESTART_PERIOD_MS: '5000',
+      STOA_SPARE_PROCESS: 'off',
+      STOA_SUPERVISED: 'true',
+    });
+    assert.deepEqual(c.supervisor, { processes: 4, restartIntensity: 0, restartPeriodMs: 5_000, spare: false });
+    assert.equal(c.supervised, true);
+  });
+
   it('allows a split domain: handles on one domain, hosting on another', () => {
     const c = loadConfig({ BASE_URL: 'https://social.example.com/', LOCAL_DOMAIN: 'Example.com' });
     assert.equal(c.baseUrl, 'https://social.example.com');
@@ -94,6 +108,9 @@ describe('configuration', () => {
     [{ S3_ALIAS_HOST: 'https://files.example' }, 'S3_ALIAS_HOST', /host name/],
     [{ S3_READ_TIMEOUT: '0' }, 'S3_READ_TIMEOUT', /1/],
     [{ MAX_BODY_BYTES_IN_FLIGHT: String(512 * 1024) }, 'MAX_BODY_BYTES_IN_FLIGHT', /at least the largest body limit \(1048576\)/],
+    [{ STOA_PROCESSES: '0' }, 'STOA_PROCESSES', /1/],
+    [{ STOA_PROCESSES: 'two' }, 'STOA_PROCESSES', /expected number/],
+    [{ STOA_RESTART_PERIOD_MS: '10' }, 'STOA_RESTART_PERIOD_MS', /1000/],
   ];
   for (const [env, variable, rule] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

@@ -1,13 +1,16 @@
 // The supervisor above the server processes (issue 33, parts 4 and 5), as real processes: `stoa start` with the
-// embedded PostgreSQL, its server process killed with SIGKILL under a load of posts (answered again within 3 s,
+// embedded PostgreSQL, its server process killed with SIGKILL under a load of posts (its spare answers within 3 s,
 // nothing acknowledged lost, the database untouched), then killed past the restart limit (everything stopped, exit
-// 1); and with DATABASE_URL and STOA_PROCESSES=2, two processes sharing the port, one killed and back, and SIGTERM.
+// 1); and with DATABASE_URL, STOA_PROCESSES=2 and no spare, two processes sharing the port, one killed and started
+// afresh, and SIGTERM.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { freshDatabaseUrl } from '../support/db.js';
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { freePort } from '../support/server.js';
@@ -17,6 +20,7 @@ import { eventually } from '../support/wait.js';
 /** What the issue asks: the next requests answered within 3 s of the kill. */
 const ANSWERED_WITHIN_MS = 3_000;
 const METRICS_TOKEN = 'supervisor-test-metrics-token';
+const STOA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/stoa.js');
 
 interface Ack {
   readonly id: string;
@@ -109,6 +113,16 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 describe('the supervisor above the server processes', () => {
+  it('a bad setting stops it before anything starts, with one line and EX_CONFIG (78)', () => {
+    const r = spawnSync(process.execPath, [STOA, 'start'], {
+      env: { ...process.env, STOA_PROCESSES: '0', STOA_DATA_DIR: '/nonexistent' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(r.status, 78);
+    assert.match(r.stderr.trim(), /^Invalid configuration: STOA_PROCESSES [^\n]*"0"\)$/);
+  });
+
   const started: SupervisorProcess[] = [];
   const dirs: string[] = [];
   after(async () => {
@@ -148,6 +162,10 @@ describe('the supervisor above the server processes', () => {
       `SIGKILL under load: serving again after ${servingMs} ms, answering after ${answeredMs} ms; ${load.acked.length} posts acknowledged, ${load.failed()} failed`,
     );
     assert.ok(answeredMs < ANSWERED_WITHIN_MS, `the next post was answered ${answeredMs} ms after the kill`);
+    assert.ok(
+      sup.events().some((e) => e['msg'] === 'server process started' && e['pid'] === second && e['spare'] === true),
+      'the spare took its place',
+    );
     assert.ok(alive(postmaster), 'the embedded PostgreSQL outlived the server process');
 
     // Every acknowledged post is there.
@@ -175,13 +193,13 @@ describe('the supervisor above the server processes', () => {
     await eventually(() => assert.ok(!alive(postmaster), 'the embedded PostgreSQL is stopped'), 10_000);
   });
 
-  it('STOA_PROCESSES=2 on DATABASE_URL: both processes answer on the one port, one killed leaves the other serving and comes back; SIGTERM stops all, exit 0', async (t) => {
+  it('STOA_PROCESSES=2 on DATABASE_URL, no spare: both processes answer on the one port, one killed leaves the other serving and comes back; SIGTERM stops all, exit 0', async (t) => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stoa-sup-'));
     dirs.push(dataDir);
     const sup = await startSupervisor({
       port: await freePort(),
       processes: 2,
-      env: { DATABASE_URL: await freshDatabaseUrl(), STOA_DATA_DIR: dataDir, METRICS_TOKEN },
+      env: { DATABASE_URL: await freshDatabaseUrl(), STOA_DATA_DIR: dataDir, METRICS_TOKEN, STOA_SPARE_PROCESS: 'false' },
     });
     started.push(sup);
     const pids = [...sup.serving().values()];
