@@ -64,7 +64,8 @@ async function startSupervisor(env: Record<string, string>, processes: number): 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [STOA, 'start'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: url, STOA_PROCESSES: String(processes) },
+    // No spare: an idle process would only be counted among the servers.
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: url, STOA_PROCESSES: String(processes), STOA_SPARE_PROCESS: 'false' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
