@@ -193,6 +193,21 @@ describe('the supervisor above the server processes', () => {
     await eventually(() => assert.ok(!alive(postmaster), 'the embedded PostgreSQL is stopped'), 10_000);
   });
 
+  it('the supervisor killed with SIGKILL takes everything with it: its server processes, the spare, the embedded database', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stoa-sup-'));
+    dirs.push(dataDir);
+    const sup = await startSupervisor({ port: await freePort(), env: { DATABASE_URL: undefined, STOA_DATA_DIR: dataDir } });
+    started.push(sup);
+    const postmaster = Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
+    const spare = () => sup.events().find((e) => e['msg'] === 'spare server process started')?.['pid'] as number | undefined;
+    await eventually(() => assert.ok(spare(), 'a spare is loaded'), 10_000);
+    const pids = [...sup.serving().values(), spare()!, postmaster];
+    assert.ok(pids.every(alive));
+    sup.child.kill('SIGKILL');
+    await sup.exited;
+    await eventually(() => assert.deepEqual(pids.filter(alive), [], 'nothing outlives the supervisor'), 15_000);
+  });
+
   it('STOA_PROCESSES=2 on DATABASE_URL, no spare: both processes answer on the one port, one killed leaves the other serving and comes back; SIGTERM stops all, exit 0', async (t) => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stoa-sup-'));
     dirs.push(dataDir);
