@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { exponentialBackoff } from '../../actors/policy.js';
 import { type ChildSpec, EscalationError, Supervisor } from '../../actors/supervisor.js';
 import type { Environment } from '../../config/env-file.js';
-import { type Config, loadConfig } from '../../config/schema.js';
+import { type Config, ConfigError, loadConfig } from '../../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { ChildExitError, EX_CONFIG, Launch, type LaunchOptions, ServerChild } from '../supervisor/server-child.js';
@@ -44,6 +44,10 @@ export async function supervise(environment: Environment): Promise<number> {
   const root = createLogger(config.logLevel, { format: config.logFormat });
   const log = root.child({ component: 'process-supervisor' });
   const { processes, restartIntensity, restartPeriodMs } = config.supervisor;
+  // Every process would listen on it; the second could not. Each one serves /metrics on the shared port instead.
+  if (processes > 1 && config.metrics.listen) {
+    throw new ConfigError('METRICS_LISTEN', `cannot be used with STOA_PROCESSES above 1 (each process would listen on it; got ${processes})`);
+  }
   log.info(
     { envFile: environment.file, processes, intensity: restartIntensity, periodMs: restartPeriodMs, spare: config.supervisor.spare },
     'supervisor starting',

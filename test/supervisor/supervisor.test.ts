@@ -123,6 +123,16 @@ describe('the supervisor above the server processes', () => {
     assert.match(r.stderr.trim(), /^Invalid configuration: STOA_PROCESSES [^\n]*"0"\)$/);
   });
 
+  it('refuses METRICS_LISTEN with more than one process (they cannot all listen there), EX_CONFIG', () => {
+    const r = spawnSync(process.execPath, [STOA, 'start'], {
+      env: { ...process.env, STOA_PROCESSES: '2', METRICS_LISTEN: '127.0.0.1:9394', STOA_DATA_DIR: '/nonexistent' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(r.status, 78);
+    assert.match(r.stderr.trim(), /^Invalid configuration: METRICS_LISTEN cannot be used with STOA_PROCESSES above 1/);
+  });
+
   const started: SupervisorProcess[] = [];
   const dirs: string[] = [];
   after(async () => {
