@@ -94,8 +94,9 @@ export async function supervise(environment: Environment): Promise<number> {
       throw new Error('the supervisor is stopping');
     }
     live.add(child);
-    child.onExit(() => {
+    child.onExit((reason) => {
       live.delete(child);
+      if (reason.kind !== 'normal') return; // restarted, or stopped by the supervisor
       // Every process stopped of itself (exit 0, not restarted): nothing is left to supervise.
       setImmediate(() => {
         if (sup && sup.childIds().length === 0) void finish(0, 'every server process has exited');

@@ -28,15 +28,17 @@ export function isReadyReport(m: unknown): boolean {
  */
 export function awaitStartOrder(): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Nothing is open yet: asked to stop, or left alone, it just exits.
     const onGone = () => process.exit(0);
+    const events = ['disconnect', 'SIGTERM', 'SIGINT'] as const;
     const onMessage = (m: unknown) => {
       if ((m as { stoa?: unknown } | null)?.stoa !== 'start') return;
       process.off('message', onMessage);
-      process.off('disconnect', onGone);
+      for (const e of events) process.off(e, onGone);
       resolve();
     };
     process.on('message', onMessage);
-    process.once('disconnect', onGone);
+    for (const e of events) process.once(e, onGone);
     process.send!(READY_REPORT);
   });
 }
