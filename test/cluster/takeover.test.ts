@@ -12,7 +12,6 @@ import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js
 import { registerApp, signIn, userToken } from '../support/oauth.js';
 import { startRecordingInbox, type RecordingInbox } from '../support/recording-inbox.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { freePort } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
@@ -49,19 +48,25 @@ describe('takeover of a killed node’s work by the other node', () => {
   it('an inbox job and a delivery held by a node killed with -9 are finished by the other within 30 s', async (t) => {
     const databaseUrl = await freshDatabaseUrl();
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const base = `http://127.0.0.1:${await freePort()}`;
-    // Two nodes of one installation: the same BASE_URL, each on its own port.
-    const startNode = async (port: number) => {
+    // Two nodes of one installation: the same BASE_URL (the first node's address), each on a port of its own, taken
+    // again if another process binds it between the probe and the start.
+    let base = '';
+    const startNode = async () => {
       const n = await startServerProcess({
         databaseUrl,
-        port,
         host: '127.0.0.1',
-        env: { BASE_URL: base, STOA_DATA_DIR: dataDir, FEDERATION_ALLOW_PRIVATE: 'loopback', DELIVERY_RETRY_BASE_MS: '100' },
+        env: (port) => ({
+          BASE_URL: base || `http://127.0.0.1:${port}`,
+          STOA_DATA_DIR: dataDir,
+          FEDERATION_ALLOW_PRIVATE: 'loopback',
+          DELIVERY_RETRY_BASE_MS: '100',
+        }),
       });
       nodes.push(n);
       return n;
     };
-    const first = await startNode(Number(new URL(base).port));
+    const first = await startNode();
+    base = first.url;
     assert.ok(first.password);
     const jar = await signIn(base, 'admin', first.password);
     const app = await registerApp(base, { scopes: 'read write follow' });
@@ -108,7 +113,7 @@ describe('takeover of a killed node’s work by the other node', () => {
     );
 
     // The second node joins; then the first dies holding both.
-    const second = await startNode(await freePort());
+    const second = await startNode();
     const leases = async (): Promise<{ inbox: Lease; delivery: Lease }> => {
       const q = async (sql: string) => (await db.query<Lease>(sql)).rows[0]!;
       return {
