@@ -130,7 +130,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
     timelines: w.timelines,
     histories: w.remoteHistories,
     settings: w.historySettings,
-    posts: (list, viewerId) => w.statusViews.many(list, viewerId),
+    statusViews: w.statusViews,
     profileViewed: profileViewed(historyApi),
   };
   const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };

@@ -18,7 +18,7 @@ import { isId } from '../store/ids.js';
 import type { ReportStore } from '../store/reports.js';
 import type { LocalUser, UserStore } from '../store/users.js';
 import { v1Filter, v2Filter } from './admin-account-filters.js';
-import type { AdminAccountViews } from './admin-account-views.js';
+import type { AdminAccountViews } from '../views/admin-account-views.js';
 import { given, idParam, invalid } from './params.js';
 
 // Mastodon's LIMIT, and its limit_param's cap of twice that.

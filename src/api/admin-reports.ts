@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
 import { REPORT_CATEGORIES, type Report, type ReportStore } from '../store/reports.js';
 import { given, idParam, railsBool } from './params.js';
-import type { ReportViews } from './report-views.js';
+import type { ReportViews } from '../views/report-views.js';
 
 // Mastodon's LIMIT, and its limit_param's cap of twice that.
 const DEFAULT_LIMIT = 100;

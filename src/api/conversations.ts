@@ -9,9 +9,9 @@ import type { AccountStore } from '../store/accounts.js';
 import type { Conversation, ConversationStore } from '../store/conversations.js';
 import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
-import type { StatusViews } from './status-views.js';
-import { renderConversations } from './conversation-views.js';
+import type { AccountViews } from '../views/account-views.js';
+import type { StatusViews } from '../views/status-views.js';
+import { renderConversations } from '../views/conversation-views.js';
 
 export interface ConversationApiDeps {
   readonly baseUrl: string;

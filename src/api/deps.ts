@@ -7,7 +7,7 @@ import type { RemoteActors } from '../federation/remote-actors.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { UserStore } from '../store/users.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 
 /** What the account and relationship routes share. */
 export interface AccountApiDeps {

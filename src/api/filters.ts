@@ -9,7 +9,7 @@ import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import type { Filter, FilterKeyword, FilterStatus, FilterStore, FilterWrite } from '../store/filters.js';
 import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
-import { filterEntity } from './filter-apply.js';
+import { filterEntity } from '../views/filter-apply.js';
 import { action, context, expiresIn, expiryOf, keyword, keywordsAttributes, title } from './filter-params.js';
 import { idParam, invalid, railsBool } from './params.js';
 

@@ -12,12 +12,12 @@ import { groupKeyOf, type GroupData, type NotificationGroupStore } from '../stor
 import { GROUPABLE_TYPES, type Notification, type NotificationFilter, type NotificationStore } from '../store/notifications.js';
 import type { StatusStore } from '../store/statuses.js';
 import { isId } from '../store/ids.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { flag, stringList } from './params.js';
-import type { StatusViews } from './status-views.js';
-import { pushStatusesJson } from './status-json.js';
+import type { StatusViews } from '../views/status-views.js';
+import { pushStatusesJson } from '../views/status-json.js';
 import type { ReportStore } from '../store/reports.js';
-import type { ReportViews } from './report-views.js';
+import type { ReportViews } from '../views/report-views.js';
 import type { RenderBundle } from '../store/render-bundle.js';
 
 /** Types whose group names a status (status_id, and the status in `statuses`). */

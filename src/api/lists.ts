@@ -11,11 +11,11 @@ import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { RefPage } from '../store/ref-pages.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
-import type { StatusViews } from './status-views.js';
+import type { StatusViews } from '../views/status-views.js';
 import { isId } from '../store/ids.js';
-import { pushStatusesJson } from './status-json.js';
+import { pushStatusesJson } from '../views/status-json.js';
 
 const ListBody = z.object({
   title: z.string().trim().min(1, "Title can't be blank").max(100, 'Title is too long (maximum is 100 characters)'),

@@ -11,9 +11,9 @@ import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import { POLICY_VALUES, type NotificationPolicy, type NotificationRequest, type NotificationRequestStore } from '../store/notification-requests.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
-import type { StatusViews } from './status-views.js';
+import type { StatusViews } from '../views/status-views.js';
 
 export interface NotificationRequestApiDeps {
   readonly baseUrl: string;

@@ -8,12 +8,12 @@ import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notification, NotificationStore } from '../store/notifications.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
-import type { StatusViews } from './status-views.js';
+import type { AccountViews } from '../views/account-views.js';
+import type { StatusViews } from '../views/status-views.js';
 import type { ReportStore } from '../store/reports.js';
-import type { ReportViews } from './report-views.js';
+import type { ReportViews } from '../views/report-views.js';
 import { isId } from '../store/ids.js';
-import { renderNotifications, renderNotificationsText } from './notification-views.js';
+import { renderNotifications, renderNotificationsText } from '../views/notification-views.js';
 import { flag } from './params.js';
 
 export interface NotificationApiDeps {

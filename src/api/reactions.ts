@@ -10,8 +10,8 @@ import { route, type MemberPrincipal, type Principal, type Reply, type Route } f
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isEmoji, SHORTCODE, type ReactionEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
-import type { StatusViews } from './status-views.js';
+import type { AccountViews } from '../views/account-views.js';
+import type { StatusViews } from '../views/status-views.js';
 
 export interface ReactionApiDeps {
   readonly accounts: AccountStore;

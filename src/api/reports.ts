@@ -13,7 +13,7 @@ import type { Notifier } from '../store/notifications.js';
 import { reportEntity } from '../entities/report.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
 
 const id = idParam;

@@ -18,9 +18,9 @@ import type { FollowStore } from '../store/follows.js';
 import { isId } from '../store/ids.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { flag } from './params.js';
-import type { StatusViews } from './status-views.js';
+import type { StatusViews } from '../views/status-views.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)$/;
 const PAGINATION = 'Pagination values for `offset` and `limit` must be positive';

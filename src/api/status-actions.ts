@@ -10,9 +10,9 @@ import { route, type MemberPrincipal, type Principal, type Reply, type Route } f
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { InteractionStore } from '../store/interactions.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
-import type { AccountViews } from './account-views.js';
+import type { AccountViews } from '../views/account-views.js';
 import { given, invalid } from './params.js';
-import type { StatusViews } from './status-views.js';
+import type { StatusViews } from '../views/status-views.js';
 
 const ReblogBody = z.object({ visibility: z.enum(VISIBILITIES).optional() });
 

@@ -12,10 +12,10 @@ import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.j
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
-import type { StatusViews } from './status-views.js';
+import type { StatusViews } from '../views/status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
 import type { ThreadStore } from '../store/threads.js';
-import { pushStatusesJson } from './status-json.js';
+import { pushStatusesJson } from '../views/status-json.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;

@@ -11,10 +11,10 @@ import type { RefPage } from '../store/ref-pages.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { FilterContext } from '../store/filters.js';
 import { flag } from './params.js';
-import type { StatusViews } from './status-views.js';
-import type { AccountCache } from './account-cache.js';
+import type { StatusViews } from '../views/status-views.js';
+import type { AccountCache } from '../views/account-cache.js';
 import { isId } from '../store/ids.js';
-import { pushStatusesJson } from './status-json.js';
+import { pushStatusesJson } from '../views/status-json.js';
 
 const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 

@@ -8,7 +8,7 @@ import type { StatusVersion } from '../store/status-edits.js';
 import type { Status } from '../store/statuses.js';
 import { mediaEntity } from './media.js';
 
-/** What a status shows whoever reads it: rendered once per node and kept (api/status-cache.ts). */
+/** What a status shows whoever reads it: rendered once per node and kept (views/status-cache.ts). */
 export interface StatusPartsContext {
   readonly uris: LocalUris;
   readonly author: Account;
@@ -81,7 +81,7 @@ export function acctOf(a: Account): string {
 const QUOTE_APPROVAL = Object.freeze({ automatic: Object.freeze(['public']), manual: Object.freeze([]), current_user: 'automatic' });
 
 /**
- * A status as the entity, in Mastodon's key order: first the keys every reader sees alike (api/status-json.ts writes
+ * A status as the entity, in Mastodon's key order: first the keys every reader sees alike (views/status-json.ts writes
  * them once per rendered status as text, up to STATIC_END), then what depends on the reader or the moment. One
  * literal, one shape: `application` (none: undefined) and `pinned` (not the author's: undefined) are left out by
  * JSON.stringify, as Mastodon leaves them out. A spread inside a literal made every key after it a slow definition,

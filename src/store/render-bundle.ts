@@ -145,7 +145,7 @@ export function withOwnVotes(items: string, polled: string, v: string, from?: { 
 }
 
 /**
- * Only the dynamic parts (dynamicItems), for a page whose statuses are all held rendered (api/status-views.ts
+ * Only the dynamic parts (dynamicItems), for a page whose statuses are all held rendered (views/status-views.ts
  * fromRefs): $1 the statuses, $2 the viewer (or NOBODY), $3 the accounts whose counts are shown, $4 the statuses
  * with a poll. Nothing is derived from the statuses' rows, which the caller holds: a quarter of the full bundle's
  * PostgreSQL time for a page of twenty held statuses (issue 19).

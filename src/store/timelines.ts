@@ -106,7 +106,7 @@ export const TAG_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_
 
 /**
  * The feeds, each page read as `shape` says: whole rows (the default) or refs (status-refs.ts), which the client API's
- * timelines read so that statuses held rendered cost no row (api/status-views.ts fromRefs).
+ * timelines read so that statuses held rendered cost no row (views/status-views.ts fromRefs).
  */
 export class TimelineStore<R = Status[]> {
   constructor(

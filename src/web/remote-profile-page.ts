@@ -10,8 +10,8 @@ import type { Reply, Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { HistorySettingsStore } from '../store/history-settings.js';
 import { idleRecord, type RemoteHistoryStore } from '../store/remote-history.js';
-import type { Status } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
+import type { StatusViews } from '../views/status-views.js';
 import type { WebDeps } from './deps.js';
 import { historyInProgress, historyPanel } from './history-panel.js';
 import { Html, html, page } from './html.js';
@@ -29,8 +29,8 @@ export interface RemoteProfileDeps {
   readonly timelines: TimelineStore;
   readonly histories: RemoteHistoryStore;
   readonly settings: HistorySettingsStore;
-  /** Statuses as the API renders them (api/status-views.ts), for the viewer. */
-  readonly posts: (list: readonly Status[], viewerId: string | null) => Promise<readonly PostEntity[]>;
+  /** Statuses rendered as the API renders them, for the viewer. */
+  readonly statusViews: StatusViews;
   /** What a member's first view of a remote account does (api/remote-history.ts profileViewed; never throws). */
   readonly profileViewed: (a: Account) => Promise<void>;
 }
@@ -63,7 +63,7 @@ export function remoteProfilePage(d: RemoteProfileDeps) {
       d.timelines.ofAccount(a.id, viewerId, { limit: POSTS_SHOWN }),
     ]);
     const history = record ?? idleRecord(a.id, a.domain ?? '');
-    const posts = await d.posts(list, viewerId);
+    const posts: readonly PostEntity[] = await d.statusViews.many(list, viewerId);
     const e = accountEntity(a, config);
     const busy = req.query['notice'] === 'busy';
     const body = html`<article class="profile remote">

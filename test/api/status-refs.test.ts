@@ -1,5 +1,5 @@
 // Timelines name their statuses by row version (store/status-refs.ts) and take the rendered statuses from the cache
-// when it holds those very versions (api/status-views.ts fromRefs). Here changes are written with the triggers off
+// when it holds those very versions (views/status-views.ts fromRefs). Here changes are written with the triggers off
 // (session_replication_role = replica), so no node hears of them: only the row version can tell the page that a
 // status changed. A change outside the status's row (its author's name) stays unseen: the page did come from the cache.
 import assert from 'node:assert/strict';

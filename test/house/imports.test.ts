@@ -25,6 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/routes.ts'], // the route table
   ['src/wiring.ts'], // stores, federation and services built from the config
   ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
+  ['src/views'], // presenters and render caches: rows and entities rendered for a viewer, used by api and web alike
   ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends
   // remote history: walking outboxes and importing what they hold (run by actors, asked by the API); Web Push: what a
   // push says and how one is sent (run by the push actors)

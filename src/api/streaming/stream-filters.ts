@@ -1,7 +1,7 @@
-// The streaming side of content filters (api/filter-apply.ts): which context a stream shows statuses in, and for
+// The streaming side of content filters (views/filter-apply.ts): which context a stream shows statuses in, and for
 // one status the payloads of the subscribers whose filters match it. Everyone else keeps the one shared payload.
 import type { FilterContext } from '../../store/filters.js';
-import { isHidden, type FilterCache, type ViewerFilters } from '../filter-apply.js';
+import { isHidden, type FilterCache, type ViewerFilters } from '../../views/filter-apply.js';
 import type { Subscription } from './channels.js';
 import type { StreamClient } from './hub.js';
 

@@ -1,4 +1,4 @@
-// Pages write their statuses as text from kept parts (api/status-json.ts), single statuses by JSON.stringify of the
+// Pages write their statuses as text from kept parts (views/status-json.ts), single statuses by JSON.stringify of the
 // entity. The two must agree byte for byte, key order included: each status of the home timeline, a thread, the v1
 // and v2 notifications and a list, as each page wrote it, is compared with GET /api/v1/statuses/:id's text for the
 // same reader at the same moment. The statuses carry what the text writes per page: a boost, a poll with a vote,

@@ -4,7 +4,7 @@
 // then writes only counts, flags and the like per status, read from the entity itself. StatusViews names the entities
 // it makes (madeOf) with the cached status they were made of; an entity nobody named (one a caller copied to change, as
 // filter-apply.ts does) is written by JSON.stringify. Either way the text is JSON.stringify's, byte for byte
-// (test/api/status-json.test.ts).
+// (test/views/status-json.test.ts).
 import { type AccountEntity, type AccountJson, accountJsonOf, accountJsonParts } from '../entities/account.js';
 import { STATIC_END } from '../entities/status.js';
 import type { CachedStatus } from './status-cache.js';

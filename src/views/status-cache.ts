@@ -19,6 +19,7 @@ import type { AccountEntity } from '../entities/account.js';
 import type { StatusParts } from '../entities/status.js';
 import type { Account } from '../store/accounts.js';
 import type { Status } from '../store/statuses.js';
+import { ByteLru } from './byte-lru.js';
 import { RenderTickets } from './render-tickets.js';
 
 export interface CachedStatus {
@@ -34,15 +35,13 @@ export interface CachedStatus {
 
 interface Slot {
   readonly value: CachedStatus;
-  readonly bytes: number;
   readonly accounts: readonly string[];
 }
 
 export class StatusCache {
-  private readonly slots = new Map<string, Slot>(); // in least-recently-used order
+  private readonly slots: ByteLru<string, Slot>;
   /** Status ids by the accounts they show (author and mentions), for `a:<id>`. */
   private readonly byAccount = new Map<string, Set<string>>();
-  private bytes = 0;
   private trusted = false;
   /** Keys `s:<id>` and `a:<id>`. */
   private readonly tickets = new RenderTickets();
@@ -50,7 +49,9 @@ export class StatusCache {
   constructor(
     private readonly maxEntries: number,
     private readonly maxBytes: number,
-  ) {}
+  ) {
+    this.slots = new ByteLru(maxEntries, maxBytes, (id, slot) => this.unindex(id, slot.accounts));
+  }
 
   get enabled(): boolean {
     return this.maxEntries > 0;
@@ -79,11 +80,9 @@ export class StatusCache {
     const slot = this.slots.get(id);
     if (!slot) return undefined;
     if (!same(slot.value.row)) {
-      this.remove(id);
+      this.slots.delete(id);
       return undefined;
     }
-    this.slots.delete(id);
-    this.slots.set(id, slot);
     return slot.value;
   }
 
@@ -104,25 +103,19 @@ export class StatusCache {
     if (!this.tickets.mayStore(ticket, [`s:${id}`, ...accounts.map((a) => `a:${a}`)])) return;
     const bytes = estimateBytes(value);
     if (bytes > this.maxBytes) return;
-    this.remove(id);
-    this.slots.set(id, { value, bytes, accounts });
-    this.bytes += bytes;
+    this.slots.delete(id);
     for (const a of accounts) {
       let set = this.byAccount.get(a);
       if (!set) this.byAccount.set(a, (set = new Set()));
       set.add(id);
     }
-    while (this.slots.size > this.maxEntries || this.bytes > this.maxBytes) {
-      const oldest = this.slots.keys().next().value;
-      if (oldest === undefined) break;
-      this.remove(oldest);
-    }
+    this.slots.set(id, { value, accounts }, bytes);
   }
 
   /** A status's row or attachments changed. */
   dropStatus(id: string): void {
     this.tickets.drop(`s:${id}`);
-    this.remove(id);
+    this.slots.delete(id);
   }
 
   /** An account changed: every status showing it (as author or mention) goes. */
@@ -130,7 +123,7 @@ export class StatusCache {
     this.tickets.drop(`a:${id}`);
     const set = this.byAccount.get(id);
     if (!set) return;
-    for (const s of [...set]) this.remove(s);
+    for (const s of [...set]) this.slots.delete(s);
   }
 
   /** The change stream is (re)connected or broken: empty either way, and bypassed until connected. */
@@ -138,16 +131,12 @@ export class StatusCache {
     this.tickets.reset();
     this.slots.clear();
     this.byAccount.clear();
-    this.bytes = 0;
     this.trusted = connected && this.enabled;
   }
 
-  private remove(id: string): void {
-    const slot = this.slots.get(id);
-    if (!slot) return;
-    this.slots.delete(id);
-    this.bytes -= slot.bytes;
-    for (const a of slot.accounts) {
+  /** A status left the cache: the accounts it shows no longer name it. */
+  private unindex(id: string, accounts: readonly string[]): void {
+    for (const a of accounts) {
       const set = this.byAccount.get(a);
       set?.delete(id);
       if (set?.size === 0) this.byAccount.delete(a);

@@ -13,6 +13,7 @@
 //   and bypassed (reset).
 import type { AccountEntity, AccountJson } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
+import { ByteLru } from './byte-lru.js';
 import { RenderTickets } from './render-tickets.js';
 
 export interface CachedAccount {
@@ -23,21 +24,17 @@ export interface CachedAccount {
   json?: AccountJson;
 }
 
-interface Slot {
-  readonly value: CachedAccount;
-  readonly bytes: number;
-}
-
 export class AccountCache {
-  private readonly slots = new Map<string, Slot>(); // in least-recently-used order
-  private bytes = 0;
+  private readonly slots: ByteLru<string, CachedAccount>;
   private trusted = false;
   private readonly tickets = new RenderTickets();
 
   constructor(
     private readonly maxEntries: number,
-    private readonly maxBytes: number,
-  ) {}
+    maxBytes: number,
+  ) {
+    this.slots = new ByteLru(maxEntries, maxBytes);
+  }
 
   get enabled(): boolean {
     return this.maxEntries > 0;
@@ -50,11 +47,7 @@ export class AccountCache {
   /** The account's entry, if kept (and marks it recently used). */
   get(id: string): CachedAccount | undefined {
     if (!this.trusted) return undefined;
-    const slot = this.slots.get(id);
-    if (!slot) return undefined;
-    this.slots.delete(id);
-    this.slots.set(id, slot);
-    return slot.value;
+    return this.slots.get(id);
   }
 
   /** Begins a render: call before reading what it renders, and end() once done, whatever happened. */
@@ -71,34 +64,19 @@ export class AccountCache {
     const id = value.row.id;
     if (!this.trusted || !this.enabled || !this.tickets.mayStore(ticket, [id])) return;
     const bytes = 2 * JSON.stringify(value.entity).length + 1024; // the row besides: keys, inboxes
-    this.remove(id);
-    this.slots.set(id, { value, bytes });
-    this.bytes += bytes;
-    while (this.slots.size > this.maxEntries || this.bytes > this.maxBytes) {
-      const oldest = this.slots.keys().next().value;
-      if (oldest === undefined) break;
-      this.remove(oldest);
-    }
+    this.slots.set(id, value, bytes);
   }
 
   /** An account changed. */
   drop(id: string): void {
     this.tickets.drop(id);
-    this.remove(id);
+    this.slots.delete(id);
   }
 
   /** The change stream is (re)connected or broken: empty either way, and bypassed until connected. */
   reset(connected: boolean): void {
     this.tickets.reset();
     this.slots.clear();
-    this.bytes = 0;
     this.trusted = connected && this.enabled;
-  }
-
-  private remove(id: string): void {
-    const slot = this.slots.get(id);
-    if (!slot) return;
-    this.slots.delete(id);
-    this.bytes -= slot.bytes;
   }
 }
