@@ -9,7 +9,7 @@ import { registerApp } from '../support/oauth.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
 import { openSse, openWs, type WsClient, stopNodes } from '../support/streaming.js';
-import { eventually } from '../support/wait.js';
+import { eventually, within } from '../support/wait.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
 
@@ -84,6 +84,6 @@ describe('streaming across two nodes', () => {
     });
     assert.equal(r.status, 200);
     // The revocation answers once every node has applied it: B's socket is closed by then.
-    await c.closed;
+    await within(c.closed, 5_000, "node B closes the revoked token's socket");
   });
 });

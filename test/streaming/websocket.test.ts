@@ -10,7 +10,7 @@ import { createMembers, type LocalMembers } from '../support/members.js';
 import { registerApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { framesOf, openWs, subscribed, type WsClient } from '../support/streaming.js';
-import { eventually } from '../support/wait.js';
+import { eventually, within } from '../support/wait.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
 
@@ -184,7 +184,7 @@ describe('streaming over WebSocket', () => {
       body: JSON.stringify({ client_id: app.client_id, client_secret: app.client_secret, token }),
     });
     assert.equal(r.status, 200);
-    await c.closed;
+    await within(c.closed, 5_000, 'the socket of the revoked token closes');
     await assert.rejects(openWs(s.url, token, 'stream=user'), (e: { status?: number }) => e.status === 401);
 
     const d = await ws(m.token['bob'], 'stream=user');
@@ -192,7 +192,7 @@ describe('streaming over WebSocket', () => {
       (nonce) => users.setDisabled(bob.userId, true, nonce),
       (changed) => changed,
     );
-    await d.closed;
+    await within(d.closed, 5_000, "the disabled member's socket closes");
   });
 
   it("closes a member's sockets when a moderator suspends them, and refuses new ones", async () => {
@@ -201,7 +201,7 @@ describe('streaming over WebSocket', () => {
     const c = await ws(m.token['dave'], 'stream=user');
     const r = await api(s.url, warden, 'POST', `/api/v1/admin/accounts/${m.id['dave']}/action`, { type: 'suspend' });
     assert.equal(r.status, 200, r.text);
-    await c.closed;
+    await within(c.closed, 5_000, "the suspended member's socket closes");
     await assert.rejects(openWs(s.url, m.token['dave'], 'stream=user'), (e: { status?: number }) => e.status === 401);
   });
 });
