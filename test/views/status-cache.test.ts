@@ -107,6 +107,25 @@ describe('the rendered-status cache across two nodes', () => {
     assert.equal(home.find((s) => s.id === boost.body.id)?.reblog.account.display_name, 'Robert');
   });
 
+  it('a mentioned account renamed on A is rendered by B at once (the cache is indexed by the accounts a status mentions)', async () => {
+    const p = await post('bob', { status: '@carol look' });
+    assert.deepEqual(
+      p.mentions.map((x: Json) => x.username),
+      ['carol'],
+    );
+    await cachedOnB(p.id);
+    // What a remote profile's Update or an operator's rename does to the row; the trigger tells every node.
+    await a.app.db.exec("UPDATE accounts SET username = 'caroline' WHERE id = $1", [m.id['carol']]);
+    try {
+      const mention = (await onB(p.id)).body.mentions[0];
+      assert.equal(mention.username, 'caroline');
+      assert.equal(mention.acct, 'caroline');
+      assert.equal((await homeOnB()).find((s) => s.id === p.id)?.mentions[0].username, 'caroline');
+    } finally {
+      await a.app.db.exec("UPDATE accounts SET username = 'carol' WHERE id = $1", [m.id['carol']]);
+    }
+  });
+
   it("a poll vote on A shows in B's poll counts and the voter's own votes", async () => {
     const p = await post('bob', { status: 'which?', poll: { options: ['this', 'that'], expires_in: 3600 } });
     await cachedOnB(p.id);
