@@ -393,6 +393,20 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/admin/reports', scope: 'admin:read:reports', wrong: ['admin:read:accounts', 'admin:write:reports', 'read'], mod: true },
 ];
 
+/**
+ * Public reads: anyone may call them without a token, but a token that is sent must still carry the route's read
+ * scope (Mastodon's authorize_if_got_token!): a write-only token, or one with another read scope, is refused.
+ */
+const PUBLIC_READS: readonly Row[] = [
+  { method: 'GET', path: '/api/v1/timelines/public', scope: 'read:statuses', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/statuses/:bobPost', scope: 'read:statuses', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/statuses/:bobPost/context', scope: 'read:statuses', wrong: ['read:notifications'] },
+  { method: 'GET', path: '/api/v1/accounts/:bob', scope: 'read:accounts', wrong: ['read:statuses'] },
+  { method: 'GET', path: '/api/v1/accounts/:bob/statuses', scope: 'read:statuses', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/accounts/:bob/followers', scope: 'read:accounts', wrong: ['read:follows'] },
+  { method: 'GET', path: '/api/v2/search?q=bob', scope: 'read:search', wrong: ['read:accounts'] },
+];
+
 describe('route scopes', () => {
   let s: TestServer;
   let m: LocalMembers;
@@ -421,7 +435,7 @@ describe('route scopes', () => {
     s = await startTestServer();
     m = await createMembers(s, ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'mod'], { mod: 'moderator' });
     Object.assign(ids, m.id);
-    const rows = [...WRITES.map((r) => [r, 'read'] as const), ...READS.map((r) => [r, 'write'] as const)];
+    const rows = [...WRITES.map((r) => [r, 'read'] as const), ...[...READS, ...PUBLIC_READS].map((r) => [r, 'write'] as const)];
     const needed = new Set(rows.flatMap(([r, broad]) => [r.scope, broad, ...r.wrong].map((scope) => `${actor(r)} ${scope}`)));
     await Promise.all(
       [...needed].map(async (k) => {
@@ -493,6 +507,17 @@ describe('route scopes', () => {
   it('read routes: write and a wrong granular read scope refused, the right read scope answered', async () => {
     await Promise.all(
       READS.map(async (row) => {
+        await Promise.all(['write', ...row.wrong].map((scope) => refusedWith(row, scope)));
+        await passes(row);
+      }),
+    );
+  });
+
+  it('public reads: answered without a token; a token lacking the read scope refused; the right scope answered', async () => {
+    await Promise.all(
+      PUBLIC_READS.map(async (row) => {
+        const anonymous = await api(s.url, undefined, row.method, urlOf(row));
+        assert.equal(anonymous.status, 200, `${row.path} without a token: ${anonymous.text}`);
         await Promise.all(['write', ...row.wrong].map((scope) => refusedWith(row, scope)));
         await passes(row);
       }),
