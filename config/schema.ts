@@ -58,8 +58,8 @@ const EnvSchema = z.object({
   FEDERATION_FETCH_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   FEDERATION_MAX_RESPONSE_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(2 * 1024 * 1024),
   DELIVERY_CONCURRENCY: positiveInt(1, 64).default(4),
-  // Absent: a third of DATABASE_POOL_MAX, rounded up (see historyJobsPerNode below).
-  HISTORY_JOBS_PER_NODE: positiveInt(1, 64).optional(),
+  // History jobs wait on remote servers, not on the database: sized by sockets and memory (see historyJobsPerNode).
+  HISTORY_JOBS_PER_NODE: positiveInt(1, 256).default(64),
   DELIVERY_RETRY_BASE_MS: positiveInt(10, 3_600_000).default(30_000),
   DELIVERY_GIVE_UP_HOURS: positiveInt(1, 24 * 60).default(72),
   DELIVERY_LEASE_MS: positiveInt(500, 3_600_000).default(60_000),
@@ -176,8 +176,14 @@ export interface Config {
     readonly maxResponseBytes: number;
     /** Deliveries in flight at once per destination host. */
     readonly deliveryConcurrency: number;
-    /** Remote history jobs running at once on this node, whatever their origins: well under the database pool. */
+    /**
+     * Remote history jobs running at once on this node, whatever their origins. A job mostly waits on its origin
+     * (up to 30 s), holding one socket and at most one 2 MiB answer, and no database connection: 64 cost 64 sockets
+     * and, only if all of them are reading a full answer at the same moment, 128 MiB.
+     */
     readonly historyJobsPerNode: number;
+    /** Database connections the node's history jobs use at once (claims, lookups, page commits): a third of the pool. */
+    readonly historyDbConnections: number;
     /** First retry delay; each later one doubles, with jitter. */
     readonly deliveryRetryBaseMs: number;
     readonly deliveryGiveUpMs: number;
@@ -322,8 +328,9 @@ export function loadConfig(env: Env = process.env): Config {
       fetchTimeoutMs: e.FEDERATION_FETCH_TIMEOUT_MS,
       maxResponseBytes: e.FEDERATION_MAX_RESPONSE_BYTES,
       deliveryConcurrency: e.DELIVERY_CONCURRENCY,
-      // A job holds a connection for each page it commits; the API, deliveries and the inbox need the rest.
-      historyJobsPerNode: e.HISTORY_JOBS_PER_NODE ?? Math.max(1, Math.ceil((e.DATABASE_POOL_MAX ?? defaultPoolMax()) / 3)),
+      historyJobsPerNode: e.HISTORY_JOBS_PER_NODE,
+      // A job takes a connection only to read or commit, never across a fetch; the API and the queues need the rest.
+      historyDbConnections: Math.max(1, Math.ceil((e.DATABASE_POOL_MAX ?? defaultPoolMax()) / 3)),
       deliveryRetryBaseMs: e.DELIVERY_RETRY_BASE_MS,
       deliveryGiveUpMs: e.DELIVERY_GIVE_UP_HOURS * 3_600_000,
       deliveryLeaseMs: e.DELIVERY_LEASE_MS,

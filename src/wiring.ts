@@ -104,7 +104,7 @@ function stores(db: Database, config: Config, pollsDue: Wake) {
     mutes: new MuteStore(db),
     inboxJobs: new InboxJobStore(db),
     deliveries: new DeliveryStore(db),
-    historyJobs: new HistoryJobStore(db),
+    historyJobs: new HistoryJobStore(db, undefined, config.federation.historyDbConnections),
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
     threads: new ThreadStore(db),

@@ -15,7 +15,7 @@ import type { PruneResult } from '../store/history-prune.js';
 import type { HistorySettingsStore } from '../store/history-settings.js';
 import type { HistorySettings } from '../store/history-types.js';
 import { isId } from '../store/ids.js';
-import { idleRecord, type RemoteHistoryStore } from '../store/remote-history.js';
+import { idleRecord, type OriginBusy, type RemoteHistoryStore } from '../store/remote-history.js';
 import { given, invalid, railsBool } from './params.js';
 
 export interface RemoteHistoryApiDeps {
@@ -30,6 +30,19 @@ export interface RemoteHistoryApiDeps {
 }
 
 const RETENTION = { min: 1, max: 3650 } as const;
+
+/** The 429's message: which of the origin's limits is reached (1 running and 2 queued), and why nothing runs, if so. */
+export function busyMessage(why: OriginBusy, queued: number): string {
+  const limits = 'one job running and two queued per origin';
+  switch (why) {
+    case 'fetching':
+      return `This server is already fetching history from that origin, with ${queued} more of its accounts queued (${limits})`;
+    case 'starting':
+      return `This server is about to fetch history from that origin, with ${queued - 1} more of its accounts queued (${limits})`;
+    case 'origin_backoff':
+      return `That origin asked this server to wait before fetching from it again, and ${queued} of its accounts are queued for then (${limits})`;
+  }
+}
 
 // Form bodies carry numbers as digit strings; JSON as numbers.
 const retentionDays = z.preprocess(
@@ -83,9 +96,7 @@ export function remoteHistoryRoutes(d: RemoteHistoryApiDeps): Route[] {
         const a = await remoteAccount(d.accounts, req);
         if (!(await d.settings.current()).enabled) throw Errors.forbidden('Remote history is disabled on this server');
         const outcome = await d.histories.request(a, 'older');
-        if (outcome.kind === 'origin_busy') {
-          throw Errors.tooManyRequests(outcome.retryAfterSeconds, 'This server is already fetching as much history from that origin as it may');
-        }
+        if (outcome.kind === 'origin_busy') throw Errors.tooManyRequests(outcome.retryAfterSeconds, busyMessage(outcome.why, outcome.queued));
         return json(outcome.kind === 'queued' ? 202 : 200, remoteHistoryEntity(outcome.record, true));
       },
     }),

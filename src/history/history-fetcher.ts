@@ -9,7 +9,10 @@ import { HISTORY_LIMITS, type BackoffReason, type JobOutcome, type UnsupportedRe
 /** One fetch never takes longer than this, so a slow page leaves time for the rest of the job (Mastodon: 10 s). */
 export const FETCH_MS = 10_000;
 const AS2_TYPES = new Set(['application/activity+json', 'application/ld+json', 'application/json']);
+/** The first backoff when the origin names no time (doubling with the attempts). */
 const MIN_BACKOFF_MS = 60_000;
+/** The least wait an origin's own Retry-After or rate-limit reset gets: `Retry-After: 0` must not hammer it. */
+const MIN_NAMED_MS = 5_000;
 /** Origins remembered as verifying `(request-target)` without the query string (bounded; the oldest forgotten). */
 const MAX_PATH_ONLY_ORIGINS = 1000;
 const MAX_BACKOFF_MS = 24 * 3_600_000;
@@ -190,13 +193,13 @@ export function sameOriginAs(a: string, b: string): boolean {
 
 /**
  * When to try again (P34): Retry-After (delta-seconds or an HTTP date), else X-RateLimit-Reset (ISO 8601, Mastodon and
- * GoToSocial), else exponential from the attempts with jitter; always within 1 minute … 24 hours from now (a past
- * date counts as now + the minimum).
+ * GoToSocial), honoured as named (the origin's own word on when it serves again) within 5 s … 24 hours from now (a
+ * past date counts as now + 5 s); else exponential from the attempts with jitter, 1 minute … 24 hours.
  */
 export function retryAtFrom(headers: Record<string, string>, attempts: number, now: number): number {
   const named = retryAfter(headers['retry-after'], now) ?? rateLimitReset(headers['x-ratelimit-reset'], now);
   if (named === null) return exponential(attempts, now);
-  return now + clamp(named - now);
+  return now + clamp(named - now, MIN_NAMED_MS);
 }
 
 function retryAfter(value: string | undefined, now: number): number | null {
@@ -223,6 +226,6 @@ export function exponential(attempts: number, now: number): number {
   return now + clamp(base * (0.8 + Math.random() * 0.4));
 }
 
-function clamp(ms: number): number {
-  return Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, ms));
+function clamp(ms: number, floor = MIN_BACKOFF_MS): number {
+  return Math.min(MAX_BACKOFF_MS, Math.max(floor, ms));
 }

@@ -10,7 +10,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { HISTORY_LIMITS, type ClaimedJob, type HistorySettings, type JobLedger, type JobOutcome, type PageProgress } from '../store/history-types.js';
 import type { MediaStore } from '../store/media.js';
 import type { PollStore } from '../store/polls.js';
-import type { StatusStore } from '../store/statuses.js';
+import type { Status, StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import { isCollectionDoc, itemId, pageRefusal, readCollection } from './collection-walk.js';
 import { HistoryFailure, HistoryFetcher, OutOfTime, type FetchContext } from './history-fetcher.js';
@@ -39,6 +39,9 @@ const HISTORY_ACTOR_TYPES = new Set(['Person', 'Service']);
 
 type Judged = Exclude<ItemVerdict, { kind: 'fetch' }>;
 
+/** Runs database reads within the history's share of connections (JobLedger.read). */
+type Reader = <T>(fn: () => Promise<T>) => Promise<T>;
+
 /** A page judged and its objects fetched: what to store once the page commits. */
 interface PreparedPage {
   readonly store: (() => Promise<boolean>)[];
@@ -64,11 +67,13 @@ export class HistoryRunner {
 
   async run(job: ClaimedJob, ledger: JobLedger, signal: AbortSignal): Promise<JobOutcome> {
     const deadline = Date.now() + (this.d.jobMs ?? HISTORY_LIMITS.jobMs);
-    const actor = await this.d.accounts.byId(job.accountId);
+    // Database reads take one of the history's connections for their moment only, never across a fetch: a job spends
+    // its time waiting on its origin, and other jobs' pages commit meanwhile.
+    const read: Reader = ledger.read ? (fn) => ledger.read!(job, fn) : (fn) => fn();
+    const { actor, settings } = await read(async () => ({ actor: await this.d.accounts.byId(job.accountId), settings: await this.d.settings.current() }));
     const refusal = actor ? refusalOf(actor) : 'not_found';
     if (refusal) return { kind: 'unsupported', reason: refusal };
     const author = actor!;
-    const settings = await this.d.settings.current();
     const ctx: FetchContext = { deadline, attempts: job.attempts, signal };
     const seenPages = new Set<string>();
     const seenItems = new Set<string>();
@@ -88,7 +93,7 @@ export class HistoryRunner {
         const view = readCollection(fetched.doc, cursor);
         seenPages.add(cursor).add(view.key).add(fetched.url);
         const items = view.items.slice(0, HISTORY_LIMITS.itemsPerPage);
-        const page = await this.prepare(items, author, settings.bareIri, seenItems, ctx);
+        const page = await this.prepare(items, author, settings.bareIri, seenItems, ctx, read);
         // P10: a next page already read, or a page that brought nothing new, ends the walk (endless or looping next).
         let next = view.next !== null && !seenPages.has(view.next) ? view.next : null;
         if (view.isPage && page.added === 0) next = null;
@@ -124,36 +129,57 @@ export class HistoryRunner {
     }
   }
 
-  /** Judges a page's items, fetching (bare-IRI switch on) at most 5 objects of the actor's origin. */
-  private async prepare(items: readonly unknown[], author: Account, bareIri: boolean, seen: Set<string>, ctx: FetchContext): Promise<PreparedPage> {
+  /**
+   * Judges a page's items, fetching (bare-IRI switch on) at most 5 objects of the actor's origin. Its lookups are made
+   * in two reads, before and after the fetches, so no connection is held while an object is fetched.
+   */
+  private async prepare(
+    items: readonly unknown[],
+    author: Account,
+    bareIri: boolean,
+    seen: Set<string>,
+    ctx: FetchContext,
+    read: Reader,
+  ): Promise<PreparedPage> {
     const actor: HistoryActor = { uri: author.uri!, followersUrl: author.followersUrl };
     const boosted = new Set<string>();
-    for (const item of items) {
-      const object = isRecord(item) && item['type'] === 'Announce' ? refUrl(item['object']) : null;
-      if (object && (await this.importer.held(object))) boosted.add(object);
+    const announced = items.map((item) => (isRecord(item) && item['type'] === 'Announce' ? refUrl(item['object']) : null)).filter((o) => o !== null);
+    if (announced.length > 0) {
+      await read(async () => {
+        for (const object of announced) if (await this.importer.held(object)) boosted.add(object);
+      });
     }
-    const store: (() => Promise<boolean>)[] = [];
+    // Judged (and fetched) in order: `seen` as each item found it, whatever the lookups below answer.
+    const judged: { readonly verdict: Exclude<Judged, { kind: 'skip' }>; readonly uri: string; readonly counts: boolean }[] = [];
     let fetches = 0;
-    let fresh = 0;
     let added = 0;
     for (const item of items) {
       const id = itemId(item);
       const unseen = id !== null && !seen.has(id);
       if (id) seen.add(id);
-      const judged = judgeItem(item, actor, bareIri && fetches < HISTORY_LIMITS.bareIriFetchesPerPage, (uri) => boosted.has(uri));
-      if (judged.kind === 'fetch') fetches++;
-      const verdict = judged.kind === 'fetch' ? await this.fetchItem(judged.uri, actor, ctx) : judged;
+      const first = judgeItem(item, actor, bareIri && fetches < HISTORY_LIMITS.bareIriFetchesPerPage, (uri) => boosted.has(uri));
+      if (first.kind === 'fetch') fetches++;
+      const verdict = first.kind === 'fetch' ? await this.fetchItem(first.uri, actor, ctx) : first;
       if (verdict.kind === 'skip') {
         if (unseen) added++;
         continue;
       }
       const uri = verdict.kind === 'post' ? verdict.note.id : verdict.id;
-      const existing = await this.d.statuses.byUri(uri);
-      if (unseen && !existing?.history && (uri === id || !seen.has(uri))) added++;
+      judged.push({ verdict, uri, counts: unseen && (uri === id || !seen.has(uri)) });
       seen.add(uri);
-      if (existing) continue;
+    }
+    const existing = await read(async () => {
+      const found: (Status | undefined)[] = [];
+      for (const j of judged) found.push(await this.d.statuses.byUri(j.uri));
+      return found;
+    });
+    const store: (() => Promise<boolean>)[] = [];
+    let fresh = 0;
+    for (const [k, { verdict: v, counts }] of judged.entries()) {
+      const held = existing[k];
+      if (counts && !held?.history) added++;
+      if (held) continue;
       fresh++;
-      const v = verdict;
       store.push(() =>
         v.kind === 'post' ? this.importer.importPost(v.note, v.visibility, author) : this.importer.importBoost(v.id, v.objectUri, v.visibility, author),
       );

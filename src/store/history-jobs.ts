@@ -1,6 +1,10 @@
 // Remote history jobs as the scheduler sees them: which origins have work due, claiming one origin's next job with
 // a lease (one running per origin, cluster-wide, decided in the database), committing a page's imports with its
 // progress, recording how a run ended, and giving back the leases of a stopping or dead node.
+//
+// A node runs many jobs at once (they wait on remote servers), so their database work goes through a share of the
+// pool (`connections`): claims, a run's reads, page commits and ends queue here rather than on the pool, where a wait
+// past its connect timeout would fail the job and blame the origin, and where they would starve the API.
 import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 import type { ClaimedJob, JobLedger, JobOutcome, PageProgress } from './history-types.js';
@@ -20,15 +24,65 @@ type ClaimRow = {
   attempts: number;
 };
 
+/**
+ * The history's connections: at most `size` in use, the waiters served oldest job first (by when the job was
+ * claimed; a claim ranks as a job claimed now). Served in arrival order instead, every running job would take a turn
+ * between each two steps of every other, and all of them would end late together; this way the jobs under way finish
+ * in turn and a claim waits only for work already started. No job waits for ever: an older one has a few steps left.
+ */
+class ConnectionShare {
+  private held = 0;
+  private seq = 0;
+  private readonly waiting: { readonly rank: number; readonly seq: number; readonly grant: () => void }[] = [];
+
+  constructor(private readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`history connections: a positive integer, got ${size}`);
+  }
+
+  async run<T>(rank: number, fn: () => Promise<T>): Promise<T> {
+    if (this.held < this.size) this.held++;
+    else {
+      await new Promise<void>((grant) => {
+        const w = { rank, seq: this.seq++, grant };
+        let i = this.waiting.length;
+        while (i > 0 && (this.waiting[i - 1]!.rank > rank || (this.waiting[i - 1]!.rank === rank && this.waiting[i - 1]!.seq > w.seq))) i--;
+        this.waiting.splice(i, 0, w);
+      });
+    }
+    try {
+      return await fn();
+    } finally {
+      // Handed straight to the next waiter: a newcomer cannot overtake it.
+      const next = this.waiting.shift();
+      if (next) next.grant();
+      else this.held--;
+    }
+  }
+}
+
 export class HistoryJobStore implements JobLedger {
+  private readonly share: ConnectionShare | null;
+  /** When each job this node holds was claimed: its rank for connections. */
+  private readonly claimedAt = new WeakMap<ClaimedJob, number>();
+
   /**
    * @param renewMs how long each committed page extends the lease: longer than one page can take (a job stops at
    *   30 s), so a live run never loses it, short enough that a dead node's job is taken over soon.
+   * @param connections the most connections the node's jobs use at once (absent: no limit of their own).
    */
   constructor(
     private readonly db: Database,
     private readonly renewMs = 60_000,
-  ) {}
+    connections?: number,
+  ) {
+    this.share = connections === undefined ? null : new ConnectionShare(connections);
+  }
+
+  /** `fn` with one of the history's connections, ranked as `job`'s (a run's lookups; commits and ends take theirs). */
+  read<T>(job: ClaimedJob | null, fn: () => Promise<T>): Promise<T> {
+    if (!this.share) return fn();
+    return this.share.run((job && this.claimedAt.get(job)) ?? Date.now(), fn);
+  }
 
   /** Origins with a job that could be claimed now: nothing of theirs running and no origin-wide backoff. */
   async dueOrigins(limit: number): Promise<string[]> {
@@ -68,7 +122,15 @@ export class HistoryJobStore implements JobLedger {
    * unique index on running jobs per origin holds it whatever happens.
    */
   async claim(origin: string, owner: string, leaseMs: number): Promise<ClaimedJob | null> {
-    const row = await this.db.tx(async () => {
+    const row = await this.read(null, () => this.claimRow(origin, owner, leaseMs));
+    if (!row) return null;
+    const job: ClaimedJob = { accountId: row.account_id, origin: row.origin, cursor: row.cursor, pagesBudget: row.pages_budget, attempts: row.attempts, owner };
+    this.claimedAt.set(job, Date.now());
+    return job;
+  }
+
+  private claimRow(origin: string, owner: string, leaseMs: number): Promise<ClaimRow | undefined> {
+    return this.db.tx(async () => {
       await this.db.exec(ORIGIN_LOCK, [origin]);
       const busy = await this.db.one(
         `SELECT 1 FROM remote_histories WHERE origin = $1 AND state = 'fetching' AND lease_until > now()
@@ -98,12 +160,14 @@ export class HistoryJobStore implements JobLedger {
         [origin, owner, leaseMs],
       );
     });
-    if (!row) return null;
-    return { accountId: row.account_id, origin: row.origin, cursor: row.cursor, pagesBudget: row.pages_budget, attempts: row.attempts, owner };
   }
 
   /** The page's imports and its progress in one transaction, only while `job.owner` still holds the lease. */
   async commitPage(job: ClaimedJob, progress: PageProgress, work: () => Promise<void>): Promise<boolean> {
+    return this.read(job, () => this.commitTx(job, progress, work));
+  }
+
+  private commitTx(job: ClaimedJob, progress: PageProgress, work: () => Promise<void>): Promise<boolean> {
     return this.db.tx(async () => {
       const mine = await this.db.one(
         `SELECT 1 FROM remote_histories WHERE account_id = $1 AND state = 'fetching' AND lease_owner = $2 AND lease_until > now() FOR UPDATE`,
@@ -126,6 +190,10 @@ export class HistoryJobStore implements JobLedger {
   /** Records how a run ended and clears its lease; false (nothing recorded) when another node took the job over. */
   async finish(job: ClaimedJob, outcome: JobOutcome): Promise<boolean> {
     if (outcome.kind === 'lease_lost') return false;
+    return this.read(job, () => this.finishTx(job, outcome));
+  }
+
+  private finishTx(job: ClaimedJob, outcome: Exclude<JobOutcome, { kind: 'lease_lost' }>): Promise<boolean> {
     return this.db.tx(async () => {
       const mine = await this.db.one(`SELECT 1 FROM remote_histories WHERE account_id = $1 AND state = 'fetching' AND lease_owner = $2 FOR UPDATE`, [
         job.accountId,

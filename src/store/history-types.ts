@@ -91,6 +91,11 @@ export type JobOutcome =
 export interface JobLedger {
   /** Runs `work` and records `progress` atomically; false (nothing committed) when the lease was lost. */
   commitPage(job: ClaimedJob, progress: PageProgress, work: () => Promise<void>): Promise<boolean>;
+  /**
+   * Runs `job`'s database reads within the node's share of connections for history (absent: as they come). Never
+   * around a remote fetch, and never inside `commitPage`'s work (it holds a share already).
+   */
+  read?<T>(job: ClaimedJob, fn: () => Promise<T>): Promise<T>;
 }
 
 /** The operator's settings (database, changeable at run time through the admin API). */

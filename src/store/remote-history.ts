@@ -13,18 +13,34 @@ import { HISTORY_LIMITS, type HistoryReason, type HistoryRecord, type HistorySta
 /** 'initial': a profile view (acts only from idle); 'older': the member's ask (idle: initial fetch; partial: one more page). */
 export type HistoryRequestKind = 'initial' | 'older';
 
+/**
+ * Why an origin refuses another actor's job: a job of it runs (`fetching`), none runs yet but the oldest queued one
+ * is about to (`starting`, counted as running), or the origin asked us to wait and its queue waits with it
+ * (`origin_backoff`); in each case two more of its actors are queued.
+ */
+export type OriginBusy = 'fetching' | 'starting' | 'origin_backoff';
+
 /** What a request did; `record` is the actor's record afterwards (an idle one when there is still no row). */
 export type HistoryRequestOutcome =
   | { readonly kind: 'queued'; readonly record: HistoryRecord }
   | { readonly kind: 'coalesced'; readonly record: HistoryRecord }
   | { readonly kind: 'unchanged'; readonly record: HistoryRecord }
-  | { readonly kind: 'origin_busy'; readonly record: HistoryRecord; readonly retryAfterSeconds: number };
+  | {
+      readonly kind: 'origin_busy';
+      readonly record: HistoryRecord;
+      readonly why: OriginBusy;
+      /** Other actors' jobs waiting on the origin (the one counted as running, when none runs, included). */
+      readonly queued: number;
+      readonly retryAfterSeconds: number;
+    };
 
 /** The actor types whose outbox is a person's posts (spec: a remote Person or Service profile). */
 const SUPPORTED_TYPES = new Set(['Person', 'Service']);
 
-/** A refused request asks again after one job's longest run: the origin's running job frees a place by then. */
+/** A refused request asks again after one job's longest run: the origin's running (or next) job frees a place by then. */
 const BUSY_RETRY_SECONDS = Math.ceil(HISTORY_LIMITS.jobMs / 1000);
+/** An origin has no more than this of other actors' jobs, running or queued, when a new one is queued. */
+const ORIGIN_JOBS = HISTORY_LIMITS.runningPerOrigin + HISTORY_LIMITS.queuedPerOrigin;
 
 const COLUMNS = `account_id, origin, state, reason, cursor, pages_budget, items_examined, items_imported, pages_fetched,
   last_fetched_at, attempts, retry_at`;
@@ -157,16 +173,30 @@ export class RemoteHistoryStore {
   }
 
   /**
-   * Queues a job unless the origin's queue is full (other actors' queued jobs, and backoffs already due, which the
-   * scheduler will take as queued). `cursor` null keeps the record's cursor (Load older goes on where it stopped).
+   * Queues a job unless the origin is full: 1 running and 2 queued (spec: Limits), other actors', cluster-wide. Decided
+   * on the rows as they stand under the origin's lock, in the insert's transaction: with none running, the oldest
+   * queued job counts as the running one (a scheduler claims it next), so asks that arrive together on an idle origin
+   * are judged as if the first had been claimed already, not refused while it waits for a scheduler's round. Queued
+   * are `queued` rows, backoffs already due and runs whose lease ran out (claimable again). `cursor` null keeps the
+   * record's cursor (Load older goes on where it stopped).
    */
   private async enqueue(current: HistoryRecord, accountId: string, origin: string, cursor: string | null, pagesBudget: number): Promise<HistoryRequestOutcome> {
-    const waiting = await this.db.one<{ n: number }>(
-      `SELECT count(*)::int AS n FROM remote_histories
-       WHERE origin = $1 AND account_id <> $2 AND (state = 'queued' OR (state = 'backoff' AND retry_at <= now()))`,
+    const load = (await this.db.one<{ running: number; queued: number; backoff_ms: number | null }>(
+      `SELECT count(*) FILTER (WHERE state = 'fetching' AND lease_until > now())::int AS running,
+         count(*) FILTER (WHERE state = 'queued' OR (state = 'backoff' AND retry_at <= now())
+                            OR (state = 'fetching' AND coalesce(lease_until, now()) <= now()))::int AS queued,
+         (SELECT (extract(epoch FROM backoff_until - now()) * 1000)::float8 FROM history_origins
+          WHERE origin = $1 AND backoff_until > now()) AS backoff_ms
+       FROM remote_histories WHERE origin = $1 AND account_id <> $2`,
       [origin, accountId],
-    );
-    if (waiting!.n >= HISTORY_LIMITS.queuedPerOrigin) return { kind: 'origin_busy', record: current, retryAfterSeconds: BUSY_RETRY_SECONDS };
+    ))!;
+    if (Math.min(load.running, HISTORY_LIMITS.runningPerOrigin) + load.queued >= ORIGIN_JOBS) {
+      // The queue moves when the running job ends (30 s at most), or, with nothing running, once the origin's
+      // backoff is over and the next job has run.
+      const why: OriginBusy = load.running > 0 ? 'fetching' : load.backoff_ms !== null ? 'origin_backoff' : 'starting';
+      const retryAfterSeconds = why === 'origin_backoff' ? Math.ceil(load.backoff_ms! / 1000) + BUSY_RETRY_SECONDS : BUSY_RETRY_SECONDS;
+      return { kind: 'origin_busy', record: current, why, queued: load.queued, retryAfterSeconds };
+    }
     const r = await this.db.one<HistoryRow>(
       `INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at)
        VALUES ($1, $2, 'queued', $3, $4, now())

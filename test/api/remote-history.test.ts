@@ -53,6 +53,8 @@ describe('remote history API', () => {
   let moves: FakePeer;
   let full: FakePeer;
   let rush: FakePeer;
+  let idle: FakePeer;
+  let pair: FakePeer;
   /** Remote account ids by actor name. */
   const id: Record<string, string> = {};
   let operatorToken: string;
@@ -82,8 +84,15 @@ describe('remote history API', () => {
 
   before(async () => {
     s = await startTestServer(ENV);
-    [ask, moves, full, rush] = await Promise.all([startFakeActorPeer(), startFakeActorPeer(), startFakeActorPeer(), startFakeActorPeer()]);
-    for (const p of [ask, moves, full, rush]) p.hangOutboxes(true);
+    [ask, moves, full, rush, idle, pair] = await Promise.all([
+      startFakeActorPeer(),
+      startFakeActorPeer(),
+      startFakeActorPeer(),
+      startFakeActorPeer(),
+      startFakeActorPeer(),
+      startFakeActorPeer(),
+    ]);
+    for (const p of [ask, moves, full, rush, idle, pair]) p.hangOutboxes(true);
     m = await createMembers(s, ['ann', 'mod', 'boss'], { mod: 'moderator', boss: 'admin' });
     operatorToken = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     await resolve(ask, 'pia');
@@ -95,11 +104,13 @@ describe('remote history API', () => {
     for (const n of ['par', 'done', 'late', 'gone']) await resolve(moves, n);
     for (const n of ['q0', 'q1', 'q2', 'q3']) await resolve(full, n);
     for (const n of ['r0', 'r1', 'r2', 'r3', 'r4', 'r5']) await resolve(rush, n);
+    for (const n of ['i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7', 'i8']) await resolve(idle, n);
+    for (const n of ['w1', 'w2', 'w3', 'w4']) await resolve(pair, n);
   });
   after(async () => {
     await s2?.stop();
     await s?.stop();
-    await Promise.all([ask, moves, full, rush].map((p) => p?.stop()));
+    await Promise.all([ask, moves, full, rush, idle, pair].map((p) => p?.stop()));
   });
 
   it('starts disabled: the operator sees the defaults, a member sees an idle record and is refused a fetch with 403', async () => {
@@ -320,7 +331,10 @@ describe('remote history API', () => {
     const refused = await fetchMore('q3');
     assert.equal(refused.status, 429, refused.text);
     assert.equal(refused.headers.get('retry-after'), '30');
-    assert.deepEqual(refused.body, { error: 'This server is already fetching as much history from that origin as it may' });
+    // Which limit: the origin has a job running and two more queued.
+    assert.deepEqual(refused.body, {
+      error: 'This server is already fetching history from that origin, with 2 more of its accounts queued (one job running and two queued per origin)',
+    });
     assert.equal((await history('q3')).state, 'idle');
     assert.equal(await row('q3'), undefined);
     // The profile still shows (its view's request is refused quietly), and queues nothing.
@@ -353,6 +367,67 @@ describe('remote history API', () => {
     assert.deepEqual(states.sort(), ['idle', 'idle', 'idle', 'queued', 'queued']);
     const refused = names.find((_, k) => outcomes[k]!.kind === 'origin_busy')!;
     assert.equal((await fetchMore(refused)).status, 429);
+  });
+
+  it('three members asking at once for three actors of an idle origin are all queued (202, 202, 202); a fourth is refused', async () => {
+    // Three members, three requests in the same instant: the first counts as the origin's running job at once, not
+    // only once a scheduler has claimed it.
+    const asked = await Promise.all(['i1', 'i2', 'i3'].map((n, k) => fetchMore(n, m.token[['ann', 'mod', 'boss'][k]!])));
+    assert.deepEqual(
+      asked.map((r) => r.status),
+      [202, 202, 202],
+      asked.map((r) => r.text).join('\n'),
+    );
+    const refused = await fetchMore('i4');
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.headers.get('retry-after'), '30');
+    // Running (a scheduler claimed the first) or about to: either way one job and two queued.
+    assert.match(
+      refused.body.error,
+      /^This server is (already|about to) fetch(ing)? history from that origin, with 2 more of its accounts queued \(one job running and two queued per origin\)$/,
+    );
+    assert.equal(await row('i4'), undefined);
+    // The same at the store, on overlapping transactions (as from four nodes): three queued, one refused.
+    const store = new RemoteHistoryStore(s.app.db);
+    const accounts = await Promise.all(['i5', 'i6', 'i7', 'i8'].map(async (n) => (await s.app.federation.accounts.byId(id[n]!))!));
+    await s.app.db.exec(`DELETE FROM remote_histories WHERE origin = $1`, [new URL(idle.url).host]);
+    const outcomes = await Promise.all(accounts.map((a) => store.request(a, 'older')));
+    assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['origin_busy', 'queued', 'queued', 'queued']);
+  });
+
+  it('two queued and none running: a third actor is accepted (the first queued is the running one), a fourth refused', async () => {
+    const host = new URL(pair.url).host;
+    // Two jobs queued as a request leaves them, before any scheduler has claimed one (no notification: none wakes).
+    for (const n of ['w1', 'w2']) {
+      await s.app.db.exec(`INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at) VALUES ($1, $2, 'queued', $3, 2, now())`, [
+        id[n],
+        host,
+        `${pair.url}/users/${n}/outbox`,
+      ]);
+    }
+    const third = await fetchMore('w3');
+    assert.deepEqual([third.status, third.body.state], [202, 'queued'], third.text);
+    const fourth = await fetchMore('w4');
+    assert.equal(fourth.status, 429, fourth.text);
+    assert.equal(fourth.headers.get('retry-after'), '30');
+  });
+
+  it('an origin in backoff with three queued refuses a fourth until its backoff is over and a job has run', async () => {
+    const host = new URL(pair.url).host;
+    await s.app.db.exec(
+      `INSERT INTO history_origins (origin, backoff_until, attempts, reason) VALUES ($1, now() + interval '100 seconds', 1, 'rate_limited')
+       ON CONFLICT (origin) DO UPDATE SET backoff_until = EXCLUDED.backoff_until`,
+      [host],
+    );
+    await s.app.db.exec(`UPDATE remote_histories SET state = 'queued', lease_owner = NULL, lease_until = NULL WHERE origin = $1`, [host]);
+    const refused = await fetchMore('w4');
+    assert.equal(refused.status, 429, refused.text);
+    const wait = Number(refused.headers.get('retry-after'));
+    assert.ok(wait > 125 && wait <= 130, `Retry-After: ${wait}`);
+    assert.deepEqual(refused.body, {
+      error:
+        'That origin asked this server to wait before fetching from it again, and 3 of its accounts are queued for then (one job running and two queued per origin)',
+    });
   });
 
   it('refuses local accounts (422), unknown ones (404), app tokens (422) and tokens without read (403)', async () => {

@@ -1,8 +1,9 @@
 // Remote history on a cluster (issue 16): Stoa as separate processes on one database, each with its own history
 // scheduler, asked through the API on either node. One fake origin with slow pages sees at most one history request
-// at a time from the whole cluster, and an ask beyond its 1 running + 2 queued jobs is refused on every node. Then the
-// node holding a job's lease is killed with SIGKILL mid-page; a node started afterwards takes the job over at once,
-// and every post is stored exactly once.
+// at a time from the whole cluster, and an ask beyond its 1 running + 2 queued jobs is refused on every node; asks
+// made together on an idle origin, or with two queued and none running, are taken as those limits say (issue 34).
+// Then the node holding a job's lease is killed with SIGKILL mid-page; a node started afterwards takes the job over
+// at once, and every post is stored exactly once.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -125,6 +126,51 @@ describe('remote history on two processes sharing one database', () => {
     assert.equal(origin.requests() - resolved, 6, 'each job read the outbox and its first page, once');
     assert.equal(origin.requests('/users/dot/outbox'), 0);
     assert.equal((await history(a, id['dot']!)).state, 'idle');
+  });
+
+  it('the origin limits count cluster-wide: three asks at once on an idle origin across both nodes are all queued; two queued and none running take a third', async () => {
+    const [a, b] = nodes as [ServerProcess, ServerProcess];
+    const idle = await startHistoryOrigin();
+    const waiting = await startHistoryOrigin();
+    origins.push(idle, waiting);
+    // Slow documents, so that the jobs still run and wait while the asks are made.
+    for (const name of ['eli', 'fay', 'gus', 'hal']) serveBasic(idle, name, () => ({ delayMs: 500 }));
+    for (const name of ['ian', 'jo', 'kit', 'lou']) serveBasic(waiting, name, () => ({ delayMs: 500 }));
+    const id: Record<string, string> = {};
+    for (const name of ['eli', 'fay', 'gus', 'hal']) id[name] = await open(a, `${idle.url}/users/${name}`);
+    for (const name of ['ian', 'jo', 'kit', 'lou']) id[name] = await open(b, `${waiting.url}/users/${name}`);
+
+    // Three members on two nodes ask in the same instant: the first counts as the origin's running job at once.
+    const asked = await Promise.all([ask(a, id['eli']!), ask(b, id['fay']!), ask(a, id['gus']!)]);
+    assert.deepEqual(
+      asked.map((r) => r.status),
+      [202, 202, 202],
+      asked.map((r) => r.text).join('\n'),
+    );
+    for (const node of [a, b]) {
+      const refused = await ask(node, id['hal']!);
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.headers.get('retry-after'), '30');
+      assert.match(refused.body.error, /with 2 more of its accounts queued \(one job running and two queued per origin\)$/);
+    }
+
+    // Two jobs queued (as a request leaves them, before any node claimed one) and none running: a third is taken on
+    // the other node, a fourth refused on both.
+    for (const name of ['ian', 'jo']) {
+      await db.query(`INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at) VALUES ($1, $2, 'queued', $3, 2, now())`, [
+        id[name],
+        waiting.host,
+        `${waiting.url}/users/${name}/outbox`,
+      ]);
+    }
+    const kit = await ask(a, id['kit']!);
+    assert.deepEqual([kit.status, kit.body.state], [202, 'queued'], kit.text);
+    for (const node of [a, b]) assert.equal((await ask(node, id['lou']!)).status, 429);
+    assert.equal((await history(b, id['lou']!)).state, 'idle');
+    // Every job taken runs.
+    await eventually(async () => {
+      for (const name of ['eli', 'fay', 'gus', 'ian', 'jo', 'kit']) assert.equal((await history(a, id[name]!)).state, 'partial', name);
+    }, 20_000);
   });
 
   it('kill -9 of the node holding a job mid-page: a node started afterwards takes it over, and every post is stored once', async () => {
