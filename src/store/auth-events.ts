@@ -146,6 +146,15 @@ const reconnectDelay = exponentialBackoff({ baseMs: 100, maxMs: LISTENER_RECONNE
 const APP_NAME_PREFIX = 'stoa-auth ';
 const ACK_TIMEOUT_MS = 2_000;
 
+/**
+ * A new name for this node among the listeners (pg_stat_activity.application_name), unique per process: decided once
+ * at start, before the actors that lease work under it.
+ */
+export function newNodeName(): string {
+  // PostgreSQL keeps 63 bytes of application_name: prefix (10) + host (≤ 24) + pid (≤ 7) + random (8) + 2 fit.
+  return `${os.hostname().slice(0, 24)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
+}
+
 interface Collector {
   readonly heard: Set<string>;
   check: () => void;
@@ -159,20 +168,19 @@ export class AuthEventListener implements Process {
   private timer: NodeJS.Timeout | null = null;
   private readonly exit = new ExitSignal();
   private readonly collectors = new Map<string, Collector>();
-  /** This node's name among the listeners (pg_stat_activity.application_name), unique per process. */
-  // PostgreSQL keeps 63 bytes of application_name: prefix (10) + host (≤ 24) + pid (≤ 7) + random (8) + 2 fit.
-  readonly node = `${os.hostname().slice(0, 24)}:${process.pid}:${randomBytes(4).toString('hex')}`.replace(/[^\w.:-]/g, '_');
   connected = false;
 
   private constructor(
     private readonly connectionString: string,
+    /** This node's name among the listeners (newNodeName). */
+    readonly node: string,
     private readonly handlers: AuthEventHandlers,
     private readonly log: Logger,
   ) {}
 
   /** Resolves once listening, so a node never serves from a cache it cannot invalidate. */
-  static async start(connectionString: string, handlers: AuthEventHandlers, log: Logger): Promise<AuthEventListener> {
-    const l = new AuthEventListener(connectionString, handlers, log);
+  static async start(connectionString: string, node: string, handlers: AuthEventHandlers, log: Logger): Promise<AuthEventListener> {
+    const l = new AuthEventListener(connectionString, node, handlers, log);
     await l.connect();
     return l;
   }

@@ -1,6 +1,6 @@
 // One value read from the database and cached on this node, dropped when any node changes it. The change notifies
-// WORK_CHANNEL (`settings:<key>`) in its own transaction and every node drops its copy when it hears it (app.ts
-// onWork). While the listening connection is down a notification could be missed, so the copy is not trusted
+// WORK_CHANNEL (`settings:<key>`) in its own transaction and every node drops its copy when it hears it
+// (cluster-events.ts). While the listening connection is down a notification could be missed, so the copy is not trusted
 // (reset(false)) until it is back: every read goes to the database. A generation counter keeps a read that raced an
 // invalidation from storing what was just dropped.
 export class ClusterCached<T> {

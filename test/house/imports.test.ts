@@ -22,7 +22,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/cli'],
   ['src/supervisor'], // a server process as something the actors' Supervisor supervises, and what it reports over IPC
   ['src/app.ts'], // the lifecycle
-  ['src/routes.ts'], // the route table
+  ['src/routes.ts', 'src/supervision.ts'], // the route table; the supervision tree
+  ['src/cluster-events.ts'], // what this node does for each event the cluster's LISTEN/NOTIFY brings
   ['src/wiring.ts'], // stores, federation and services built from the config
   ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
   ['src/views'], // presenters and render caches: rows and entities rendered for a viewer, used by api and web alike
