@@ -1,6 +1,7 @@
 // A counting semaphore: at most `size` holders at once, the rest wait in arrival order. The history origins share one
-// per node so that a burst of due origins runs a few jobs at a time instead of queueing every job on the database
-// pool, where the wait would count against the job and a pool timeout would blame the origin.
+// per node, sized by what running jobs hold (sockets, answers in memory; HISTORY_JOBS_PER_NODE): a burst of due
+// origins beyond it waits `queued` in the database, holding nothing. (Their database work has a share of its own,
+// store/history-jobs.ts.)
 
 export class Slots {
   private held = 0;

@@ -102,6 +102,8 @@ describe('remote history across origins: slow ones do not starve the rest; Retry
       assert.equal(slowOutbox.requests('/users/sam/outbox'), 1);
       assert.equal(slowPage.requests('/users/sid/outbox?page=1'), 1);
     });
+    // While they wait on their origins they hold no database connection (the pool has none checked out at times).
+    await eventually(() => assert.equal(s.app.db.pool.totalCount - s.app.db.pool.idleCount, 0, 'connections held during the slow fetches'), 3_000, 10);
     const t0 = Date.now();
     await ask(ids.c);
     await eventually(async () => assert.equal((await history(ids.c)).state, 'partial'), 5_000, 20);
