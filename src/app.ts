@@ -156,6 +156,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     log: log.child({ component: 'http' }),
     routes,
     authenticate: (req, rule) => oauth.bearer.authenticate(req, rule),
+    pages: web.auth,
     errorPage: errorPage(config.instance.title),
     websockets: streaming.websockets,
     ...(metrics && { onFinished: (route, method, status, ms) => metrics.observeRequest(route, method, status, ms) }),

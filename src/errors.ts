@@ -36,6 +36,9 @@ export const Errors = {
   unsupportedMediaType: (type: string) => new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
   unauthorized: (message = 'The access token is invalid') => new ApiError(401, message),
   forbidden: (message = 'This action is not allowed') => new ApiError(403, message),
+  /** A page for members, asked for by a visitor: sent to sign in, and back to `returnTo` after (a redirect). */
+  signInFirst: (returnTo: string) =>
+    new ApiError(302, 'Sign in first', undefined, { Location: `/auth/sign_in?return_to=${encodeURIComponent(returnTo)}`, 'Cache-Control': 'no-store' }),
   tooManyRequests: (retryAfterSeconds: number, message = 'Too many requests') =>
     new ApiError(429, message, undefined, { 'Retry-After': String(retryAfterSeconds) }),
   busy: (retryAfterSeconds: number, what = 'The server is busy') => new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),

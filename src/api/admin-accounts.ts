@@ -4,7 +4,6 @@
 // admin:read:accounts scope, the rest admin:write:accounts; then the role's Manage users permission (deleting: Delete
 // user data, as Mastodon's AccountPolicy#destroy?). Acting on a member needs a role ranking above theirs.
 import { z } from 'zod';
-import { hasPermission } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
@@ -36,8 +35,10 @@ const ActionBody = z.object({
   send_email_notification: z.unknown().optional(),
 });
 
-const READ = { scopes: ['admin:read:accounts'], member: true } as const;
-const WRITE = { scopes: ['admin:write:accounts'], member: true } as const;
+// Moderators whose role holds Manage users; deleting an account's data takes Delete user data instead.
+const READ = { scopes: ['admin:read:accounts'], member: true, permission: 'manageUsers' } as const;
+const WRITE = { scopes: ['admin:write:accounts'], member: true, permission: 'manageUsers' } as const;
+const DELETE_DATA = { scopes: ['admin:write:accounts'], member: true, permission: 'deleteUserData' } as const;
 
 export interface AdminAccountApiDeps {
   readonly baseUrl: string;
@@ -53,12 +54,6 @@ export interface AdminAccountApiDeps {
 }
 
 export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
-  /** The route's rule has checked the scope (403 outside it); then the role's Manage users permission. */
-  const moderator = (who: MemberPrincipal): LocalUser => {
-    const user = who.record.user;
-    if (!hasPermission(user.permissions, 'manageUsers')) throw Errors.forbidden();
-    return user;
-  };
   /** The account named by the path; never the instance actor. */
   const target = async (req: Request): Promise<Account> => {
     const id = req.params['id']!;
@@ -83,9 +78,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
   const authChange = (run: (nonce: string) => Promise<boolean>) => d.authEvents.publish(run, (changed) => changed);
 
   const list =
-    (filterOf: (req: Request) => { filter: AccountFilter; keep: Record<string, string | readonly string[] | undefined> }) =>
-    async (req: Request, who: MemberPrincipal) => {
-      moderator(who);
+    (filterOf: (req: Request) => { filter: AccountFilter; keep: Record<string, string | readonly string[] | undefined> }) => async (req: Request) => {
       const { filter, keep } = filterOf(req);
       const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
       const ids = await d.moderation.search(filter, page);
@@ -98,7 +91,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
   const undo =
     (name: string, run: (a: Account) => Promise<void>, allowed: (a: Account) => boolean = () => true) =>
     async (req: Request, who: MemberPrincipal) => {
-      const me = moderator(who);
+      const me = who.record.user;
       const a = await target(req);
       if (!allowed(a)) throw Errors.forbidden();
       await run(a);
@@ -136,10 +129,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
       method: 'GET',
       path: '/api/v1/admin/accounts/:id',
       auth: READ,
-      handler: async (req, who) => {
-        moderator(who);
-        return json(200, await d.views.one(await target(req)));
-      },
+      handler: async (req) => json(200, await d.views.one(await target(req))),
     }),
     route({
       method: 'POST',
@@ -147,7 +137,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
       auth: WRITE,
       body: true,
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = who.record.user;
         const a = await target(req);
         const p = ActionBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
@@ -202,7 +192,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
       auth: WRITE,
       body: true,
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = who.record.user;
         const a = await target(req);
         const u = await memberOf(a);
         if (u.approved) throw Errors.forbidden();
@@ -218,7 +208,7 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
       auth: WRITE,
       body: true,
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = who.record.user;
         const a = await target(req);
         const u = await memberOf(a);
         if (u.approved) throw Errors.forbidden();
@@ -233,10 +223,9 @@ export function adminAccountRoutes(d: AdminAccountApiDeps): Route[] {
     route({
       method: 'DELETE',
       path: '/api/v1/admin/accounts/:id',
-      auth: WRITE,
+      auth: DELETE_DATA,
       handler: async (req, who) => {
         const me = who.record.user;
-        if (!hasPermission(me.permissions, 'deleteUserData')) throw Errors.forbidden();
         const a = await target(req);
         if (a.suspendedAt === null) throw Errors.forbidden();
         await authChange((nonce) => d.moderation.deleteData(a.id, nonce));

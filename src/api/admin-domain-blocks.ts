@@ -3,13 +3,13 @@
 // cover them) and a member whose role may manage federation. The public list shows the blocks with user-facing
 // limits (silence, suspend, or rejected media), obfuscated domains with asterisks and every domain's SHA-256.
 import { z } from 'zod';
-import { hasPermission } from '../auth/permissions.js';
 import { adminDomainBlockEntity, publicDomainBlockEntity } from '../entities/domain-block.js';
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { PUBLIC, route, type Route } from '../http/types.js';
+import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import { blockDomain, type DomainBlockStore, SEVERITIES } from '../store/domain-blocks.js';
 import { isId } from '../store/ids.js';
@@ -51,12 +51,6 @@ export interface DomainBlockApiDeps {
 }
 
 export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
-  /** The route's rule has checked the scope (403 outside it); then the role's Manage federation permission. */
-  const operator = (who: MemberPrincipal): string => {
-    const user = who.record.user;
-    if (!hasPermission(user.permissions, 'manageFederation')) throw Errors.forbidden();
-    return user.accountId;
-  };
   const blockId = (req: Request): string => {
     const id = req.params['id']!;
     if (!isId(id)) throw Errors.notFound();
@@ -67,9 +61,9 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/api/v1/admin/domain_blocks',
-      auth: { scopes: ['admin:read:domain_blocks'], member: true },
+      auth: { scopes: ['admin:read:domain_blocks'], member: true, permission: 'manageFederation' },
       handler: async (req, who) => {
-        operator(who);
+        memberIdOf(who);
         const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
         const blocks = await d.blocks.page(page);
         return json(
@@ -86,9 +80,9 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/api/v1/admin/domain_blocks/:id',
-      auth: { scopes: ['admin:read:domain_blocks'], member: true },
+      auth: { scopes: ['admin:read:domain_blocks'], member: true, permission: 'manageFederation' },
       handler: async (req, who) => {
-        operator(who);
+        memberIdOf(who);
         const b = await d.blocks.byId(blockId(req));
         if (!b) throw Errors.notFound();
         return json(200, adminDomainBlockEntity(b));
@@ -97,10 +91,10 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     route({
       method: 'POST',
       path: '/api/v1/admin/domain_blocks',
-      auth: { scopes: ['admin:write:domain_blocks'], member: true },
+      auth: { scopes: ['admin:write:domain_blocks'], member: true, permission: 'manageFederation' },
       body: true,
       handler: async (req, who) => {
-        const me = operator(who);
+        const me = memberIdOf(who);
         const p = CreateBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
         const v = p.data;
@@ -128,10 +122,10 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     route({
       method: 'PUT',
       path: '/api/v1/admin/domain_blocks/:id',
-      auth: { scopes: ['admin:write:domain_blocks'], member: true },
+      auth: { scopes: ['admin:write:domain_blocks'], member: true, permission: 'manageFederation' },
       body: true,
       handler: async (req, who) => {
-        const me = operator(who);
+        const me = memberIdOf(who);
         const id = blockId(req);
         const p = UpdateBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
@@ -152,9 +146,9 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     route({
       method: 'DELETE',
       path: '/api/v1/admin/domain_blocks/:id',
-      auth: { scopes: ['admin:write:domain_blocks'], member: true },
+      auth: { scopes: ['admin:write:domain_blocks'], member: true, permission: 'manageFederation' },
       handler: async (req, who) => {
-        const me = operator(who);
+        const me = memberIdOf(who);
         const id = blockId(req);
         if (!(await d.blocks.remove(id))) throw Errors.notFound();
         d.log.info({ block: id, by: me }, 'domain block lifted');
@@ -164,6 +158,7 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
     {
       method: 'GET',
       path: '/api/v1/instance/domain_blocks',
+      auth: PUBLIC,
       handler: async () => {
         const shown = (await d.blocks.list()).filter((b) => b.severity !== 'noop' || b.rejectMedia);
         return json(200, shown.map(publicDomainBlockEntity));

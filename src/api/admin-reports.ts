@@ -2,12 +2,12 @@
 // account; Link-header pages), read one, change its category, take it on or let it go, resolve and reopen it.
 // Every route needs an admin:*:reports scope and a member whose role may manage reports.
 import { z } from 'zod';
-import { hasPermission } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
 import { REPORT_CATEGORIES, type Report, type ReportStore } from '../store/reports.js';
@@ -40,12 +40,6 @@ export interface AdminReportApiDeps {
 }
 
 export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
-  /** The moderator's account id: the route's rule has checked the scope (403 outside it); then the role's Manage reports permission. */
-  const moderator = (who: MemberPrincipal): string => {
-    const user = who.record.user;
-    if (!hasPermission(user.permissions, 'manageReports')) throw Errors.forbidden();
-    return user.accountId;
-  };
   const reportId = (req: Request): string => {
     const id = req.params['id']!;
     if (!isId(id)) throw Errors.notFound();
@@ -58,7 +52,7 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
 
   /** The handler of POST /api/v1/admin/reports/:id/<action>: run the action as the moderator, answer the report. */
   const act = (action: string, run: (id: string, me: string) => Promise<Report | undefined>) => async (req: Request, who: MemberPrincipal) => {
-    const me = moderator(who);
+    const me = memberIdOf(who);
     const id = reportId(req);
     const r = await run(id, me);
     if (r) d.log.info({ report: id, by: me, action }, 'report handled');
@@ -69,9 +63,9 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/api/v1/admin/reports',
-      auth: { scopes: ['admin:read:reports'], member: true },
+      auth: { scopes: ['admin:read:reports'], member: true, permission: 'manageReports' },
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = memberIdOf(who);
         const q = ListQuery.safeParse(given(req.query));
         if (!q.success) throw Errors.badRequest(`${q.error.issues[0]!.path.join('.')} is invalid`);
         const page = pageQuery(req.query, DEFAULT_LIMIT, MAX_LIMIT);
@@ -96,19 +90,19 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/api/v1/admin/reports/:id',
-      auth: { scopes: ['admin:read:reports'], member: true },
+      auth: { scopes: ['admin:read:reports'], member: true, permission: 'manageReports' },
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = memberIdOf(who);
         return answer(await d.reports.byId(reportId(req)), me);
       },
     }),
     route({
       method: 'PUT',
       path: '/api/v1/admin/reports/:id',
-      auth: { scopes: ['admin:write:reports'], member: true },
+      auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,
       handler: async (req, who) => {
-        const me = moderator(who);
+        const me = memberIdOf(who);
         const id = reportId(req);
         const p = UpdateBody.safeParse(given(req.fields));
         if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
@@ -122,28 +116,28 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
     route({
       method: 'POST',
       path: '/api/v1/admin/reports/:id/assign_to_self',
-      auth: { scopes: ['admin:write:reports'], member: true },
+      auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,
       handler: act('assign_to_self', (id, me) => d.reports.assign(id, me)),
     }),
     route({
       method: 'POST',
       path: '/api/v1/admin/reports/:id/unassign',
-      auth: { scopes: ['admin:write:reports'], member: true },
+      auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,
       handler: act('unassign', (id) => d.reports.assign(id, null)),
     }),
     route({
       method: 'POST',
       path: '/api/v1/admin/reports/:id/resolve',
-      auth: { scopes: ['admin:write:reports'], member: true },
+      auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,
       handler: act('resolve', (id, me) => d.reports.resolve(id, me)),
     }),
     route({
       method: 'POST',
       path: '/api/v1/admin/reports/:id/reopen',
-      auth: { scopes: ['admin:write:reports'], member: true },
+      auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,
       handler: act('reopen', (id) => d.reports.reopen(id)),
     }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { applicationEntity, credentialApplicationEntity } from '../entities/application.js';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { PUBLIC, route, type Route } from '../http/types.js';
 import { parseRedirectUris } from '../oauth/redirect-uris.js';
 import { splitScopes, unknownScope } from '../oauth/scopes.js';
 import type { OAuthDeps } from '../http/oauth-deps.js';
@@ -29,6 +29,7 @@ export function appRoutes(d: OAuthDeps): Route[] {
     {
       method: 'POST',
       path: '/api/v1/apps',
+      auth: PUBLIC,
       body: true,
       handler: async (req) => {
         const parsed = Registration.safeParse(req.fields);

@@ -13,6 +13,7 @@ import type { MuteStore } from '../store/mutes.js';
 import type { AccountApiDeps } from './deps.js';
 import { given, invalid, railsBool } from './params.js';
 import { isId } from '../store/ids.js';
+import { memberAccount } from './callers.js';
 
 const MAX_MUTE_SECONDS = 10 * 365 * 86_400;
 
@@ -31,7 +32,6 @@ const MuteBody = z.object({
 
 export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): Route[] {
   type MemberHandler = (req: Request, who: MemberPrincipal) => Promise<Reply>;
-  const me = async (who: MemberPrincipal): Promise<Account> => (await d.accounts.byId(who.record.user.accountId))!;
   const target = async (req: Request): Promise<Account> => {
     const id = req.params['id']!;
     const a = isId(id) ? await d.accounts.byId(id) : undefined;
@@ -41,7 +41,7 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
   const act =
     (fn: (viewer: Account, other: Account, req: Request) => Promise<void>): MemberHandler =>
     async (req, who) => {
-      const viewer = await me(who);
+      const viewer = await memberAccount(d.accounts, who);
       const other = await target(req);
       await fn(viewer, other, req);
       return json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
@@ -49,7 +49,7 @@ export function blockRoutes(d: AccountApiDeps & { readonly mutes: MuteStore }): 
   const list =
     (kind: 'blocks' | 'mutes'): MemberHandler =>
     async (req, who) => {
-      const viewer = await me(who);
+      const viewer = await memberAccount(d.accounts, who);
       const page = pageQuery(req.query, 40, 80);
       const rows = await d.mutes.page(kind, viewer.id, page);
       const accounts = new Map((await d.accounts.byIds(rows.map((r) => r[1]))).map((a) => [a.id, a]));

@@ -12,6 +12,7 @@ import { isId } from '../store/ids.js';
 import { context, expiresIn, expiryOf, keyword } from './filter-params.js';
 import { written } from './filters.js';
 import { invalid, railsBool } from './params.js';
+import { memberIdOf } from './callers.js';
 
 const V1Body = z.object({
   phrase: keyword,
@@ -35,13 +36,12 @@ const v1Entity = (f: Filter, k: FilterKeyword) => ({
 });
 
 export function filterV1Routes(d: FilterV1Deps): Route[] {
-  const me = (who: MemberPrincipal) => who.record.user.accountId;
   /** The member's keyword named by :id, with its filter. */
   const own = async (req: Request, who: MemberPrincipal): Promise<{ f: Filter; k: FilterKeyword }> => {
     const id = req.params['id']!;
     if (!isId(id)) throw Errors.notFound();
-    const k = await d.filters.keyword(me(who), id);
-    const f = k && (await d.filters.one(me(who), k.filterId));
+    const k = await d.filters.keyword(memberIdOf(who), id);
+    const f = k && (await d.filters.one(memberIdOf(who), k.filterId));
     if (!k || !f) throw Errors.notFound();
     return { f, k };
   };
@@ -59,7 +59,7 @@ export function filterV1Routes(d: FilterV1Deps): Route[] {
       handler: async (_req, who) =>
         json(
           200,
-          (await d.filters.of(me(who))).flatMap((f) => f.keywords.map((k) => v1Entity(f, k))),
+          (await d.filters.of(memberIdOf(who))).flatMap((f) => f.keywords.map((k) => v1Entity(f, k))),
         ),
     }),
     route({
@@ -80,7 +80,7 @@ export function filterV1Routes(d: FilterV1Deps): Route[] {
         const p = parse(V1Body, req.fields);
         const f = written(
           await d.filters.create(
-            me(who),
+            memberIdOf(who),
             { title: p.phrase, context: p.context, action: p.irreversible ? 'hide' : 'warn', expiresAt: expiryOf(p.expires_in ?? null) },
             [{ keyword: p.phrase, wholeWord: p.whole_word ?? true }],
           ),
@@ -102,7 +102,7 @@ export function filterV1Routes(d: FilterV1Deps): Route[] {
         if (changesFilter && f.keywords.length > 1)
           throw Errors.unprocessable('Validation failed: this filter has several keywords, change it with the v2 filters API');
         const changed = written(
-          await d.filters.update(me(who), f.id, { context: p.context, action, expiresAt }, [{ id: k.id, keyword: p.phrase, wholeWord: p.whole_word }]),
+          await d.filters.update(memberIdOf(who), f.id, { context: p.context, action, expiresAt }, [{ id: k.id, keyword: p.phrase, wholeWord: p.whole_word }]),
         );
         return json(200, v1Entity(changed, changed.keywords.find((x) => x.id === k.id)!));
       },

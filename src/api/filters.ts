@@ -12,6 +12,7 @@ import type { StatusStore } from '../store/statuses.js';
 import { filterEntity } from '../views/filter-apply.js';
 import { action, context, expiresIn, expiryOf, keyword, keywordsAttributes, title } from './filter-params.js';
 import { idParam, invalid, railsBool } from './params.js';
+import { memberIdOf } from './callers.js';
 
 const FilterBody = z.object({
   title,
@@ -40,14 +41,13 @@ export function written<T>(w: FilterWrite<T>): T {
 }
 
 export function filterRoutes(d: FilterApiDeps): Route[] {
-  const me = (who: MemberPrincipal) => who.record.user.accountId;
   const param = (req: Request, name: string): string => {
     const v = req.params[name]!;
     if (!isId(v)) throw Errors.notFound();
     return v;
   };
   const own = async (req: Request, who: MemberPrincipal, name = 'id'): Promise<Filter> => {
-    const f = await d.filters.one(me(who), param(req, name));
+    const f = await d.filters.one(memberIdOf(who), param(req, name));
     if (!f) throw Errors.notFound();
     return f;
   };
@@ -67,7 +67,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       handler: async (_req, who) =>
         json(
           200,
-          (await d.filters.of(me(who))).map((f) => filterEntity(f)),
+          (await d.filters.of(memberIdOf(who))).map((f) => filterEntity(f)),
         ),
     }),
     route({
@@ -85,7 +85,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
         const p = parse(FilterBody, req.fields);
         const f = written(
           await d.filters.create(
-            me(who),
+            memberIdOf(who),
             { title: p.title, context: p.context, action: p.filter_action ?? 'warn', expiresAt: expiryOf(p.expires_in ?? null) },
             p.keywords_attributes ?? [],
           ),
@@ -103,7 +103,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
         const p = parse(FilterBody.partial(), req.fields);
         const f = written(
           await d.filters.update(
-            me(who),
+            memberIdOf(who),
             id,
             { title: p.title, context: p.context, action: p.filter_action, expiresAt: p.expires_in === undefined ? undefined : expiryOf(p.expires_in) },
             p.keywords_attributes ?? [],
@@ -117,7 +117,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       path: '/api/v2/filters/:id',
       auth: write,
       handler: async (req, who) => {
-        if (!(await d.filters.remove(me(who), param(req, 'id')))) throw Errors.notFound();
+        if (!(await d.filters.remove(memberIdOf(who), param(req, 'id')))) throw Errors.notFound();
         return json(200, {});
       },
     }),
@@ -144,7 +144,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       path: '/api/v2/filters/keywords/:id',
       auth: read,
       handler: async (req, who) => {
-        const k = await d.filters.keyword(me(who), param(req, 'id'));
+        const k = await d.filters.keyword(memberIdOf(who), param(req, 'id'));
         if (!k) throw Errors.notFound();
         return json(200, keywordEntity(k));
       },
@@ -155,7 +155,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       auth: write,
       body: true,
       handler: async (req, who) => {
-        const k = await d.filters.keyword(me(who), param(req, 'id'));
+        const k = await d.filters.keyword(memberIdOf(who), param(req, 'id'));
         if (!k) throw Errors.notFound();
         const p = parse(KeywordBody.partial(), req.fields);
         const changed = await d.filters.updateKeyword(k.id, p.keyword, p.whole_word);
@@ -168,7 +168,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       path: '/api/v2/filters/keywords/:id',
       auth: write,
       handler: async (req, who) => {
-        const k = await d.filters.keyword(me(who), param(req, 'id'));
+        const k = await d.filters.keyword(memberIdOf(who), param(req, 'id'));
         if (!k) throw Errors.notFound();
         await d.filters.removeKeyword(k.id);
         return json(200, {});
@@ -190,7 +190,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
         const f = await own(req, who, 'filter_id');
         const p = parse(StatusBody, req.fields);
         // Only a status the member may read can be named (as Mastodon's StatusFinder).
-        if (!(await d.statuses.readable(p.status_id, me(who)))) throw Errors.validation('Status must exist');
+        if (!(await d.statuses.readable(p.status_id, memberIdOf(who)))) throw Errors.validation('Status must exist');
         return json(200, statusEntity(written(await d.filters.addStatus(f.id, p.status_id))));
       },
     }),
@@ -199,7 +199,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       path: '/api/v2/filters/statuses/:id',
       auth: read,
       handler: async (req, who) => {
-        const s = await d.filters.status(me(who), param(req, 'id'));
+        const s = await d.filters.status(memberIdOf(who), param(req, 'id'));
         if (!s) throw Errors.notFound();
         return json(200, statusEntity(s));
       },
@@ -209,7 +209,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
       path: '/api/v2/filters/statuses/:id',
       auth: write,
       handler: async (req, who) => {
-        const s = await d.filters.status(me(who), param(req, 'id'));
+        const s = await d.filters.status(memberIdOf(who), param(req, 'id'));
         if (!s) throw Errors.notFound();
         await d.filters.removeStatus(s.id);
         return json(200, {});

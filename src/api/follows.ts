@@ -10,6 +10,7 @@ import { route, type MemberPrincipal, type Reply, type Route } from '../http/typ
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { idList, railsBool } from './params.js';
+import { memberAccount } from './callers.js';
 
 const MAX_RELATIONSHIP_IDS = 80;
 
@@ -26,7 +27,6 @@ const FollowBody = z.object({
 });
 
 export function followRoutes(d: AccountApiDeps): Route[] {
-  const me = async (who: MemberPrincipal): Promise<Account> => (await d.accounts.byId(who.record.user.accountId))!;
   const target = async (id: string): Promise<Account> => {
     const a = await d.accounts.byId(id);
     if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
@@ -62,7 +62,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
   const answer =
     (approve: boolean) =>
     async (req: Request, who: MemberPrincipal): Promise<Reply> => {
-      const viewer = await me(who);
+      const viewer = await memberAccount(d.accounts, who);
       const requester = await target(req.params['id']!);
       const done = approve ? await d.followService.authorize(viewer, requester) : await d.followService.reject(viewer, requester);
       if (!done) throw Errors.notFound();
@@ -76,7 +76,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       auth: { scopes: ['write:follows', 'follow'], member: true },
       body: true,
       handler: async (req, who) => {
-        const viewer = await me(who);
+        const viewer = await memberAccount(d.accounts, who);
         const parsed = FollowBody.safeParse(req.fields);
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]!.message);
         const other = await target(req.params['id']!);
@@ -95,7 +95,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       auth: { scopes: ['write:follows', 'follow'], member: true },
       body: true,
       handler: async (req, who) => {
-        const viewer = await me(who);
+        const viewer = await memberAccount(d.accounts, who);
         const other = await target(req.params['id']!);
         await d.followService.unfollow(viewer, other);
         return relationship(viewer, other);
@@ -106,7 +106,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       path: '/api/v1/accounts/relationships',
       auth: { scopes: ['read:follows', 'follow'], member: true },
       handler: async (req, who) => {
-        const viewer = await me(who);
+        const viewer = await memberAccount(d.accounts, who);
         const valid = idList(req.query).slice(0, MAX_RELATIONSHIP_IDS);
         const known = new Set((await d.accounts.byIds(valid)).map((a) => a.id));
         const rels = await d.follows.relationships(
@@ -123,7 +123,7 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       method: 'GET',
       path: '/api/v1/follow_requests',
       auth: { scopes: ['read:follows', 'follow'], member: true },
-      handler: async (req, who) => accountPage('requests', (await me(who)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
+      handler: async (req, who) => accountPage('requests', (await memberAccount(d.accounts, who)).id, req, `${d.config.baseUrl}/api/v1/follow_requests`),
     }),
     route({
       method: 'POST',

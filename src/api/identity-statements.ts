@@ -11,11 +11,12 @@ import { Errors } from '../errors.js';
 import type { FollowService } from '../services/follow-service.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import { jsonText } from '../http/respond.js';
-import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
+import { route, type Reply, type Route } from '../http/types.js';
 import { MAX_STATEMENT_BYTES, MAX_STATEMENTS_PER_ACCOUNT } from '../identity/identity-statement.js';
 import { REFUSALS } from '../identity/refusals.js';
-import type { Account, AccountStore } from '../store/accounts.js';
+import type { AccountStore } from '../store/accounts.js';
 import type { IdentityStatementStore } from '../store/identity-statements.js';
+import { memberAccount } from './callers.js';
 
 /** The transport limit (413); anything between MAX_STATEMENT_BYTES and this is read and refused with 422. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -53,11 +54,6 @@ function invalid(description: string) {
 }
 
 export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
-  const member = async (who: MemberPrincipal): Promise<Account> => {
-    const account = await d.accounts.byId(who.record.user.accountId);
-    if (!account) throw Errors.notFound();
-    return account;
-  };
   const now = () => new Date(d.clock.now());
 
   return [
@@ -68,7 +64,7 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
       body: 'raw',
       maxBodyBytes: MAX_BODY_BYTES,
       handler: async (req, who) => {
-        const me = await member(who);
+        const me = await memberAccount(d.accounts, who);
         const raw = req.rawBody!;
         if (raw.byteLength > MAX_STATEMENT_BYTES) throw invalid(REFUSALS.too_large);
         const verdict = await d.pool.verifyStatement({ input: raw, actorId: d.uris.actor(me.username), nowMs: d.clock.now() });
@@ -99,7 +95,7 @@ export function identityStatementRoutes(d: IdentityStatementDeps): Route[] {
       body: 'raw',
       maxBodyBytes: 4096,
       handler: async (req, who) => {
-        const me = await member(who);
+        const me = await memberAccount(d.accounts, who);
         const parsed = DeleteBody.safeParse(parseJson(req.rawBody!));
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;

@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { accountEntity } from '../entities/account.js';
 import { instanceV1, instanceV2 } from '../entities/instance.js';
 import { json, jsonText } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { PUBLIC, type Route } from '../http/types.js';
 import type { Database } from '../store/db.js';
 import type { CachedInstanceCounts, InstanceCounts } from '../store/instance-stats.js';
 
@@ -54,6 +54,7 @@ export function instanceRoutes(docs: InstanceDocuments, db: Database): Route[] {
     {
       method: 'GET',
       path: '/api/v1/instance',
+      auth: PUBLIC,
       handler: () => {
         const c = docs.peek();
         return c ? jsonText(200, c.v1) : docs.get().then((d) => jsonText(200, d.v1));
@@ -62,6 +63,7 @@ export function instanceRoutes(docs: InstanceDocuments, db: Database): Route[] {
     {
       method: 'GET',
       path: '/api/v2/instance',
+      auth: PUBLIC,
       handler: () => {
         const c = docs.peek();
         return c ? jsonText(200, c.v2) : docs.get().then((d) => jsonText(200, d.v2));
@@ -70,6 +72,7 @@ export function instanceRoutes(docs: InstanceDocuments, db: Database): Route[] {
     {
       method: 'GET',
       path: '/health',
+      auth: PUBLIC,
       handler: async () =>
         (await db.ping())
           ? json(200, { status: 'ok', database: 'ok' })

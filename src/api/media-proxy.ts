@@ -14,7 +14,7 @@ import type { MediaUrls } from '../urls/media-urls.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type Authenticate, type Reply, type Route } from '../http/types.js';
+import { PUBLIC, route, type Authenticate, type Reply, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
 import type { MediaFiles } from '../media/media-files.js';
@@ -128,6 +128,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
     route({
       method: 'GET',
       path: '/media_proxy/:id',
+      auth: PUBLIC,
       handler: async (req): Promise<Reply> => {
         const p = await permitted(req);
         if (!p) throw Errors.routeNotFound();

@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
+import { PUBLIC, route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
 import { mediaEntity } from '../entities/media.js';
 import { mediaUrl } from '../urls/media-urls.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
@@ -115,6 +115,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/system/media/:name',
+      auth: PUBLIC,
       handler: async (req) => {
         const m = await d.media.byFileName(req.params['name']!);
         // Uploads only: a remote post's kept file is served by the proxy, which checks who may see the post.

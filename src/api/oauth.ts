@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { OAuthError } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json, jsonText } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { PUBLIC, type Route } from '../http/types.js';
 import { verifierMatches } from '../oauth/authorization.js';
 import { ALL_SCOPES, coversAll, splitScopes, unknownScope } from '../oauth/scopes.js';
 import type { OAuthApp } from '../store/oauth-apps.js';
@@ -100,6 +100,7 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
     {
       method: 'POST',
       path: '/oauth/token',
+      auth: PUBLIC,
       body: true,
       maxBodyBytes: d.config.limits.formBytes,
       handler: async (req) => {
@@ -120,6 +121,7 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
     {
       method: 'POST',
       path: '/oauth/revoke',
+      auth: PUBLIC,
       body: true,
       maxBodyBytes: d.config.limits.formBytes,
       handler: async (req) => {
@@ -136,6 +138,6 @@ export function oauthRoutes(d: OAuthDeps): Route[] {
         return json(200, {}, NO_STORE);
       },
     },
-    { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: () => jsonText(200, metadata) },
+    { method: 'GET', path: '/.well-known/oauth-authorization-server', auth: PUBLIC, handler: () => jsonText(200, metadata) },
   ];
 }

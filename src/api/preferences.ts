@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { json } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { PUBLIC, route, type Route } from '../http/types.js';
 import { idWith, invalid } from './params.js';
 import { MARKER_TIMELINES, type MarkerStore, type MarkerTimeline } from '../store/markers.js';
 import type { MemberPreferenceStore } from '../store/member-preferences.js';
@@ -44,7 +44,7 @@ export function preferenceRoutes(d: PreferenceDeps): Route[] {
         });
       },
     }),
-    { method: 'GET', path: '/api/v1/custom_emojis', handler: () => json(200, []) },
+    { method: 'GET', path: '/api/v1/custom_emojis', auth: PUBLIC, handler: () => json(200, []) },
     route({
       method: 'GET',
       path: '/api/v1/markers',

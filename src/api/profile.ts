@@ -7,7 +7,7 @@ import { isUploadedFile, type UploadedFile } from '../http/params.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { PUBLIC, route, type MemberPrincipal, type Route } from '../http/types.js';
 import { MediaFiles } from '../media/media-files.js';
 import { sniff } from '../media/sniff.js';
 import type { ProfileChange, ProfileField } from '../store/accounts.js';
@@ -147,7 +147,7 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
     }),
     route({ method: 'DELETE', path: '/api/v1/profile/avatar', auth: { scopes: ['write:accounts'], member: true }, handler: removeImage('avatar') }),
     route({ method: 'DELETE', path: '/api/v1/profile/header', auth: { scopes: ['write:accounts'], member: true }, handler: removeImage('header') }),
-    { method: 'GET', path: '/system/accounts/avatars/:name', handler: serveImage('avatar') },
-    { method: 'GET', path: '/system/accounts/headers/:name', handler: serveImage('header') },
+    { method: 'GET', path: '/system/accounts/avatars/:name', auth: PUBLIC, handler: serveImage('avatar') },
+    { method: 'GET', path: '/system/accounts/headers/:name', auth: PUBLIC, handler: serveImage('header') },
   ];
 }

@@ -6,12 +6,13 @@ import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Principal, type Reply, type Route } from '../http/types.js';
+import { route, type Principal, type Reply, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isEmoji, SHORTCODE, type ReactionEmoji, type ReactionStore } from '../store/reactions.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { AccountViews } from '../views/account-views.js';
 import type { StatusViews } from '../views/status-views.js';
+import { memberAccount, viewerOf } from './callers.js';
 
 export interface ReactionApiDeps {
   readonly accounts: AccountStore;
@@ -46,13 +47,8 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
     if (!custom) throw Errors.validation('Custom emoji can only be used when someone has already reacted with them on this status');
     return custom;
   };
-  const me = async (who: MemberPrincipal): Promise<Account> => {
-    const a = await d.accounts.byId(who.record.user.accountId);
-    if (!a) throw Errors.notFound();
-    return a;
-  };
   const list = async (req: Request, who: Principal | null): Promise<Reply> => {
-    const viewerId = who?.record.user?.accountId ?? null;
+    const viewerId = viewerOf(who);
     const s = await visible(req, viewerId);
     const only = req.params['emoji'] === undefined ? null : nameOf(req);
     const summaries = ((await d.reactions.summaries([s.id], viewerId)).get(s.id) ?? []).filter((r) => only === null || r.name === only);
@@ -73,7 +69,7 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
       auth: { scopes: ['write:statuses'], member: true },
       body: true,
       handler: async (req, who) => {
-        const member = await me(who);
+        const member = await memberAccount(d.accounts, who);
         const s = await visible(req, member.id);
         const emoji = await emojiOf(req, s);
         if (
@@ -90,7 +86,7 @@ export function reactionRoutes(d: ReactionApiDeps): Route[] {
       path: '/api/v1/pleroma/statuses/:id/reactions/:emoji',
       auth: { scopes: ['write:statuses'], member: true },
       handler: async (req, who) => {
-        const member = await me(who);
+        const member = await memberAccount(d.accounts, who);
         const s = await visible(req, member.id);
         await d.service.unreact(member, s, nameOf(req));
         return json(200, await d.views.one(s, member.id));

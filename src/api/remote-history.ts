@@ -3,12 +3,12 @@
 // (profileViewed, called by timelines.ts); the operator reads and changes the feature's settings (Manage federation).
 // The work itself is queued in the database (store/remote-history.ts) and done by the history scheduler.
 import { z } from 'zod';
-import { hasPermission } from '../auth/permissions.js';
 import { historySettingsEntity, remoteHistoryEntity } from '../entities/remote-history.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type Route } from '../http/types.js';
+import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { PruneResult } from '../store/history-prune.js';
@@ -70,11 +70,6 @@ async function remoteAccount(accounts: AccountStore, req: Request): Promise<Acco
 }
 
 export function remoteHistoryRoutes(d: RemoteHistoryApiDeps): Route[] {
-  const operator = (who: MemberPrincipal): string => {
-    const user = who.record.user;
-    if (!hasPermission(user.permissions, 'manageFederation')) throw Errors.forbidden();
-    return user.accountId;
-  };
   const entityOf = async (a: Account, enabled: boolean) => remoteHistoryEntity((await d.histories.get(a.id)) ?? idleRecord(a.id, a.domain ?? ''), enabled);
 
   return [
@@ -103,19 +98,16 @@ export function remoteHistoryRoutes(d: RemoteHistoryApiDeps): Route[] {
     route({
       method: 'GET',
       path: '/api/v1/admin/remote_history',
-      auth: { scopes: ['admin:read'], member: true },
-      handler: async (_req, who) => {
-        operator(who);
-        return json(200, historySettingsEntity(await d.settings.current()));
-      },
+      auth: { scopes: ['admin:read'], member: true, permission: 'manageFederation' },
+      handler: async () => json(200, historySettingsEntity(await d.settings.current())),
     }),
     route({
       method: 'PUT',
       path: '/api/v1/admin/remote_history',
-      auth: { scopes: ['admin:write'], member: true },
+      auth: { scopes: ['admin:write'], member: true, permission: 'manageFederation' },
       body: true,
       handler: async (req, who) => {
-        const by = operator(who);
+        const by = memberIdOf(who);
         const p = SettingsBody.safeParse(given(req.fields));
         if (!p.success) throw invalid(p.error);
         const change: { -readonly [K in keyof HistorySettings]?: HistorySettings[K] } = {};
@@ -131,9 +123,9 @@ export function remoteHistoryRoutes(d: RemoteHistoryApiDeps): Route[] {
     route({
       method: 'POST',
       path: '/api/v1/admin/remote_history/prune',
-      auth: { scopes: ['admin:write'], member: true },
+      auth: { scopes: ['admin:write'], member: true, permission: 'manageFederation' },
       handler: async (_req, who) => {
-        const by = operator(who);
+        const by = memberIdOf(who);
         const r = await d.prune(by);
         d.log.info({ by, ...r }, 'remote history pruned by an operator');
         return json(200, { removed: r.removed, media_queued: r.mediaQueued });

@@ -9,7 +9,7 @@ import { Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
 import { fileReply } from '../http/file-body.js';
-import type { Reply, Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { LocatedFile, MediaFiles } from '../media/media-files.js';
 import type { MediaFetchLocks } from '../store/media-fetch-locks.js';
@@ -87,6 +87,7 @@ export function remoteImageRoutes(d: RemoteImageDeps): Route[] {
     {
       method: 'GET',
       path: '/media_proxy/accounts/:id/:kind',
+      auth: PUBLIC,
       handler: async (req) => {
         const id = req.params['id']!;
         const kind = req.params['kind'];

@@ -13,6 +13,7 @@ import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.j
 import type { AccountViews } from '../views/account-views.js';
 import { given, invalid } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
+import { memberAccount } from './callers.js';
 
 const ReblogBody = z.object({ visibility: z.enum(VISIBILITIES).optional() });
 
@@ -27,11 +28,6 @@ export interface StatusActionDeps {
 }
 
 export function statusActionRoutes(d: StatusActionDeps): Route[] {
-  const member = async (who: MemberPrincipal): Promise<Account> => {
-    const me = await d.accounts.byId(who.record.user.accountId);
-    if (!me) throw Errors.notFound();
-    return me;
-  };
   /** throughBoost: a boost's id stands for the boosted status (not for pins: a boost itself cannot be pinned). */
   const visible = async (req: Request, viewerId: string | null, throughBoost = true): Promise<Status> => {
     const s = await d.statuses.readable(req.params['id']!, viewerId, throughBoost);
@@ -43,7 +39,7 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
   const act =
     (fn: (me: Account, s: Status, req: Request) => Promise<Status | void>, throughBoost = true): MemberHandler =>
     async (req, who) => {
-      const me = await member(who);
+      const me = await memberAccount(d.accounts, who);
       const s = await visible(req, me.id, throughBoost);
       const shown = (await fn(me, s, req)) ?? s;
       return json(200, await d.views.one((await d.statuses.byId(shown.id)) ?? shown, me.id));
@@ -78,7 +74,7 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
   const mine =
     (kind: 'favouritesOf' | 'bookmarksOf'): MemberHandler =>
     async (req, who) => {
-      const me = await member(who);
+      const me = await memberAccount(d.accounts, who);
       const page = pageQuery(req.query, 20, 40);
       const rows = await d.interactions[kind](me.id, page);
       const byId = new Map((await d.statuses.byIds(rows.map((r) => r[1]))).map((s) => [s.id, s]));
@@ -115,7 +111,7 @@ export function statusActionRoutes(d: StatusActionDeps): Route[] {
       auth: { scopes: ['write:statuses'], member: true },
       body: true,
       handler: async (req, who) => {
-        const me = await member(who);
+        const me = await memberAccount(d.accounts, who);
         const s = await visible(req, me.id);
         const body = ReblogBody.safeParse(given(req.fields));
         if (!body.success) throw invalid(body.error);

@@ -6,8 +6,8 @@ import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
 import { json, jsonPieces } from '../http/respond.js';
-import { route, type MemberPrincipal, type Principal, type Route } from '../http/types.js';
-import type { Account, AccountStore } from '../store/accounts.js';
+import { route, type Route } from '../http/types.js';
+import type { AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
@@ -16,6 +16,7 @@ import type { StatusViews } from '../views/status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
 import type { ThreadStore } from '../store/threads.js';
 import { pushStatusesJson } from '../views/status-json.js';
+import { memberAccount, viewerOf } from './callers.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -129,13 +130,6 @@ export interface StatusApiDeps {
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
-  const accountOf = async (who: MemberPrincipal): Promise<Account> => {
-    const me = await d.accounts.byId(who.record.user.accountId);
-    if (!me) throw Errors.notFound();
-    return me;
-  };
-  /** Public reads take no token (a token that is sent must be valid): the viewer's account id, or null. */
-  const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   const found = (s: Status | undefined): Status => {
     if (!s) throw Errors.notFound();
     return s;
@@ -152,7 +146,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       auth: { scopes: ['write:statuses'], member: true },
       body: true,
       handler: async (req, who) => {
-        const me = await accountOf(who);
+        const me = await memberAccount(d.accounts, who);
         const defaults = who.record.user;
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw invalid(parsed.error);
@@ -195,7 +189,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         const ids = idList(req.query);
         if (ids.length > MAX_IDS) throw Errors.validation(`At most ${MAX_IDS} statuses can be asked for at once`);
         const byId = new Map((await d.statuses.visibleAmong(ids, viewerId)).map((s) => [s.id, s]));
@@ -213,7 +207,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         // As Mastodon: every matching filter, whatever its context, and nothing hidden (the client asked for it).
         const [entity] = await d.views.inContext([await visible(req.params['id'], viewerId)], viewerId, null, false);
         return json(200, entity);
@@ -224,7 +218,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id',
       auth: { scopes: ['write:statuses'], member: true },
       handler: async (req, who) => {
-        const me = await accountOf(who);
+        const me = await memberAccount(d.accounts, who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id) throw Errors.notFound();
         if (s.reblogOfId) {
@@ -245,7 +239,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       auth: { scopes: ['write:statuses'], member: true },
       body: true,
       handler: async (req, who) => {
-        const me = await accountOf(who);
+        const me = await memberAccount(d.accounts, who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || s.reblogOfId) throw Errors.notFound();
         const parsed = EditBody.safeParse(given(req.fields));
@@ -275,7 +269,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id/source',
       auth: { scopes: ['read:statuses'], member: true },
       handler: async (req, who) => {
-        const me = await accountOf(who);
+        const me = await memberAccount(d.accounts, who);
         const s = await visible(req.params['id'], me.id);
         if (s.accountId !== me.id || !s.local) throw Errors.notFound();
         return json(200, { id: s.id, text: s.text, spoiler_text: s.spoilerText });
@@ -286,7 +280,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id/history',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         const s = await visible(req.params['id'], viewerId);
         return json(200, await d.views.history(s, viewerId));
       },
@@ -296,7 +290,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       path: '/api/v1/statuses/:id/context',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         // The status, its thread and the thread's dynamic parts in one statement (store/threads.ts).
         const thread = await d.threads.context(req.params['id']!, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
         if (!thread) throw Errors.notFound();

@@ -4,7 +4,7 @@ import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json, jsonPieces } from '../http/respond.js';
 import { pageQuery, timelineLinks, type Keep } from '../http/pagination.js';
-import { route, type Principal, type Route } from '../http/types.js';
+import { route, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { RefPage } from '../store/ref-pages.js';
@@ -15,6 +15,7 @@ import type { StatusViews } from '../views/status-views.js';
 import type { AccountCache } from '../views/account-cache.js';
 import { isId } from '../store/ids.js';
 import { pushStatusesJson } from '../views/status-json.js';
+import { viewerOf } from './callers.js';
 
 const TAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 
@@ -37,7 +38,6 @@ const CURSORS = ['max_id', 'since_id', 'min_id'] as const;
 type Scope = 'all' | 'local' | 'remote';
 
 export function timelineRoutes(d: TimelineDeps): Route[] {
-  const viewer = (who: Principal | null): string | null => who?.record.user?.accountId ?? null;
   // Links come from the page as read: statuses the viewer's filters hide do not shorten the walk.
   const reply = async (req: Request, list: RefPage, viewerId: string | null, context: FilterContext, keep: Keep = {}) => {
     const page = pageQuery(req.query, 20, 40);
@@ -71,7 +71,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       path: '/api/v1/timelines/public',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         const { scope, keep } = scopeOf(req);
         const onlyMedia = flag(req.query['only_media']);
         return reply(req, await d.timelines.publicTimeline(pageQuery(req.query, 20, 40), scope, viewerId, onlyMedia), viewerId, 'public', {
@@ -85,7 +85,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       path: '/api/v1/timelines/tag/:hashtag',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         const { scope, keep } = scopeOf(req);
         const tag = req.params['hashtag']!;
         if (!TAG.test(tag)) return json(200, []);
@@ -104,7 +104,7 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
       path: '/api/v1/accounts/:id/statuses',
       auth: { scopes: ['read:statuses'], optional: true },
       handler: async (req, who) => {
-        const viewerId = viewer(who);
+        const viewerId = viewerOf(who);
         const id = req.params['id']!;
         // The account as the rendered-account cache holds it (the page's statuses render it anyway), else its row.
         const a = isId(id) ? (d.accountCache.get(id)?.row ?? (await d.accounts.byId(id))) : undefined;

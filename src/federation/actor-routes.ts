@@ -1,7 +1,7 @@
 // GET routes other servers dereference: actor documents (by content negotiation; browsers get the profile page),
 // the instance actor, and the outbox, followers, following and featured collections with their pages.
 import type { Request } from '../http/request.js';
-import type { Reply, Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
@@ -82,15 +82,16 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
       : activityJson({ '@context': AS_CONTEXT, id: `${id}?page=true`, type: 'OrderedCollectionPage', partOf: id, orderedItems: [] });
 
   return [
-    { method: 'GET', path: '/users/:name', handler: actorOrPage },
-    { method: 'GET', path: '/@:name', handler: actorOrPage },
-    { method: 'GET', path: '/actor', handler: async () => activityJson(await d.actors.document(d.actors.instanceActor)) },
-    { method: 'GET', path: '/actor/outbox', handler: (req) => emptyOrdered(`${d.actors.uris.instanceActor}/outbox`, req) },
-    { method: 'GET', path: '/users/:name/followers', handler: collection('followers') },
-    { method: 'GET', path: '/users/:name/following', handler: collection('following') },
+    { method: 'GET', path: '/users/:name', auth: PUBLIC, handler: actorOrPage },
+    { method: 'GET', path: '/@:name', auth: PUBLIC, handler: actorOrPage },
+    { method: 'GET', path: '/actor', auth: PUBLIC, handler: async () => activityJson(await d.actors.document(d.actors.instanceActor)) },
+    { method: 'GET', path: '/actor/outbox', auth: PUBLIC, handler: (req) => emptyOrdered(`${d.actors.uris.instanceActor}/outbox`, req) },
+    { method: 'GET', path: '/users/:name/followers', auth: PUBLIC, handler: collection('followers') },
+    { method: 'GET', path: '/users/:name/following', auth: PUBLIC, handler: collection('following') },
     {
       method: 'GET',
       path: '/users/:name/collections/featured',
+      auth: PUBLIC,
       handler: async (req) => {
         const id = d.actors.uris.featured((await member(req.params['name']!)).username);
         return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: 0, orderedItems: [] });

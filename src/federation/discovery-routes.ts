@@ -2,7 +2,7 @@
 // On a split-domain installation the handle domain redirects /.well-known/webfinger and /.well-known/host-meta here.
 import type { Config } from '../../config/schema.js';
 import type { Request } from '../http/request.js';
-import type { Reply, Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { CachedInstanceCounts } from '../store/instance-stats.js';
@@ -100,10 +100,11 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
   };
 
   return [
-    { method: 'GET', path: '/.well-known/webfinger', handler: webfinger },
+    { method: 'GET', path: '/.well-known/webfinger', auth: PUBLIC, handler: webfinger },
     {
       method: 'GET',
       path: '/.well-known/host-meta',
+      auth: PUBLIC,
       handler: () => ({
         status: 200,
         headers: { 'Content-Type': 'application/xrd+xml; charset=utf-8', 'Cache-Control': 'max-age=259200, public' },
@@ -113,6 +114,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
     {
       method: 'GET',
       path: '/.well-known/host-meta.json',
+      auth: PUBLIC,
       handler: () => ({
         status: 200,
         headers: { 'Content-Type': 'application/json; charset=utf-8' },
@@ -122,6 +124,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
     {
       method: 'GET',
       path: '/.well-known/nodeinfo',
+      auth: PUBLIC,
       handler: () => ({
         status: 200,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'max-age=259200, public' },
@@ -133,7 +136,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Route[] {
         }),
       }),
     },
-    { method: 'GET', path: '/nodeinfo/2.0', handler: nodeinfo('2.0') },
-    { method: 'GET', path: '/nodeinfo/2.1', handler: nodeinfo('2.1') },
+    { method: 'GET', path: '/nodeinfo/2.0', auth: PUBLIC, handler: nodeinfo('2.0') },
+    { method: 'GET', path: '/nodeinfo/2.1', auth: PUBLIC, handler: nodeinfo('2.1') },
   ];
 }

@@ -6,7 +6,7 @@
 import { ApiError, Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Request } from '../http/request.js';
-import type { Reply, Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { InboxJobStore } from '../store/inbox-jobs.js';
 import { activitySchema, type ActivityDoc } from './as2.js';
@@ -112,7 +112,7 @@ export function inboxRoutes(d: InboxDeps): Route[] {
     return ACCEPTED;
   };
 
-  const route = (path: string): Route => ({ method: 'POST', path, body: true, maxBodyBytes: d.maxBodyBytes, handler: receive });
+  const route = (path: string): Route => ({ method: 'POST', path, auth: PUBLIC, body: true, maxBodyBytes: d.maxBodyBytes, handler: receive });
   return [route('/inbox'), route('/users/:name/inbox'), route('/actor/inbox')];
 }
 

@@ -3,7 +3,7 @@
 // (what other servers read to backfill a profile). Followers-only and direct statuses are never served: without a
 // signed request we cannot tell who is asking.
 import { Errors } from '../errors.js';
-import type { Route } from '../http/types.js';
+import { PUBLIC, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
@@ -60,10 +60,11 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
   };
 
   return [
-    { method: 'GET', path: '/users/:name/outbox', handler: outbox },
+    { method: 'GET', path: '/users/:name/outbox', auth: PUBLIC, handler: outbox },
     {
       method: 'GET',
       path: '/users/:name/statuses/:id',
+      auth: PUBLIC,
       handler: async (req) => {
         const id = req.params['id']!;
         const s = isId(id) ? await d.statuses.byId(id) : undefined;

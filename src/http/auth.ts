@@ -1,14 +1,16 @@
 // Bearer authentication, called by the front end for every route that declares an AuthRule, in Mastodon's order:
-// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled or suspended member → 403. A cached token
-// answers synchronously (no promise on the hot path); a miss reads the database once and caches the result. A
-// member pending approval never holds a token: tokens come only from codes granted in a signed-in session, which
-// such a member cannot have, and approval is never withdrawn (rejecting a sign-up deletes it).
+// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled or suspended member → 403, a role
+// without the route's permission → 403. A cached token answers synchronously (no promise on the hot path); a miss
+// reads the database once and caches the result. A member pending approval never holds a token: tokens come only
+// from codes granted in a signed-in session, which such a member cannot have, and approval is never withdrawn
+// (rejecting a sign-up deletes it).
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Request } from './request.js';
 import type { AuthRule } from './types.js';
 import type { TokenStore } from '../store/oauth-tokens.js';
 import { coversAny } from '../oauth/scopes.js';
+import { hasPermission } from '../auth/permissions.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { CachedToken, TokenCache } from '../oauth/token-cache.js';
 import type { TokenUsage } from '../oauth/token-usage.js';
@@ -67,9 +69,10 @@ export class BearerAuth {
   private admit(t: CachedToken, need: AuthRule, now: number): CachedToken {
     const r = t.record;
     if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();
-    if (need.member) {
+    if (need.member || need.permission) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
       if (r.user.disabled || r.user.suspended) throw Errors.forbidden('Your login is currently disabled');
+      if (need.permission && !hasPermission(r.user.permissions, need.permission)) throw Errors.forbidden();
     }
     this.usage.note(t, now);
     return t;

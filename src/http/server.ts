@@ -3,6 +3,7 @@
 // meet HTTP. Every callback handed to uWS is guarded (http/guard.ts): a throw answers its request, never the process.
 import net from 'node:net';
 import type { Config } from '../../config/schema.js';
+import { hasPermission } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import { tempDirOf } from '../media/temp-files.js';
@@ -15,7 +16,7 @@ import { answerInternalError } from './last-resort.js';
 import { invalidLength, readHead, type RequestHead } from './request-head.js';
 import { Request } from './request.js';
 import { Router } from './router.js';
-import type { Authenticate, Principal, Reply, Route } from './types.js';
+import { type Authenticate, isAuthRule, isPageRule, type PageCaller, type PageGate, type PageRule, type Principal, type Reply, type Route } from './types.js';
 import { uws, type HttpRequest, type HttpResponse, type ListenSocket, type TemplatedApp, type WebSocketBehavior } from './uws.js';
 import { guardedBehavior } from './websocket-guard.js';
 
@@ -27,6 +28,8 @@ export interface HttpServerDeps {
   readonly routes: readonly Route[];
   /** Checks a route's AuthRule (the bearer reader, http/auth.ts); needed when any route declares one. */
   readonly authenticate?: Authenticate;
+  /** Reads a page's caller and checks its forms' CSRF token (web/session.ts); needed when any route is a page. */
+  readonly pages?: PageGate;
   /** Renders an HTML error page for browser paths (not API paths). */
   readonly errorPage: (status: number, message: string) => Reply;
   /** Told of every finished request: its route's pattern (`unmatched` if none), status (0: aborted), duration. */
@@ -35,7 +38,9 @@ export interface HttpServerDeps {
   readonly websockets?: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
 }
 
-type Caller = Principal | null | Promise<Principal>;
+type Caller = Principal | PageCaller | null | Promise<Principal | PageCaller>;
+
+const FORM_EXPIRED = 'Your form expired. Go back and try again.';
 
 // A body refused for want of budget: by then the bodies in flight are likely done (most take well under a second).
 const BUSY_RETRY_AFTER_S = 2;
@@ -62,7 +67,8 @@ export class HttpServer {
   constructor(private readonly deps: HttpServerDeps) {
     this.tempDir = tempDirOf(deps.config.dataDir);
     for (const r of deps.routes) {
-      if (r.auth && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
+      if (isAuthRule(r.auth) && !deps.authenticate) throw new Error(`${r.method} ${r.path} declares auth but the server has no authenticator`);
+      if (isPageRule(r.auth) && !deps.pages) throw new Error(`${r.method} ${r.path} is a page but the server reads no sessions`);
       this.router.add(r);
     }
     this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
@@ -258,10 +264,13 @@ export class HttpServer {
     );
   }
 
-  /** The caller of an authenticated route (a promise on a token-cache miss); null when the route allows anyone. */
+  /**
+   * The caller of a route with a bearer rule (a promise on a token-cache miss); null when the route allows anyone,
+   * and for a page, whose rule is checked once its form has been read (run()).
+   */
   private principal(route: Route, req: Request): Caller {
     const rule = route.auth;
-    if (rule === undefined || (rule.optional && req.headers['authorization'] === undefined)) return null;
+    if (!isAuthRule(rule) || (rule.optional && req.headers['authorization'] === undefined)) return null;
     const who = this.deps.authenticate!(req, rule);
     // A lookup's refusal is answered in run(); a request that never gets there (client gone mid-body, body refused)
     // leaves it unawaited, and an unhandled rejection would end the process.
@@ -280,6 +289,7 @@ export class HttpServer {
   }
 
   private run(route: Route, req: Request, ex: Exchange, principal: Caller): void {
+    if (principal === null && isPageRule(route.auth)) principal = this.pageCaller(route.auth, req);
     if (principal instanceof Promise) {
       principal
         .then(
@@ -306,6 +316,23 @@ export class HttpServer {
     } else {
       ex.write(result);
     }
+  }
+
+  /** A page's rule: who the visitor is, that they may see it, and (for a form) that it was sent from our page. */
+  private async pageCaller(rule: PageRule, req: Request): Promise<PageCaller> {
+    const pages = this.deps.pages!;
+    const ctx = await pages.context(req);
+    if (rule.page === 'member' || rule.permission) {
+      if (!ctx.user) {
+        const here = req.rawQuery ? `${req.path}?${req.rawQuery}` : req.path;
+        throw Errors.signInFirst(req.method === 'GET' ? here : (rule.returnTo?.(req) ?? req.path));
+      }
+      if (rule.permission && !hasPermission(ctx.user.permissions, rule.permission)) throw Errors.forbidden();
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD' && rule.csrf !== 'handler' && !pages.csrfValid(req, req.fields['authenticity_token'])) {
+      throw Errors.forbidden(FORM_EXPIRED);
+    }
+    return ctx;
   }
 
   private nextId(): string {

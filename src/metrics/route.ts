@@ -2,7 +2,7 @@
 // server's route and the separate metrics listener (listener.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Errors } from '../errors.js';
-import { route, type Route } from '../http/types.js';
+import { PUBLIC, route, type Route } from '../http/types.js';
 import type { Metrics } from './registry.js';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
@@ -30,5 +30,5 @@ export async function scrape(metrics: Metrics, token: string | undefined, author
 /** The route on the main server: only when a token protects it (without one, metrics stay on their own listener). */
 export function metricsRoutes(metrics: Metrics | null, token: string | undefined): Route[] {
   if (metrics === null || token === undefined) return [];
-  return [route({ method: 'GET', path: '/metrics', handler: (req) => scrape(metrics, token, req.headers['authorization']) })];
+  return [route({ method: 'GET', path: '/metrics', auth: PUBLIC, handler: (req) => scrape(metrics, token, req.headers['authorization']) })];
 }

@@ -6,12 +6,12 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { type Reply, type Route, route } from '../http/types.js';
 import { blockDomain, type DomainBlock, type DomainBlockStore, SEVERITIES } from '../store/domain-blocks.js';
 import { isId } from '../store/ids.js';
 import type { WebDeps } from './deps.js';
 import { type Html, html } from './html.js';
-import { csrfField, formPost, pageReply, staffContext } from './layout.js';
+import { csrfField, formPost, pageReply, staff } from './layout.js';
 import type { PageContext } from './session.js';
 
 export interface AdminDomainBlocksPageDeps {
@@ -119,12 +119,8 @@ export function adminDomainBlocksPageRoutes(d: WebDeps, p: AdminDomainBlocksPage
       ctx,
     );
 
-  /** The operator's context for a write: signed in, Manage federation, a valid CSRF token. */
-  const operator = async (req: Request) => {
-    const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-    if (!denied && !d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
-    return { ctx, denied };
-  };
+  // Signed in, Manage federation, and for a form a valid CSRF token: the front end checks the rule.
+  const STAFF = staff('manageFederation');
   const blockOf = async (req: Request): Promise<DomainBlock> => {
     const id = req.params['id']!;
     const b = isId(id) ? await p.blocks.byId(id) : undefined;
@@ -133,30 +129,25 @@ export function adminDomainBlocksPageRoutes(d: WebDeps, p: AdminDomainBlocksPage
   };
 
   return [
-    {
+    route({
       method: 'GET',
       path: BASE,
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const done = req.query['done'];
         return listPage(200, ctx, typeof done === 'string' ? { done } : {});
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: `${BASE}/:id`,
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-        if (denied) return denied;
-        return editPage(200, ctx, await blockOf(req));
-      },
-    },
-    {
+      auth: STAFF,
+      handler: async (req, ctx) => editPage(200, ctx, await blockOf(req)),
+    }),
+    route({
       ...formPost(d.config, BASE),
-      handler: async (req) => {
-        const { ctx, denied } = await operator(req);
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const f = CreateForm.safeParse(req.fields);
         const typed = typeof req.fields['domain'] === 'string' ? req.fields['domain'] : '';
         if (!f.success) return listPage(422, ctx, { error: f.error.issues[0]!.message, form: { domain: typed } });
@@ -165,34 +156,32 @@ export function adminDomainBlocksPageRoutes(d: WebDeps, p: AdminDomainBlocksPage
           return listPage(422, ctx, { error: domain === '' ? "Domain can't be blank" : 'Domain is not a valid domain name', form: { domain: typed } });
         const block = await p.blocks.create({ domain, ...options(f.data) });
         if (!block) return listPage(422, ctx, { error: `${domain} is blocked already: edit its block instead.`, form: { domain: typed } });
-        d.log.info({ domain: block.domain, severity: block.severity, by: ctx.user!.accountId }, 'domain blocked');
+        d.log.info({ domain: block.domain, severity: block.severity, by: ctx.user.accountId }, 'domain blocked');
         return redirect(`${BASE}?done=created`, undefined, 303);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, `${BASE}/:id`),
-      handler: async (req) => {
-        const { ctx, denied } = await operator(req);
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const b = await blockOf(req);
         const f = Options.safeParse(req.fields);
         if (!f.success) return editPage(422, ctx, b, f.error.issues[0]!.message);
         const block = await p.blocks.update(b.id, options(f.data));
         if (!block) throw Errors.notFound();
-        d.log.info({ domain: block.domain, severity: block.severity, by: ctx.user!.accountId }, 'domain block changed');
+        d.log.info({ domain: block.domain, severity: block.severity, by: ctx.user.accountId }, 'domain block changed');
         return redirect(`${BASE}?done=updated`, undefined, 303);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, `${BASE}/:id/remove`),
-      handler: async (req) => {
-        const { ctx, denied } = await operator(req);
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const b = await blockOf(req);
         if (!(await p.blocks.remove(b.id))) throw Errors.notFound();
-        d.log.info({ block: b.id, domain: b.domain, by: ctx.user!.accountId }, 'domain block lifted');
+        d.log.info({ block: b.id, domain: b.domain, by: ctx.user.accountId }, 'domain block lifted');
         return redirect(`${BASE}?done=removed`, undefined, 303);
       },
-    },
+    }),
   ];
 }

@@ -6,16 +6,15 @@
 // Media bytes: a remote attachment has no size until the media proxy keeps a copy, so the page counts attachments
 // and sums the bytes of the cached copies only (saying so).
 import { z } from 'zod';
-import { Errors } from '../errors.js';
 import { redirect } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import { humanBytes } from '../media/limits.js';
 import type { HistoryPruneStore, PruneResult } from '../store/history-prune.js';
 import type { HistorySettingsStore } from '../store/history-settings.js';
 import type { HistorySettings } from '../store/history-types.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, formPost, pageReply, staffContext } from './layout.js';
+import { csrfField, formPost, pageReply, staff } from './layout.js';
 import type { PageContext } from './session.js';
 
 export interface AdminHistoryPageDeps {
@@ -107,13 +106,13 @@ export function adminHistoryPageRoutes(d: WebDeps, h: AdminHistoryPageDeps): Rou
       <p><label>Retention (days, 1–3650) <input type="number" name="retention_days" min="1" max="3650" required value="${String(s.retentionDays)}"></label></p>
       <p><button type="submit">Save</button></p></form>`;
 
+  const STAFF = staff('manageFederation');
   return [
-    {
+    route({
       method: 'GET',
       path: '/admin/history',
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const removed = num(req.query['removed']);
         const media = num(req.query['media_queued']);
         return render(200, ctx, {
@@ -121,33 +120,29 @@ export function adminHistoryPageRoutes(d: WebDeps, h: AdminHistoryPageDeps): Rou
           ...(removed !== null && media !== null && { pruned: { removed, mediaQueued: media } }),
         });
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, '/admin/history/settings'),
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-        if (denied) return denied;
-        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const p = SettingsForm.safeParse(req.fields);
         if (!p.success) return render(422, ctx, { error: p.error.issues[0]!.message });
         const change = { enabled: p.data.enabled !== undefined, bareIri: p.data.bare_iri !== undefined, retentionDays: p.data.retention_days };
         await h.settings.update(change);
         h.onSettingsChanged();
-        d.log.info({ by: ctx.user!.accountId, change }, 'remote history settings changed');
+        d.log.info({ by: ctx.user.accountId, change }, 'remote history settings changed');
         return redirect('/admin/history?saved=1', undefined, 303);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, '/admin/history/prune'),
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageFederation');
-        if (denied) return denied;
-        if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
-        const by = ctx.user!.accountId;
+      auth: STAFF,
+      handler: async (_req, ctx) => {
+        const by = ctx.user.accountId;
         const r = await h.pruneNow(by);
         d.log.info({ by, ...r }, 'remote history pruned by an operator');
         return redirect(`/admin/history?removed=${r.removed}&media_queued=${r.mediaQueued}`, undefined, 303);
       },
-    },
+    }),
   ];
 }

@@ -3,12 +3,11 @@
 import { z } from 'zod';
 import { decoyHash, verifyPassword } from '../auth/password.js';
 import { hasPermission } from '../auth/permissions.js';
-import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { type Reply, type Route, route } from '../http/types.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, formPost, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply, VISITOR } from './layout.js';
 import { safeReturnTo, type PageContext } from './session.js';
 
 const SignInForm = z.object({
@@ -45,11 +44,11 @@ export function authPageRoutes(d: WebDeps): Route[] {
     );
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/',
-      handler: async (req) => {
-        const ctx = await d.auth.context(req);
+      auth: VISITOR,
+      handler: async (_req, ctx) => {
         const u = ctx.user;
         const body = u
           ? html`<nav><strong>${title}</strong><form class="inline" method="post" action="/auth/sign_out">${csrfField(ctx)}<button class="secondary" type="submit">Sign out</button></form></nav>
@@ -62,21 +61,22 @@ export function authPageRoutes(d: WebDeps): Route[] {
           : html`<h1>${title}</h1><p>${d.config.instance.description}</p><p><a href="/auth/sign_in">Sign in</a> · <a href="/search">Search</a></p>`;
         return pageReply(200, title, body, title, ctx);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/auth/sign_in',
-      handler: async (req) => {
-        const ctx = await d.auth.context(req);
+      auth: VISITOR,
+      handler: async (req, ctx) => {
         const returnTo = safeReturnTo(req.query['return_to']);
         if (ctx.user) return redirect(returnTo);
         return signInPage(ctx, 200, { returnTo });
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, '/auth/sign_in'),
-      handler: async (req) => {
-        const ctx = await d.auth.context(req);
+      // An expired form is shown again, keeping where the visitor was going.
+      auth: { ...VISITOR, csrf: 'handler' },
+      handler: async (req, ctx) => {
         const form = SignInForm.safeParse(req.fields);
         const returnTo = safeReturnTo(form.success ? form.data.return_to : undefined);
         if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) {
@@ -106,17 +106,18 @@ export function authPageRoutes(d: WebDeps): Route[] {
         d.log.info({ user: user.userId }, 'signed in');
         return redirect(returnTo, { 'Set-Cookie': [...ctx.setCookies, cookie] }, 303);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, '/auth/sign_out'),
-      handler: async (req: Request) => {
-        const ctx = await d.auth.context(req);
+      // An expired form says so on a page of its own (the visitor may be signed out already).
+      auth: { ...VISITOR, csrf: 'handler' },
+      handler: async (req, ctx) => {
         if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) {
           return pageReply(403, 'Sign out', html`<p class="error">Your form expired. <a href="/">Go back</a> and try again.</p>`, title, ctx);
         }
         const cookie = await d.auth.signOut(req);
         return redirect('/auth/sign_in', { 'Set-Cookie': [...ctx.setCookies, cookie] }, 303);
       },
-    },
+    }),
   ];
 }

@@ -3,15 +3,14 @@
 // member, the redirect URI, the scopes and the PKCE challenge.
 import type { OAuthDeps } from '../http/oauth-deps.js';
 import { Errors } from '../errors.js';
-import type { Request } from '../http/request.js';
 import { contentSecurityPolicy, redirect } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { type Reply, type Route, route } from '../http/types.js';
 import { callbackUrl, DESCRIPTIONS, isOob, validateAuthorization, type AuthorizationRequest } from '../oauth/authorization.js';
 import { formActionSource } from '../oauth/redirect-uris.js';
 import { describeScope } from '../oauth/scopes.js';
 import type { WebDeps } from './deps.js';
 import { html, type Html } from './html.js';
-import { csrfField, formPost, pageReply } from './layout.js';
+import { csrfField, formPost, pageReply, VISITOR } from './layout.js';
 import type { PageContext } from './session.js';
 
 const CODE_LIFETIME_MS = 10 * 60_000;
@@ -93,11 +92,13 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
   };
 
   return [
-    {
+    // The request is checked before anyone is sent to sign in (a bad client gets its problem page), so the
+    // handler reads who is signed in; its form's problems are answered on its own page.
+    route({
       method: 'GET',
       path: '/oauth/authorize',
-      handler: async (req: Request) => {
-        const ctx = await web.auth.context(req);
+      auth: VISITOR,
+      handler: async (req, ctx) => {
         const r = await validated(ctx, req.query);
         if (!('app' in r)) return r;
         if (!ctx.user) {
@@ -106,11 +107,11 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         }
         return consentPage(ctx, r);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(web.config, '/oauth/authorize'),
-      handler: async (req: Request) => {
-        const ctx = await web.auth.context(req);
+      auth: { ...VISITOR, csrf: 'handler' },
+      handler: async (req, ctx) => {
         const f = req.fields;
         if (!web.auth.csrfValid(req, f['authenticity_token']))
           return problemPage(ctx, 'Your form expired or was not sent from this site. Please start again from the application.', 403);
@@ -121,6 +122,6 @@ export function authorizePageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         if (!('app' in r)) return r;
         return decide(ctx, r, decision === 'approve');
       },
-    },
+    }),
   ];
 }

@@ -2,13 +2,12 @@
 // revokes every token the member gave that app (and unexchanged codes); every node hears it through AUTH_CHANNEL.
 import type { OAuthDeps } from '../http/oauth-deps.js';
 import { Errors } from '../errors.js';
-import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import { isId } from '../store/ids.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, formPost, pageReply } from './layout.js';
+import { csrfField, formPost, MEMBER, pageReply } from './layout.js';
 
 const PATH = '/settings/applications';
 
@@ -18,18 +17,14 @@ function when(d: Date | null): string {
 
 export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
   const title = web.config.instance.title;
-  const signedIn = async (req: Request) => {
-    const ctx = await web.auth.context(req);
-    return { ctx, user: ctx.user };
-  };
-
+  const FORM = { ...MEMBER, returnTo: () => PATH };
   return [
-    {
+    route({
       method: 'GET',
       path: PATH,
-      handler: async (req) => {
-        const { ctx, user } = await signedIn(req);
-        if (!user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`);
+      auth: MEMBER,
+      handler: async (req, ctx) => {
+        const { user } = ctx;
         const apps = await d.tokens.authorizedApps(user.userId);
         const notice = req.query['revoked'] === '1' ? html`<p class="notice" id="revoked-notice" role="status">Access revoked.</p>` : '';
         return pageReply(
@@ -57,13 +52,11 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
           ctx,
         );
       },
-    },
-    {
+    }),
+    route({
       ...formPost(web.config, `${PATH}/:id/revoke`),
-      handler: async (req) => {
-        const { user } = await signedIn(req);
-        if (!user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`, undefined, 303);
-        if (!web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Your form expired. Go back and try again.');
+      auth: FORM,
+      handler: async (req, { user }) => {
         const appId = req.params['id']!;
         if (!isId(appId)) throw Errors.notFound();
         const n = await d.authEvents.publish(
@@ -73,6 +66,6 @@ export function authorizedAppsPageRoutes(web: WebDeps, d: OAuthDeps): Route[] {
         d.log.info({ user: user.userId, app: appId, tokens: n }, 'application access revoked');
         return redirect(`${PATH}?revoked=1`, undefined, 303);
       },
-    },
+    }),
   ];
 }

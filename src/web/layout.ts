@@ -1,12 +1,20 @@
 // Page replies: the layout, cookies set by the page context, and the error page the front end uses.
-import { hasPermission, type PermissionName } from '../auth/permissions.js';
-import { Errors } from '../errors.js';
-import type { Request } from '../http/request.js';
-import { html as htmlReply, redirect } from '../http/respond.js';
+import type { PermissionName } from '../auth/permissions.js';
+import { html as htmlReply } from '../http/respond.js';
 import type { Config } from '../../config/schema.js';
-import type { Reply } from '../http/types.js';
+import type { PageRule, Reply } from '../http/types.js';
 import { html, page, type Html } from './html.js';
-import type { PageContext, WebAuth } from './session.js';
+import type { PageContext } from './session.js';
+
+// The rules pages declare (http/types.ts PageRule), checked by the front end before the handler.
+/** Anyone; the page sees who is signed in, if anyone. */
+export const VISITOR = { page: 'visitor' } as const satisfies PageRule;
+/** Signed-in members; a visitor is sent to sign in. */
+export const MEMBER = { page: 'member' } as const satisfies PageRule;
+/** Staff whose role holds the permission; a visitor is sent to sign in, a member without it refused (403). */
+export function staff<const P extends PermissionName>(permission: P) {
+  return { page: 'member', permission } as const satisfies PageRule;
+}
 
 export function pageReply(status: number, title: string, body: Html, instanceTitle: string, ctx?: PageContext, extraCookies: string[] = []): Reply {
   const cookies = [...(ctx?.setCookies ?? []), ...extraCookies];
@@ -30,15 +38,4 @@ export function csrfField(ctx: PageContext): Html {
 /** A page form's POST route: the body is read as form fields, within the form size limit whatever the claimed type. */
 export function formPost(config: Config, path: string) {
   return { method: 'POST', path, body: true, maxBodyBytes: config.limits.formBytes } as const;
-}
-
-/**
- * A staff page's context: a visitor who is not signed in is sent to sign in (`denied`), a member whose role lacks
- * the permission is refused (403).
- */
-export async function staffContext(auth: WebAuth, req: Request, permission: PermissionName): Promise<{ ctx: PageContext; denied?: Reply }> {
-  const ctx = await auth.context(req);
-  if (!ctx.user) return { ctx, denied: redirect(`/auth/sign_in?return_to=${encodeURIComponent(req.path)}`) };
-  if (!hasPermission(ctx.user.permissions, permission)) throw Errors.forbidden();
-  return { ctx };
 }

@@ -2,7 +2,7 @@
 // through our media proxy; only on the pages of a member who chose the fallback does it also carry its origin
 // address (data-origin), and this script, loaded before the attachments, swaps to it once when the proxy fails.
 // A script file rather than an inline onerror attribute: the pages' CSP allows no inline script.
-import type { Reply, Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 
 export const MEDIA_FALLBACK_SCRIPT_PATH = '/web/media-fallback.js';
 
@@ -22,5 +22,5 @@ export function mediaFallbackScriptRoutes(): Route[] {
     headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' },
     body: SCRIPT,
   };
-  return [{ method: 'GET', path: MEDIA_FALLBACK_SCRIPT_PATH, handler: () => reply }];
+  return [{ method: 'GET', path: MEDIA_FALLBACK_SCRIPT_PATH, auth: PUBLIC, handler: () => reply }];
 }

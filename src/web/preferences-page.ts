@@ -5,12 +5,12 @@
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { redirect } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import type { MemberPreferenceStore } from '../store/member-preferences.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
 import { LANGUAGES } from './languages.js';
-import { csrfField, formPost, pageReply } from './layout.js';
+import { csrfField, formPost, MEMBER, pageReply } from './layout.js';
 
 const PATH = '/settings/preferences';
 
@@ -25,14 +25,12 @@ const Form = z.object({
 });
 
 export function preferencesPageRoutes(web: WebDeps, prefs: MemberPreferenceStore): Route[] {
-  const toSignIn = (status?: number) => redirect(`/auth/sign_in?return_to=${encodeURIComponent(PATH)}`, undefined, status);
   return [
-    {
+    route({
       method: 'GET',
       path: PATH,
-      handler: async (req) => {
-        const ctx = await web.auth.context(req);
-        if (!ctx.user) return toSignIn();
+      auth: MEMBER,
+      handler: async (req, ctx) => {
         const [on, chosen] = await Promise.all([prefs.originFallback(ctx.user.userId), prefs.chosenLanguages(ctx.user.userId)]);
         // Every language offered, and any chosen one we do not list, so saving the page keeps it.
         const codes = [...LANGUAGES.keys(), ...(chosen ?? []).filter((c) => !LANGUAGES.has(c))];
@@ -59,19 +57,17 @@ ${boxes}
           ctx,
         );
       },
-    },
-    {
+    }),
+    route({
       ...formPost(web.config, PATH),
-      handler: async (req) => {
-        const ctx = await web.auth.context(req);
-        if (!ctx.user) return toSignIn(303);
-        if (!web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Your form expired. Go back and try again.');
+      auth: MEMBER,
+      handler: async (req, ctx) => {
         const parsed = Form.safeParse(req.fields);
         if (!parsed.success) throw Errors.validation(parsed.error.issues[0]?.message ?? 'invalid preferences');
         await prefs.setOriginFallback(ctx.user.userId, parsed.data.media_origin_fallback === '1');
         await prefs.setChosenLanguages(ctx.user.userId, parsed.data.chosen_languages ?? []);
         return redirect(`${PATH}?saved=1`, undefined, 303);
       },
-    },
+    }),
   ];
 }

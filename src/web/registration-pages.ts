@@ -4,14 +4,13 @@ import { hashPassword } from '../auth/password.js';
 import { RoleId } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { isId } from '../store/ids.js';
-import type { Request } from '../http/request.js';
 import { redirect } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { type Reply, type Route, route } from '../http/types.js';
 import { DuplicateError, type LocalUser } from '../store/users.js';
 import { USERNAME_PATTERN, RESERVED_USERNAMES } from '../auth/usernames.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { csrfField, formPost, pageReply, staffContext } from './layout.js';
+import { csrfField, formPost, pageReply, staff, VISITOR } from './layout.js';
 import type { PageContext } from './session.js';
 
 const SignUpForm = z
@@ -55,23 +54,24 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
       ctx,
     );
 
-  const requireModerator = (req: Request) => staffContext(d.auth, req, 'manageUsers');
+  const STAFF = staff('manageUsers');
 
   return [
-    {
+    route({
       method: 'GET',
       path: '/auth/sign_up',
-      handler: async (req) => {
+      auth: VISITOR,
+      handler: async (_req, ctx) => {
         if (mode === 'closed') throw Errors.routeNotFound();
-        const ctx = await d.auth.context(req);
         return ctx.user ? redirect('/') : form(ctx, 200);
       },
-    },
-    {
+    }),
+    route({
       ...formPost(d.config, '/auth/sign_up'),
-      handler: async (req) => {
+      // The form is shown again with what was typed when its token has expired.
+      auth: { ...VISITOR, csrf: 'handler' },
+      handler: async (req, ctx) => {
         if (mode === 'closed') throw Errors.routeNotFound();
-        const ctx = await d.auth.context(req);
         const body = req.fields;
         const values = Object.fromEntries(['username', 'email', 'reason'].map((k) => [k, typeof body[k] === 'string' ? (body[k] as string) : '']));
         if (!d.auth.csrfValid(req, body['authenticity_token'])) return form(ctx, 403, 'Your form expired. Please try again.', values);
@@ -109,13 +109,12 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         const cookie = await d.auth.signIn(user, req);
         return redirect('/', { 'Set-Cookie': [...ctx.setCookies, cookie] }, 303);
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/admin/registrations',
-      handler: async (req) => {
-        const { ctx, denied } = await requireModerator(req);
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (_req, ctx) => {
         const pending = await d.users.pending();
         return pageReply(
           200,
@@ -139,14 +138,12 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
           ctx,
         );
       },
-    },
-    ...(['approve', 'reject'] as const).map(
-      (action): Route => ({
+    }),
+    ...(['approve', 'reject'] as const).map((action) =>
+      route({
         ...formPost(d.config, `/admin/registrations/:id/${action}`),
+        auth: STAFF,
         handler: async (req) => {
-          const { denied } = await requireModerator(req);
-          if (denied) return denied;
-          if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
           const id = req.params['id']!;
           if (!isId(id)) throw Errors.notFound();
           const done = action === 'approve' ? await d.users.approve(id) : await d.users.reject(id);

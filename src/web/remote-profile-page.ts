@@ -6,7 +6,7 @@ import { accountEntity } from '../entities/account.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { html as htmlReply, redirect } from '../http/respond.js';
-import type { Reply, Route } from '../http/types.js';
+import { type PageRule, type Reply, type Route, route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { HistorySettingsStore } from '../store/history-settings.js';
 import { idleRecord, type RemoteHistoryStore } from '../store/remote-history.js';
@@ -15,7 +15,7 @@ import type { StatusViews } from '../views/status-views.js';
 import type { WebDeps } from './deps.js';
 import { historyInProgress, historyPanel } from './history-panel.js';
 import { Html, html, page } from './html.js';
-import { formPost } from './layout.js';
+import { formPost, MEMBER } from './layout.js';
 import { postHtml, type PostEntity } from './post-html.js';
 
 /** Posts shown at once: the API's largest page. */
@@ -87,18 +87,18 @@ ${historyPanel(history, settings.enabled, a.domain ?? '', ctx, `${pathOf(a)}/loa
 
 /** POST /@name@host/load_older: the page's Load older posts form (members only, with the CSRF token). */
 export function remoteProfileRoutes(d: RemoteProfileDeps): Route[] {
+  // A visitor signs in and comes back to the profile the form was on.
+  const LOAD_OLDER = { ...MEMBER, returnTo: (req: Request) => `/@${req.params['name']}` } as const satisfies PageRule;
   return [
-    {
+    route({
       ...formPost(d.web.config, '/@:name/load_older'),
-      handler: async (req: Request): Promise<Reply> => {
+      auth: LOAD_OLDER,
+      handler: async (req) => {
         const a = await remoteAccount(d.accounts, req.params['name']!);
-        const ctx = await d.web.auth.context(req);
-        if (!ctx.user) return redirect(`/auth/sign_in?return_to=${encodeURIComponent(pathOf(a))}`);
-        if (!d.web.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
         if (!(await d.settings.current()).enabled) throw Errors.forbidden('Remote history is disabled on this server');
         const outcome = await d.histories.request(a, 'older');
         return redirect(outcome.kind === 'origin_busy' ? `${pathOf(a)}?notice=busy` : pathOf(a), undefined, 303);
       },
-    },
+    }),
   ];
 }

@@ -3,14 +3,14 @@
 import { htmlToPlainText } from '../text/plain-text.js';
 import { Errors } from '../errors.js';
 import { redirect } from '../http/respond.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import type { Report, ReportStore } from '../store/reports.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { WebDeps } from './deps.js';
 import { html, type Html } from './html.js';
-import { csrfField, formPost, pageReply, staffContext } from './layout.js';
+import { csrfField, formPost, pageReply, staff } from './layout.js';
 import type { PageContext } from './session.js';
 
 export interface ReportPageDeps {
@@ -48,13 +48,13 @@ export function reportPageRoutes(d: WebDeps, r: ReportPageDeps): Route[] {
   const button = (ctx: PageContext, id: string, action: (typeof ACTIONS)[number], label: string, secondary = false) =>
     html`<form class="inline" method="post" action="/admin/reports/${id}/${action}">${csrfField(ctx)}<button${secondary ? html` class="secondary"` : ''} type="submit">${label}</button></form>`;
 
+  const STAFF = staff('manageReports');
   return [
-    {
+    route({
       method: 'GET',
       path: '/admin/reports',
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageReports');
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (_req, ctx) => {
         const reports = await r.reports.queue(PAGE_SIZE);
         const accounts = await accountsOf(reports);
         return pageReply(
@@ -78,20 +78,19 @@ export function reportPageRoutes(d: WebDeps, r: ReportPageDeps): Route[] {
           ctx,
         );
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/admin/reports/:id',
-      handler: async (req) => {
-        const { ctx, denied } = await staffContext(d.auth, req, 'manageReports');
-        if (denied) return denied;
+      auth: STAFF,
+      handler: async (req, ctx) => {
         const id = req.params['id']!;
         const x = isId(id) ? await r.reports.byId(id) : undefined;
         if (!x) throw Errors.notFound();
         const accounts = await accountsOf([x]);
         const byId = new Map((await r.statuses.byIds(x.statusIds)).map((s) => [s.id, s]));
         const posts = x.statusIds.flatMap((sid) => byId.get(sid) ?? []);
-        const mine = x.assignedAccountId === ctx.user!.accountId;
+        const mine = x.assignedAccountId === ctx.user.accountId;
         return pageReply(
           200,
           `Report ${x.id}`,
@@ -124,17 +123,15 @@ export function reportPageRoutes(d: WebDeps, r: ReportPageDeps): Route[] {
           ctx,
         );
       },
-    },
-    ...ACTIONS.map(
-      (action): Route => ({
+    }),
+    ...ACTIONS.map((action) =>
+      route({
         ...formPost(d.config, `/admin/reports/:id/${action}`),
-        handler: async (req) => {
-          const { ctx, denied } = await staffContext(d.auth, req, 'manageReports');
-          if (denied) return denied;
-          if (!d.auth.csrfValid(req, req.fields['authenticity_token'])) throw Errors.forbidden('Invalid authenticity token');
+        auth: STAFF,
+        handler: async (req, ctx) => {
           const id = req.params['id']!;
           if (!isId(id)) throw Errors.notFound();
-          const me = ctx.user!.accountId;
+          const me = ctx.user.accountId;
           const done =
             action === 'resolve'
               ? await r.reports.resolve(id, me)

@@ -3,10 +3,10 @@
 // looked up on its server when we do not know it yet); an anonymous visitor gets the form and what the API gives
 // anonymous searches (local results only, nothing fetched from elsewhere). Each account links to its profile page.
 import { ApiError } from '../errors.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import type { WebDeps } from './deps.js';
 import { type Html, html } from './html.js';
-import { pageReply } from './layout.js';
+import { pageReply, VISITOR } from './layout.js';
 import { postHtml, type PostEntity, profilePath } from './post-html.js';
 
 /** The parts of an Account entity the page shows. */
@@ -35,11 +35,11 @@ const accountHtml = (a: FoundAccount): Html =>
 export function searchPageRoutes(web: WebDeps, d: SearchPageDeps): Route[] {
   const title = web.config.instance.title;
   return [
-    {
+    route({
       method: 'GET',
       path: '/search',
-      handler: async (req) => {
-        const ctx = await web.auth.context(req);
+      auth: VISITOR,
+      handler: async (req, ctx) => {
         const viewer = ctx.user?.accountId ?? null;
         const q = typeof req.query['q'] === 'string' ? req.query['q'].trim() : '';
         let results: Html = html``;
@@ -67,6 +67,6 @@ ${viewer === null ? html`<p class="notice">Only what this server already knows i
 ${results}`;
         return pageReply(status, q ? `Search: ${q}` : 'Search', body, title, ctx);
       },
-    },
+    }),
   ];
 }

@@ -3,6 +3,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { clearCookie, serializeCookie } from '../http/cookies.js';
 import type { Request } from '../http/request.js';
+import type { PageCaller, PageGate } from '../http/types.js';
 import type { SessionStore } from '../store/sessions.js';
 import { SESSION_TTL_DAYS } from '../store/sessions.js';
 import type { LocalUser, UserStore } from '../store/users.js';
@@ -10,14 +11,10 @@ import type { LocalUser, UserStore } from '../store/users.js';
 export const SESSION_COOKIE = 'stoa_session';
 export const CSRF_COOKIE = 'stoa_csrf';
 
-export interface PageContext {
-  readonly user: LocalUser | undefined;
-  readonly csrfToken: string;
-  /** Set-Cookie values the response must carry (a new CSRF cookie on first visit). */
-  readonly setCookies: string[];
-}
+/** Who is using a page (the front end reads it for every page's rule: http/types.ts PageRule). */
+export type PageContext = PageCaller;
 
-export class WebAuth {
+export class WebAuth implements PageGate {
   constructor(
     private readonly sessions: SessionStore,
     private readonly users: UserStore,

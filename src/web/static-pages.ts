@@ -1,9 +1,9 @@
 // Static resources and the about page: the default avatar/header images every Account entity points to.
 import { deflateSync } from 'node:zlib';
-import type { Route } from '../http/types.js';
+import { PUBLIC, type Route, route } from '../http/types.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { pageReply } from './layout.js';
+import { pageReply, VISITOR } from './layout.js';
 
 function crc32(buf: Buffer): number {
   let c = ~0;
@@ -40,13 +40,13 @@ export function staticPageRoutes(d: WebDeps): Route[] {
   const image = (body: Buffer) => () => ({ status: 200, headers: { 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=86400' }, body });
   const title = d.config.instance.title;
   return [
-    { method: 'GET', path: '/avatars/original/missing.png', handler: image(avatar) },
-    { method: 'GET', path: '/headers/original/missing.png', handler: image(header) },
-    {
+    { method: 'GET', path: '/avatars/original/missing.png', auth: PUBLIC, handler: image(avatar) },
+    { method: 'GET', path: '/headers/original/missing.png', auth: PUBLIC, handler: image(header) },
+    route({
       method: 'GET',
       path: '/about',
-      handler: async (req) => {
-        const ctx = await d.auth.context(req);
+      auth: VISITOR,
+      handler: async (_req, ctx) => {
         return pageReply(
           200,
           'About',
@@ -58,6 +58,6 @@ export function staticPageRoutes(d: WebDeps): Route[] {
           ctx,
         );
       },
-    },
+    }),
   ];
 }

@@ -3,7 +3,7 @@
 // `media:origin_fallback` deciding whether the page may fall back to the origin (web/media-html.ts). The author's name
 // links to their profile page (a remote one's at /@name@host); a boost's page shows the boosted post and its booster.
 import { Errors } from '../errors.js';
-import type { Route } from '../http/types.js';
+import { type Route, route } from '../http/types.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import { htmlToPlainText } from '../text/plain-text.js';
@@ -13,7 +13,7 @@ import type { StatusStore } from '../store/statuses.js';
 import type { MediaUrls } from '../urls/media-urls.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { pageReply } from './layout.js';
+import { pageReply, VISITOR } from './layout.js';
 import { attachmentsHtml, fallbackScriptHtml, mediaPagePolicy } from './media-html.js';
 import { profilePath } from './post-html.js';
 
@@ -30,11 +30,11 @@ const nameLink = (a: Account, cls: string) => html`<a class="${cls}" href="${pro
 
 export function statusPageRoutes(web: WebDeps, d: StatusPageDeps): Route[] {
   return [
-    {
+    route({
       method: 'GET',
       path: '/web/statuses/:id',
-      handler: async (req) => {
-        const ctx = await web.auth.context(req);
+      auth: VISITOR,
+      handler: async (req, ctx) => {
         const id = req.params['id']!;
         const viewer = ctx.user?.accountId ?? null;
         const asked = isId(id) ? await d.statuses.byId(id) : undefined;
@@ -59,6 +59,6 @@ ${fallbackScriptHtml(fallback)}
         const reply = pageReply(200, `${author.displayName || author.username}: post`, body, web.config.instance.title, ctx);
         return { ...reply, headers: { ...reply.headers, 'Content-Security-Policy': mediaPagePolicy(shown, fallback) } };
       },
-    },
+    }),
   ];
 }

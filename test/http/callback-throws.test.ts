@@ -11,7 +11,7 @@ import { loadConfig } from '../../config/schema.js';
 import { MultipartReader } from '../../src/http/multipart.js';
 import { json } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
-import type { Reply } from '../../src/http/types.js';
+import { PUBLIC, type Reply } from '../../src/http/types.js';
 import type { WebSocketBehavior } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
 import { rawExchange } from '../support/raw-http.js';
@@ -71,14 +71,22 @@ describe('a throw in any callback answers its request and the server serves on',
       errorPage: errorPage('Stoa'),
       websockets: [{ pattern: '/ws', behavior }],
       routes: [
-        { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body }) },
-        { method: 'POST', path: '/api/v1/upload', body: true, takesFiles: true, handler: (req) => json(200, { keys: Object.keys(req.body as object) }) },
-        { method: 'GET', path: '/api/v1/ok', handler: () => json(200, { ok: true }) },
-        { method: 'GET', path: '/api/v1/bad-reply', handler: throwingHeaders },
-        { method: 'GET', path: '/api/v1/bad-reply-later', handler: async () => throwingHeaders() },
+        { method: 'POST', path: '/api/v1/echo', auth: PUBLIC, body: true, handler: (req) => json(200, { body: req.body }) },
+        {
+          method: 'POST',
+          path: '/api/v1/upload',
+          auth: PUBLIC,
+          body: true,
+          takesFiles: true,
+          handler: (req) => json(200, { keys: Object.keys(req.body as object) }),
+        },
+        { method: 'GET', path: '/api/v1/ok', auth: PUBLIC, handler: () => json(200, { ok: true }) },
+        { method: 'GET', path: '/api/v1/bad-reply', auth: PUBLIC, handler: throwingHeaders },
+        { method: 'GET', path: '/api/v1/bad-reply-later', auth: PUBLIC, handler: async () => throwingHeaders() },
         {
           method: 'GET',
           path: '/api/v1/file-fails-at-once',
+          auth: PUBLIC,
           handler: () => ({
             status: 200,
             body: {
@@ -94,6 +102,7 @@ describe('a throw in any callback answers its request and the server serves on',
         {
           method: 'GET',
           path: '/api/v1/file-fails-midway',
+          auth: PUBLIC,
           handler: () => ({
             status: 200,
             body: {
@@ -111,6 +120,7 @@ describe('a throw in any callback answers its request and the server serves on',
         {
           method: 'GET',
           path: '/api/v1/events',
+          auth: PUBLIC,
           handler: () => ({
             status: 200,
             headers: { 'Content-Type': 'text/event-stream' },

@@ -8,6 +8,7 @@ import { loadConfig } from '../../config/schema.js';
 import { Errors } from '../../src/errors.js';
 import { json, jsonPieces } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
+import { PUBLIC } from '../../src/http/types.js';
 import { nativeUws } from '../../src/http/uws.js';
 import { errorPage } from '../../src/web/layout.js';
 import { rawExchange } from '../support/raw-http.js';
@@ -40,14 +41,15 @@ describe('HTTP front end', () => {
       log: pino({ level: 'silent' }),
       errorPage: errorPage('Stoa'),
       routes: [
-        { method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
-        { method: 'POST', path: '/api/v1/echo-upload', body: true, takesFiles: true, handler: (req) => json(200, { body: req.body }) },
-        { method: 'GET', path: '/api/v1/things/:id', handler: (req) => json(200, { id: req.params['id'] }) },
-        { method: 'GET', path: '/api/v1/things/:id/parts/:part', handler: (req) => json(200, req.params) },
-        { method: 'GET', path: '/api/v1/pieces/:n', handler: (req) => jsonPieces(200, piecesOf(Number(req.params['n']))) },
+        { method: 'POST', path: '/api/v1/echo', auth: PUBLIC, body: true, handler: (req) => json(200, { body: req.body, query: req.query }) },
+        { method: 'POST', path: '/api/v1/echo-upload', auth: PUBLIC, body: true, takesFiles: true, handler: (req) => json(200, { body: req.body }) },
+        { method: 'GET', path: '/api/v1/things/:id', auth: PUBLIC, handler: (req) => json(200, { id: req.params['id'] }) },
+        { method: 'GET', path: '/api/v1/things/:id/parts/:part', auth: PUBLIC, handler: (req) => json(200, req.params) },
+        { method: 'GET', path: '/api/v1/pieces/:n', auth: PUBLIC, handler: (req) => jsonPieces(200, piecesOf(Number(req.params['n']))) },
         {
           method: 'GET',
           path: '/api/v1/boom',
+          auth: PUBLIC,
           handler: () => {
             throw new Error('a bug');
           },
@@ -55,15 +57,17 @@ describe('HTTP front end', () => {
         {
           method: 'GET',
           path: '/api/v1/teapot',
+          auth: PUBLIC,
           handler: () => {
             throw Errors.forbidden();
           },
         },
-        { method: 'GET', path: '/api/v1/split', handler: () => json(200, {}, { Location: '/x\r\nSet-Cookie: evil=1' }) },
-        { method: 'GET', path: '/api/v1/nothing', handler: () => undefined as never },
+        { method: 'GET', path: '/api/v1/split', auth: PUBLIC, handler: () => json(200, {}, { Location: '/x\r\nSet-Cookie: evil=1' }) },
+        { method: 'GET', path: '/api/v1/nothing', auth: PUBLIC, handler: () => undefined as never },
         {
           method: 'POST',
           path: '/api/v1/slow',
+          auth: PUBLIC,
           body: true,
           handler: async () => {
             slowStarted();

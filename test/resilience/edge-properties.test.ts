@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config/schema.js';
 import { json } from '../../src/http/respond.js';
 import { HttpServer } from '../../src/http/server.js';
+import { PUBLIC } from '../../src/http/types.js';
 import { errorPage } from '../../src/web/layout.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -195,7 +196,7 @@ describe('the decoders agree', () => {
       config: loadConfig({ PORT: '0', LOG_LEVEL: 'silent' }),
       log: pino({ level: 'silent' }),
       errorPage: errorPage('Stoa'),
-      routes: [{ method: 'POST', path: '/api/v1/echo', body: true, handler: (req) => json(200, req.body) }],
+      routes: [{ method: 'POST', path: '/api/v1/echo', auth: PUBLIC, body: true, handler: (req) => json(200, req.body) }],
     });
     base = `http://127.0.0.1:${await server.listen()}`;
   });

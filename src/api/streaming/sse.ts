@@ -4,7 +4,7 @@
 import type { BearerAuth } from '../../http/auth.js';
 import type { Request } from '../../http/request.js';
 import { json } from '../../http/respond.js';
-import { route, type EventSink, type Reply, type Route } from '../../http/types.js';
+import { PUBLIC, route, type EventSink, type Reply, type Route } from '../../http/types.js';
 import type { Logger } from '../../log.js';
 import type { StreamAudienceStore } from '../../store/stream-audience.js';
 import { SSE_PATHS, StreamError, type Subscription } from './channels.js';
@@ -83,6 +83,7 @@ export function streamingRoutes(d: {
     route({
       method: 'GET',
       path: '/api/v1/streaming/health',
+      auth: PUBLIC,
       // OK while this node hears the event channel; while its listener reconnects, streams may miss events.
       handler: () =>
         d.hub.listening
@@ -93,6 +94,8 @@ export function streamingRoutes(d: {
       route({
         method: 'GET',
         path,
+        // The stream reads its token itself: from the header, or the access_token parameter browsers must use.
+        auth: PUBLIC,
         handler: (req) => open(req, channel),
       }),
     ),
