@@ -35,17 +35,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/http', 'src/bootstrap.ts'],
   ['src/oauth', 'src/urls'],
   ['src/store'],
+  ['src/errors.ts'], // the client-facing errors and their one HTTP mapping, which covers the runtime's overload errors
   ['actors'], // the runtime; it knows nothing of HTTP or SQL (what it runs is injected)
-  ['src/errors.ts'],
   ['config'],
   ['src/auth', 'src/identity', 'src/text', 'src/media', 'src/clock.ts', 'src/abort.ts', 'src/log.ts', 'src/version.ts', 'src/wake.ts'],
   ['src/log-writer.ts'],
-];
-
-/** Imports that break the layering on purpose, file to file, each with its reason. Kept exact: a stale entry fails. */
-const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: string }[] = [
-  { from: 'src/errors.ts', to: 'actors/actor.ts', why: "MailboxFullError: the one HTTP mapping of errors covers the runtime's overload too" },
-  { from: 'src/errors.ts', to: 'actors/worker-pool.ts', why: "PoolBusyError: the one HTTP mapping of errors covers the runtime's overload too" },
 ];
 
 interface Edge {
@@ -227,12 +221,8 @@ describe('the import graph of src/, actors/ and config/', () => {
     );
   });
 
-  it('imports only downward, except the listed exceptions', () => {
-    const isException = (e: Edge) => ALLOWED_EXCEPTIONS.some((x) => x.from === e.from && x.to === e.to);
-    const violations = layeringViolations(edges);
-    const unexpected = violations.filter((e) => !isException(e)).map((e) => `${show(e)}  [${roomOf(e.from)} may not import ${roomOf(e.to)}]`);
+  it('imports only downward, with no exception', () => {
+    const unexpected = layeringViolations(edges).map((e) => `${show(e)}  [${roomOf(e.from)} may not import ${roomOf(e.to)}]`);
     assert.deepEqual(unexpected, [], 'imports that run up or sideways between rooms (see LAYERS in test/house/imports.test.ts)');
-    const stale = ALLOWED_EXCEPTIONS.filter((x) => !violations.some((e) => e.from === x.from && e.to === x.to));
-    assert.deepEqual(stale, [], 'exceptions that no longer occur: remove them from ALLOWED_EXCEPTIONS');
   });
 });
