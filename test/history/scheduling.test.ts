@@ -4,6 +4,7 @@
 // `history:<origin>` notification on the work channel, which wakes every node.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { pino } from 'pino';
 import type { Supervisor } from '../../actors/supervisor.js';
 import type { App } from '../../src/app.js';
@@ -261,7 +262,9 @@ describe('remote history jobs on two nodes sharing one database', () => {
       await nodeDb.exec('INSERT INTO imported (uri, page) SELECT $1 || i, $2 FROM generate_series(1, 5) i', [`https://crash.example/notes/${page}/`, page]);
     };
     // The node that dies: the same store on a connection pool of its own, as another process has it.
-    const doomedDb = new Database(n1.databaseUrl, 2, pino({ level: 'silent' }));
+    const doomedUrl = new URL(n1.databaseUrl);
+    doomedUrl.searchParams.set('application_name', 'doomed-node');
+    const doomedDb = new Database(doomedUrl.toString(), 2, pino({ level: 'silent' }));
     // Its session is killed while checked out: the client's error is the crash this test makes, not the test's.
     doomedDb.pool.on('connect', (client) => client.on('error', () => undefined));
     const doomed = new HistoryJobStore(doomedDb, 500);
@@ -270,12 +273,32 @@ describe('remote history jobs on two nodes sharing one database', () => {
     };
     try {
       const id = await remoteAccount(db, 'fay', origin);
-      // Queued without a notification, so that the doomed node claims it first.
-      await db.exec(
-        `INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at) VALUES ($1, $2, 'queued', 'https://crash.example/outbox', 2, now())`,
-        [id, origin],
-      );
-      const job = (await doomed.claim(origin, 'doomed-node', 500))!;
+      // The doomed node claims the job first, whatever the live schedulers' timers do: the job is queued under the
+      // origin's lock, and the lock is let go only once the doomed node waits for it (waiters get it in turn).
+      const holder = new pg.Client({ connectionString: n1.databaseUrl });
+      await holder.connect();
+      let claiming: Promise<ClaimedJob | null>;
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT pg_advisory_xact_lock(hashtext('history-origin:' || $1::text))`, [origin]);
+        await holder.query(
+          `INSERT INTO remote_histories (account_id, origin, state, cursor, pages_budget, queued_at) VALUES ($1, $2, 'queued', 'https://crash.example/outbox', 2, now())`,
+          [id, origin],
+        );
+        claiming = doomed.claim(origin, 'doomed-node', 500);
+        await eventually(async () => {
+          // Inside a transaction pg_stat_activity is one snapshot unless it is cleared.
+          await holder.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await holder.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'doomed-node' AND wait_event = 'advisory'",
+          );
+          assert.equal(rows[0]!.n, 1, 'the doomed node waits for the origin');
+        });
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      const job = (await claiming)!;
       assert.ok(job, `the doomed node claims the job: ${JSON.stringify(await historyOf(db, id))}`);
       assert.ok(await doomed.commitPage(job, { nextCursor: 'https://crash.example/outbox?page=2', examined: 20, imported: 5 }, doomedImport(1)));
       // Page 2: imported inside the page's transaction, then the node's session dies before it commits.
