@@ -2,32 +2,23 @@
 // nothing of it stored. And the narrower window: an upload taken by another status after the post checked it but
 // before it attached it (held open here with the row locked, so the order is certain) is refused the same way.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { api } from '../support/api.js';
 import { png, upload } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startServerWithDataDir, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 describe('two posts using one upload at once', () => {
-  let s: TestServer;
+  let s: TestServer & { readonly dataDir: string };
   let m: LocalMembers;
-  let dataDir: string;
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-attach-race-'));
-    await mkdir(path.join(dataDir, 'media'), { mode: 0o755 });
-    s = await startTestServer({ STOA_DATA_DIR: dataDir });
+    s = await startServerWithDataDir();
     m = await createMembers(s, ['ann']);
   });
-  after(async () => {
-    await s.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  after(() => s.stop());
 
   const post = (text: string, mediaIds: string[]) => api(s.url, m.token['ann'], 'POST', '/api/v1/statuses', { status: text, media_ids: mediaIds });
   const ownStatuses = async () => (await api(s.url, m.token['ann'], 'GET', `/api/v1/accounts/${m.id['ann']}/statuses?limit=40`)).body;

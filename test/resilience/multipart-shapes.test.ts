@@ -2,14 +2,13 @@
 // (busboy hands its name over as undefined, and the throw happened on uWS's stack); each shape here is a 400 with a
 // JSON error, nothing is stored, no temporary file is left, and the server goes on answering.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, RawBody } from '../support/api.js';
 import { png } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startServerWithDataDir, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 const B = 'XyZ';
@@ -31,20 +30,16 @@ const NAMELESS: Readonly<Record<string, Buffer>> = {
 };
 
 describe('malformed multipart bodies', () => {
-  let s: TestServer;
+  let s: TestServer & { readonly dataDir: string };
   let m: LocalMembers;
   let dataDir: string;
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-multipart-'));
-    await mkdir(path.join(dataDir, 'media'), { mode: 0o755 });
-    s = await startTestServer({ STOA_DATA_DIR: dataDir });
+    s = await startServerWithDataDir();
+    dataDir = s.dataDir;
     m = await createMembers(s, ['ann']);
   });
-  after(async () => {
-    await s.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  after(() => s.stop());
 
   const post = (p: string, data: Buffer, token?: string, type = TYPE) => api(s.url, token, 'POST', p, new RawBody(data, type));
 

@@ -1,5 +1,8 @@
 // Starts the real application on loopback against a fresh database, in this process.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../config/schema.js';
 import { startApp, type App, type StartOptions } from '../../src/app.js';
@@ -39,4 +42,19 @@ export async function startTestServer(env: Record<string, string> = {}, database
   });
   const app = await startApp(config, pino({ level: env['LOG_LEVEL'] ?? 'silent' }), opts);
   return { app, url: app.url, databaseUrl: dbUrl, stop: () => app.stop() };
+}
+
+/** A test server whose data directory (media, temporary files) is its own, removed by stop(). */
+export async function startServerWithDataDir(env: Record<string, string> = {}): Promise<TestServer & { readonly dataDir: string }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'stoa-data-'));
+  await mkdir(path.join(dataDir, 'media'), { mode: 0o755 });
+  const s = await startTestServer({ ...env, STOA_DATA_DIR: dataDir });
+  return {
+    ...s,
+    dataDir,
+    stop: async () => {
+      await s.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
