@@ -95,7 +95,7 @@ export function registerCollectors(registry: Registry, src: RuntimeSources): voi
 
   new Gauge({
     name: 'stoa_queue_rows',
-    help: 'Rows waiting in a durable work queue (delivery, inbox), as of at most a few seconds ago',
+    help: 'Rows waiting in a durable work queue (delivery, inbox, history, push), as of at most a few seconds ago',
     labelNames: ['queue'],
     registers,
     async collect() {

@@ -3,10 +3,10 @@
 import type { Database } from './db.js';
 
 /**
- * The queues measured. The remote-history queue (backfilling a remote account's posts, issue 15) has no table yet:
- * when it has one, its name goes here and its two sub-selects into QUEUE_SQL.
+ * The four durable queues: deliveries (ActivityPub out), inbox jobs (ActivityPub in), remote-history jobs and Web Push
+ * deliveries.
  */
-export const QUEUES = ['delivery', 'inbox'] as const;
+export const QUEUES = ['delivery', 'inbox', 'history', 'push'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 export interface QueueStat {
@@ -18,25 +18,26 @@ export interface QueueStat {
 
 export type QueueStats = Readonly<Record<QueueName, QueueStat>>;
 
-// Every delivery row is waiting (a sent or given-up one is deleted); ids are time-ordered, so the oldest row is the
-// first by primary key. Waiting inbox jobs are the small set the partial index inbox_jobs_due covers.
+// Every delivery and push-delivery row is waiting (a sent or given-up one is deleted); ids are time-ordered, so the
+// oldest row is the first by primary key. Waiting inbox jobs are the small set the partial index inbox_jobs_due
+// covers; waiting history jobs are those queued, fetching or backing off (the partial index remote_histories_active),
+// aged from when they were last queued.
 const QUEUE_SQL = `
   SELECT (SELECT count(*) FROM deliveries) AS delivery_rows,
          (SELECT extract(epoch FROM now() - created_at) FROM deliveries ORDER BY id LIMIT 1) AS delivery_oldest,
          (SELECT count(*) FROM inbox_jobs WHERE processed_at IS NULL) AS inbox_rows,
-         (SELECT extract(epoch FROM now() - min(received_at)) FROM inbox_jobs WHERE processed_at IS NULL) AS inbox_oldest`;
+         (SELECT extract(epoch FROM now() - min(received_at)) FROM inbox_jobs WHERE processed_at IS NULL) AS inbox_oldest,
+         (SELECT count(*) FROM remote_histories WHERE state IN ('queued', 'fetching', 'backoff')) AS history_rows,
+         (SELECT extract(epoch FROM now() - min(queued_at)) FROM remote_histories WHERE state IN ('queued', 'fetching', 'backoff')) AS history_oldest,
+         (SELECT count(*) FROM push_deliveries) AS push_rows,
+         (SELECT extract(epoch FROM now() - created_at) FROM push_deliveries ORDER BY id LIMIT 1) AS push_oldest`;
 
-type QueueRow = {
-  delivery_rows: string;
-  delivery_oldest: string | null;
-  inbox_rows: string;
-  inbox_oldest: string | null;
-};
+type QueueRow = Readonly<Record<`${QueueName}_rows`, string> & Record<`${QueueName}_oldest`, string | null>>;
 
 export async function readQueueStats(db: Database): Promise<QueueStats> {
   const r = (await db.one<QueueRow>(QUEUE_SQL))!;
-  const stat = (rows: string, oldest: string | null): QueueStat => ({ rows: Number(rows), oldestAgeSeconds: Math.max(0, Number(oldest ?? 0)) });
-  return { delivery: stat(r.delivery_rows, r.delivery_oldest), inbox: stat(r.inbox_rows, r.inbox_oldest) };
+  const stat = (q: QueueName): QueueStat => ({ rows: Number(r[`${q}_rows`]), oldestAgeSeconds: Math.max(0, Number(r[`${q}_oldest`] ?? 0)) });
+  return { delivery: stat('delivery'), inbox: stat('inbox'), history: stat('history'), push: stat('push') };
 }
 
 /** The stats, read at most once per maxAgeMs and by one query at a time. */

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { api } from '../support/api.js';
 import { createMembers } from '../support/members.js';
+import { newSubscriber, type PushService, startPushService } from '../support/push-service.js';
 import { startRecordingInbox, type RecordingInbox } from '../support/recording-inbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -62,20 +63,24 @@ describe('/metrics without configuration', () => {
 describe('/metrics behind METRICS_TOKEN', () => {
   let s: TestServer;
   let peer: RecordingInbox;
+  let push: PushService;
   before(async () => {
     s = await startTestServer({ METRICS_TOKEN: TOKEN, BASE_URL: 'http://127.0.0.1:{port}', FEDERATION_ALLOW_PRIVATE: 'loopback' });
     peer = await startRecordingInbox({ actors: ['bob'] });
+    push = await startPushService();
   });
   after(async () => {
     await s.stop();
     await peer.close();
+    await push.close();
   });
 
-  it('serves the text format with requests per route pattern, a waiting delivery, the pools and the actors', async () => {
+  it('serves the text format with requests per route pattern, the waiting work of each queue, the pools and the actors', async () => {
     // First in this file to scrape this server: queue counts are read at most every 5 s, and must be read after
     // the delivery below is queued. A delivery that waits: a follow of a remote account whose inbox answers 503 (retried in 30 s by default).
     peer.setMode({ kind: 'status', status: 503 });
-    const { token } = await createMembers(s, ['kim']);
+    const members = await createMembers(s, ['kim', 'lee']);
+    const { token } = members;
     const bob = await s.app.federation.remote.byUri(peer.actorUrl('bob'));
     assert.equal((await api(s.url, token['kim'], 'POST', `/api/v1/accounts/${bob.id}/follow`)).status, 200);
     await eventually(() => assert.equal(peer.posts.filter((p) => p.status === 503).length, 1));
@@ -83,6 +88,27 @@ describe('/metrics behind METRICS_TOKEN', () => {
       const [row] = (await s.app.db.pool.query<{ attempts: number }>('SELECT attempts FROM deliveries')).rows;
       assert.equal(row?.attempts, 1);
     });
+    // A push that waits: kim's push service answers 503 to the push of lee's mention (retried later).
+    push.answer = () => ({ status: 503 });
+    const sub = newSubscriber(push, 'kim');
+    const pushToken = await members.tokenFor('kim', ['read', 'push']);
+    const subscribed = await api(s.url, pushToken, 'POST', '/api/v1/push/subscription', {
+      subscription: { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } },
+      data: { alerts: { mention: true } },
+    });
+    assert.equal(subscribed.status, 200, subscribed.text);
+    assert.equal((await api(s.url, token['lee'], 'POST', '/api/v1/statuses', { status: '@kim hello' })).status, 200);
+    await eventually(() => assert.equal(push.received.length, 1));
+    await eventually(async () => {
+      const [row] = (await s.app.db.pool.query<{ attempts: number }>('SELECT attempts FROM push_deliveries')).rows;
+      assert.equal(row?.attempts, 1);
+    });
+    // A history job that waits: bob's, backing off for an hour, queued 3 s ago.
+    await s.app.db.pool.query(
+      `INSERT INTO remote_histories (account_id, origin, state, retry_at, queued_at)
+       VALUES ($1, $2, 'backoff', now() + interval '1 hour', now() - interval '3 seconds')`,
+      [bob.id, new URL(peer.actorUrl('bob')).origin],
+    );
 
     // Requests to count: three to a static route, two to parametric ones (by pattern), one to no route.
     for (let i = 0; i < 3; i++) assert.equal((await fetch(`${s.url}/api/v1/instance`)).status, 200);
@@ -105,10 +131,16 @@ describe('/metrics behind METRICS_TOKEN', () => {
     assert.equal(value(m, 'stoa_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/accounts/:id/follow', status_class: '2xx' }), 1);
     assert.ok(!m.some((x) => /\d{3}/.test(x.labels['route'] ?? '')), 'no raw path is a label');
 
-    // The waiting delivery, and an empty inbox queue.
+    // The waiting delivery, push and history job, and an empty inbox queue.
     assert.equal(value(m, 'stoa_queue_rows', { queue: 'delivery' }), 1);
     const age = value(m, 'stoa_queue_oldest_age_seconds', { queue: 'delivery' });
     assert.ok(age > 0 && age < 60, `delivery age ${age}`);
+    assert.equal(value(m, 'stoa_queue_rows', { queue: 'push' }), 1);
+    const pushAge = value(m, 'stoa_queue_oldest_age_seconds', { queue: 'push' });
+    assert.ok(pushAge > 0 && pushAge <= age, `push age ${pushAge}, delivery age ${age}`);
+    assert.equal(value(m, 'stoa_queue_rows', { queue: 'history' }), 1);
+    const historyAge = value(m, 'stoa_queue_oldest_age_seconds', { queue: 'history' });
+    assert.ok(historyAge >= 3 && historyAge < 60, `history age ${historyAge}`);
     assert.equal(value(m, 'stoa_queue_rows', { queue: 'inbox' }), 0);
     assert.equal(value(m, 'stoa_queue_oldest_age_seconds', { queue: 'inbox' }), 0);
 
