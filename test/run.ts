@@ -1,5 +1,5 @@
 // `npm test`: starts one embedded PostgreSQL for the whole run, migrates one template database in it (each test
-// file then copies it: CREATE DATABASE … TEMPLATE, far cheaper than 28 migrations per server), runs every compiled
+// file then copies it: CREATE DATABASE … TEMPLATE, far cheaper than running every migration per server), runs every compiled
 // *.test.js with node's test runner, and stops the cluster. Nothing outlives the run: the test processes run in a
 // process group of their own that is killed at the end, and PostgreSQL stops if this process dies.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// What the server-rendered pages need, gathered once in main.ts.
+// What the server-rendered pages need, gathered once in app.ts (startApp) and handed to routes.ts.
 import type { Config } from '../../config/schema.js';
 import type { Throttle } from '../http/throttle.js';
 import type { Logger } from '../log.js';
