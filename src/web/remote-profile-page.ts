@@ -47,6 +47,15 @@ async function remoteAccount(accounts: AccountStore, handle: string): Promise<Ac
 
 const pathOf = (a: Account) => `/@${a.username}@${a.domain}`;
 
+/** "in 30 seconds", "in 3 minutes" from the refusal's Retry-After carried in the query; "shortly" when it is not one. */
+function waitOf(retry: unknown): string {
+  const s = typeof retry === 'string' && /^\d{1,6}$/.test(retry) ? Number(retry) : null;
+  if (s === null) return 'shortly';
+  if (s < 90) return `in ${s} seconds`;
+  const m = Math.ceil(s / 60);
+  return m < 90 ? `in ${m} minutes` : `in ${Math.ceil(m / 60)} hours`;
+}
+
 export function remoteProfilePage(d: RemoteProfileDeps) {
   const { config } = d.web;
   return async (req: Request, handle: string): Promise<Reply> => {
@@ -65,7 +74,7 @@ export function remoteProfilePage(d: RemoteProfileDeps) {
     const history = record ?? idleRecord(a.id, a.domain ?? '');
     const posts: readonly PostEntity[] = await d.statusViews.many(list, viewerId);
     const e = accountEntity(a, config);
-    const busy = req.query['notice'] === 'busy';
+    const busy = req.query['notice'] === 'busy' ? waitOf(req.query['retry']) : null;
     const body = html`<article class="profile remote">
 <img class="header" src="${e.header}" alt="">
 <img class="avatar" src="${e.avatar}" alt="" width="80" height="80">
@@ -76,7 +85,7 @@ ${e.fields.length ? html`<dl class="fields">${e.fields.map((f) => html`<dt>${f.n
 <p class="counts"><strong>${e.statuses_count}</strong> posts · <strong>${e.following_count}</strong> following · <strong>${e.followers_count}</strong> followers</p>
 <p><a href="${e.url}" rel="nofollow noopener">Open on ${a.domain}</a></p>
 </article>
-${busy ? html`<p class="notice">${a.domain} is already sending us as much as it may; try again in a minute.</p>` : ''}
+${busy ? html`<p class="notice" id="origin-busy">${a.domain} is already sending us as much as it may; try again ${busy}.</p>` : ''}
 ${historyPanel(history, settings.enabled, a.domain ?? '', ctx, `${pathOf(a)}/load_older`)}
 <section class="posts">${posts.length ? posts.map(postHtml) : html`<p class="empty">No posts here yet.</p>`}</section>`;
     const head = historyInProgress(history) ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">` : undefined;
@@ -97,7 +106,7 @@ export function remoteProfileRoutes(d: RemoteProfileDeps): Route[] {
         const a = await remoteAccount(d.accounts, req.params['name']!);
         if (!(await d.settings.current()).enabled) throw Errors.forbidden('Remote history is disabled on this server');
         const outcome = await d.histories.request(a, 'older');
-        return redirect(outcome.kind === 'origin_busy' ? `${pathOf(a)}?notice=busy` : pathOf(a), undefined, 303);
+        return redirect(outcome.kind === 'origin_busy' ? `${pathOf(a)}?notice=busy&retry=${outcome.retryAfterSeconds}` : pathOf(a), undefined, 303);
       },
     }),
   ];

@@ -208,6 +208,18 @@ describe('remote profile page with the history panel', () => {
     assert.deepEqual([h.state, h.pages_fetched], ['partial', 2], 'nothing more was asked for');
   });
 
+  it("a busy origin's notice says when to try again, as the refusal named it", async () => {
+    origin.load('basic', { name: 'gil' });
+    await known(origin.actor('gil'));
+    const notice = async (query: string) => {
+      await tab.goto(`${s.url}/@gil@${origin.host}?${query}`);
+      return tab.locator('#origin-busy').textContent();
+    };
+    assert.match((await notice('notice=busy&retry=30')) ?? '', /try again in 30 seconds\.$/);
+    assert.match((await notice('notice=busy&retry=130')) ?? '', /try again in 3 minutes\.$/);
+    assert.match((await notice('notice=busy&retry=soon')) ?? '', /try again shortly\.$/);
+  });
+
   it('a local member under the full handle is sent to their own page', async () => {
     const r = await fetch(`${s.url}/@ann@${new URL(s.url).host}`, { redirect: 'manual' });
     assert.equal(r.status, 301);
