@@ -1,7 +1,7 @@
 // Malformed requests over raw sockets, one row per case, each asserting exactly what a client sees. Requests uWS
 // parses reach our front end, which answers them (400, 431, 501); the rest only the native binary sees, and it
 // answers none of them: it closes at once, or holds the connection until its idle timeout (about 10 s) and then
-// closes. Those rows are the binary's behaviour, measured; ARCHITECTURE.md ("Input hardening") has the same table.
+// closes. Those rows are the binary's behaviour, measured; docs/decisions/0043-input-hardening.md has the same table.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createMembers } from '../support/members.js';
