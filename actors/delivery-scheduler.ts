@@ -1,11 +1,11 @@
 // Finds destination hosts with due deliveries and hands each to its host actor, started on demand as a dynamic child
-// of the delivery supervisor (bounded). It also frees leases left by nodes that died, so their work resumes at once.
-// The same machinery, over its own queue, sends Web Push messages (named `push`).
+// of the delivery supervisor (bounded, dynamic-children.ts). It also frees leases left by nodes that died, so their
+// work resumes at once. The same machinery, over its own queue, sends Web Push messages (named `push`).
 import type { Actor } from './actor.js';
 import { spawnDeliveryHost, type DeliveryHostDeps, type DeliveryHostMsg, type QueuedDelivery } from './delivery-host.js';
+import { DynamicChildren, superviseDynamicChildren } from './dynamic-children.js';
 import { Poller } from './poller.js';
-import type { Process } from './process.js';
-import { Supervisor, TooManyChildrenError } from './supervisor.js';
+import type { Supervisor } from './supervisor.js';
 
 export interface DeliverySchedulerDeps<D extends QueuedDelivery> extends DeliveryHostDeps<D> {
   readonly queue: DeliveryHostDeps<D>['queue'] & {
@@ -34,13 +34,13 @@ const BUSY_ROUND_MS = 250;
 
 export class DeliveryScheduler {
   readonly poller: Poller;
-  private readonly hosts = new Map<string, Actor<null, DeliveryHostMsg>>();
+  private readonly hosts: DynamicChildren<Actor<null, DeliveryHostMsg>>;
   private lastRelease = 0;
   /** What host actors get: the queue, with their retries reported to the scheduler, which sleeps past them otherwise. */
   private readonly hostDeps: DeliveryHostDeps<QueuedDelivery>;
 
   private constructor(
-    private readonly sup: Supervisor,
+    sup: Supervisor,
     private readonly d: DeliverySchedulerDeps<QueuedDelivery>,
   ) {
     const q = d.queue;
@@ -61,29 +61,13 @@ export class DeliveryScheduler {
       minSleepMs: 10,
       onError: (e) => d.onError?.(e),
     });
+    this.hosts = new DynamicChildren(sup, { kind: 'host', start: (host) => spawnDeliveryHost(host, this.hostDeps, d.hostIdleMs) });
   }
 
   /** The delivery supervisor: the scheduler first, host actors as dynamic children. */
   static async start<D extends QueuedDelivery>(deps: DeliverySchedulerDeps<D>): Promise<{ supervisor: Supervisor; scheduler: DeliveryScheduler }> {
-    let scheduler!: DeliveryScheduler;
-    const supervisor = await Supervisor.start(
-      deps.name ?? 'delivery',
-      { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxHosts + 1 },
-      [],
-    );
     const d = deps as unknown as DeliverySchedulerDeps<QueuedDelivery>;
-    await supervisor.startChild({
-      id: 'scheduler',
-      start: () => (scheduler = new DeliveryScheduler(supervisor, d)).poller,
-      restart: 'permanent',
-      shutdownMs: 5_000,
-    });
-    return {
-      supervisor,
-      get scheduler() {
-        return scheduler;
-      },
-    } as { supervisor: Supervisor; scheduler: DeliveryScheduler };
+    return superviseDynamicChildren(deps.name ?? 'delivery', deps.maxHosts, (sup) => new DeliveryScheduler(sup, d));
   }
 
   /** New work for these hosts: wake their actors now rather than at the next round; no host named: a round now. */
@@ -114,33 +98,7 @@ export class DeliveryScheduler {
   }
 
   private async wake(host: string): Promise<void> {
-    let actor = this.hosts.get(host);
-    if (!actor?.alive) {
-      try {
-        actor = await this.startHost(host);
-      } catch (e) {
-        if (e instanceof TooManyChildrenError) return; // every slot busy: this host waits for the next round
-        throw e;
-      }
-    }
-    actor.cast({ kind: 'work' });
-  }
-
-  private async startHost(host: string): Promise<Actor<null, DeliveryHostMsg>> {
-    const id = `host:${host}`;
-    const running = this.sup.which(id);
-    if (running?.alive) return running as Actor<null, DeliveryHostMsg>;
-    if (running) await this.sup.terminateChild(id);
-    const actor = (await this.sup.startChild({
-      id,
-      start: (): Process => spawnDeliveryHost(host, this.hostDeps, this.d.hostIdleMs),
-      restart: 'transient',
-      shutdownMs: 5_000,
-    })) as Actor<null, DeliveryHostMsg>;
-    this.hosts.set(host, actor);
-    actor.onExit(() => {
-      if (this.hosts.get(host) === actor) this.hosts.delete(host);
-    });
-    return actor;
+    // Every slot busy: this host waits for the next round.
+    (await this.hosts.child(host))?.cast({ kind: 'work' });
   }
 }

@@ -1,11 +1,11 @@
 // Finds origins with remote history jobs due and wakes each origin's actor, started on demand as a dynamic child of
-// the history supervisor (bounded). It sleeps until woken (a job queued on any node, the feature switched on) or
-// until the next job falls due (a backoff's retry time, an origin's backoff, a lease running out): an exact timer.
-// It also gives back jobs leased by nodes that died, so they resume at once.
+// the history supervisor (bounded, dynamic-children.ts). It sleeps until woken (a job queued on any node, the feature
+// switched on) or until the next job falls due (a backoff's retry time, an origin's backoff, a lease running out): an
+// exact timer. It also gives back jobs leased by nodes that died, so they resume at once.
+import { DynamicChildren, superviseDynamicChildren } from './dynamic-children.js';
 import { HistoryOrigin, type HistoryJobQueue, type HistoryOriginDeps, type HistoryOutcomeLike } from './history-origin.js';
 import { Poller } from './poller.js';
-import type { Process } from './process.js';
-import { Supervisor, TooManyChildrenError } from './supervisor.js';
+import type { Supervisor } from './supervisor.js';
 
 export interface HistorySchedulerDeps<J, O extends HistoryOutcomeLike, L> extends HistoryOriginDeps<J, O, L> {
   readonly jobs: HistoryJobQueue<J, O> & {
@@ -30,7 +30,7 @@ type AnyDeps = HistorySchedulerDeps<unknown, HistoryOutcomeLike, unknown>;
 
 export class HistoryScheduler {
   readonly poller: Poller;
-  private readonly origins = new Map<string, HistoryOrigin<unknown, HistoryOutcomeLike, unknown>>();
+  private readonly origins: DynamicChildren<HistoryOrigin<unknown, HistoryOutcomeLike, unknown>>;
   private lastRelease = 0;
   private roundsStarted = 0;
   private roundsDone = 0;
@@ -39,7 +39,7 @@ export class HistoryScheduler {
   private readonly originDeps: HistoryOriginDeps<unknown, HistoryOutcomeLike, unknown>;
 
   private constructor(
-    private readonly sup: Supervisor,
+    sup: Supervisor,
     private readonly d: AnyDeps,
   ) {
     this.originDeps = {
@@ -54,26 +54,14 @@ export class HistoryScheduler {
       maxSleepMs: IDLE_ROUND_MS,
       onError: (e) => d.onError?.(e),
     });
+    this.origins = new DynamicChildren(sup, { kind: 'origin', start: (origin) => new HistoryOrigin(origin, this.originDeps, d.originIdleMs) });
   }
 
   /** The history supervisor: the scheduler first, origin actors as dynamic children. */
   static async start<J, O extends HistoryOutcomeLike, L>(
     deps: HistorySchedulerDeps<J, O, L>,
   ): Promise<{ readonly supervisor: Supervisor; readonly scheduler: HistoryScheduler }> {
-    let scheduler!: HistoryScheduler;
-    const supervisor = await Supervisor.start('history', { strategy: 'one_for_one', intensity: 10, periodMs: 30_000, maxChildren: deps.maxOrigins + 1 }, []);
-    await supervisor.startChild({
-      id: 'scheduler',
-      start: () => (scheduler = new HistoryScheduler(supervisor, deps as unknown as AnyDeps)).poller,
-      restart: 'permanent',
-      shutdownMs: 5_000,
-    });
-    return {
-      supervisor,
-      get scheduler() {
-        return scheduler;
-      },
-    };
+    return superviseDynamicChildren('history', deps.maxOrigins, (sup) => new HistoryScheduler(sup, deps as unknown as AnyDeps));
   }
 
   /**
@@ -120,33 +108,7 @@ export class HistoryScheduler {
   }
 
   private async wake(origin: string): Promise<void> {
-    let actor = this.origins.get(origin);
-    if (!actor?.alive) {
-      try {
-        actor = await this.startOrigin(origin);
-      } catch (e) {
-        if (e instanceof TooManyChildrenError) return; // every slot busy: this origin waits for the next round
-        throw e;
-      }
-    }
-    actor.wake();
-  }
-
-  private async startOrigin(origin: string): Promise<HistoryOrigin<unknown, HistoryOutcomeLike, unknown>> {
-    const id = `origin:${origin}`;
-    const running = this.sup.which(id);
-    if (running?.alive) return running as HistoryOrigin<unknown, HistoryOutcomeLike, unknown>;
-    if (running) await this.sup.terminateChild(id);
-    const actor = (await this.sup.startChild({
-      id,
-      start: (): Process => new HistoryOrigin(origin, this.originDeps, this.d.originIdleMs),
-      restart: 'transient',
-      shutdownMs: 5_000,
-    })) as HistoryOrigin<unknown, HistoryOutcomeLike, unknown>;
-    this.origins.set(origin, actor);
-    actor.onExit(() => {
-      if (this.origins.get(origin) === actor) this.origins.delete(origin);
-    });
-    return actor;
+    // Every slot busy: this origin waits for the next round.
+    (await this.origins.child(origin))?.wake();
   }
 }

@@ -2,7 +2,7 @@
 // shutdown timeout. A child that exits is restarted according to its restart type; more than `intensity` restarts
 // within `periodMs` means the problem is not local: the supervisor stops every child and exits with a crash, which
 // its own supervisor (or main, for the root) sees. Dynamic children of one kind (per-origin actors) are added with
-// startChild and are bounded by maxChildren.
+// startChild and are bounded by maxChildren (dynamic-children.ts does it for the schedulers).
 import { immediately, type DelayPolicy } from './policy.js';
 import { ExitSignal, type ExitReason, type Process } from './process.js';
 

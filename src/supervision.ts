@@ -139,19 +139,27 @@ function startInbox({ w, config, node }: Child): Process {
   return worker;
 }
 
-/** The delivery scheduler and one actor per destination host, under a supervisor of their own. */
-async function startDelivery({ w, config, db, node }: Child): Promise<Process> {
-  const { fedLog } = w;
-  const { supervisor, scheduler } = await DeliveryScheduler.start({
-    queue: w.deliveries,
-    send: deliverer(w.httpClient, w.accounts, w.localActors),
+/** What delivery and push share: the same retries, leases and per-host bounds, this node the owner of every lease. */
+function deliveryMachinery({ config, db, node }: Child) {
+  return {
     backoff: exponentialBackoff({ baseMs: config.federation.deliveryRetryBaseMs, maxMs: 6 * 3_600_000, jitter: 0.2 }),
     owner: node,
     concurrency: config.federation.deliveryConcurrency,
     leaseMs: config.federation.deliveryLeaseMs,
     liveNodes: () => liveNodes(db.pool, node),
-    maxHosts: 256,
     hostIdleMs: 30_000,
+  };
+}
+
+/** The delivery scheduler and one actor per destination host, under a supervisor of their own. */
+async function startDelivery(d: Child): Promise<Process> {
+  const { w } = d;
+  const { fedLog } = w;
+  const { supervisor, scheduler } = await DeliveryScheduler.start({
+    ...deliveryMachinery(d),
+    queue: w.deliveries,
+    send: deliverer(w.httpClient, w.accounts, w.localActors),
+    maxHosts: 256,
     onGiveUp: (dl, error) => fedLog.info({ inbox: dl.inboxUrl, activity: dl.activityId, attempts: dl.attempts, error }, 'delivery given up'),
     onError: (err) => fedLog.error({ err }, 'delivery scheduler round failed'),
     onExpired: (count) => fedLog.info({ count }, 'deliveries given up unsent (past their give-up time)'),
@@ -161,9 +169,11 @@ async function startDelivery({ w, config, db, node }: Child): Promise<Process> {
 }
 
 /** Web Push: the delivery machinery over the push queue, one actor per push service host. */
-async function startPush({ w, config, db, node }: Child): Promise<Process> {
+async function startPush(d: Child): Promise<Process> {
+  const { w, config } = d;
   const { fedLog } = w;
   const { supervisor, scheduler } = await DeliveryScheduler.start({
+    ...deliveryMachinery(d),
     name: 'push',
     queue: w.pushDeliveries,
     send: pushSender({
@@ -176,13 +186,7 @@ async function startPush({ w, config, db, node }: Child): Promise<Process> {
       accounts: w.accounts,
       statuses: w.statuses,
     }),
-    backoff: exponentialBackoff({ baseMs: config.federation.deliveryRetryBaseMs, maxMs: 6 * 3_600_000, jitter: 0.2 }),
-    owner: node,
-    concurrency: config.federation.deliveryConcurrency,
-    leaseMs: config.federation.deliveryLeaseMs,
-    liveNodes: () => liveNodes(db.pool, node),
     maxHosts: 64,
-    hostIdleMs: 30_000,
     onGiveUp: (p, error) => fedLog.info({ host: new URL(p.inboxUrl).host, notification: p.notificationId, attempts: p.attempts, error }, 'push given up'),
     onError: (err) => fedLog.error({ err }, 'push scheduler round failed'),
     onExpired: (count) => fedLog.info({ count }, 'pushes given up unsent (past their give-up time)'),
