@@ -10,7 +10,6 @@ import type { VerifyPool } from '../actors/verify-pool.js';
 import type { OAuthDeps } from './http/oauth-deps.js';
 import { InstanceDocuments } from './api/instance.js';
 import { createStreaming, type Streaming } from './api/streaming/streaming.js';
-import { StreamFilters } from './api/streaming/stream-filters.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import type { RemoteActors } from './federation/remote-actors.js';
@@ -96,15 +95,13 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   await storage.check();
   log.info({ kind: storage.kind, where: storage.where }, 'media storage ready');
   const { db, stopEmbedded } = await openDatabase(config, log, { dieWithProcess: opts.embeddedDiesWithProcess ?? false });
-  const w = await wire(config, log, db, clock, storage);
+  const { app: w, streaming: fanout, tree: work, api } = await wire(config, log, db, clock, storage);
   const firstAdmin = await ensureFirstAdmin(w.users, config);
 
   // Streaming exists before the listener that feeds it: events may arrive as soon as it listens.
   const bearer = new BearerAuth(w.tokens, w.tokenCache, w.tokenUsage, clock);
   const streaming = createStreaming({
-    ...w,
-    audience: w.streamAudience,
-    streamFilters: new StreamFilters(w.filterCache),
+    ...fanout,
     bearer,
     maxBuffered: config.limits.streamingBufferedBytes,
     heartbeatMs: config.limits.streamingHeartbeatMs,
@@ -114,7 +111,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   // The actors under the root supervisor (supervision.ts). The node's name is decided first: the listener registers
   // under it and every lease its actors take names it.
   const node = newNodeName();
-  const tree = await startTree({ config, log, db, clock, w, streaming, node, historyRunner: opts.historyRunner ?? w.historyRunner });
+  const tree = await startTree({ config, log, db, clock, w: work, streaming, node, historyRunner: opts.historyRunner ?? w.historyRunner });
   const { supervisor, authEvents } = tree;
 
   // The front end: OAuth and session state (they need the running auth-event listener), the route table, HTTP.
@@ -143,7 +140,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   const metrics = metricsConfig.token !== undefined || metricsConfig.listen !== undefined ? new Metrics() : null;
   if (metrics) registerCollectors(metrics.registry, { supervisor, verifyPool: w.verifyPool, db, queues: w.queueStats });
   const routes = allRoutes({
-    w,
+    api,
     oauth,
     web,
     instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey),
@@ -201,14 +198,6 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   });
 
   const url = config.port === 0 ? config.baseUrl.replace(/:0$/, `:${port}`) : config.baseUrl;
-  const federation = {
-    accounts: w.accounts,
-    follows: w.follows,
-    deliveries: w.deliveries,
-    remote: w.remote,
-    statements: w.statements,
-    history: w.historyRunner,
-  };
   const bodyBytesInFlight = () => http.bodyBudget.inUse;
   return {
     config,
@@ -226,7 +215,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     bodyBytesInFlight,
     streaming,
     stop,
-    federation,
+    federation: w.federation,
     metricsPort: metricsListener?.port ?? null,
   };
 }

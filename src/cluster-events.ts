@@ -8,7 +8,7 @@ import { HISTORY_SETTINGS_KEY } from './store/history-settings.js';
 import type { Wiring } from './wiring.js';
 
 export interface ClusterEventDeps {
-  readonly w: Pick<Wiring, 'tokenCache' | 'statusCache' | 'accountCache' | 'filterCache' | 'domainBlocks' | 'historySettings' | 'wakes'>;
+  readonly w: Wiring['tree']['cluster'];
   readonly streaming: Pick<Streaming, 'hub' | 'fanout'>;
   /** Asks the node watch to look for gone nodes now (a wake port: dropped until the watch has started). */
   readonly recheckNodes: () => void;

@@ -20,7 +20,6 @@ import { filterRoutes } from './api/filters.js';
 import { filterV1Routes } from './api/filters-v1.js';
 import { mediaProxyRoutes } from './api/media-proxy.js';
 import { mediaRoutes } from './api/media.js';
-import { tempDirOf } from './media/temp-files.js';
 import { notificationRoutes } from './api/notifications.js';
 import { notificationRequestRoutes } from './api/notification-requests.js';
 import { oauthRoutes } from './api/oauth.js';
@@ -29,7 +28,7 @@ import { pushRoutes } from './api/push.js';
 import { preferenceRoutes } from './api/preferences.js';
 import { profileRoutes } from './api/profile.js';
 import { reactionRoutes } from './api/reactions.js';
-import { profileViewed, remoteHistoryRoutes } from './api/remote-history.js';
+import { remoteHistoryRoutes } from './api/remote-history.js';
 import { remoteImageRoutes } from './api/remote-images.js';
 import { reportRoutes } from './api/reports.js';
 import { searcher, searchRoutes } from './api/search.js';
@@ -58,11 +57,11 @@ import { mediaFallbackScriptRoutes } from './web/media-fallback.js';
 import { preferencesPageRoutes } from './web/preferences-page.js';
 import { searchPageRoutes } from './web/search-page.js';
 import { statusPageRoutes } from './web/status-page.js';
-import { DomainBlockStore } from './store/domain-blocks.js';
 import type { Wiring } from './wiring.js';
 
 export interface RouteDeps {
-  readonly w: Wiring;
+  /** Each route module's group of dependencies (wiring.ts). */
+  readonly api: Wiring['api'];
   readonly oauth: OAuthDeps;
   readonly web: WebDeps;
   readonly instanceDocs: InstanceDocuments;
@@ -99,86 +98,32 @@ function takingFiles(routes: readonly Route[], ...names: readonly string[]): Rou
   return routes.map((r) => (names.includes(`${r.method} ${r.path}`) ? { ...r, takesFiles: true } : r));
 }
 
-export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, streamingRoutes }: RouteDeps): Mount[] {
-  const { config } = w;
-  const apiLog = w.log.child({ component: 'api' });
-  const mediaLog = w.log.child({ component: 'media' });
-  const uploads = { files: w.mediaFiles, images: w.imagePool, tempDir: tempDirOf(config.dataDir) };
-  const accountApi = {
-    config,
-    log: apiLog,
-    authEvents,
-    users: w.users,
-    accounts: w.accounts,
-    follows: w.follows,
-    remote: w.remote,
-    followService: w.followService,
-    views: w.accountViews,
-  };
-  const historyApi = {
-    log: apiLog,
-    accounts: w.accounts,
-    histories: w.remoteHistories,
-    settings: w.historySettings,
-    // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
-    onSettingsChanged: () => w.wakes.historyDue.wake(),
-    prune: w.manualPrune,
-  };
-  const remoteProfile: RemoteProfileDeps = {
-    web,
-    accounts: w.accounts,
-    timelines: w.timelines,
-    histories: w.remoteHistories,
-    settings: w.historySettings,
-    statusViews: w.statusViews,
-    profileViewed: profileViewed(historyApi),
-  };
-  const listed = { accounts: w.accounts, statuses: w.statuses, accountViews: w.accountViews, statusViews: w.statusViews };
-  const searchApi = { config, log: apiLog, follows: w.follows, timelines: w.timelines, remote: w.remote, notes: w.notes, uris: w.uris, ...listed };
+export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics, streamingRoutes }: RouteDeps): Mount[] {
+  const accounts = { ...api.accounts, authEvents };
+  const remoteProfile: RemoteProfileDeps = { web, ...api.remoteProfile };
   return [
     // The server itself, discovery and ActivityPub.
-    mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, w.db)),
+    mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, api.db)),
     // Streaming: server-sent events and health (the WebSocket at /api/v1/streaming is uWS's, api/streaming/websocket.ts).
     mount(['/api/v1/streaming'], streamingRoutes),
     // For operators: Prometheus metrics, served here only behind METRICS_TOKEN (none: no route).
-    mount(['/metrics'], metricsRoutes(metrics, config.metrics.token)),
+    mount(['/metrics'], metricsRoutes(metrics, api.metricsToken)),
     mount(
       ['/.well-known/webfinger', '/.well-known/host-meta', '/.well-known/host-meta.json', '/.well-known/nodeinfo', '/nodeinfo'],
-      discoveryRoutes({ config, counts: w.instanceCounts, accounts: w.accounts, uris: w.uris }),
+      discoveryRoutes(api.discovery),
     ),
     mount(
       ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],
-      actorRoutes({
-        accounts: w.accounts,
-        follows: w.follows,
-        actors: w.localActors,
-        profilePage: profilePage(web, w.follows),
-        remoteProfilePage: remoteProfilePage(remoteProfile),
-      }),
+      actorRoutes({ ...api.actors, profilePage: profilePage(web, api.actors.follows), remoteProfilePage: remoteProfilePage(remoteProfile) }),
     ),
     mount(['/@:name'], remoteProfileRoutes(remoteProfile)),
-    mount(
-      ['/inbox', '/users/:name/inbox', '/actor/inbox'],
-      inboxRoutes({
-        log: w.fedLog,
-        accounts: w.accounts,
-        remote: w.remote,
-        jobs: w.inboxJobs,
-        rsa: w.rsa,
-        maxBodyBytes: config.limits.bodyBytes,
-        queued: () => w.wakes.inboxQueued.wake(),
-        suspended: async (host) => (await w.domainBlocks.policyFor(host)).suspend,
-      }),
-    ),
-    mount(
-      ['/users/:name/outbox', '/users/:name/statuses'],
-      noteRoutes({ accounts: w.accounts, statuses: w.statuses, timelines: w.timelines, notes: w.localNotes, uris: w.uris }),
-    ),
+    mount(['/inbox', '/users/:name/inbox', '/actor/inbox'], inboxRoutes(api.inbox)),
+    mount(['/users/:name/outbox', '/users/:name/statuses'], noteRoutes(api.notes)),
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),
     mount(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'], oauthRoutes(oauth)),
     // Accounts and relationships.
-    mount(['/api/v1/accounts', '/api/v1/accounts/lookup', '/api/v1/accounts/verify_credentials', '/api/v1/accounts/:id'], accountRoutes(accountApi)),
+    mount(['/api/v1/accounts', '/api/v1/accounts/lookup', '/api/v1/accounts/verify_credentials', '/api/v1/accounts/:id'], accountRoutes(accounts)),
     mount(
       [
         '/api/v1/accounts/:id/follow',
@@ -188,7 +133,7 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         '/api/v1/accounts/relationships',
         '/api/v1/follow_requests',
       ],
-      followRoutes(accountApi),
+      followRoutes(accounts),
     ),
     mount(
       [
@@ -199,184 +144,50 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
         '/api/v1/blocks',
         '/api/v1/mutes',
       ],
-      blockRoutes({ ...accountApi, mutes: w.mutes }),
+      blockRoutes({ ...accounts, ...api.blocks }),
     ),
     mount(
       ['/api/v1/accounts/update_credentials', '/api/v1/profile', '/system/accounts'],
-      takingFiles(profileRoutes({ ...accountApi, ...uploads }), 'PATCH /api/v1/accounts/update_credentials'),
+      takingFiles(profileRoutes({ ...accounts, ...api.uploads }), 'PATCH /api/v1/accounts/update_credentials'),
     ),
-    mount(
-      ['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'],
-      identityStatementRoutes({
-        clock: w.clock,
-        pool: w.verifyPool,
-        statements: w.statements,
-        accounts: w.accounts,
-        uris: w.uris,
-        followService: w.followService,
-      }),
-    ),
-    mount(
-      ['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'],
-      preferenceRoutes({ markers: w.markers, memberPreferences: w.memberPreferences }),
-    ),
+    mount(['/api/v1/accounts/identity_statements', '/api/v1/accounts/:id/identity_statements'], identityStatementRoutes(api.identityStatements)),
+    mount(['/api/v1/preferences', '/api/v1/markers', '/api/v1/custom_emojis'], preferenceRoutes(api.preferences)),
     // Statuses and what members do with them.
     mount(
       ['/api/v1/statuses', '/api/v1/statuses/:id', '/api/v1/statuses/:id/context', '/api/v1/statuses/:id/history', '/api/v1/statuses/:id/source'],
-      statusRoutes({
-        accounts: w.accounts,
-        statuses: w.statuses,
-        threads: w.threads,
-        service: w.statusService,
-        views: w.statusViews,
-        interactions: w.interactionService,
-      }),
+      statusRoutes(api.statuses),
     ),
-    mount(
-      ['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'],
-      statusActionRoutes({
-        baseUrl: config.baseUrl,
-        accounts: w.accounts,
-        statuses: w.statuses,
-        interactions: w.interactions,
-        service: w.interactionService,
-        views: w.statusViews,
-        accountViews: w.accountViews,
-      }),
-    ),
-    mount(
-      ['/api/v1/pleroma/statuses/:id/reactions'],
-      reactionRoutes({
-        accounts: w.accounts,
-        statuses: w.statuses,
-        reactions: w.reactions,
-        service: w.interactionService,
-        views: w.statusViews,
-        accountViews: w.accountViews,
-      }),
-    ),
-    mount(['/api/v1/polls'], pollRoutes({ accounts: w.accounts, statuses: w.statuses, polls: w.polls, service: w.pollService })),
-    mount(
-      ['/api/v1/media', '/api/v2/media', '/system/media'],
-      takingFiles(
-        mediaRoutes({ baseUrl: config.baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: w.media, ...uploads }),
-        'POST /api/v1/media',
-        'POST /api/v2/media',
-      ),
-    ),
-    mount(
-      ['/media_proxy/:id'],
-      mediaProxyRoutes({
-        log: mediaLog,
-        bearer: oauth.bearer,
-        media: w.media,
-        statuses: w.statuses,
-        files: w.mediaFiles,
-        locks: w.mediaFetchLocks,
-        urls: w.mediaUrls,
-        http: w.httpClient,
-        signer: w.localActors.instanceSigner,
-        rejectsMedia: async (accountId, url) =>
-          w.domainBlocks.rejectsMediaFrom([(await w.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
-        retryMs: config.federation.mediaProxyRetryMs,
-        cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
-      }),
-    ),
-    mount(
-      ['/media_proxy/accounts'],
-      remoteImageRoutes({
-        config,
-        log: mediaLog,
-        accounts: w.accounts,
-        images: w.remoteImages,
-        files: w.mediaFiles,
-        locks: w.mediaFetchLocks,
-        http: w.httpClient,
-        signer: w.localActors.instanceSigner,
-        rejectsMediaFrom: (hosts) => w.domainBlocks.rejectsMediaFrom(hosts),
-      }),
-    ),
+    mount(['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'], statusActionRoutes(api.statusActions)),
+    mount(['/api/v1/pleroma/statuses/:id/reactions'], reactionRoutes(api.reactions)),
+    mount(['/api/v1/polls'], pollRoutes(api.polls)),
+    mount(['/api/v1/media', '/api/v2/media', '/system/media'], takingFiles(mediaRoutes(api.media), 'POST /api/v1/media', 'POST /api/v2/media')),
+    mount(['/media_proxy/:id'], mediaProxyRoutes({ ...api.mediaProxy, bearer: oauth.bearer })),
+    mount(['/media_proxy/accounts'], remoteImageRoutes(api.remoteImages)),
     // Timelines, lists, search.
-    mount(
-      ['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'],
-      timelineRoutes({
-        baseUrl: config.baseUrl,
-        accounts: w.accounts,
-        accountCache: w.accountCache,
-        statuses: w.statuses,
-        timelines: w.timelineRefs,
-        views: w.statusViews,
-        profileViewed: profileViewed(historyApi),
-      }),
-    ),
-    mount(
-      ['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'],
-      listRoutes({ baseUrl: config.baseUrl, lists: w.lists, timelines: w.timelineRefs, ...listed }),
-    ),
-    mount(['/api/v2/search'], searchRoutes(searchApi)),
+    mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes(api.timelines)),
+    mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes(api.lists)),
+    mount(['/api/v2/search'], searchRoutes(api.search)),
     // Content filters (v2, and v1 as Mastodon keeps it).
-    mount(['/api/v2/filters'], filterRoutes({ filters: w.filters, statuses: w.statuses })),
-    mount(['/api/v1/filters'], filterV1Routes({ filters: w.filters })),
+    mount(['/api/v2/filters'], filterRoutes(api.filters)),
+    mount(['/api/v1/filters'], filterV1Routes(api.filtersV1)),
     // Notifications and conversations.
-    mount(
-      ['/api/v1/notifications'],
-      notificationRoutes({ baseUrl: config.baseUrl, notifications: w.notifications, reports: w.reports, reportViews: w.reportViews, ...listed }),
-    ),
-    mount(
-      ['/api/v2/notifications', '/api/v1/notifications/unread_count'],
-      groupedNotificationRoutes({
-        baseUrl: config.baseUrl,
-        notifications: w.notifications,
-        groups: w.notificationGroups,
-        markers: w.markers,
-        reports: w.reports,
-        reportViews: w.reportViews,
-        ...listed,
-      }),
-    ),
+    mount(['/api/v1/notifications'], notificationRoutes(api.notifications)),
+    mount(['/api/v2/notifications', '/api/v1/notifications/unread_count'], groupedNotificationRoutes(api.groupedNotifications)),
     mount(
       ['/api/v2/notifications/policy', '/api/v1/notifications/policy', '/api/v1/notifications/requests'],
-      notificationRequestRoutes({ baseUrl: config.baseUrl, requests: w.notificationRequests, ...listed }),
+      notificationRequestRoutes(api.notificationRequests),
     ),
-    mount(
-      ['/api/v1/push/subscription'],
-      pushRoutes({ subscriptions: w.pushSubscriptions, serverKey: w.vapid.publicKey, tokenKey: w.pushTokenKey, allowPrivate: config.federation.allowPrivate }),
-    ),
-    mount(['/api/v1/conversations'], conversationRoutes({ baseUrl: config.baseUrl, conversations: w.conversations, ...listed })),
+    mount(['/api/v1/push/subscription'], pushRoutes(api.push)),
+    mount(['/api/v1/conversations'], conversationRoutes(api.conversations)),
     // Reports and moderation.
-    mount(
-      ['/api/v1/reports'],
-      reportRoutes({
-        accounts: w.accounts,
-        statuses: w.statuses,
-        reports: w.reports,
-        accountViews: w.accountViews,
-        publisher: w.publisher,
-        actors: w.localActors,
-        uris: w.uris,
-        notifier: w.notifications,
-      }),
-    ),
+    mount(['/api/v1/reports'], reportRoutes(api.reports)),
     // Remote history: a remote account's record and "Load older posts"; the operator's settings.
-    mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(historyApi)),
-    mount(['/api/v1/admin/reports'], adminReportRoutes({ baseUrl: config.baseUrl, log: apiLog, reports: w.reports, views: w.reportViews })),
-    mount(
-      ['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'],
-      domainBlockRoutes({ baseUrl: config.baseUrl, log: apiLog, blocks: w.domainBlocks }),
-    ),
+    mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(api.history)),
+    mount(['/api/v1/admin/reports'], adminReportRoutes(api.adminReports)),
+    mount(['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'], domainBlockRoutes(api.domainBlocks)),
     mount(
       ['/api/v1/admin/accounts', '/api/v2/admin/accounts'],
-      adminAccountRoutes({
-        baseUrl: config.baseUrl,
-        log: apiLog,
-        accounts: w.accounts,
-        users: w.users,
-        moderation: w.accountModeration,
-        reports: w.reports,
-        views: w.adminAccountViews,
-        authEvents,
-        usersChanged: () => instanceDocs.invalidate(),
-      }),
+      adminAccountRoutes({ ...api.adminAccounts, authEvents, usersChanged: () => instanceDocs.invalidate() }),
     ),
     // Pages.
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),
@@ -386,33 +197,13 @@ export function routeTable({ w, oauth, web, instanceDocs, authEvents, metrics, s
     ),
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),
-    mount(['/settings/preferences'], preferencesPageRoutes(web, w.memberPreferences)),
-    mount(
-      ['/web/statuses/:id', '/web/media-fallback.js'],
-      [
-        ...statusPageRoutes(web, {
-          accounts: w.accounts,
-          statuses: w.statuses,
-          media: w.media,
-          mediaUrls: w.mediaUrls,
-          memberPreferences: w.memberPreferences,
-        }),
-        ...mediaFallbackScriptRoutes(),
-      ],
-    ),
-    mount(['/admin/reports'], reportPageRoutes(web, { reports: w.reports, accounts: w.accounts, statuses: w.statuses })),
-    mount(
-      ['/admin/history'],
-      adminHistoryPageRoutes(web, {
-        settings: w.historySettings,
-        prune: w.historyPrune,
-        onSettingsChanged: historyApi.onSettingsChanged,
-        pruneNow: w.manualPrune,
-      }),
-    ),
-    mount(['/admin/domain_blocks'], adminDomainBlocksPageRoutes(web, { blocks: w.domainBlocks })),
+    mount(['/settings/preferences'], preferencesPageRoutes(web, api.preferencesPage)),
+    mount(['/web/statuses/:id', '/web/media-fallback.js'], [...statusPageRoutes(web, api.statusPage), ...mediaFallbackScriptRoutes()]),
+    mount(['/admin/reports'], reportPageRoutes(web, api.reportPage)),
+    mount(['/admin/history'], adminHistoryPageRoutes(web, api.adminHistoryPage)),
+    mount(['/admin/domain_blocks'], adminDomainBlocksPageRoutes(web, api.domainBlocksPage)),
     // The page finds what the API finds: the same search (web may not import api).
-    mount(['/search'], searchPageRoutes(web, { search: searcher(searchApi) })),
+    mount(['/search'], searchPageRoutes(web, { search: searcher(api.search) })),
     mount(['/about', '/avatars/original', '/headers/original'], staticPageRoutes(web)),
   ];
 }

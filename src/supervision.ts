@@ -38,7 +38,8 @@ export interface TreeDeps {
   readonly log: Logger;
   readonly db: Database;
   readonly clock: Clock;
-  readonly w: Wiring;
+  /** The queues and what works them, and what the cluster's events reach (wiring.ts's `tree` group). */
+  readonly w: Wiring['tree'];
   /** Fed by the listener: it exists before the tree starts. */
   readonly streaming: Streaming;
   /** This node's name (newNodeName): its listener's, and the owner named by every lease its actors take. */
@@ -117,7 +118,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
 /** The LISTEN/NOTIFY connection (it reconnects by itself); what each event does is cluster-events.ts. */
 async function startAuthEvents(d: Child): Promise<Process> {
   const { w, streaming, ports } = d;
-  const handlers = clusterEvents({ w, streaming, recheckNodes: () => ports.recheckNodes.wake() });
+  const handlers = clusterEvents({ w: w.cluster, streaming, recheckNodes: () => ports.recheckNodes.wake() });
   d.running.authEvents = await AuthEventListener.start(d.db.connectionString, d.node, handlers, d.log.child({ component: 'auth-events' }));
   return d.running.authEvents;
 }

@@ -1,6 +1,9 @@
 // Builds the parts of the application from a Config and an open database: every store, the federation machinery
 // and the member-action services, with the wake-up ports that connect those who queue work to the actors that do
 // it. Nothing here runs anything: app.ts starts the actors and the HTTP front end, routes.ts maps URLs to handlers.
+// wire() hands them out as named groups, each to the one that uses it: the lifecycle (`app`), streaming's fan-out,
+// the supervision tree (`tree`) and the route table (`api`, one group per route module), so what a module depends on
+// is read where its group is built.
 import type { Config } from '../config/schema.js';
 import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
@@ -86,6 +89,8 @@ import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
 import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
+import { profileViewed } from './api/remote-history.js';
+import { StreamFilters } from './api/streaming/stream-filters.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
 
@@ -319,44 +324,202 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     return r;
   };
 
-  return {
-    ...s,
-    config,
-    log,
-    fedLog,
+  // The route modules' dependencies, one group per line of the route table (routes.ts adds what exists only once
+  // the node runs: the auth-event listener, the web and OAuth state, the instance documents).
+  const apiLog = log.child({ component: 'api' });
+  const mediaLog = log.child({ component: 'media' });
+  const { baseUrl } = config;
+  const uploads = { files: mediaFiles, images: imagePool, tempDir: tempDirOf(config.dataDir) };
+  const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
+  const historyApi = {
+    log: apiLog,
+    accounts: s.accounts,
+    histories: s.remoteHistories,
+    settings: s.historySettings,
+    // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
+    onSettingsChanged: () => wakes.historyDue.wake(),
+    prune: manualPrune,
+  };
+  const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
+  const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
+  const api = {
     db,
-    clock,
-    wakes,
-    tokenCache,
-    tokenUsage,
-    verifyPool,
-    uris,
-    rsa,
-    mediaFiles,
-    mediaFetchLocks,
-    imagePool,
-    localActors,
-    httpClient,
-    remote,
-    publisher,
-    localNotes,
-    notes,
-    historyRunner,
-    inboxHandlers,
-    followService,
-    statusService,
-    pollService,
-    interactionService,
-    accountViews,
-    mediaUrls,
-    statusViews,
-    statusCache,
-    accountCache,
-    filterCache,
-    reportViews,
-    adminAccountViews,
-    manualPrune,
-    vapid,
-    pushTokenKey,
+    metricsToken: config.metrics.token,
+    discovery: { config, counts: s.instanceCounts, accounts: s.accounts, uris },
+    actors: { accounts: s.accounts, follows: s.follows, actors: localActors },
+    remoteProfile: {
+      accounts: s.accounts,
+      timelines: s.timelines,
+      histories: s.remoteHistories,
+      settings: s.historySettings,
+      statusViews,
+      profileViewed: profileViewed(historyApi),
+    },
+    inbox: {
+      log: fedLog,
+      accounts: s.accounts,
+      remote,
+      jobs: s.inboxJobs,
+      rsa,
+      maxBodyBytes: config.limits.bodyBytes,
+      queued: () => wakes.inboxQueued.wake(),
+      suspended: async (host: string) => (await s.domainBlocks.policyFor(host)).suspend,
+    },
+    notes: { accounts: s.accounts, statuses: s.statuses, timelines: s.timelines, notes: localNotes, uris },
+    accounts: { config, log: apiLog, users: s.users, accounts: s.accounts, follows: s.follows, remote, followService, views: accountViews },
+    blocks: { mutes: s.mutes },
+    uploads,
+    identityStatements: { clock, pool: verifyPool, statements: s.statements, accounts: s.accounts, uris, followService },
+    preferences: { markers: s.markers, memberPreferences: s.memberPreferences },
+    statuses: { accounts: s.accounts, statuses: s.statuses, threads: s.threads, service: statusService, views: statusViews, interactions: interactionService },
+    statusActions: {
+      baseUrl,
+      accounts: s.accounts,
+      statuses: s.statuses,
+      interactions: s.interactions,
+      service: interactionService,
+      views: statusViews,
+      accountViews,
+    },
+    reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
+    polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
+    media: { baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
+    mediaProxy: {
+      log: mediaLog,
+      media: s.media,
+      statuses: s.statuses,
+      files: mediaFiles,
+      locks: mediaFetchLocks,
+      urls: mediaUrls,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      rejectsMedia: async (accountId: string, url: string) =>
+        s.domainBlocks.rejectsMediaFrom([(await s.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
+      retryMs: config.federation.mediaProxyRetryMs,
+      cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
+    },
+    remoteImages: {
+      config,
+      log: mediaLog,
+      accounts: s.accounts,
+      images: s.remoteImages,
+      files: mediaFiles,
+      locks: mediaFetchLocks,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      rejectsMediaFrom: (hosts: readonly (string | null)[]) => s.domainBlocks.rejectsMediaFrom(hosts),
+    },
+    timelines: {
+      baseUrl,
+      accounts: s.accounts,
+      accountCache,
+      statuses: s.statuses,
+      timelines: s.timelineRefs,
+      views: statusViews,
+      profileViewed: profileViewed(historyApi),
+    },
+    lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
+    search: searchApi,
+    filters: { filters: s.filters, statuses: s.statuses },
+    filtersV1: { filters: s.filters },
+    notifications: notificationViews,
+    groupedNotifications: { ...notificationViews, groups: s.notificationGroups, markers: s.markers },
+    notificationRequests: { baseUrl, requests: s.notificationRequests, ...listed },
+    push: { subscriptions: s.pushSubscriptions, serverKey: vapid.publicKey, tokenKey: pushTokenKey, allowPrivate: config.federation.allowPrivate },
+    conversations: { baseUrl, conversations: s.conversations, ...listed },
+    reports: {
+      accounts: s.accounts,
+      statuses: s.statuses,
+      reports: s.reports,
+      accountViews,
+      publisher,
+      actors: localActors,
+      uris,
+      notifier: s.notifications,
+    },
+    history: historyApi,
+    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
+    domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
+    adminAccounts: {
+      baseUrl,
+      log: apiLog,
+      accounts: s.accounts,
+      users: s.users,
+      moderation: s.accountModeration,
+      reports: s.reports,
+      views: adminAccountViews,
+    },
+    // Pages.
+    preferencesPage: s.memberPreferences,
+    statusPage: { accounts: s.accounts, statuses: s.statuses, media: s.media, mediaUrls, memberPreferences: s.memberPreferences },
+    reportPage: { reports: s.reports, accounts: s.accounts, statuses: s.statuses },
+    adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
+    domainBlocksPage: { blocks: s.domainBlocks },
+  };
+
+  // What the cluster's events reach on this node (cluster-events.ts): the per-node caches and the wake ports.
+  const cluster = { tokenCache, statusCache, accountCache, filterCache, domainBlocks: s.domainBlocks, historySettings: s.historySettings, wakes };
+
+  return {
+    /** The lifecycle's (app.ts): the front end's state (OAuth, sessions, throttles), metrics' sources, what tests reach. */
+    app: {
+      users: s.users,
+      tokens: s.tokens,
+      tokenCache,
+      tokenUsage,
+      apps: s.apps,
+      codes: s.codes,
+      sessions: s.sessions,
+      settings: s.settings,
+      throttleCounters: s.throttleCounters,
+      vapid,
+      instanceCounts: s.instanceCounts,
+      queueStats: s.queueStats,
+      verifyPool,
+      historyJobs: s.historyJobs,
+      historySettings: s.historySettings,
+      historyRunner,
+      federation: { accounts: s.accounts, follows: s.follows, deliveries: s.deliveries, remote, statements: s.statements, history: historyRunner },
+    },
+    /** Streaming's fan-out (api/streaming/): who is shown an event, and how it is rendered. */
+    streaming: {
+      users: s.users,
+      audience: s.streamAudience,
+      streamFilters: new StreamFilters(filterCache),
+      notifications: s.notifications,
+      conversations: s.conversations,
+      reports: s.reports,
+      reportViews,
+      ...listed,
+    },
+    /** The supervision tree's children (supervision.ts): the queues and what works them, and the cluster's events. */
+    tree: {
+      fedLog,
+      wakes,
+      cluster,
+      verifyPool,
+      imagePool,
+      tokenUsage,
+      inboxJobs: s.inboxJobs,
+      inboxHandlers,
+      deliveries: s.deliveries,
+      httpClient,
+      accounts: s.accounts,
+      statuses: s.statuses,
+      localActors,
+      pushDeliveries: s.pushDeliveries,
+      pushSubscriptions: s.pushSubscriptions,
+      vapid,
+      pushTokenKey,
+      historyJobs: s.historyJobs,
+      historySettings: s.historySettings,
+      historyPrune: s.historyPrune,
+      polls: s.polls,
+      pollService,
+      mediaFiles,
+      leases: s.leases,
+    },
+    /** The route table's (routes.ts): one group per module, or per line of modules that share one. */
+    api,
   };
 }
