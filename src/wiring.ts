@@ -36,120 +36,20 @@ import { FollowService } from './services/follow-service.js';
 import { InteractionService } from './services/interaction-service.js';
 import { PollService } from './services/poll-service.js';
 import { StatusService } from './services/status-service.js';
-import { AccountStore } from './store/accounts.js';
-import { BlockStore } from './store/blocks.js';
-import { ConversationStore } from './store/conversations.js';
 import type { Database } from './store/db.js';
-import { DeliveryStore } from './store/deliveries.js';
-import { HistoryJobStore } from './store/history-jobs.js';
-import { FollowStore } from './store/follows.js';
-import { HistoryPruneStore } from './store/history-prune.js';
 import { MediaFetchLocks } from './store/media-fetch-locks.js';
-import { HistorySettingsStore } from './store/history-settings.js';
-import { IdentityStatementStore } from './store/identity-statements.js';
-import { CachedInstanceCounts } from './store/instance-stats.js';
-import { InboxJobStore } from './store/inbox-jobs.js';
-import { LeaseStore } from './store/leases.js';
-import { InteractionStore } from './store/interactions.js';
-import { ListStore } from './store/lists.js';
-import { FilterStore } from './store/filters.js';
 import { FilterCache } from './views/filter-apply.js';
-import { MarkerStore } from './store/markers.js';
-import { MediaStore } from './store/media.js';
-import { MuteStore } from './store/mutes.js';
-import { NotificationGroupStore } from './store/notification-groups.js';
-import { NotificationRequestStore } from './store/notification-requests.js';
-import { NotificationStore } from './store/notifications.js';
-import { AppStore } from './store/oauth-apps.js';
-import { CodeStore } from './store/oauth-codes.js';
-import { TokenStore } from './store/oauth-tokens.js';
-import { PollStore } from './store/polls.js';
-import { ThrottleCounterStore } from './store/throttle-counters.js';
-import { CachedQueueStats } from './store/queue-stats.js';
-import { ReactionStore } from './store/reactions.js';
-import { RemoteHistoryStore } from './store/remote-history.js';
-import { RemoteImageStore } from './store/remote-images.js';
-import { ReportStore } from './store/reports.js';
-import { SessionStore } from './store/sessions.js';
-import { SettingsStore } from './store/settings.js';
-import { StatusStore } from './store/statuses.js';
-import { StreamAudienceStore } from './store/stream-audience.js';
-import { TimelineStore } from './store/timelines.js';
-import { ThreadStore } from './store/threads.js';
-import { REF_PAGES } from './store/ref-pages.js';
-import { UserStore } from './store/users.js';
-import { MemberPreferenceStore } from './store/member-preferences.js';
-import { DomainBlockStore } from './store/domain-blocks.js';
-import { AccountModerationStore } from './store/account-moderation.js';
-import { PushDeliveryStore } from './store/push-deliveries.js';
-import { PushSubscriptionStore } from './store/push-subscriptions.js';
 import { newVapidKeys, VAPID_SETTING, type VapidKeys } from './push/vapid.js';
 import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
 import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
-import { profileViewed } from './api/remote-history.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
+import { stores } from './store/stores.js';
+import { apiGroups } from './api-groups.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
-
-/** Every store over the one database. */
-function stores(db: Database, config: Config, pollsDue: Wake) {
-  return {
-    users: new UserStore(db),
-    settings: new SettingsStore(db),
-    sessions: new SessionStore(db),
-    apps: new AppStore(db),
-    codes: new CodeStore(db),
-    tokens: new TokenStore(db),
-    accounts: new AccountStore(db),
-    follows: new FollowStore(db),
-    blocks: new BlockStore(db),
-    mutes: new MuteStore(db),
-    inboxJobs: new InboxJobStore(db),
-    deliveries: new DeliveryStore(db),
-    historyJobs: new HistoryJobStore(db, undefined, config.federation.historyDbConnections),
-    statements: new IdentityStatementStore(db),
-    statuses: new StatusStore(db),
-    threads: new ThreadStore(db),
-    timelines: new TimelineStore(db),
-    // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.
-    timelineRefs: new TimelineStore(db, REF_PAGES),
-    interactions: new InteractionStore(db),
-    notifications: new NotificationStore(db),
-    notificationGroups: new NotificationGroupStore(db),
-    notificationRequests: new NotificationRequestStore(db),
-    conversations: new ConversationStore(db),
-    // Streaming: who among this node's clients is shown an event.
-    streamAudience: new StreamAudienceStore(db),
-    markers: new MarkerStore(db),
-    lists: new ListStore(db),
-    filters: new FilterStore(db),
-    reports: new ReportStore(db),
-    media: new MediaStore(db),
-    polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
-    reactions: new ReactionStore(db),
-    remoteImages: new RemoteImageStore(db),
-    memberPreferences: new MemberPreferenceStore(db),
-    // Remote history: the operator's settings (cached, invalidated across nodes) and the per-actor records.
-    historySettings: new HistorySettingsStore(db),
-    remoteHistories: new RemoteHistoryStore(db),
-    historyPrune: new HistoryPruneStore(db),
-    // Federation policy: the operator's domain blocks (cached, invalidated across nodes).
-    domainBlocks: new DomainBlockStore(db),
-    accountModeration: new AccountModerationStore(db),
-    // Web Push: the members' subscriptions and the queue of pushes (filled by a trigger on notifications).
-    pushSubscriptions: new PushSubscriptionStore(db),
-    pushDeliveries: new PushDeliveryStore(db),
-    instanceCounts: new CachedInstanceCounts(db, config.instance.statsMaxAgeMs),
-    // Read only by /metrics: at most one count of the queue tables every 5 s, however often it is scraped.
-    queueStats: new CachedQueueStats(db, 5_000),
-    // The cluster: throttle counters every node shares, and the leases a node that is gone leaves behind.
-    throttleCounters: new ThrottleCounterStore(db),
-    leases: new LeaseStore(db),
-  };
-}
 
 /** A temporary file untouched for this long belongs to no live request. */
 const STALE_TEMP_MS = 60 * 60_000;
@@ -317,145 +217,40 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
   const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
 
-  // An operator's Prune now (API and admin page): one batch under the current retention, at the clock's time.
-  const manualPrune = async (byAccountId: string) => {
-    const r = await s.historyPrune.prune('manual', (await s.historySettings.current()).retentionDays, new Date(clock.now()), byAccountId);
-    if (r.mediaQueued > 0) wakes.mediaCleanupQueued.wake();
-    return r;
-  };
-
-  // The route modules' dependencies, one group per line of the route table (routes.ts adds what exists only once
-  // the node runs: the auth-event listener, the web and OAuth state, the instance documents).
-  const apiLog = log.child({ component: 'api' });
-  const mediaLog = log.child({ component: 'media' });
-  const { baseUrl } = config;
-  const uploads = { files: mediaFiles, images: imagePool, tempDir: tempDirOf(config.dataDir) };
-  const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
-  const historyApi = {
-    log: apiLog,
-    accounts: s.accounts,
-    histories: s.remoteHistories,
-    settings: s.historySettings,
-    // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
-    onSettingsChanged: () => wakes.historyDue.wake(),
-    prune: manualPrune,
-  };
-  const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
-  const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
-  const api = {
+  const api = apiGroups({
+    config,
+    log,
+    fedLog,
     db,
-    metricsToken: config.metrics.token,
-    discovery: { config, counts: s.instanceCounts, accounts: s.accounts, uris },
-    actors: { accounts: s.accounts, follows: s.follows, actors: localActors },
-    remoteProfile: {
-      accounts: s.accounts,
-      timelines: s.timelines,
-      histories: s.remoteHistories,
-      settings: s.historySettings,
-      statusViews,
-      profileViewed: profileViewed(historyApi),
-    },
-    inbox: {
-      log: fedLog,
-      accounts: s.accounts,
-      remote,
-      jobs: s.inboxJobs,
-      rsa,
-      maxBodyBytes: config.limits.bodyBytes,
-      queued: () => wakes.inboxQueued.wake(),
-      suspended: async (host: string) => (await s.domainBlocks.policyFor(host)).suspend,
-    },
-    notes: { accounts: s.accounts, statuses: s.statuses, timelines: s.timelines, notes: localNotes, uris },
-    accounts: { config, log: apiLog, users: s.users, accounts: s.accounts, follows: s.follows, remote, followService, views: accountViews },
-    blocks: { mutes: s.mutes },
-    uploads,
-    identityStatements: { clock, pool: verifyPool, statements: s.statements, accounts: s.accounts, uris, followService },
-    preferences: { markers: s.markers, memberPreferences: s.memberPreferences },
-    statuses: { accounts: s.accounts, statuses: s.statuses, threads: s.threads, service: statusService, views: statusViews, interactions: interactionService },
-    statusActions: {
-      baseUrl,
-      accounts: s.accounts,
-      statuses: s.statuses,
-      interactions: s.interactions,
-      service: interactionService,
-      views: statusViews,
-      accountViews,
-    },
-    reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
-    polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
-    media: { baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
-    mediaProxy: {
-      log: mediaLog,
-      media: s.media,
-      statuses: s.statuses,
-      files: mediaFiles,
-      locks: mediaFetchLocks,
-      urls: mediaUrls,
-      http: httpClient,
-      signer: localActors.instanceSigner,
-      rejectsMedia: async (accountId: string, url: string) =>
-        s.domainBlocks.rejectsMediaFrom([(await s.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
-      retryMs: config.federation.mediaProxyRetryMs,
-      cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
-    },
-    remoteImages: {
-      config,
-      log: mediaLog,
-      accounts: s.accounts,
-      images: s.remoteImages,
-      files: mediaFiles,
-      locks: mediaFetchLocks,
-      http: httpClient,
-      signer: localActors.instanceSigner,
-      rejectsMediaFrom: (hosts: readonly (string | null)[]) => s.domainBlocks.rejectsMediaFrom(hosts),
-    },
-    timelines: {
-      baseUrl,
-      accounts: s.accounts,
-      accountCache,
-      statuses: s.statuses,
-      timelines: s.timelineRefs,
-      views: statusViews,
-      profileViewed: profileViewed(historyApi),
-    },
-    lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
-    search: searchApi,
-    filters: { filters: s.filters, statuses: s.statuses },
-    filtersV1: { filters: s.filters },
-    notifications: notificationViews,
-    groupedNotifications: { ...notificationViews, groups: s.notificationGroups, markers: s.markers },
-    notificationRequests: { baseUrl, requests: s.notificationRequests, ...listed },
-    push: { subscriptions: s.pushSubscriptions, serverKey: vapid.publicKey, tokenKey: pushTokenKey, allowPrivate: config.federation.allowPrivate },
-    conversations: { baseUrl, conversations: s.conversations, ...listed },
-    reports: {
-      accounts: s.accounts,
-      statuses: s.statuses,
-      reports: s.reports,
-      accountViews,
-      publisher,
-      actors: localActors,
-      uris,
-      notifier: s.notifications,
-    },
-    history: historyApi,
-    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
-    domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
-    adminAccounts: {
-      baseUrl,
-      log: apiLog,
-      accounts: s.accounts,
-      users: s.users,
-      moderation: s.accountModeration,
-      reports: s.reports,
-      views: adminAccountViews,
-    },
-    // Pages.
-    preferencesPage: s.memberPreferences,
-    statusPage: { accounts: s.accounts, statuses: s.statuses, media: s.media, mediaUrls, memberPreferences: s.memberPreferences },
-    reportPage: { reports: s.reports, accounts: s.accounts, statuses: s.statuses },
-    adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
-    domainBlocksPage: { blocks: s.domainBlocks },
-  };
+    clock,
+    s,
+    wakes,
+    uris,
+    rsa,
+    verifyPool,
+    mediaFiles,
+    mediaFetchLocks,
+    imagePool,
+    localActors,
+    httpClient,
+    remote,
+    notes,
+    localNotes,
+    publisher,
+    followService,
+    statusService,
+    pollService,
+    interactionService,
+    accountViews,
+    statusViews,
+    adminAccountViews,
+    reportViews,
+    mediaUrls,
+    vapid,
+    pushTokenKey,
+    accountCache,
+  });
+  const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
 
   // What the cluster's events reach on this node (cluster-events.ts): the per-node caches and the wake ports.
   const cluster = { tokenCache, statusCache, accountCache, filterCache, domainBlocks: s.domainBlocks, historySettings: s.historySettings, wakes };

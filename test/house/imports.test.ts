@@ -25,6 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/routes.ts', 'src/supervision.ts'], // the route table; the supervision tree
   ['src/cluster-events.ts'], // what this node does for each event the cluster's LISTEN/NOTIFY brings
   ['src/wiring.ts'], // stores, federation and services built from the config
+  ['src/api-groups.ts'], // the route modules' dependencies, one group per line of the route table
   ['src/api', 'src/web', 'src/metrics'], // the front ends: JSON for clients, HTML for people, metrics for operators
   ['src/views'], // presenters and render caches: rows and entities rendered for a viewer, used by api and web alike
   ['src/services'], // what a member does (post, boost, follow, vote), called by the front ends

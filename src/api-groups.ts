@@ -1,0 +1,214 @@
+// The route modules' dependencies, one group per line of the route table, built from the node's stores, federation
+// machinery, services and views (wiring.ts); routes.ts adds what exists only once the node runs (the auth-event
+// listener, the web and OAuth state, the instance documents).
+import type { ImagePool } from '../actors/image-pool.js';
+import type { VerifyPool } from '../actors/verify-pool.js';
+import type { Config } from '../config/schema.js';
+import { profileViewed } from './api/remote-history.js';
+import type { Clock } from './clock.js';
+import type { HttpClient } from './federation/http-client.js';
+import type { LocalActors } from './federation/local-actors.js';
+import type { LocalNotes } from './federation/local-notes.js';
+import type { NoteHandlers } from './federation/note-handlers.js';
+import type { Publisher } from './federation/publisher.js';
+import type { RemoteActors } from './federation/remote-actors.js';
+import type { RsaSigner } from './federation/rsa.js';
+import type { Logger } from './log.js';
+import type { MediaFiles } from './media/media-files.js';
+import { tempDirOf } from './media/temp-files.js';
+import type { VapidKeys } from './push/vapid.js';
+import type { FollowService } from './services/follow-service.js';
+import type { InteractionService } from './services/interaction-service.js';
+import type { PollService } from './services/poll-service.js';
+import type { StatusService } from './services/status-service.js';
+import type { Database } from './store/db.js';
+import { DomainBlockStore } from './store/domain-blocks.js';
+import type { MediaFetchLocks } from './store/media-fetch-locks.js';
+import type { Stores } from './store/stores.js';
+import type { LocalUris } from './urls/local-uris.js';
+import type { MediaUrls } from './urls/media-urls.js';
+import type { AccountCache } from './views/account-cache.js';
+import type { AccountViews } from './views/account-views.js';
+import type { AdminAccountViews } from './views/admin-account-views.js';
+import type { ReportViews } from './views/report-views.js';
+import type { StatusViews } from './views/status-views.js';
+import type { Wake } from './wake.js';
+
+/** What the route modules' groups are made of (wiring.ts builds each once per node). */
+export interface ApiParts {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly fedLog: Logger;
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly s: Stores;
+  readonly wakes: { readonly historyDue: Wake; readonly inboxQueued: Wake; readonly mediaCleanupQueued: Wake };
+  readonly uris: LocalUris;
+  readonly rsa: RsaSigner;
+  readonly verifyPool: VerifyPool;
+  readonly mediaFiles: MediaFiles;
+  readonly mediaFetchLocks: MediaFetchLocks;
+  readonly imagePool: ImagePool;
+  readonly localActors: LocalActors;
+  readonly httpClient: HttpClient;
+  readonly remote: RemoteActors;
+  readonly notes: NoteHandlers;
+  readonly localNotes: LocalNotes;
+  readonly publisher: Publisher;
+  readonly followService: FollowService;
+  readonly statusService: StatusService;
+  readonly pollService: PollService;
+  readonly interactionService: InteractionService;
+  readonly accountViews: AccountViews;
+  readonly statusViews: StatusViews;
+  readonly adminAccountViews: AdminAccountViews;
+  readonly reportViews: ReportViews;
+  readonly mediaUrls: MediaUrls;
+  readonly vapid: VapidKeys;
+  readonly pushTokenKey: Buffer;
+  readonly accountCache: AccountCache;
+}
+
+export function apiGroups(p: ApiParts) {
+  const { config, log, fedLog, db, clock, s, wakes, uris, rsa, verifyPool, mediaFiles, mediaFetchLocks, imagePool, localActors, httpClient } = p;
+  const { remote, notes, localNotes, publisher, followService, statusService, pollService, interactionService } = p;
+  const { accountViews, statusViews, adminAccountViews, reportViews, mediaUrls, vapid, pushTokenKey, accountCache } = p;
+  // An operator's Prune now (API and admin page): one batch under the current retention, at the clock's time.
+  const manualPrune = async (byAccountId: string) => {
+    const r = await s.historyPrune.prune('manual', (await s.historySettings.current()).retentionDays, new Date(clock.now()), byAccountId);
+    if (r.mediaQueued > 0) wakes.mediaCleanupQueued.wake();
+    return r;
+  };
+
+  const apiLog = log.child({ component: 'api' });
+  const mediaLog = log.child({ component: 'media' });
+  const { baseUrl } = config;
+  const uploads = { files: mediaFiles, images: imagePool, tempDir: tempDirOf(config.dataDir) };
+  const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
+  const historyApi = {
+    log: apiLog,
+    accounts: s.accounts,
+    histories: s.remoteHistories,
+    settings: s.historySettings,
+    // A switched-on feature: this node's scheduler looks for queued jobs at once (other nodes hear the NOTIFY).
+    onSettingsChanged: () => wakes.historyDue.wake(),
+    prune: manualPrune,
+  };
+  const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
+  const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
+  const api = {
+    db,
+    metricsToken: config.metrics.token,
+    discovery: { config, counts: s.instanceCounts, accounts: s.accounts, uris },
+    actors: { accounts: s.accounts, follows: s.follows, actors: localActors },
+    remoteProfile: {
+      accounts: s.accounts,
+      timelines: s.timelines,
+      histories: s.remoteHistories,
+      settings: s.historySettings,
+      statusViews,
+      profileViewed: profileViewed(historyApi),
+    },
+    inbox: {
+      log: fedLog,
+      accounts: s.accounts,
+      remote,
+      jobs: s.inboxJobs,
+      rsa,
+      maxBodyBytes: config.limits.bodyBytes,
+      queued: () => wakes.inboxQueued.wake(),
+      suspended: async (host: string) => (await s.domainBlocks.policyFor(host)).suspend,
+    },
+    notes: { accounts: s.accounts, statuses: s.statuses, timelines: s.timelines, notes: localNotes, uris },
+    accounts: { config, log: apiLog, users: s.users, accounts: s.accounts, follows: s.follows, remote, followService, views: accountViews },
+    blocks: { mutes: s.mutes },
+    uploads,
+    identityStatements: { clock, pool: verifyPool, statements: s.statements, accounts: s.accounts, uris, followService },
+    preferences: { markers: s.markers, memberPreferences: s.memberPreferences },
+    statuses: { accounts: s.accounts, statuses: s.statuses, threads: s.threads, service: statusService, views: statusViews, interactions: interactionService },
+    statusActions: {
+      baseUrl,
+      accounts: s.accounts,
+      statuses: s.statuses,
+      interactions: s.interactions,
+      service: interactionService,
+      views: statusViews,
+      accountViews,
+    },
+    reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
+    polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
+    media: { baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
+    mediaProxy: {
+      log: mediaLog,
+      media: s.media,
+      statuses: s.statuses,
+      files: mediaFiles,
+      locks: mediaFetchLocks,
+      urls: mediaUrls,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      rejectsMedia: async (accountId: string, url: string) =>
+        s.domainBlocks.rejectsMediaFrom([(await s.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
+      retryMs: config.federation.mediaProxyRetryMs,
+      cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
+    },
+    remoteImages: {
+      config,
+      log: mediaLog,
+      accounts: s.accounts,
+      images: s.remoteImages,
+      files: mediaFiles,
+      locks: mediaFetchLocks,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      rejectsMediaFrom: (hosts: readonly (string | null)[]) => s.domainBlocks.rejectsMediaFrom(hosts),
+    },
+    timelines: {
+      baseUrl,
+      accounts: s.accounts,
+      accountCache,
+      statuses: s.statuses,
+      timelines: s.timelineRefs,
+      views: statusViews,
+      profileViewed: profileViewed(historyApi),
+    },
+    lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
+    search: searchApi,
+    filters: { filters: s.filters, statuses: s.statuses },
+    filtersV1: { filters: s.filters },
+    notifications: notificationViews,
+    groupedNotifications: { ...notificationViews, groups: s.notificationGroups, markers: s.markers },
+    notificationRequests: { baseUrl, requests: s.notificationRequests, ...listed },
+    push: { subscriptions: s.pushSubscriptions, serverKey: vapid.publicKey, tokenKey: pushTokenKey, allowPrivate: config.federation.allowPrivate },
+    conversations: { baseUrl, conversations: s.conversations, ...listed },
+    reports: {
+      accounts: s.accounts,
+      statuses: s.statuses,
+      reports: s.reports,
+      accountViews,
+      publisher,
+      actors: localActors,
+      uris,
+      notifier: s.notifications,
+    },
+    history: historyApi,
+    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
+    domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
+    adminAccounts: {
+      baseUrl,
+      log: apiLog,
+      accounts: s.accounts,
+      users: s.users,
+      moderation: s.accountModeration,
+      reports: s.reports,
+      views: adminAccountViews,
+    },
+    // Pages.
+    preferencesPage: s.memberPreferences,
+    statusPage: { accounts: s.accounts, statuses: s.statuses, media: s.media, mediaUrls, memberPreferences: s.memberPreferences },
+    reportPage: { reports: s.reports, accounts: s.accounts, statuses: s.statuses },
+    adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
+    domainBlocksPage: { blocks: s.domainBlocks },
+  };
+  return api;
+}
