@@ -1,9 +1,9 @@
 // Builds the parts of the application from a Config and an open database: every store, the federation machinery
 // and the member-action services, with the wake-up ports that connect those who queue work to the actors that do
-// it. Nothing here runs anything: app.ts starts the actors and the HTTP front end, routes.ts maps URLs to handlers.
-// wire() hands them out as named groups, each to the one that uses it: the lifecycle (`app`), streaming's fan-out,
-// the supervision tree (`tree`) and the route table (`api`, one group per route module), so what a module depends on
-// is read where its group is built.
+// it. Nothing here runs anything: supervision.ts starts the actors, app.ts the HTTP front end, routes.ts maps URLs
+// to handlers. wire() hands them out as named groups, each to the one that uses it: the lifecycle (`app`),
+// streaming's fan-out, the supervision tree (`tree`) and the route table (`api`, one group per route module, made by
+// api-groups.ts), so what a module depends on is read where its group is built.
 import type { Config } from '../config/schema.js';
 import { ImagePool } from '../actors/image-pool.js';
 import { VerifyPool } from '../actors/verify-pool.js';
@@ -61,7 +61,7 @@ export function mediaStorage(config: Config): MediaStorage {
 }
 
 export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config)) {
-  // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (app.ts).
+  // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
   const wakes = {
