@@ -414,12 +414,17 @@ describe('remote history API', () => {
 
   it('an origin in backoff with three queued refuses a fourth until its backoff is over and a job has run', async () => {
     const host = new URL(pair.url).host;
-    await s.app.db.exec(
-      `INSERT INTO history_origins (origin, backoff_until, attempts, reason) VALUES ($1, now() + interval '100 seconds', 1, 'rate_limited')
-       ON CONFLICT (origin) DO UPDATE SET backoff_until = EXCLUDED.backoff_until`,
-      [host],
-    );
-    await s.app.db.exec(`UPDATE remote_histories SET state = 'queued', lease_owner = NULL, lease_until = NULL WHERE origin = $1`, [host]);
+    // Under the origin's lock, as a scheduler claims: a claim already under way either ends before (its row is put
+    // back in the queue here) or waits and then finds the origin in backoff.
+    await s.app.db.tx(async (q) => {
+      await q.query(`SELECT pg_advisory_xact_lock(hashtext('history-origin:' || $1::text))`, [host]);
+      await q.query(
+        `INSERT INTO history_origins (origin, backoff_until, attempts, reason) VALUES ($1, now() + interval '100 seconds', 1, 'rate_limited')
+         ON CONFLICT (origin) DO UPDATE SET backoff_until = EXCLUDED.backoff_until`,
+        [host],
+      );
+      await q.query(`UPDATE remote_histories SET state = 'queued', lease_owner = NULL, lease_until = NULL WHERE origin = $1`, [host]);
+    });
     const refused = await fetchMore('w4');
     assert.equal(refused.status, 429, refused.text);
     const wait = Number(refused.headers.get('retry-after'));
