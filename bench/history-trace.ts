@@ -4,7 +4,6 @@
 import pg from 'pg';
 import type { Database } from '../src/store/db.js';
 import { HISTORY_LIMITS } from '../src/store/history-types.js';
-import type { BenchOrigin } from './history-origins.js';
 
 /** No phase may take longer (a job that never ends fails the bench instead of hanging it). */
 const PHASE_TIMEOUT_MS = 120_000;
@@ -92,12 +91,18 @@ export class Endings {
   }
 }
 
+/** An origin as the benches serve it (history-origins.ts BenchOrigin): its base URL and the host Stoa keys it by. */
+interface Origin {
+  readonly url: string;
+  readonly host: string;
+}
+
 /**
  * Remote actors `name` on these origins, stored and queued for their initial fetch in one transaction, as
  * RemoteHistoryStore.request queues them (a `queued` row, the outbox as cursor, 2 documents, `history:<origin>`
  * notified); answers their account ids.
  */
-export function queueInitialFetches(db: Database, actors: readonly { origin: BenchOrigin; name: string }[]): Promise<string[]> {
+export function queueInitialFetches(db: Database, actors: readonly { origin: Origin; name: string }[]): Promise<string[]> {
   return db.tx(async () => {
     const rows = await db.rows<{ account_id: string }>(
       `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(base, host, name)),
