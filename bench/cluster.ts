@@ -8,7 +8,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { type StoaProcess, startStoa } from './processes.js';
 import { seedHomeTimeline } from './seed.js';
 import { fmt, textTable } from './timeline-measure.js';
 import { findWrk, runWrk, type Target, type WrkResult, type WrkSettings } from './wrk.js';
+import { freePort, loadavg } from './machine.js';
 
 const SITE = fileURLToPath(new URL('../../examples/cluster/nginx.conf', import.meta.url));
 
@@ -43,12 +43,6 @@ interface Balancer {
   readonly pid: number;
   stop(): Promise<void>;
 }
-
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 /** The example's site file with this run's ports: both nodes, or (second absent) the first alone. */
 async function siteConfig(listen: number, first: number, second: number | null): Promise<string> {
@@ -102,17 +96,6 @@ async function startNginx(nginx: string, dir: string, site: string, port: number
       await exited;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function once(url: string, t: Target): Promise<void> {

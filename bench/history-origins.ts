@@ -6,7 +6,6 @@
 // tests' origin, with one port and the pitfalls; the bench needs many ports and nothing else.)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { Database } from '../src/store/db.js';
@@ -15,6 +14,7 @@ import { migrate } from '../src/store/migrate.js';
 import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { Endings, queueInitialFetches, stats, TRACE_SQL, type Ms } from './history-trace.js';
 import { startStoa, type StoaProcess } from './processes.js';
+import { loadavg } from './machine.js';
 
 const AP_JSON = 'application/activity+json';
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
@@ -191,12 +191,6 @@ export interface FairnessFigures {
   readonly loadBefore: string;
   readonly loadAfter: string;
 }
-
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 const slowMs = (i: number) => (i % 10 !== 0 ? 0 : i % 20 === 0 ? 3_000 : 10_000);
 

@@ -13,7 +13,6 @@
 // and notifies this process: the times are Stoa's, not this process's polling. Run alone with
 // `node dist/bench/history.js` (after the build); `npm run bench` runs it too.
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { Database } from '../src/store/db.js';
@@ -24,6 +23,7 @@ import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { ITEMS_PER_PAGE, startBenchOrigins, type BenchOrigin, type BenchOrigins } from './history-origins.js';
 import { Endings, queueInitialFetches, stats, TRACE_SQL, type Ms } from './history-trace.js';
 import { startStoa, type StoaProcess } from './processes.js';
+import { loadavg } from './machine.js';
 
 const num = (name: string, dflt: number) => {
   const v = Number(process.env[name] ?? dflt);
@@ -86,12 +86,6 @@ interface Drain {
   readonly stoaCpu: number | null;
   readonly machineCpu: number | null;
 }
-
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -37,14 +37,9 @@ import { measureSignatures, signatureTable } from './signatures.js';
 import { measureSupervised, supervisedTable } from './supervised.js';
 import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
+import { loadavg } from './machine.js';
 
 let interrupted = false;
-
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 function settingsFromEnv(): WrkSettings {
   const raw = process.env['BENCH_DURATION'] ?? '10';

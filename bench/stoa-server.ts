@@ -3,12 +3,12 @@
 // Takes DATABASE_URL and STOA_DATA_DIR from the environment; reports { port } to the parent over IPC.
 // Every statement sent to PostgreSQL is counted (pg's Client.prototype.query, which the pool and transactions go
 // through), so the harness can report round trips per request without pg_stat_statements.
-import net from 'node:net';
 import pg from 'pg';
 import { loadConfig } from '../config/schema.js';
 import { startApp } from '../src/app.js';
 import { nativeUws } from '../src/http/uws.js';
 import { createLogger } from '../src/log.js';
+import { freePort } from './machine.js';
 
 let statements = 0;
 const query = pg.Client.prototype.query;
@@ -16,17 +16,6 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   statements++;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   if (!process.send) throw new Error('stoa-server must be started by bench/run.js (it reports over IPC)');

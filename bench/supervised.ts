@@ -5,7 +5,6 @@
 // In `npm run bench` last; alone: `node dist/bench/supervised.js` (BENCH_DURATION, DATABASE_URL as bench/run.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { postgresCpuSeconds, postmasterPid } from './pg-cpu.js';
 import { seedHomeTimeline } from './seed.js';
 import { fmt, textTable } from './timeline-measure.js';
 import { findWrk, runWrk, type Target, type WrkResult, type WrkSettings } from './wrk.js';
+import { freePort, loadavg } from './machine.js';
 
 const STOA = fileURLToPath(new URL('../src/cli/stoa.js', import.meta.url));
 
@@ -40,23 +40,6 @@ interface Supervisor {
   /** The server processes it runs now. */
   servers(): number[];
   stop(): Promise<void>;
-}
-
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The supervisor with `processes` server processes; its log and theirs go to /dev/null; resolves once all serve. */

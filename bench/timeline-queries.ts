@@ -3,7 +3,6 @@
 // Database.tally. Run alone: `node dist/bench/timeline-queries.js` (embedded PostgreSQL, or DATABASE_URL).
 // BENCH_TQ_FOLLOWING (default 1,000 followed accounts, 20 statuses each, as many unfollowed) and BENCH_TQ_RUNS.
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../config/schema.js';
 import { startApp } from '../src/app.js';
@@ -12,6 +11,7 @@ import type { Request } from '../src/http/request.js';
 import type { Database } from '../src/store/db.js';
 import { openBenchDatabase } from './database.js';
 import { seedHomeTimeline } from './seed.js';
+import { freePort } from './machine.js';
 
 const FOLLOWING = Number(process.env['BENCH_TQ_FOLLOWING'] ?? 1_000);
 const RUNS = Number(process.env['BENCH_TQ_RUNS'] ?? 200);
@@ -75,17 +75,6 @@ async function enrich(app: Awaited<ReturnType<typeof startApp>>, me: string): Pr
   });
   await db.exec('ANALYZE');
   return enrich(app, me);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 /** CPU seconds (user + system) of every process under the PostgreSQL postmaster: what the pages cost the database. */
