@@ -78,11 +78,9 @@ export class MultipartReader {
       // busboy reads the header by RFC 2045's grammar: an unquoted boundary with a special character is no boundary.
       throw new MultipartError('a Content-Type busboy cannot read');
     }
-    // Every listener runs inside busboy's write(), on uWS's stack: a throw becomes this body's refusal.
-    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
     this.bb.on(
       'field',
-      on((name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
+      this.on((name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
         const key = partName(name);
         if (key === null) return this.fail(new MultipartError('a part without a name'));
         // busboy hands over undefined for a charset it has no decoder for.
@@ -94,7 +92,7 @@ export class MultipartReader {
     );
     this.bb.on(
       'file',
-      on((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+      this.on((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
         // A part cut short (the client left, the body ended early) errors its stream; the parser reports the same
         // failure once, and an unheard stream error would end the process.
         stream.on('error', () => undefined);
@@ -116,23 +114,23 @@ export class MultipartReader {
     );
     this.bb.on(
       'partsLimit',
-      on(() => this.fail(new MultipartError('too many parts'))),
+      this.on(() => this.fail(new MultipartError('too many parts'))),
     );
     this.bb.on(
       'filesLimit',
-      on(() => this.fail(new MultipartError('too many files'))),
+      this.on(() => this.fail(new MultipartError('too many files'))),
     );
     this.bb.on(
       'fieldsLimit',
-      on(() => this.fail(new MultipartError('too many fields'))),
+      this.on(() => this.fail(new MultipartError('too many fields'))),
     );
     this.bb.on(
       'error',
-      on((e: Error) => this.fail(new MultipartError(e.message.replace(/^Malformed part header$/, 'malformed part headers')))),
+      this.on((e: Error) => this.fail(new MultipartError(e.message.replace(/^Malformed part header$/, 'malformed part headers')))),
     );
     this.bb.on(
       'close',
-      on(() => {
+      this.on(() => {
         this.parsed = true;
         this.maybeDone();
       }),
@@ -174,10 +172,9 @@ export class MultipartReader {
   private textPart(name: string, stream: NodeJS.ReadableStream): void {
     const parts: Buffer[] = [];
     this.textParts++;
-    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
     stream.on(
       'data',
-      on((b: Buffer) => {
+      this.on((b: Buffer) => {
         this.fieldBytes += b.length;
         if (this.fieldBytes > MAX_TEXT_FIELD_BYTES) return this.fail(new MultipartError('text fields too large', true));
         parts.push(b);
@@ -185,7 +182,7 @@ export class MultipartReader {
     );
     stream.on(
       'end',
-      on(() => {
+      this.on(() => {
         this.textParts--;
         if (this.settled) return;
         assignParam(this.params, name, Buffer.concat(parts).toString('utf8'));
@@ -202,10 +199,9 @@ export class MultipartReader {
     this.open.add(entry);
     let head = Buffer.alloc(0);
     let size = 0;
-    const on = <A extends unknown[]>(fn: (...args: A) => void) => guard(fn, (e) => this.fail(e));
     stream.on(
       'data',
-      on((b: Buffer) => {
+      this.on((b: Buffer) => {
         size += b.length;
         if (head.length < HEAD_BYTES) head = Buffer.concat([head, b.subarray(0, HEAD_BYTES - head.length)]);
       }),
@@ -213,11 +209,11 @@ export class MultipartReader {
     stream.pipe(out);
     out.on(
       'error',
-      on((e: Error) => this.fail(e)),
+      this.on((e: Error) => this.fail(e)),
     );
     out.on(
       'close',
-      on(() => {
+      this.on(() => {
         entry.closed = true;
         this.open.delete(entry);
         if (this.settled) return;
@@ -226,6 +222,12 @@ export class MultipartReader {
       }),
     );
   }
+
+  /**
+   * A listener for busboy or a part's stream: it runs inside busboy's write(), on uWS's stack, so a throw there
+   * becomes this body's refusal instead of an uncaught exception.
+   */
+  private readonly on = <A extends unknown[]>(fn: (...args: A) => void): ((...args: A) => void) => guard(fn, (e) => this.fail(e));
 
   private maybeDone(): void {
     if (this.settled || !this.parsed || this.open.size > 0 || this.textParts > 0) return;
