@@ -137,6 +137,7 @@ export function apiGroups(p: ApiParts) {
     },
     reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
     polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
+    absentServices: { accounts: s.accounts },
     media: { baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
     mediaProxy: {
       log: mediaLog,

@@ -3,6 +3,7 @@
 // route (its AuthRule: scopes, member only, optional) is declared on the route in its module; the front end checks
 // it before the body is read.
 import type { AuthEventListener } from './store/auth-events.js';
+import { absentServiceRoutes } from './api/absent-services.js';
 import { accountRoutes } from './api/accounts.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
@@ -160,6 +161,11 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/statuses/:id', '/api/v1/favourites', '/api/v1/bookmarks'], statusActionRoutes(api.statusActions)),
     mount(['/api/v1/pleroma/statuses/:id/reactions'], reactionRoutes(api.reactions)),
     mount(['/api/v1/polls'], pollRoutes(api.polls)),
+    // Services Mastodon has and this server does not run, answered as Mastodon answers without them.
+    mount(
+      ['/api/v1/statuses/:id/translate', '/api/v1/annual_reports', '/api/v1_alpha/async_refreshes', '/api/v1/accounts/:id/identity_proofs'],
+      absentServiceRoutes(api.absentServices),
+    ),
     mount(['/api/v1/media', '/api/v2/media', '/system/media'], takingFiles(mediaRoutes(api.media), 'POST /api/v1/media', 'POST /api/v2/media')),
     mount(['/media_proxy/:id'], mediaProxyRoutes({ ...api.mediaProxy, bearer: oauth.bearer })),
     mount(['/media_proxy/accounts'], remoteImageRoutes(api.remoteImages)),

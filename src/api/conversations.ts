@@ -1,5 +1,5 @@
 // Direct-message conversations (/api/v1/conversations): the member's list with Link-header pages, marking one
-// read, removing one from the list (REST::ConversationSerializer: id, unread, accounts, last_status).
+// read (or unread again: Mastodon's undocumented `…/unread`), removing one from the list (REST::ConversationSerializer: id, unread, accounts, last_status).
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
@@ -51,18 +51,20 @@ export function conversationRoutes(d: ConversationApiDeps): Route[] {
         );
       },
     }),
-    route({
-      method: 'POST',
-      path: '/api/v1/conversations/:id/read',
-      auth: { scopes: ['write:conversations'], member: true },
-      body: true,
-      handler: async (req, who) => {
-        const viewer = who.record.user.accountId;
-        const c = await d.conversations.markRead(viewer, id(req));
-        if (!c) throw Errors.notFound();
-        return json(200, (await render([c], viewer))[0]);
-      },
-    }),
+    ...(['read', 'unread'] as const).map((mark) =>
+      route({
+        method: 'POST',
+        path: `/api/v1/conversations/:id/${mark}`,
+        auth: { scopes: ['write:conversations'], member: true },
+        body: true,
+        handler: async (req, who) => {
+          const viewer = who.record.user.accountId;
+          const c = await d.conversations.setUnread(viewer, id(req), mark === 'unread');
+          if (!c) throw Errors.notFound();
+          return json(200, (await render([c], viewer))[0]);
+        },
+      }),
+    ),
     route({
       method: 'DELETE',
       path: '/api/v1/conversations/:id',

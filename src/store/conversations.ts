@@ -99,10 +99,11 @@ export class ConversationStore {
     return r && toConversation(r);
   }
 
-  async markRead(accountId: string, id: string): Promise<Conversation | undefined> {
+  /** Marks one of the member's conversations read (or unread again, as Mastodon's web UI's "mark as unread"). */
+  async setUnread(accountId: string, id: string, unread: boolean): Promise<Conversation | undefined> {
     const r = await this.db.one<Row>(
-      `WITH c AS (UPDATE account_conversations SET unread = false WHERE account_id = $1 AND id = $2 RETURNING *) SELECT ${COLUMNS} FROM c`,
-      [accountId, id],
+      `WITH c AS (UPDATE account_conversations SET unread = $3 WHERE account_id = $1 AND id = $2 RETURNING *) SELECT ${COLUMNS} FROM c`,
+      [accountId, id, unread],
     );
     return r && toConversation(r);
   }

@@ -79,6 +79,18 @@ describe('conversations API', () => {
     assert.equal((await call('ben', 'POST', '/api/v1/conversations/nope/read')).status, 404);
   });
 
+  it("marks a conversation unread again (Mastodon's undocumented …/unread), only the member's own", async () => {
+    const [bens] = await conversations('ben');
+    assert.equal(bens.unread, false);
+    assert.equal((await call('cal', 'POST', `/api/v1/conversations/${bens.id}/unread`)).status, 404);
+    const unread = await ok('ben', 'POST', `/api/v1/conversations/${bens.id}/unread`);
+    assert.equal(unread.unread, true);
+    assert.deepEqual(summary(await conversations('ben')), ['ann,cal unread @ben @cal lunch?']);
+    await ok('ben', 'POST', `/api/v1/conversations/${bens.id}/read`);
+    assert.deepEqual(summary(await conversations('ben')), ['ann,cal read @ben @cal lunch?']);
+    assert.equal((await call('ben', 'POST', '/api/v1/conversations/nope/unread')).status, 404);
+  });
+
   it('moves the conversation on with a reply: the new last status, unread for the others, read for the sender', async () => {
     const [annsBefore] = await conversations('ann');
     const [bensBefore] = await conversations('ben');

@@ -340,6 +340,13 @@ const WRITES: readonly Row[] = [
     shows: (b) => assert.equal(b.unread, false),
   },
   {
+    method: 'POST',
+    path: '/api/v1/conversations/:conversation/unread',
+    scope: 'write:conversations',
+    wrong: ['write:statuses', 'write:notifications'],
+    shows: (b) => assert.equal(b.unread, true),
+  },
+  {
     method: 'DELETE',
     path: '/api/v1/conversations/:conversation',
     scope: 'write:conversations',
