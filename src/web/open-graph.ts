@@ -13,6 +13,10 @@ export interface OpenGraph {
   /** Whether the image is the post's own (a large card) rather than an avatar (a small one). */
   readonly largeImage?: boolean;
   readonly siteName: string;
+  /** A post's time (ISO 8601), as Mastodon's og:published_time. */
+  readonly published?: string;
+  /** A profile's handle without the @ (name@domain), as Mastodon's profile:username. */
+  readonly username?: string;
   readonly alternates?: readonly { readonly type: string; readonly href: string }[];
 }
 
@@ -27,8 +31,33 @@ export function openGraphHead(og: OpenGraph): Html {
 <meta property="og:title" content="${og.title}">
 <meta property="og:description" content="${description}">
 <meta property="og:url" content="${og.url}">
+${og.published ? html`<meta property="og:published_time" content="${og.published}">` : ''}
+${og.username ? html`<meta property="profile:username" content="${og.username}">` : ''}
 ${og.image ? html`<meta property="og:image" content="${og.image}">` : ''}
 <meta name="twitter:card" content="${og.image && og.largeImage ? 'summary_large_image' : 'summary'}">
 <link rel="canonical" href="${og.url}">
 ${(og.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}" href="${a.href}">`)}`;
+}
+
+/** Mastodon's statuses.attached words: "1 image", "2 videos". */
+const ATTACHED: Record<string, readonly [string, string]> = { image: ['image', 'images'], video: ['video', 'videos'], audio: ['audio', 'audio'] };
+
+/**
+ * A post's description as Mastodon's status_description writes it: what is attached ("Attached: 2 images · 1 video")
+ * and the content warning on one line, then the text unless a warning hides it.
+ */
+export function statusDescription(p: { readonly text: string; readonly spoilerText: string; readonly mediaTypes: readonly string[] }): string {
+  const counts = new Map<string, number>();
+  for (const t of p.mediaTypes) {
+    const kind = t === 'gifv' ? 'video' : t;
+    if (ATTACHED[kind]) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const attached = ['image', 'video', 'audio'].flatMap((k) => {
+    const n = counts.get(k);
+    return n ? [`${n} ${ATTACHED[k]![n === 1 ? 0 : 1]}`] : [];
+  });
+  const summary = [attached.length ? `Attached: ${attached.join(' · ')}` : '', p.spoilerText ? `Content warning: ${p.spoilerText}` : '']
+    .filter(Boolean)
+    .join(' · ');
+  return [summary, p.spoilerText ? '' : p.text].filter(Boolean).join('\n\n');
 }

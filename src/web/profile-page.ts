@@ -47,6 +47,7 @@ export function profilePage(d: WebDeps, p: ProfilePageDeps) {
       description: a.note.trim(),
       url,
       type: 'profile',
+      username: `${a.username}@${config.localDomain}`,
       image: accountEntity(a, config).avatar,
       siteName: config.instance.title,
       alternates: [{ type: 'application/activity+json', href: p.uris.actor(a.username) }],
@@ -60,6 +61,7 @@ ${paragraphs.map((x) => html`<p>${x}</p>`)}
 ${shownPinned.length ? html`<section class="pinned"><h2>Pinned</h2>${shownPinned.map(posts)}</section>` : ''}
 <section class="posts">${shown.length ? shown.map(posts) : html`<p class="empty">${page.maxId ? 'No older posts.' : 'No posts yet.'}</p>`}</section>
 ${list.length === page.limit ? html`<p><a class="older" rel="next" href="?max_id=${list[list.length - 1]!.id}">Older posts</a></p>` : ''}`;
-    return negotiatedPageReply(a.displayName || a.username, body, { instanceTitle: config.instance.title, head, ctx });
+    const link = `<${p.uris.actor(a.username)}>; rel="alternate"; type="application/activity+json"`;
+    return negotiatedPageReply(a.displayName || a.username, body, { instanceTitle: config.instance.title, head, ctx, link });
   };
 }

@@ -17,7 +17,7 @@ import type { StatusViews } from '../views/status-views.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
 import { negotiatedPageReply } from './layout.js';
-import { openGraphHead } from './open-graph.js';
+import { openGraphHead, statusDescription } from './open-graph.js';
 import { linkedPostHtml } from './post-html.js';
 import { shownStatus, statusArticle, statusPolicy, type StatusPageDeps } from './status-page.js';
 
@@ -65,7 +65,8 @@ export function publicStatusPage(web: WebDeps, d: PublicStatusPageDeps) {
     const image = s.sensitive ? undefined : shown.media.find((x) => x.m.type === 'image')?.url;
     const head = openGraphHead({
       title: `${name_} (@${author.username}@${config.localDomain})`,
-      description: s.spoilerText ? `Content warning: ${s.spoilerText}` : htmlToPlainText(s.content),
+      description: statusDescription({ text: htmlToPlainText(s.content), spoilerText: s.spoilerText, mediaTypes: shown.media.map((x) => x.m.type) }),
+      published: s.createdAt.toISOString(),
       url,
       type: 'article',
       image: image ?? accountEntity(author, config).avatar,
@@ -82,6 +83,8 @@ export function publicStatusPage(web: WebDeps, d: PublicStatusPageDeps) {
     const body = html`${ancestors.length ? html`<section class="ancestors">${ancestors.map(posts)}</section>` : ''}
 ${statusArticle(shown)}
 ${replies.length ? html`<section class="replies"><h2>Replies</h2>${replies.map(posts)}</section>` : ''}`;
-    return negotiatedPageReply(`${name_}: post`, body, { instanceTitle: config.instance.title, head, ctx, csp: statusPolicy(shown) });
+    // As Mastodon, the Note is also named in a Link header (for clients that read headers only).
+    const link = open ? `<${s.uri ?? d.uris.status(author.username, s.id)}>; rel="alternate"; type="application/activity+json"` : undefined;
+    return negotiatedPageReply(`${name_}: post`, body, { instanceTitle: config.instance.title, head, ctx, csp: statusPolicy(shown), link });
   };
 }

@@ -80,7 +80,8 @@ describe('status, profile and tag pages', () => {
       assert.equal(await tab.getAttribute('.status img.attachment', 'alt'), 'a small picture');
 
       assert.equal(await meta(tab, 'og:title'), `ann (@ann@${host})`);
-      assert.equal(await meta(tab, 'og:description'), 'The middle post');
+      assert.equal(await meta(tab, 'og:description'), 'Attached: 1 image\n\nThe middle post');
+      assert.equal(await meta(tab, 'og:published_time'), mid.created_at);
       assert.equal(await meta(tab, 'og:url'), mid.url);
       assert.equal(await meta(tab, 'og:type'), 'article');
       assert.equal(await meta(tab, 'og:site_name'), 'Stoa');
@@ -146,6 +147,7 @@ describe('status, profile and tag pages', () => {
       assert.equal((await tab.goto(`${s.url}/@ann`))?.status(), 200);
       assert.equal(await meta(tab, 'og:type'), 'profile');
       assert.equal(await meta(tab, 'og:url'), `${s.url}/@ann`);
+      assert.equal(await meta(tab, 'profile:username'), `ann@${host}`);
       assert.equal(await tab.locator('.pinned article.post').count(), 1);
       assert.match((await tab.textContent('.pinned')) ?? '', /numbered post 1 /);
       const first = tab.locator('section.posts article.post');

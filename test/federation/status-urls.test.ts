@@ -64,6 +64,7 @@ describe('status and tag URLs', () => {
     assert.ok(markup.includes('hello #StoaUrls world'));
     assert.ok(markup.includes(`<link rel="alternate" type="application/activity+json" href="${pub.uri}">`));
     assert.ok(markup.includes(`<meta property="og:url" content="${pub.url}">`));
+    assert.equal(page.headers.get('link'), `<${pub.uri}>; rel="alternate"; type="application/activity+json"`);
     assert.ok(markup.includes(`type="application/json+oembed" href="${s.url}/api/oembed?format=json&amp;url=${encodeURIComponent(pub.url)}"`));
   });
 
