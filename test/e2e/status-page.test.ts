@@ -19,6 +19,7 @@ describe('status, profile and tag pages', () => {
   let mid: Json;
   let leaf: Json;
   let priv: Json;
+  let direct: Json;
   let pinned: Json;
   const paged: Json[] = [];
 
@@ -61,6 +62,7 @@ describe('status, profile and tag pages', () => {
     mid = await post('ann', { status: 'The middle post', visibility: 'public', in_reply_to_id: root.id, media_ids: [picture.body.id] });
     leaf = await post('fol', { status: 'A reply below', visibility: 'public', in_reply_to_id: mid.id });
     priv = await post('ann', { status: 'For followers only', visibility: 'private' });
+    direct = await post('ann', { status: '@str a word between us', visibility: 'direct' });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -108,7 +110,7 @@ describe('status, profile and tag pages', () => {
     }
   });
 
-  it("a followers-only post's page: not found for an anonymous visitor and a stranger, shown to a follower", async () => {
+  it("a followers-only post's page: not found for an anonymous visitor and a stranger, shown to a follower; a direct one to whom it mentions", async () => {
     const anonymous = await open();
     try {
       const res = await anonymous.tab.goto(priv.url);
@@ -123,6 +125,9 @@ describe('status, profile and tag pages', () => {
       const res = await stranger.tab.goto(priv.url);
       assert.equal(res?.status(), 404);
       assert.ok(!((await stranger.tab.content()) ?? '').includes('For followers only'));
+      // A direct post is shown to the member it mentions (and to nobody else, the follower included: below).
+      assert.equal((await stranger.tab.goto(direct.url))?.status(), 200);
+      assert.match((await stranger.tab.textContent('.status')) ?? '', /a word between us/);
     } finally {
       await stranger.context.close();
     }
@@ -131,6 +136,8 @@ describe('status, profile and tag pages', () => {
       const res = await follower.tab.goto(priv.url);
       assert.equal(res?.status(), 200);
       assert.match((await follower.tab.textContent('.status')) ?? '', /For followers only/);
+      assert.equal((await follower.tab.goto(direct.url))?.status(), 404);
+      await follower.tab.goto(priv.url);
       // Nothing points other servers or embedders at what they may not fetch.
       assert.equal(await follower.tab.locator('link[rel=alternate]').count(), 0);
       // The follower sees it on the profile too; a visitor does not (below).
