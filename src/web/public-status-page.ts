@@ -85,6 +85,9 @@ ${statusArticle(shown)}
 ${replies.length ? html`<section class="replies"><h2>Replies</h2>${replies.map(posts)}</section>` : ''}`;
     // As Mastodon, the Note is also named in a Link header (for clients that read headers only).
     const link = open ? `<${s.uri ?? d.uris.status(author.username, s.id)}>; rel="alternate"; type="application/activity+json"` : undefined;
-    return negotiatedPageReply(`${name_}: post`, body, { instanceTitle: config.instance.title, head, ctx, csp: statusPolicy(shown), link });
+    // Mastodon's statuses.title: the name and the first 50 characters of the warning, else of the text.
+    const quote = (s.spoilerText || htmlToPlainText(s.content)).replace(/\s+/g, ' ').trim();
+    const title = `${name_}: "${quote.length > 50 ? `${quote.slice(0, 49)}…` : quote}"`;
+    return negotiatedPageReply(title, body, { instanceTitle: config.instance.title, head, ctx, csp: statusPolicy(shown), link });
   };
 }

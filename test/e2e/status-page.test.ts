@@ -76,6 +76,7 @@ describe('status, profile and tag pages', () => {
       const res = await tab.goto(mid.url);
       assert.equal(res?.status(), 200);
       assert.equal(tab.url(), `${s.url}/@ann/${mid.id}`);
+      assert.equal(await tab.title(), 'ann: "The middle post" - Stoa');
       assert.match((await tab.textContent('.status')) ?? '', /The middle post/);
       assert.match((await tab.textContent('.ancestors')) ?? '', /Root of the thread/);
       assert.match((await tab.textContent('.replies')) ?? '', /A reply below/);
