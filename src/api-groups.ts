@@ -210,6 +210,9 @@ export function apiGroups(p: ApiParts) {
     reportPage: { reports: s.reports, accounts: s.accounts, statuses: s.statuses },
     adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
     domainBlocksPage: { blocks: s.domainBlocks },
+    // The public pages at the URLs we give out (/@name, /@name/id, /tags/name) and their oEmbed.
+    publicPages: { accounts: s.accounts, follows: s.follows, statuses: s.statuses, timelines: s.timelines, threads: s.threads, views: statusViews, uris },
+    oembed: { config, accounts: s.accounts, statuses: s.statuses, uris },
   };
   return api;
 }

@@ -40,6 +40,10 @@ import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
 import { inboxRoutes } from './federation/inbox-route.js';
 import { noteRoutes } from './federation/note-routes.js';
+import { tagRoutes } from './federation/tag-routes.js';
+import { oembedRoutes } from './api/oembed.js';
+import { publicStatusPage } from './web/public-status-page.js';
+import { tagPage } from './web/tag-page.js';
 import type { Route } from './http/types.js';
 import type { Metrics } from './metrics/registry.js';
 import { metricsRoutes } from './metrics/route.js';
@@ -115,11 +119,17 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     ),
     mount(
       ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],
-      actorRoutes({ ...api.actors, profilePage: profilePage(web, api.actors.follows), remoteProfilePage: remoteProfilePage(remoteProfile) }),
+      actorRoutes({ ...api.actors, profilePage: profilePage(web, api.publicPages), remoteProfilePage: remoteProfilePage(remoteProfile) }),
     ),
     mount(['/@:name'], remoteProfileRoutes(remoteProfile)),
     mount(['/inbox', '/users/:name/inbox', '/actor/inbox'], inboxRoutes(api.inbox)),
-    mount(['/users/:name/outbox', '/users/:name/statuses'], noteRoutes(api.notes)),
+    // A status's URL (/@name/id) is its Note or its page; a tag's URL (/tags/name) its collection or its page.
+    mount(
+      ['/users/:name/outbox', '/users/:name/statuses', '/@:name'],
+      noteRoutes({ ...api.notes, statusPage: publicStatusPage(web, { ...api.statusPage, ...api.publicPages }) }),
+    ),
+    mount(['/tags'], tagRoutes({ ...api.publicPages, tagPage: tagPage(web, api.publicPages) })),
+    mount(['/api/oembed'], oembedRoutes(api.oembed)),
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),
     mount(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'], oauthRoutes(oauth)),

@@ -1,9 +1,10 @@
 // Our public and unlisted statuses as ActivityPub Notes, for servers that dereference them (replies, boosts,
 // lookups by URL), and members' outboxes of the same statuses as Create activities, newest first, paged by id
 // (what other servers read to backfill a profile). Followers-only and direct statuses are never served: without a
-// signed request we cannot tell who is asking.
+// signed request we cannot tell who is asking. A status's URL (/@name/id) answers the same Note under content
+// negotiation, and its page otherwise.
 import { Errors } from '../errors.js';
-import { PUBLIC, type Route } from '../http/types.js';
+import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TimelineStore } from '../store/timelines.js';
@@ -11,7 +12,7 @@ import { pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import type { Status } from '../store/statuses.js';
 import { AS_CONTEXT } from './activities.js';
-import { activityJson } from './actor-routes.js';
+import { activityJson, wantsActivityJson } from './actor-routes.js';
 import type { LocalNotes } from './local-notes.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
@@ -25,6 +26,8 @@ export interface NoteRouteDeps {
   readonly timelines: TimelineStore;
   readonly notes: LocalNotes;
   readonly uris: LocalUris;
+  /** The page browsers get at a status's URL, /@name/id (web/public-status-page.ts). */
+  readonly statusPage?: (req: Request, name: string, id: string) => Promise<Reply>;
 }
 
 export function noteRoutes(d: NoteRouteDeps): Route[] {
@@ -59,30 +62,34 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
     });
   };
 
+  const note = async (req: Request): Promise<Reply> => {
+    const id = req.params['id']!;
+    const s = isId(id) ? await d.statuses.byId(id) : undefined;
+    const author = s && (await d.accounts.byId(s.accountId));
+    if (
+      !s ||
+      !author ||
+      !s.local ||
+      s.deletedAt ||
+      s.reblogOfId ||
+      author.username !== req.params['name'] ||
+      (s.visibility !== 'public' && s.visibility !== 'unlisted')
+    ) {
+      throw Errors.notFound();
+    }
+    const { note } = await d.notes.note(s, author);
+    return activityJson({ '@context': NOTE_CONTEXT, ...note });
+  };
+
   return [
     { method: 'GET', path: '/users/:name/outbox', auth: PUBLIC, handler: outbox },
+    { method: 'GET', path: '/users/:name/statuses/:id', auth: PUBLIC, handler: note },
+    // The status's URL as people share it: its page for browsers, the same Note for ActivityPub clients.
     {
       method: 'GET',
-      path: '/users/:name/statuses/:id',
+      path: '/@:name/:id',
       auth: PUBLIC,
-      handler: async (req) => {
-        const id = req.params['id']!;
-        const s = isId(id) ? await d.statuses.byId(id) : undefined;
-        const author = s && (await d.accounts.byId(s.accountId));
-        if (
-          !s ||
-          !author ||
-          !s.local ||
-          s.deletedAt ||
-          s.reblogOfId ||
-          author.username !== req.params['name'] ||
-          (s.visibility !== 'public' && s.visibility !== 'unlisted')
-        ) {
-          throw Errors.notFound();
-        }
-        const { note } = await d.notes.note(s, author);
-        return activityJson({ '@context': NOTE_CONTEXT, ...note });
-      },
+      handler: (req) => (wantsActivityJson(req) || !d.statusPage ? note(req) : d.statusPage(req, req.params['name']!, req.params['id']!)),
     },
   ];
 }

@@ -53,13 +53,17 @@ export class Router {
     const parts = path.split('/');
     const candidates = this.paramRoutes.get(parts.length);
     if (!candidates) return { kind: 'none' };
+    // Paths of one shape may differ by method only (GET /@:name/:id beside POST /@:name/load_older): a candidate
+    // without the method does not hide a later one with it; 405 only when none has it.
+    let allowed: string[] | undefined;
     for (const candidate of candidates) {
       const params = matchSegments(candidate.segments, parts);
       if (!params) continue;
       const route = candidate.byMethod.get(lookup);
-      return route ? { kind: 'found', route, params } : { kind: 'method', allowed: allowedOf(candidate.byMethod) };
+      if (route) return { kind: 'found', route, params };
+      allowed = [...new Set([...(allowed ?? []), ...allowedOf(candidate.byMethod)])];
     }
-    return { kind: 'none' };
+    return allowed ? { kind: 'method', allowed } : { kind: 'none' };
   }
 }
 

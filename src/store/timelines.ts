@@ -303,6 +303,16 @@ export class TimelineStore<R = Status[]> {
     });
   }
 
+  /** How many local public posts carry the hashtag: the totalItems of its collection for other servers (/tags/:name). */
+  async countLocalTagged(tag: string): Promise<number> {
+    const r = await this.db.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM status_tags st JOIN statuses s ON s.id = st.status_id
+       WHERE st.tag_id = (SELECT t.id FROM tags t WHERE t.key = $1) AND s.local AND ${TAG_RULE}`,
+      [tagKey(tag)],
+    );
+    return r?.n ?? 0;
+  }
+
   /** A page of a feed across accounts: never a remote history post. */
   private feed(where: string, values: unknown[], page: PageQuery, viewerId: string | null): Promise<R> {
     return this.page(`(${where}) AND ${listable()}`, values, page, viewerId);

@@ -8,6 +8,7 @@ export class LocalUris {
   readonly instanceKeyId: string;
   readonly sharedInbox: string;
   private readonly usersPrefix: string;
+  private readonly origin: string;
 
   constructor(config: Config) {
     this.base = config.baseUrl;
@@ -15,6 +16,7 @@ export class LocalUris {
     this.instanceKeyId = `${this.instanceActor}#main-key`;
     this.sharedInbox = `${this.base}/inbox`;
     this.usersPrefix = `${this.base}/users/`;
+    this.origin = new URL(this.base).origin;
   }
 
   actor(username: string): string {
@@ -57,6 +59,22 @@ export class LocalUris {
     if (!uri.startsWith(this.usersPrefix)) return undefined;
     const m = /^[A-Za-z0-9_]+\/statuses\/(\d{1,19})$/.exec(uri.slice(this.usersPrefix.length));
     return m?.[1];
+  }
+
+  /**
+   * The local status a URL names, by its page (`/@NAME/ID`) or its ActivityPub id (`/users/NAME/statuses/ID`) on our
+   * origin; undefined for anything else (another origin, another path, not a URL at all). Outside input: oEmbed's `url`.
+   */
+  statusOfUrl(url: string): { username: string; id: string } | undefined {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return undefined;
+    }
+    if (u.origin !== this.origin) return undefined;
+    const m = /^\/(?:@([A-Za-z0-9_]{1,64})|users\/([A-Za-z0-9_]{1,64})\/statuses)\/(\d{1,19})\/?$/.exec(u.pathname);
+    return m ? { username: (m[1] ?? m[2])!, id: m[3]! } : undefined;
   }
 
   /** The username of a local actor URI (`…/users/NAME`), or undefined for anything else. */

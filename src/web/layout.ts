@@ -21,6 +21,22 @@ export function pageReply(status: number, title: string, body: Html, instanceTit
   return htmlReply(status, page(title, body, { instanceTitle }), cookies.length ? { 'Set-Cookie': cookies } : undefined);
 }
 
+/**
+ * A public page under content negotiation (its URL also answers ActivityPub JSON): the layout with more of the head
+ * (web/open-graph.ts), `Vary: Accept` so caches keep the two apart, and the page's own CSP when it shows media.
+ */
+export function negotiatedPageReply(
+  title: string,
+  body: Html,
+  opts: { instanceTitle: string; head: Html; ctx: PageContext; csp?: string; link?: string },
+): Reply {
+  const headers: Record<string, string | string[]> = { Vary: 'Accept' };
+  if (opts.link) headers['Link'] = opts.link;
+  if (opts.ctx.setCookies.length) headers['Set-Cookie'] = [...opts.ctx.setCookies];
+  if (opts.csp) headers['Content-Security-Policy'] = opts.csp;
+  return htmlReply(200, page(title, body, { instanceTitle: opts.instanceTitle, head: opts.head }), headers);
+}
+
 export function errorPage(instanceTitle: string) {
   return (status: number, message: string): Reply =>
     pageReply(

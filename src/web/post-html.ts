@@ -46,6 +46,7 @@ const Poll = z.object({
 
 const Reblog = z.object({
   id: z.string(),
+  url: z.string().nullable().optional(),
   created_at: z.string(),
   content: z.string(),
   spoiler_text: z.string(),
@@ -81,12 +82,33 @@ function body(p: { content: string; spoiler_text: string; media_attachments: rea
   return p.spoiler_text ? html`<details class="cw"><summary>${p.spoiler_text}</summary>${inner}</details>` : inner;
 }
 
+/** A post as lists show it (a profile's, search results). */
 export function postHtml(p: PostEntity): Html {
+  return post(p, null);
+}
+
+/**
+ * Posts linked to their pages, for the lists of this server's public pages (`base`: BASE_URL): a local post's link is
+ * its own URL's path (/@name/id, web/public-status-page.ts), any other post's /web/statuses/:id.
+ */
+export function linkedPostHtml(base: string): (p: PostEntity) => Html {
+  return (p) => post(p, base);
+}
+
+/** The path of a post's page here (see linkedPostHtml). */
+export function postPath(p: { id: string; url?: string | null }, base: string): string {
+  return p.url?.startsWith(`${base}/@`) ? p.url.slice(base.length) : `/web/statuses/${p.id}`;
+}
+
+function post(p: PostEntity, base: string | null): Html {
   const boosted = Reblog.safeParse(p.reblog);
-  const when = html`<time datetime="${p.created_at}">${p.created_at.slice(0, 10)}</time>`;
+  const at = (x: { id: string; created_at: string; url?: string | null }) => {
+    const when = html`<time datetime="${x.created_at}">${x.created_at.slice(0, 10)}</time>`;
+    return base === null ? when : html`<a class="permalink" href="${postPath(x, base)}">${when}</a>`;
+  };
   if (boosted.success) {
     const r = boosted.data;
-    return html`<article class="post boost" id="post-${p.id}"><p class="boosted-by">${authorHtml(p.account, 'booster')} boosted · ${when}</p><p class="meta">${authorHtml(r.account)}</p>${body(r)}</article>`;
+    return html`<article class="post boost" id="post-${p.id}"><p class="boosted-by">${authorHtml(p.account, 'booster')} boosted · ${at({ ...p, url: r.url, id: r.id })}</p><p class="meta">${authorHtml(r.account)}</p>${body(r)}</article>`;
   }
-  return html`<article class="post" id="post-${p.id}"><p class="meta">${authorHtml(p.account)} · ${when}</p>${body(p)}</article>`;
+  return html`<article class="post" id="post-${p.id}"><p class="meta">${authorHtml(p.account)} · ${at(p)}</p>${body(p)}</article>`;
 }

@@ -1,24 +1,67 @@
-// The public profile page browsers get at /@name and /users/name (ActivityPub clients get the actor document).
+// The public profile page browsers get at /@name and /users/name (ActivityPub clients get the actor document): the
+// member's name, bio and counts, then their posts as the viewer may read them (as Mastodon's profile: public and
+// unlisted for anyone, followers-only too for a follower; boosts in, replies to others out), pinned ones first on
+// the first page, 20 at a time with an "Older posts" link (max_id); each post links to its page (/@name/id).
+import { accountEntity } from '../entities/account.js';
 import type { Request } from '../http/request.js';
 import type { Reply } from '../http/types.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { TimelineStore } from '../store/timelines.js';
+import type { LocalUris } from '../urls/local-uris.js';
+import type { StatusViews } from '../views/status-views.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
-import { pageReply } from './layout.js';
+import { negotiatedPageReply } from './layout.js';
+import { olderPage } from './older-link.js';
+import { openGraphHead } from './open-graph.js';
+import { linkedPostHtml } from './post-html.js';
 
-export function profilePage(d: WebDeps, follows: FollowStore) {
+export interface ProfilePageDeps {
+  readonly follows: FollowStore;
+  readonly statuses: StatusStore;
+  readonly timelines: TimelineStore;
+  readonly views: StatusViews;
+  readonly uris: LocalUris;
+}
+
+export function profilePage(d: WebDeps, p: ProfilePageDeps) {
+  const { config } = d;
+  const posts = linkedPostHtml(config.baseUrl);
   return async (req: Request, a: Account): Promise<Reply> => {
     const ctx = await d.auth.context(req);
-    const counts = await follows.counts(a.id);
-    const handle = `@${a.username}@${d.config.localDomain}`;
+    const viewer = ctx.user?.accountId ?? null;
+    const page = olderPage(req);
+    const [counts, list, pinned] = await Promise.all([
+      p.follows.counts(a.id),
+      p.timelines.ofAccount(a.id, viewer, page, { excludeReplies: true }),
+      page.maxId ? [] : p.statuses.pinnedOf(a.id, viewer),
+    ]);
+    const [shownPinned, shown] = await Promise.all([p.views.inContext(pinned, viewer, 'account'), p.views.inContext(list, viewer, 'account')]);
+    const handle = `@${a.username}@${config.localDomain}`;
     const paragraphs = a.note.trim() ? a.note.trim().split(/\n{2,}/) : [];
+    const url = p.uris.profile(a.username);
+    const head = openGraphHead({
+      title: `${a.displayName || a.username} (${handle})`,
+      description: a.note.trim(),
+      url,
+      type: 'profile',
+      username: `${a.username}@${config.localDomain}`,
+      image: accountEntity(a, config).avatar,
+      siteName: config.instance.title,
+      alternates: [{ type: 'application/activity+json', href: p.uris.actor(a.username) }],
+    });
     const body = html`<article class="profile">
 <h1>${a.displayName || a.username}</h1>
 <p class="handle">${handle}${a.locked ? ' · approves followers' : ''}${a.bot ? ' · automated' : ''}</p>
-${paragraphs.map((p) => html`<p>${p}</p>`)}
+${paragraphs.map((x) => html`<p>${x}</p>`)}
 <p><strong>${String(counts.following)}</strong> following · <strong>${String(counts.followers)}</strong> followers</p>
-</article>`;
-    return pageReply(200, a.displayName || a.username, body, d.config.instance.title, ctx, []);
+</article>
+${shownPinned.length ? html`<section class="pinned"><h2>Pinned</h2>${shownPinned.map(posts)}</section>` : ''}
+<section class="posts">${shown.length ? shown.map(posts) : html`<p class="empty">${page.maxId ? 'No older posts.' : 'No posts yet.'}</p>`}</section>
+${list.length === page.limit ? html`<p><a class="older" rel="next" href="?max_id=${list[list.length - 1]!.id}">Older posts</a></p>` : ''}`;
+    const link = `<${p.uris.actor(a.username)}>; rel="alternate"; type="application/activity+json"`;
+    return negotiatedPageReply(a.displayName || a.username, body, { instanceTitle: config.instance.title, head, ctx, link });
   };
 }

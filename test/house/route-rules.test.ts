@@ -21,6 +21,7 @@ const PUBLIC_API = new Set([
   'POST /oauth/revoke',
   'GET /api/v1/instance/domain_blocks',
   'GET /api/v1/streaming/health',
+  'GET /api/oembed',
 ]);
 
 const key = (r: Route) => `${r.method} ${r.path}`;

@@ -38,6 +38,7 @@ import {
   generateCryptoKeyPair,
   getTypeId,
   isActor,
+  Note,
   type Actor,
   type Federation,
   type Recipient,
@@ -80,6 +81,8 @@ export interface FedifyPeer {
   unfollow(from: string, remoteActorUri: string, followId: string): Promise<void>;
   /** Fetches a remote actor through Fedify's lookup (unsigned, or signed as one of the peer's actors). */
   lookupActor(uri: string, opts?: { signedAs?: string }): Promise<ActorSummary>;
+  /** Fetches a Note through Fedify's lookup (unsigned), as a server resolves a pasted status URL; null if Fedify finds none. */
+  lookupNote(uri: string): Promise<{ id: string; content: string | null; attributedTo: string | null } | null>;
   readonly followers: (name: string) => string[];
   /** Every request the peer answered, in order (for asserting on how Stoa signs). */
   readonly requests: PeerRequest[];
@@ -313,6 +316,12 @@ export async function startFedifyPeer(opts: { authorizedFetch?: boolean } = {}):
         object: new Follow({ id: new URL(followId), actor: me, object: remote.id }),
       });
       await c.sendActivity({ identifier: from }, remote, undo);
+    },
+    async lookupNote(uri) {
+      const c = ctx();
+      const obj = await c.lookupObject(uri, { documentLoader: c.documentLoader });
+      if (!(obj instanceof Note)) return null;
+      return { id: obj.id?.href ?? '', content: obj.content?.toString() ?? null, attributedTo: obj.attributionId?.href ?? null };
     },
     async lookupActor(uri, o = {}) {
       const a = await lookup(uri, o.signedAs);
