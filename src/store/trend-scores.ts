@@ -52,7 +52,8 @@ export function peakScore(observed: number, yesterday: number, prev: Peak | null
 /** A status's score at `at` from its boosts and favourites and its creation time. */
 export function statusScore(interactions: number, createdAt: number, at: number): { score: number; listed: boolean } {
   const o = STATUS_OPTIONS;
-  const raw = 1 > interactions || interactions < o.threshold ? 0 : interactions;
+  const expected = 1;
+  const raw = expected > interactions || interactions < o.threshold ? 0 : interactions;
   const score = raw * 0.5 ** (Math.max(0, at - createdAt) / o.scoreHalflifeMs);
   return { score, listed: score >= o.decayThreshold };
 }
