@@ -96,4 +96,12 @@ describe('link timeline', () => {
     // As on Mastodon, a short page still links on; the empty page after it carries no Link header and ends the walk.
     assert.deepEqual(pages, [['eve', 'dan'], ['cal', 'ben'], ['ann'], []]);
   });
+
+  it('follows edits: a post edited to another link leaves this one, and a deleted post is gone', async () => {
+    await ok(m.token['ann'], 'PUT', `/api/v1/statuses/${posts['ann']}`, { status: 'ann changed her mind: https://other.example/' });
+    await ok(m.token['cal'], 'DELETE', `/api/v1/statuses/${posts['cal']}`);
+    assert.deepEqual(await authors(), ['eve', 'dan', 'ben']);
+    const r = await s.app.db.pool.query(`SELECT l.url FROM status_links sl JOIN links l ON l.id = sl.link_id WHERE sl.status_id = $1`, [posts['ann']]);
+    assert.deepEqual(r.rows, [{ url: 'https://other.example/' }]);
+  });
 });
