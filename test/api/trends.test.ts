@@ -101,6 +101,13 @@ describe('trends API', () => {
     }
   });
 
+  it('is refreshed by one node per period: a claim within five minutes of the last refresh does nothing', async () => {
+    const now = Date.now();
+    await refresh(new Date(now));
+    assert.deepEqual(await trends.refreshIfDue(new Date(now + 60_000), 300_000), { refreshed: false, nextInMs: 240_000 });
+    assert.deepEqual(await trends.refreshIfDue(new Date(now + 300_000), 300_000), { refreshed: true, nextInMs: 300_000 });
+  });
+
   it('ranks hashtags by the accounts that used them today over yesterday, counting remote posts, not private ones or boosts', async () => {
     for (const who of POSTERS.slice(0, 6)) await post(who, `so #busy today`);
     for (const who of POSTERS.slice(0, 4)) await post(who, `off to #StoaFest`);
