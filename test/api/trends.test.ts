@@ -1,12 +1,13 @@
 // Trends as a client sees them (Mastodon's Api::V1::Trends::*): members and a remote account use hashtags, post a
 // link, favourite and boost; the refresh the supervised actor runs is called with an explicit time (the same code,
 // store/trends.ts), and the ranking, the eligibility rules, the History entities, paging, the viewer's mutes, decay
-// over time and the operator's switch show in the public routes, through raw HTTP, masto.js and Mastodon.py 1.8.
+// over time and the operator's switch show in the public routes, through raw HTTP, masto.js, megalodon and Mastodon.py 1.8.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createRestAPIClient } from 'masto';
+import megalodonModule from 'megalodon';
 import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
@@ -15,6 +16,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 const run = promisify(execFile);
+// megalodon is CommonJS: imported from ESM, its default export is the module object, whose `default` is generator().
+const generator = megalodonModule.default;
 const AS = 'https://www.w3.org/ns/activitystreams';
 const PUBLIC = `${AS}#Public`;
 const POSTERS = ['ann', 'ben', 'cal', 'dan', 'eve', 'fay', 'gus'] as const;
@@ -263,6 +266,15 @@ describe('trends API', () => {
     const linked = await client.v1.timelines.link.list({ url: 'https://news.example/story', limit: 3 });
     assert.equal(linked.length, 3);
     assert.ok(linked.every((x) => x.content.includes('news.example/story')));
+  });
+
+  it('serves megalodon 10: getInstanceTrends (the /api/v1/trends alias)', async () => {
+    const client = generator('mastodon', s.url, m.token['val']);
+    const res = await client.getInstanceTrends(1);
+    assert.deepEqual(
+      res.data.map((t) => [t.name, t.history?.[0]?.uses]),
+      [['busy', '6']],
+    );
   });
 
   it('serves Mastodon.py 1.8: trending_tags, trending_statuses, trending_links, admin_trending_tags', async () => {
