@@ -98,6 +98,11 @@ describe('trends API', () => {
       const r = await s.app.db.pool.query(`SELECT 1 FROM settings WHERE key = 'trends_refreshed_at'`);
       assert.equal(r.rowCount, 1, 'the actor claimed and ran its first refresh');
     });
+    // A permanent child of the root supervisor: stopped from outside, it is started again.
+    const refresher = s.app.supervisor.which('trends');
+    assert.ok(refresher);
+    await refresher.stop(1_000);
+    await eventually(() => assert.notEqual(s.app.supervisor.which('trends'), refresher));
     for (const path of ['/api/v1/trends/tags', '/api/v1/trends', '/api/v1/trends/statuses', '/api/v1/trends/links']) {
       const r = await call(undefined, 'GET', path);
       assert.deepEqual([r.status, r.body, r.link], [200, [], null], path);
