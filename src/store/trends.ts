@@ -63,15 +63,18 @@ const STATUS_ELIGIBLE = `s.deleted_at IS NULL AND s.visibility = 0 AND NOT s.his
   AND EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = s.account_id AND sa.discoverable IS TRUE AND sa.sensitized_at IS NULL)
   AND ${publicFeedable('s')}`;
 
-/** SQL: trend row `t` may be shown publicly under the settings in `cfg` (a settings value). */
+/**
+ * SQL: trend row `t` may be shown publicly: ranked, and trendable as Mastodon's Tag#trendable? decides it: the
+ * moderator's verdict, or without one, whether the settings row `cfg` lets unreviewed items trend.
+ */
 function shown(kind: TrendKind): string {
-  return `t.listed AND NOT EXISTS (SELECT 1 FROM trend_reviews r WHERE r.kind = '${kind}' AND r.item_id = t.item_id AND NOT r.trendable)
-    AND (NOT coalesce((cfg.value->>'reviewRequired')::boolean, true)
-      OR EXISTS (SELECT 1 FROM trend_reviews r WHERE r.kind = '${kind}' AND r.item_id = t.item_id AND r.trendable))`;
+  return `t.listed AND coalesce((SELECT r.trendable FROM trend_reviews r WHERE r.kind = '${kind}' AND r.item_id = t.item_id),
+    NOT coalesce((cfg.value->>'reviewRequired')::boolean, true))`;
 }
 
-/** The settings row joined as `cfg` (null when absent), and trends on. */
+/** The trend settings' row, joined as `cfg` (its columns null when no operator changed them: the defaults). */
 const ENABLED = `LEFT JOIN settings cfg ON cfg.key = '${TREND_SETTINGS_KEY}'`;
+/** SQL: trends are on under `cfg`. */
 const IS_ENABLED = `coalesce((cfg.value->>'enabled')::boolean, true)`;
 
 const REVIEW_COLUMNS = (kind: TrendKind, id: string) => `(SELECT r.trendable FROM trend_reviews r WHERE r.kind = '${kind}' AND r.item_id = ${id}) AS trendable`;
