@@ -126,6 +126,20 @@ describe('admin trends API', () => {
     assert.deepEqual(await ok(boss, 'PUT', '/api/v1/admin/trends/settings', { review_required: true }), { enabled: true, review_required: true });
   });
 
+  it('counts no silenced account: its uses leave the history, while the peak already reached decays as before', async () => {
+    for (const who of ['eve', 'fay']) assert.equal((await call(boss, 'POST', `/api/v1/admin/accounts/${m.id[who]}/action`, { type: 'silence' })).status, 200);
+    await new TrendStore(s.app.db).refresh(new Date());
+    const tags: Json[] = await ok(mod, 'GET', '/api/v1/admin/trends/tags');
+    assert.deepEqual(
+      tags.map((t) => [t.name, t.history[0].accounts]),
+      [
+        ['first', '4'],
+        ['second', '4'],
+      ],
+    );
+    for (const who of ['eve', 'fay']) await ok(boss, 'POST', `/api/v1/admin/accounts/${m.id[who]}/unsilence`);
+  });
+
   it('answers 404 for what does not exist', async () => {
     for (const path of ['tags/999999/approve', 'statuses/999999/reject', 'links/abc/approve', 'links/999999/reject']) {
       const r = await call(mod, 'POST', `/api/v1/admin/trends/${path}`);
