@@ -195,6 +195,9 @@ export function apiGroups(p: ApiParts) {
     history: historyApi,
     adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
     domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
+    trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
+    adminTrends: { baseUrl, log: apiLog, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
+    linkTimeline: { baseUrl, trends: s.trends, timelines: s.timelineRefs, views: statusViews },
     adminAccounts: {
       baseUrl,
       log: apiLog,

@@ -8,6 +8,7 @@ import { accountRoutes } from './api/accounts.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
 import { adminReportRoutes } from './api/admin-reports.js';
+import { adminTrendRoutes } from './api/admin-trends.js';
 import { appRoutes } from './api/apps.js';
 import { blockRoutes } from './api/blocks.js';
 import { conversationRoutes } from './api/conversations.js';
@@ -36,6 +37,8 @@ import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { timelineRoutes } from './api/timelines.js';
+import { linkTimelineRoutes } from './api/link-timeline.js';
+import { trendRoutes } from './api/trends.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
 import { inboxRoutes } from './federation/inbox-route.js';
@@ -201,6 +204,10 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(api.history)),
     mount(['/api/v1/admin/reports'], adminReportRoutes(api.adminReports)),
     mount(['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'], domainBlockRoutes(api.domainBlocks)),
+    // Trends: the public lists, the moderators' review and the operator's settings, and the link timeline.
+    mount(['/api/v1/trends'], trendRoutes(api.trends)),
+    mount(['/api/v1/admin/trends'], adminTrendRoutes(api.adminTrends)),
+    mount(['/api/v1/timelines/link'], linkTimelineRoutes(api.linkTimeline)),
     mount(
       ['/api/v1/admin/accounts', '/api/v2/admin/accounts'],
       adminAccountRoutes({ ...api.adminAccounts, authEvents, usersChanged: () => instanceDocs.invalidate() }),

@@ -12,6 +12,7 @@ import { startInboxWorker } from '../actors/inbox-worker.js';
 import { NodeWatch } from '../actors/node-watch.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startPollCloser } from '../actors/poll-closer.js';
+import { startTrendsRefresher } from '../actors/trends-refresher.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -111,6 +112,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'poll-closer', start: () => startPolls(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'history-sweep', start: () => startSweep(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
   ];
   return { children, running: d.running };
 }
@@ -274,6 +276,17 @@ function startSweep({ w, clock, node, ports, running }: Child): Process {
   w.wakes.mediaCleanupQueued.connect(() => sweep.kick());
   ports.sweepDue.connect(() => sweep.kick());
   return sweep;
+}
+
+/** Trends are refreshed this often (Mastodon's RefreshScheduler), on one node of the cluster at a time. */
+const TRENDS_EVERY_MS = 5 * 60_000;
+
+/** Recomputes the trending tags, statuses and links. */
+function startTrends({ w, clock }: Child): Process {
+  return startTrendsRefresher({
+    refresh: () => w.trends.refreshIfDue(new Date(clock.now()), TRENDS_EVERY_MS),
+    onError: (err) => w.fedLog.error({ err }, 'trends refresh failed'),
+  });
 }
 
 /**

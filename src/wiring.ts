@@ -313,6 +313,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       pollService,
       mediaFiles,
       leases: s.leases,
+      trends: s.trends,
     },
     /** The route table's (routes.ts): one group per module, or per line of modules that share one. */
     api,

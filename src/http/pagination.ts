@@ -52,3 +52,25 @@ export function timelineLinks(url: string, page: PageQuery, ids: readonly string
   }
   return { Link: `<${base}&max_id=${ids[ids.length - 1]}>; rel="next", <${base}&min_id=${ids[0]}>; rel="prev"` };
 }
+
+/** A page of a ranked list (trends): limit and offset, as Mastodon's limit_param and offset_param read them. */
+export function offsetQuery(q: Params, defaultLimit: number, maxLimit: number): { limit: number; offset: number } {
+  const { limit } = pageQuery(q, defaultLimit, maxLimit);
+  const raw = q['offset'];
+  let offset = 0;
+  if (typeof raw === 'string' && raw !== '') {
+    const n = Number(raw);
+    if (!Number.isInteger(n)) throw Errors.badRequest('offset must be an integer');
+    if (n < 0) throw Errors.badRequest('Pagination values for `offset` and `limit` must be positive');
+    offset = n;
+  }
+  return { limit, offset };
+}
+
+/** Link header for a ranked list: next while a page comes back full, prev past the first page (Mastodon's). */
+export function offsetLinks(url: string, page: { limit: number; offset: number }, count: number): Record<string, string> | undefined {
+  const links: string[] = [];
+  if (count === page.limit) links.push(`<${url}?limit=${page.limit}&offset=${page.offset + page.limit}>; rel="next"`);
+  if (page.offset > 0) links.push(`<${url}?limit=${page.limit}&offset=${Math.max(0, page.offset - page.limit)}>; rel="prev"`);
+  return links.length ? { Link: links.join(', ') } : undefined;
+}

@@ -866,6 +866,15 @@ CREATE TABLE inbox_jobs (
 CREATE INDEX inbox_jobs_due ON inbox_jobs USING btree (next_attempt_at) WHERE (processed_at IS NULL);
 CREATE INDEX inbox_jobs_processed ON inbox_jobs USING btree (processed_at) WHERE (processed_at IS NOT NULL);
 
+CREATE TABLE links (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  url        text NOT NULL,
+  title      text DEFAULT ''::text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT links_pkey PRIMARY KEY (id),
+  CONSTRAINT links_url_key UNIQUE (url)
+);
+
 CREATE TABLE list_accounts (
   list_id    bigint NOT NULL,
   account_id bigint NOT NULL,
@@ -1278,6 +1287,15 @@ CREATE TABLE status_idempotency (
 );
 CREATE INDEX status_idempotency_status ON status_idempotency USING btree (status_id);
 
+CREATE TABLE status_links (
+  status_id bigint NOT NULL,
+  link_id   bigint NOT NULL,
+  CONSTRAINT status_links_pkey PRIMARY KEY (status_id, link_id),
+  CONSTRAINT status_links_link_id_fkey FOREIGN KEY (link_id) REFERENCES links(id) ON DELETE CASCADE,
+  CONSTRAINT status_links_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX status_links_link ON status_links USING btree (link_id, status_id DESC);
+
 CREATE TABLE status_mentions (
   status_id  bigint NOT NULL,
   account_id bigint NOT NULL,
@@ -1395,6 +1413,31 @@ CREATE UNLOGGED TABLE throttle_counters (
   CONSTRAINT throttle_counters_pkey PRIMARY KEY (key)
 );
 CREATE INDEX throttle_counters_expires ON throttle_counters USING btree (expires_at);
+
+CREATE TABLE trend_reviews (
+  kind        text NOT NULL,
+  item_id     bigint NOT NULL,
+  trendable   boolean NOT NULL,
+  reviewed_by bigint,
+  reviewed_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT trend_reviews_pkey PRIMARY KEY (kind, item_id),
+  CONSTRAINT trend_reviews_reviewed_by_fkey FOREIGN KEY (reviewed_by) REFERENCES accounts(id) ON DELETE SET NULL,
+  CONSTRAINT trend_reviews_kind_check CHECK (kind = ANY (ARRAY['tag'::text, 'status'::text, 'link'::text]))
+);
+
+CREATE TABLE trends (
+  kind         text NOT NULL,
+  item_id      bigint NOT NULL,
+  score        double precision NOT NULL,
+  max_score    double precision DEFAULT 0 NOT NULL,
+  max_score_at timestamp with time zone,
+  listed       boolean NOT NULL,
+  history      jsonb DEFAULT '[]'::jsonb NOT NULL,
+  refreshed_at timestamp with time zone NOT NULL,
+  CONSTRAINT trends_pkey PRIMARY KEY (kind, item_id),
+  CONSTRAINT trends_kind_check CHECK (kind = ANY (ARRAY['tag'::text, 'status'::text, 'link'::text]))
+);
+CREATE INDEX trends_ranked ON trends USING btree (kind, score DESC, item_id DESC) WHERE listed;
 
 CREATE TABLE users (
   id                    bigint DEFAULT timestamp_id(now()) NOT NULL,

@@ -2,6 +2,7 @@
 // sensitivity, language, attachments and poll change together in one transaction; the first edit also records the
 // original; every version records its attachments (with their descriptions then) and its poll's options; an edit
 // that changes nothing is no edit (no version, no edited_at, nothing sent).
+import { linkStatus } from './status-links.js';
 import type { Database, Queryable } from './db.js';
 import { editAttachments, editRemoteAttachments, shownMedia, type MediaAttributes, type RemoteMedia } from './media.js';
 import { editPoll, pollOptions, type PollSpec } from './polls.js';
@@ -100,6 +101,9 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
       await q.query('DELETE FROM status_mentions WHERE status_id = $1', [id]);
       await q.query('DELETE FROM status_tags WHERE status_id = $1', [id]);
       await link(q, id, e.mentionIds, e.tags);
+      // The link the edited text is about (trends, the link timeline), as a new status's.
+      await q.query('DELETE FROM status_links WHERE status_id = $1', [id]);
+      await linkStatus(q, id, e.content);
       return 'edited';
     });
   } catch (err) {

@@ -5,6 +5,7 @@ import { joinConversations, leaveConversations } from './conversations.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { quiet, visibleTo } from './visibility.js';
+import { linkStatus } from './status-links.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
 import { STATUS_COLUMNS, VISIBILITIES, tagKey, toStatus, type NewStatus, type Status, type StatusRow } from './status-rows.js';
 
@@ -73,6 +74,8 @@ export class StatusStore {
       }
       const id = inserted;
       await this.link(q, id, s.mentionIds, s.tags);
+      // The link the status is about (trends, the link timeline): one upsert and one row, only when it has one.
+      if (!s.reblogOfId) await linkStatus(q, id, s.content);
       // A history post joins no conversation until a delivery promotes it (promote()).
       if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
       if (s.local) await notifyMembersChanged(this.db, q, [s.accountId]); // statuses_count

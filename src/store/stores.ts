@@ -38,6 +38,7 @@ import { SettingsStore } from './settings.js';
 import { StatusStore } from './statuses.js';
 import { StreamAudienceStore } from './stream-audience.js';
 import { TimelineStore } from './timelines.js';
+import { TrendStore } from './trends.js';
 import { ThreadStore } from './threads.js';
 import { REF_PAGES } from './ref-pages.js';
 import { UserStore } from './users.js';
@@ -101,6 +102,8 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     // The cluster: throttle counters every node shares, and the leases a node that is gone leaves behind.
     throttleCounters: new ThrottleCounterStore(db),
     leases: new LeaseStore(db),
+    // Trends: the rankings a supervised actor refreshes, the moderators' reviews, the operator's settings.
+    trends: new TrendStore(db),
   };
 }
 

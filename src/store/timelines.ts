@@ -313,6 +313,18 @@ export class TimelineStore<R = Status[]> {
     return r?.n ?? 0;
   }
 
+  /**
+   * Public statuses about link `linkId` (status_links, migration 065) by accounts that opted in to discovery, newest
+   * first: as a hashtag's feed, read from the link's index with each row tested as it is taken (Mastodon's LinkFeed).
+   */
+  async linked(linkId: string, page: PageQuery, viewerId: string | null = null): Promise<R> {
+    const values: unknown[] = [linkId];
+    let where = `${TAG_RULE} AND ${listable()} AND sl.link_id = $1
+      AND EXISTS (SELECT 1 FROM accounts la WHERE la.id = s.account_id AND la.discoverable IS TRUE)`;
+    if (viewerId) where += ` AND ${quiet(`$${values.push(viewerId)}`)} AND ${inChosenLanguage(`$${values.length}`)}`;
+    return this.page(where, values, page, viewerId, { from: 'status_links sl JOIN statuses s ON s.id = sl.status_id', pageColumn: 'sl.status_id' });
+  }
+
   /** A page of a feed across accounts: never a remote history post. */
   private feed(where: string, values: unknown[], page: PageQuery, viewerId: string | null): Promise<R> {
     return this.page(`(${where}) AND ${listable()}`, values, page, viewerId);

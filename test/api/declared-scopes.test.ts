@@ -185,6 +185,21 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/domain_blocks': member('admin:write:domain_blocks'),
   'PUT /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
   'DELETE /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
+  // trends (public, any token or none) and their review (Mastodon's admin:read / admin:write); the link timeline (4.3)
+  'GET /api/v1/trends': { scope: null, public: true },
+  'GET /api/v1/trends/tags': { scope: null, public: true },
+  'GET /api/v1/trends/statuses': { scope: null, public: true },
+  'GET /api/v1/trends/links': { scope: null, public: true },
+  'GET /api/v1/timelines/link': pub('read:statuses'),
+  'GET /api/v1/admin/trends/tags': member('admin:read'),
+  'GET /api/v1/admin/trends/statuses': member('admin:read'),
+  'GET /api/v1/admin/trends/links': member('admin:read'),
+  ...Object.fromEntries(
+    ['tags', 'statuses', 'links'].flatMap((k) => ['approve', 'reject'].map((v) => [`POST /api/v1/admin/trends/${k}/:id/${v}`, member('admin:write')])),
+  ),
+  // the operator's trend settings (ours: Mastodon keeps them among its server settings)
+  'GET /api/v1/admin/trends/settings': member('admin:read'),
+  'PUT /api/v1/admin/trends/settings': member('admin:write'),
   'GET /api/v1/admin/accounts': member('admin:read:accounts'),
   'GET /api/v2/admin/accounts': member('admin:read:accounts'),
   'GET /api/v1/admin/accounts/:id': member('admin:read:accounts'),

@@ -353,6 +353,19 @@ const WRITES: readonly Row[] = [
     wrong: ['write:statuses', 'write:notifications'],
     shows: async (_, __, get) => assert.deepEqual(await get('/api/v1/conversations'), []),
   },
+  // Trends: a moderator's review (Manage taxonomies) with Mastodon's admin:write.
+  ...(['statuses', 'tags', 'links'] as const).flatMap((kind) =>
+    (['approve', 'reject'] as const).map(
+      (verb): Row => ({
+        method: 'POST',
+        path: `/api/v1/admin/trends/${kind}/:${kind === 'statuses' ? 'bobPost' : kind === 'tags' ? 'tag' : 'link'}/${verb}`,
+        scope: 'admin:write',
+        wrong: ['admin:read', 'admin:write:reports', 'write'],
+        mod: true,
+        shows: (b) => assert.equal(b.requires_review, false),
+      }),
+    ),
+  ),
   // Reports, and acting on them as a moderator (a member's write:reports is not an admin scope).
   {
     method: 'POST',
@@ -398,6 +411,7 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/preferences', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/accounts/verify_credentials', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/admin/reports', scope: 'admin:read:reports', wrong: ['admin:read:accounts', 'admin:write:reports', 'read'], mod: true },
+  { method: 'GET', path: '/api/v1/admin/trends/tags', scope: 'admin:read', wrong: ['admin:read:reports', 'admin:write', 'read'], mod: true },
 ];
 
 /**
@@ -467,6 +481,10 @@ describe('route scopes', () => {
       ok('ann', 'POST', '/api/v1/lists', { title: 'friends' }),
     ]);
     Object.assign(ids, { bobPost: bobPost.id, poll: pollPost.poll.id, annPost: annPost.id, annDoomed: annDoomed.id, list: list.id });
+    // A tag and a link for the trends review rows.
+    await ok('bob', 'POST', '/api/v1/statuses', { status: '#scoped https://scoped.example/' });
+    ids['tag'] = (await s.app.db.pool.query<{ id: string }>(`SELECT id FROM tags WHERE key = 'scoped'`)).rows[0]!.id;
+    ids['link'] = (await s.app.db.pool.query<{ id: string }>(`SELECT id FROM links WHERE url = 'https://scoped.example/'`)).rows[0]!.id;
     const media = await upload(s.url, m.token['ann'], png(8, 8));
     assert.equal(media.status, 200, JSON.stringify(media.body));
     ids['media'] = media.body.id;

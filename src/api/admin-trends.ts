@@ -1,0 +1,165 @@
+// Mastodon's Admin::Trends API: the candidates of the last refresh, reviewed or not (`requires_review`), and a
+// moderator's approve or reject of a tag, status or link (Manage taxonomies, as Mastodon's review? policies).
+// Mastodon keeps the two trend settings among its server settings (Discovery: trends, trendable_by_default); ours
+// are read and changed at /api/v1/admin/trends/settings (Manage settings), as remote history's are.
+import { z } from 'zod';
+import { adminLinkEntity, adminTagEntity } from '../entities/trends.js';
+import { Errors } from '../errors.js';
+import { offsetLinks, offsetQuery } from '../http/pagination.js';
+import type { Request } from '../http/request.js';
+import { json } from '../http/respond.js';
+import { route, type Route } from '../http/types.js';
+import type { Logger } from '../log.js';
+import { isId } from '../store/ids.js';
+import type { StatusStore } from '../store/statuses.js';
+import type { TrendKind, TrendSettings, TrendStore } from '../store/trends.js';
+import type { StatusViews } from '../views/status-views.js';
+import { memberIdOf } from './callers.js';
+import { given, invalid, railsBool } from './params.js';
+
+export interface AdminTrendApiDeps {
+  readonly baseUrl: string;
+  readonly log: Logger;
+  readonly trends: TrendStore;
+  readonly statuses: StatusStore;
+  readonly views: StatusViews;
+  readonly tagUrl: (name: string) => string;
+}
+
+const READ = { scopes: ['admin:read'], member: true, permission: 'manageTaxonomies' } as const;
+const WRITE = { scopes: ['admin:write'], member: true, permission: 'manageTaxonomies' } as const;
+
+const SettingsBody = z.object({ enabled: railsBool.optional(), review_required: railsBool.optional() });
+
+const settingsEntity = (s: TrendSettings) => ({ enabled: s.enabled, review_required: s.reviewRequired });
+
+export function adminTrendRoutes(d: AdminTrendApiDeps): Route[] {
+  const idOf = (req: Request): string => {
+    const id = req.params['id']!;
+    if (!isId(id)) throw Errors.notFound();
+    return id;
+  };
+  const tag = async (id: string) => {
+    const [t, settings] = await Promise.all([d.trends.tag(id), d.trends.settings()]);
+    if (!t) throw Errors.notFound();
+    return adminTagEntity(t, d.tagUrl, settings.reviewRequired);
+  };
+  const link = async (id: string) => {
+    const l = await d.trends.link(id);
+    if (!l) throw Errors.notFound();
+    return adminLinkEntity(l);
+  };
+  const status = async (id: string, viewerId: string, requiresReview: boolean) => {
+    const s = await d.statuses.byId(id);
+    if (!s || s.deletedAt) throw Errors.notFound();
+    const [entity] = await d.views.inContext([s], viewerId, null);
+    return { ...entity!, requires_review: requiresReview };
+  };
+  /** approve and reject of one kind: the review recorded, the item answered as the list shows it. */
+  const reviews = (kind: TrendKind, plural: string, answer: (id: string, by: string) => Promise<unknown>, exists: (id: string) => Promise<boolean>) =>
+    (['approve', 'reject'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        path: `/api/v1/admin/trends/${plural}/:id/${verb}`,
+        auth: WRITE,
+        handler: async (req, who) => {
+          const by = memberIdOf(who);
+          const id = idOf(req);
+          if (!(await exists(id))) throw Errors.notFound();
+          await d.trends.review(kind, id, verb === 'approve', by);
+          d.log.info({ by, kind, id, verb }, 'trend reviewed');
+          return json(200, await answer(id, by));
+        },
+      }),
+    );
+
+  return [
+    route({
+      method: 'GET',
+      path: '/api/v1/admin/trends/tags',
+      auth: READ,
+      handler: async (req) => {
+        const page = offsetQuery(req.query, 10, 20);
+        const [rows, settings] = await Promise.all([d.trends.tags(page.limit, page.offset, true), d.trends.settings()]);
+        return json(
+          200,
+          rows.map((t) => adminTagEntity(t, d.tagUrl, settings.reviewRequired)),
+          offsetLinks(d.baseUrl + req.path, page, rows.length),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/admin/trends/statuses',
+      auth: READ,
+      handler: async (req, who) => {
+        const me = memberIdOf(who);
+        const page = offsetQuery(req.query, 20, 40);
+        const rows = await d.trends.statuses(page.limit, page.offset, null, true);
+        const byId = new Map((await d.statuses.byIds(rows.map((r) => r.itemId))).map((s) => [s.id, s]));
+        const ranked = rows.flatMap((r) => byId.get(r.itemId) ?? []);
+        const review = new Map(rows.map((r) => [r.itemId, r.requiresReview]));
+        const entities = await d.views.inContext(ranked, me, null);
+        return json(
+          200,
+          entities.map((e) => ({ ...e, requires_review: review.get(e.id) ?? true })),
+          offsetLinks(d.baseUrl + req.path, page, rows.length),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/admin/trends/links',
+      auth: READ,
+      handler: async (req) => {
+        const page = offsetQuery(req.query, 10, 20);
+        const rows = await d.trends.links(page.limit, page.offset, true);
+        return json(200, rows.map(adminLinkEntity), offsetLinks(d.baseUrl + req.path, page, rows.length));
+      },
+    }),
+    ...reviews(
+      'tag',
+      'tags',
+      (id) => tag(id),
+      async (id) => (await d.trends.tag(id)) !== undefined,
+    ),
+    ...reviews(
+      'status',
+      'statuses',
+      async (id, by) => status(id, by, false),
+      async (id) => {
+        const s = await d.statuses.byId(id);
+        return s !== undefined && !s.deletedAt;
+      },
+    ),
+    ...reviews(
+      'link',
+      'links',
+      (id) => link(id),
+      async (id) => (await d.trends.link(id)) !== undefined,
+    ),
+    route({
+      method: 'GET',
+      path: '/api/v1/admin/trends/settings',
+      auth: { scopes: ['admin:read'], member: true, permission: 'manageSettings' },
+      handler: async () => json(200, settingsEntity(await d.trends.settings())),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/v1/admin/trends/settings',
+      auth: { scopes: ['admin:write'], member: true, permission: 'manageSettings' },
+      body: true,
+      handler: async (req, who) => {
+        const by = memberIdOf(who);
+        const p = SettingsBody.safeParse(given(req.fields));
+        if (!p.success) throw invalid(p.error);
+        const change: { -readonly [K in keyof TrendSettings]?: TrendSettings[K] } = {};
+        if (p.data.enabled !== undefined) change.enabled = p.data.enabled;
+        if (p.data.review_required !== undefined) change.reviewRequired = p.data.review_required;
+        const next = await d.trends.updateSettings(change);
+        d.log.info({ by, change }, 'trend settings changed');
+        return json(200, settingsEntity(next));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,60 @@
+// Trends as the client API shows them: Tag (with its History), PreviewCard with history (Mastodon's
+// REST::Trends::LinkSerializer) and their Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer).
+// Links carry no fetched card yet (issue 38): the card's fields are Mastodon's empty values, its title the anchor's
+// text or else the URL.
+import type { LinkTrendRow, TagTrendRow } from '../store/trends.js';
+
+export interface HistoryEntity {
+  readonly day: string;
+  readonly uses: string;
+  readonly accounts: string;
+}
+
+export interface TagEntity {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly history: readonly HistoryEntity[];
+}
+
+export function tagEntity(t: TagTrendRow, tagUrl: (name: string) => string): TagEntity {
+  return { id: t.itemId, name: t.name, url: tagUrl(t.name), history: t.history };
+}
+
+/**
+ * REST::Admin::TagSerializer: the Tag and its review state. `trendable` is Mastodon's Tag#trendable?: approved when
+ * trends need review, else not rejected.
+ */
+export function adminTagEntity(t: TagTrendRow, tagUrl: (name: string) => string, reviewRequired: boolean) {
+  const trendable = reviewRequired ? t.trendable === true : t.trendable !== false;
+  return { ...tagEntity(t, tagUrl), trendable, usable: true, requires_review: t.requiresReview, listable: true };
+}
+
+export function linkEntity(l: LinkTrendRow) {
+  return {
+    url: l.url,
+    title: l.title || l.url,
+    description: '',
+    language: null,
+    type: 'link',
+    author_name: '',
+    author_url: '',
+    provider_name: '',
+    provider_url: '',
+    html: '',
+    width: 0,
+    height: 0,
+    image: null,
+    image_description: '',
+    embed_url: '',
+    blurhash: null,
+    published_at: null,
+    authors: [],
+    history: l.history,
+  };
+}
+
+/** REST::Admin::Trends::LinkSerializer: the link with its id and review state. */
+export function adminLinkEntity(l: LinkTrendRow) {
+  return { ...linkEntity(l), id: l.itemId, requires_review: l.requiresReview };
+}
