@@ -166,7 +166,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     // Timelines, lists, search.
     mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes(api.timelines)),
     mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes(api.lists)),
-    mount(['/api/v2/search'], searchRoutes(api.search)),
+    mount(['/api/v2/search', '/api/v1/accounts/search'], searchRoutes(api.search)),
     // Content filters (v2, and v1 as Mastodon keeps it).
     mount(['/api/v2/filters'], filterRoutes(api.filters)),
     mount(['/api/v1/filters'], filterV1Routes(api.filtersV1)),
