@@ -4,6 +4,8 @@
 // it before the body is read.
 import type { AuthEventListener } from './store/auth-events.js';
 import { accountRoutes } from './api/accounts.js';
+import { accountNoteRoutes } from './api/account-notes.js';
+import { endorsementRoutes } from './api/endorsements.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
 import { adminReportRoutes } from './api/admin-reports.js';
@@ -131,9 +133,23 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
         '/api/v1/accounts/:id/followers',
         '/api/v1/accounts/:id/following',
         '/api/v1/accounts/relationships',
+        '/api/v1/accounts/:id/remove_from_followers',
+        '/api/v1/accounts/familiar_followers',
         '/api/v1/follow_requests',
       ],
       followRoutes(accounts),
+    ),
+    mount(['/api/v1/accounts/:id/note'], accountNoteRoutes(api.accountNotes)),
+    mount(
+      [
+        '/api/v1/accounts/:id/endorse',
+        '/api/v1/accounts/:id/unendorse',
+        '/api/v1/accounts/:id/pin',
+        '/api/v1/accounts/:id/unpin',
+        '/api/v1/accounts/:id/endorsements',
+        '/api/v1/endorsements',
+      ],
+      endorsementRoutes(api.endorsements),
     ),
     mount(
       [
