@@ -140,19 +140,18 @@ export function followRoutes(d: AccountApiDeps): Route[] {
       auth: { scopes: ['read:follows'], member: true },
       handler: async (req, who) => {
         const viewer = await memberAccount(d.accounts, who);
-        const asked = (await d.accounts.byIds(idList(req.query).slice(0, MAX_FAMILIAR_IDS))).filter(
-          (a) => !a.deletedAt && !a.suspendedAt && !a.instanceActor && (a.domain !== null || a.hasUser),
-        );
-        const order = idList(req.query);
-        asked.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+        const order = idList(req.query).slice(0, MAX_FAMILIAR_IDS);
+        const found = new Map((await d.accounts.byIds(order)).map((a) => [a.id, a]));
+        const asked = order
+          .map((id) => found.get(id))
+          .filter((a): a is Account => !!a && !a.deletedAt && !a.suspendedAt && !a.instanceActor && (a.domain !== null || a.hasUser));
         const pairs = await d.follows.familiarFollowers(
           viewer.id,
           asked.map((a) => a.id),
         );
-        const followers = new Map((await d.accounts.byIds([...new Set(pairs.map(([, f]) => f))])).map((a) => [a.id, a]));
-        const rendered = new Map<string, Awaited<ReturnType<typeof d.views.many>>[number]>();
-        const all = [...followers.values()];
-        (await d.views.many(all)).forEach((entity, i) => rendered.set(all[i]!.id, entity));
+        const followers = await d.accounts.byIds([...new Set(pairs.map(([, f]) => f))]);
+        const entities = await d.views.many(followers);
+        const rendered = new Map(followers.map((a, i) => [a.id, entities[i]!]));
         return json(
           200,
           asked.map((a) => ({ id: a.id, accounts: pairs.filter(([t]) => t === a.id).flatMap(([, f]) => rendered.get(f) ?? []) })),
