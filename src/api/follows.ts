@@ -134,27 +134,30 @@ export function followRoutes(d: AccountApiDeps): Route[] {
     }),
     route({
       // For each account asked about (once, in the order asked; unknown, deleted and suspended ones left out), the
-      // accounts the member follows that follow it.
+      // accounts the member follows that follow it. The ids may come in a JSON body, as Rails takes them on a GET
+      // and Mastodon.py sends them.
       method: 'GET',
       path: '/api/v1/accounts/familiar_followers',
       auth: { scopes: ['read:follows'], member: true },
+      body: true,
       handler: async (req, who) => {
         const viewer = await memberAccount(d.accounts, who);
-        const order = idList(req.query).slice(0, MAX_FAMILIAR_IDS);
+        const asked = idList(req.query);
+        const order = (asked.length > 0 ? asked : idList(req.fields)).slice(0, MAX_FAMILIAR_IDS);
         const found = new Map((await d.accounts.byIds(order)).map((a) => [a.id, a]));
-        const asked = order
+        const accounts = order
           .map((id) => found.get(id))
           .filter((a): a is Account => !!a && !a.deletedAt && !a.suspendedAt && !a.instanceActor && (a.domain !== null || a.hasUser));
         const pairs = await d.follows.familiarFollowers(
           viewer.id,
-          asked.map((a) => a.id),
+          accounts.map((a) => a.id),
         );
         const followers = await d.accounts.byIds([...new Set(pairs.map(([, f]) => f))]);
         const entities = await d.views.many(followers);
         const rendered = new Map(followers.map((a, i) => [a.id, entities[i]!]));
         return json(
           200,
-          asked.map((a) => ({ id: a.id, accounts: pairs.filter(([t]) => t === a.id).flatMap(([, f]) => rendered.get(f) ?? []) })),
+          accounts.map((a) => ({ id: a.id, accounts: pairs.filter(([t]) => t === a.id).flatMap(([, f]) => rendered.get(f) ?? []) })),
         );
       },
     }),

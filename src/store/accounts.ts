@@ -12,7 +12,7 @@ export type { Account, AccountDbRow, LocalKeys, ProfileChange, ProfileField, Rem
 const SELECT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts a`;
 
 /** The words an account is found by, weighted as Mastodon does; the expression of migration 061's accounts_search index. */
-const SEARCH_VECTOR = `(setweight(to_tsvector('simple'::regconfig, a.display_name), 'A') ||
+export const SEARCH_VECTOR = `(setweight(to_tsvector('simple'::regconfig, a.display_name), 'A') ||
   setweight(to_tsvector('simple'::regconfig, a.username), 'B') ||
   setweight(to_tsvector('simple'::regconfig, coalesce(a.domain, '')), 'C'))`;
 
@@ -56,10 +56,10 @@ export class AccountStore {
 
   /**
    * Mastodon's Account.search_for: accounts with words of their display name, username or domain starting with the
-   * query's words (case-insensitive; the accounts_search index), best ranked first (display name over username over
-   * domain, as Mastodon weighs them), an exact username first among equals; optionally only those `followerId`
-   * follows and `followerId` itself (Mastodon's `following`). Local members and remote accounts alike, never
-   * deleted, suspended (by a moderator or a domain block) or instance actors.
+   * query's words (case-insensitive; the accounts_search index): accounts with exactly that username first, then the
+   * best ranked (display name over username over domain, as Mastodon weighs them); optionally only those
+   * `followerId` follows and `followerId` itself (Mastodon's `following`). Local members and remote accounts alike,
+   * never deleted, suspended (by a moderator or a domain block) or instance actors.
    */
   async search(terms: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
     const values: unknown[] = [searchQueryText(terms), terms.trim().replace(/^@/, '').toLowerCase()];
@@ -71,7 +71,7 @@ export class AccountStore {
     }
     const rows = await this.db.rows<AccountDbRow>(
       `${SELECT} WHERE ${where}
-       ORDER BY ts_rank_cd(${SEARCH_VECTOR}, to_tsquery('simple', $1), 32) DESC, lower(a.username) = $2 DESC, a.domain IS NOT NULL, a.username, a.id
+       ORDER BY lower(a.username) = $2 DESC, ts_rank_cd(${SEARCH_VECTOR}, to_tsquery('simple', $1), 32) DESC, a.domain IS NOT NULL, a.username, a.id
        LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
       values,
     );
