@@ -35,7 +35,7 @@ describe('account search', () => {
   before(async () => {
     [s, peer] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer()]);
     host = new URL(s.url).host;
-    m = await createMembers(s, ['ann', 'bob', 'kit', 'kite', 'kitten', 'kitty', 'mallory']);
+    m = await createMembers(s, ['ann', 'bob', 'kit', 'kite', 'kitten', 'kitty', 'mallory', 'boss'], { boss: 'admin' });
     for (const [who, name] of [
       ['bob', 'Bob the Builder'],
       ['kite', 'Kite Flyer'],
@@ -49,6 +49,7 @@ describe('account search', () => {
       ['kitsune', 'other.example', false, false],
       ['kitbash', 'spam.example', true, false],
       ['kitgone', 'other.example', false, true],
+      ['zebu', 'later-blocked.example', false, false],
     ] as const) {
       const r = await s.app.db.pool.query<{ id: string }>(
         `INSERT INTO accounts (username, domain, uri, inbox_url, display_name, suspended_at, deleted_at)
@@ -92,6 +93,17 @@ describe('account search', () => {
     assert.deepEqual(accts(await search('ann', { q: 'kitbash@spam.example' })), []);
     assert.deepEqual(accts(await search('ann', { q: 'kitgone@other.example' })), []);
     assert.ok(!accts(await search('ann', { q: 'kit', limit: '80' })).some((a) => a.startsWith('kitbash') || a.startsWith('kitgone')));
+  });
+
+  it('leaves out the accounts of a domain the operator suspends, and shows them again when the block is lifted', async () => {
+    assert.deepEqual(accts(await search('ann', { q: 'zebu' })), ['zebu@later-blocked.example']);
+    const operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
+    const block = await api(s.url, operator, 'POST', '/api/v1/admin/domain_blocks', { domain: 'later-blocked.example', severity: 'suspend' });
+    assert.equal(block.status, 200, block.text);
+    assert.deepEqual(await search('ann', { q: 'zebu' }), []);
+    assert.deepEqual(await search('ann', { q: 'zebu@later-blocked.example' }), []);
+    assert.equal((await api(s.url, operator, 'DELETE', `/api/v1/admin/domain_blocks/${block.body.id}`)).status, 200);
+    assert.deepEqual(accts(await search('ann', { q: 'zebu@later-blocked.example' })), ['zebu@later-blocked.example']);
   });
 
   it('puts a handle named completely first: user@domain, @user@domain, @user', async () => {
