@@ -16,6 +16,8 @@ import { memberAccount } from './callers.js';
 
 /** Mastodon's accounts.pin_errors.following, as AccountPin's validation words it. */
 const NOT_FOLLOWING = 'You must be already following the person you want to endorse';
+/** What `GET /api/v1/endorsements?limit=0` (Mastodon: unlimited) answers at most. */
+const MAX_UNLIMITED = 1000;
 
 export interface EndorsementDeps {
   readonly baseUrl: string;
@@ -47,13 +49,17 @@ export function endorsementRoutes(d: EndorsementDeps): Route[] {
     return relationship(viewer, other);
   };
 
-  /** One page of the accounts `accountId` endorses, with its Link header. */
-  const page = async (accountId: string, req: Request, url: string): Promise<Reply> => {
-    const p = pageQuery(req.query, 40, 80);
+  /**
+   * One page of the accounts `accountId` endorses, with its Link header; `unlimited`: limit=0 asks for them all at
+   * once, as Mastodon's own list allows (bounded here all the same).
+   */
+  const page = async (accountId: string, req: Request, url: string, unlimited = false): Promise<Reply> => {
+    const all = unlimited && req.query['limit'] === '0';
+    const p = all ? { limit: MAX_UNLIMITED } : pageQuery(req.query, 40, 80);
     const ids = await d.endorsements.page(accountId, p);
     const byId = new Map((await d.accounts.byIds(ids)).map((a) => [a.id, a]));
     const accounts = ids.map((id) => byId.get(id)).filter((a): a is Account => !!a);
-    return json(200, await d.views.many(accounts), linkHeader(url, p, ids));
+    return json(200, await d.views.many(accounts), all ? undefined : linkHeader(url, p, ids));
   };
 
   const write = { scopes: ['write:accounts'], member: true } as const;
@@ -67,7 +73,7 @@ export function endorsementRoutes(d: EndorsementDeps): Route[] {
       method: 'GET',
       path: '/api/v1/endorsements',
       auth: { scopes: ['read:accounts'], member: true },
-      handler: async (req, who) => page((await memberAccount(d.accounts, who)).id, req, `${d.baseUrl}/api/v1/endorsements`),
+      handler: async (req, who) => page((await memberAccount(d.accounts, who)).id, req, `${d.baseUrl}/api/v1/endorsements`, true),
     }),
     route({
       // Public: no token needed; a token that is sent must be valid. A remote account's endorsements are not

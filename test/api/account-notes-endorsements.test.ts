@@ -111,6 +111,13 @@ describe('account notes and endorsements', () => {
         assert.ok(seen.length <= 4, 'the pages end');
       }
       assert.deepEqual(seen, byNewest);
+      // limit=0: all of them at once, without paging (Mastodon's `unlimited?`).
+      const unlimited = await call('fay', 'GET', '/api/v1/endorsements?limit=0');
+      assert.deepEqual(
+        unlimited.body.map((a: Json) => a.username),
+        byNewest,
+      );
+      assert.equal(unlimited.link, null);
       const first = await call('fay', 'GET', '/api/v1/endorsements?limit=1');
       assert.match(first.link!, new RegExp(`/api/v1/endorsements\\?limit=1&max_id=${m.id[byNewest[0]!]}>; rel="next"`));
       // Public: anyone may read a local account's list; a token sent must carry read:accounts.
