@@ -143,7 +143,7 @@ const visibleAccount = (a: Account | undefined) =>
  */
 function exactFinder(d: SearchDeps) {
   const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
-  return async (q: string, resolve: boolean, wantAccounts: boolean): Promise<{ account?: Account; status?: Status }> => {
+  return async (q: string, resolve: boolean, wantAccounts: boolean, wantStatuses = true): Promise<{ account?: Account; status?: Status }> => {
     try {
       const h = HANDLE.exec(q);
       if (h) {
@@ -164,12 +164,13 @@ function exactFinder(d: SearchDeps) {
         }
         const account = visibleAccount(await d.accounts.byUri(q));
         if (account) return { account };
-        const status = await d.statuses.byUri(q);
+        const status = wantStatuses ? await d.statuses.byUri(q) : undefined;
         if (status || !resolve) return { status };
         try {
           return { account: visibleAccount(await d.remote.byUri(q)) };
         } catch (e) {
-          if (!(e instanceof FetchError)) throw e;
+          // Not an actor: a post, when posts are searched for (an account search fetches none).
+          if (!(e instanceof FetchError) || !wantStatuses) throw e;
           return { status: await d.notes.fetchPublic(q) };
         }
       }
@@ -192,7 +193,7 @@ export function accountSearcher(d: SearchDeps) {
   /** `looked`: what the caller's own exact lookup found (GET /api/v2/search looks once for accounts and statuses). */
   return async (q: string, viewer: string | null, o: AccountSearchOptions, looked?: { account?: Account }): Promise<Account[]> => {
     const following = o.following && viewer !== null;
-    const found = looked ? looked.account : o.offset === 0 ? (await exact(q, o.resolve, true)).account : undefined;
+    const found = looked ? looked.account : o.offset === 0 ? (await exact(q, o.resolve, true, false)).account : undefined;
     const first = found && (!following || (await followedBy(viewer!, found))) ? found : undefined;
     const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q)
       ? await d.accounts.search(q.replace(/^@/, ''), { limit: o.limit, offset: o.offset, followerId: following ? viewer! : undefined })

@@ -58,7 +58,7 @@ describe('account search', () => {
       );
       remote[name] = r.rows[0]!.id;
     }
-    await peer.addActor('rosa', { displayName: 'Rosa Remote' });
+    await Promise.all([peer.addActor('rosa', { displayName: 'Rosa Remote' }), peer.addActor('nina', { displayName: 'Nina Elsewhere' })]);
   });
   after(async () => {
     await Promise.all([s?.stop(), peer?.stop()]);
@@ -159,6 +159,25 @@ describe('account search', () => {
     assert.deepEqual(accts(await search('ann', { q: 'rosa rem' })), [handle]);
     // An unknown actor on the peer: nothing, and no error.
     assert.deepEqual(await search('ann', { q: `ghost@${peer.host}`, resolve: 'true' }), []);
+  });
+
+  it('with resolve=true fetches an actor named by its URL, but never a post (an account search stores none)', async () => {
+    const nina = peer.actor('nina').id;
+    assert.deepEqual(await search('ann', { q: nina }), []);
+    assert.deepEqual(accts(await search('ann', { q: nina, resolve: 'true' })), [`nina@${peer.host}`]);
+    const note = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: peer.newId('notes'),
+      type: 'Note',
+      attributedTo: nina,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      content: '<p>a post, not an account</p>',
+      published: new Date().toISOString(),
+    };
+    peer.serve(note);
+    assert.deepEqual(await search('ann', { q: note.id, resolve: 'true' }), []);
+    const stored = await s.app.db.pool.query('SELECT count(*)::int AS n FROM statuses WHERE uri = $1', [note.id]);
+    assert.equal(stored.rows[0].n, 0);
   });
 
   it('serves masto.js 7: v1.accounts.search.list', async () => {
