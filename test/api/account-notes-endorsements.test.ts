@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import fc from 'fast-check';
 import { createRestAPIClient } from 'masto';
 import { api, form, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -67,6 +68,19 @@ describe('account notes and endorsements', () => {
       assert.equal(missing.status, 404);
       assert.deepEqual(missing.body, { error: 'Record not found' });
       assert.equal((await call(undefined, 'POST', `/api/v1/accounts/${m.id['cat']}/note`, { comment: 'x' })).status, 401);
+    });
+    it('keeps any comment as sent, or refuses it with a 4xx: never a server error', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 300, unit: 'binary' }), async (comment) => {
+          const r = await call('eve', 'POST', `/api/v1/accounts/${m.id['hal']}/note`, { comment });
+          assert.ok(r.status === 200 || r.status === 422, `${JSON.stringify(comment)}: ${r.status} ${r.text}`);
+          if (r.status === 200) assert.equal(r.body.note, comment.trim() === '' ? '' : comment);
+          else assert.equal(typeof r.body.error, 'string');
+        }),
+        { seed: 36, numRuns: 80 },
+      );
+      assert.equal((await call('eve', 'POST', `/api/v1/accounts/${m.id['hal']}/note`, { comment: 'a\u0000b' })).status, 422, 'a NUL cannot be stored');
+      await ok('eve', 'POST', `/api/v1/accounts/${m.id['hal']}/note`, { comment: '' });
     });
   });
 
