@@ -122,6 +122,8 @@ export function apiGroups(p: ApiParts) {
     notes: { accounts: s.accounts, statuses: s.statuses, timelines: s.timelines, notes: localNotes, uris },
     accounts: { config, log: apiLog, users: s.users, accounts: s.accounts, follows: s.follows, remote, followService, views: accountViews },
     blocks: { mutes: s.mutes },
+    accountNotes: { accounts: s.accounts, follows: s.follows, notes: s.accountNotes },
+    endorsements: { baseUrl, accounts: s.accounts, follows: s.follows, endorsements: s.endorsements, views: accountViews },
     uploads,
     identityStatements: { clock, pool: verifyPool, statements: s.statements, accounts: s.accounts, uris, followService },
     preferences: { markers: s.markers, memberPreferences: s.memberPreferences },

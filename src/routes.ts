@@ -5,6 +5,8 @@
 import type { AuthEventListener } from './store/auth-events.js';
 import { absentServiceRoutes } from './api/absent-services.js';
 import { accountRoutes } from './api/accounts.js';
+import { accountNoteRoutes } from './api/account-notes.js';
+import { endorsementRoutes } from './api/endorsements.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
 import { adminReportRoutes } from './api/admin-reports.js';
@@ -145,9 +147,23 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
         '/api/v1/accounts/:id/followers',
         '/api/v1/accounts/:id/following',
         '/api/v1/accounts/relationships',
+        '/api/v1/accounts/:id/remove_from_followers',
+        '/api/v1/accounts/familiar_followers',
         '/api/v1/follow_requests',
       ],
       followRoutes(accounts),
+    ),
+    mount(['/api/v1/accounts/:id/note'], accountNoteRoutes(api.accountNotes)),
+    mount(
+      [
+        '/api/v1/accounts/:id/endorse',
+        '/api/v1/accounts/:id/unendorse',
+        '/api/v1/accounts/:id/pin',
+        '/api/v1/accounts/:id/unpin',
+        '/api/v1/accounts/:id/endorsements',
+        '/api/v1/endorsements',
+      ],
+      endorsementRoutes(api.endorsements),
     ),
     mount(
       [
@@ -185,7 +201,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     // Timelines, lists, search.
     mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes(api.timelines)),
     mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes(api.lists)),
-    mount(['/api/v2/search'], searchRoutes(api.search)),
+    mount(['/api/v2/search', '/api/v1/accounts/search'], searchRoutes(api.search)),
     // Content filters (v2, and v1 as Mastodon keeps it).
     mount(['/api/v2/filters'], filterRoutes(api.filters)),
     mount(['/api/v1/filters'], filterV1Routes(api.filtersV1)),

@@ -1,5 +1,6 @@
-// Relationships in the client API: follow / unfollow, relationships, followers and following lists, and the
-// member's incoming follow requests with authorize / reject. Lists page by the relationship's hidden id.
+// Relationships in the client API: follow / unfollow, relationships, followers and following lists, removing a
+// follower, familiar followers, and the member's incoming follow requests with authorize / reject. Lists page by the
+// relationship's hidden id.
 import { z } from 'zod';
 import { relationshipEntity } from '../entities/relationship.js';
 import { Errors } from '../errors.js';
@@ -13,6 +14,8 @@ import { idList, railsBool } from './params.js';
 import { memberAccount } from './callers.js';
 
 const MAX_RELATIONSHIP_IDS = 80;
+/** The most accounts GET /api/v1/accounts/familiar_followers answers for at once (as many as relationships). */
+const MAX_FAMILIAR_IDS = 80;
 
 const FollowBody = z.object({
   reblogs: railsBool.nullish().transform((v) => v ?? undefined),
@@ -114,6 +117,48 @@ export function followRoutes(d: AccountApiDeps): Route[] {
           valid.filter((id) => known.has(id)),
         );
         return json(200, rels.map(relationshipEntity));
+      },
+    }),
+    route({
+      // Mastodon's AccountsController#remove_from_followers: answered with the Relationship whether it followed or not.
+      method: 'POST',
+      path: '/api/v1/accounts/:id/remove_from_followers',
+      auth: { scopes: ['write:follows', 'follow'], member: true },
+      body: true,
+      handler: async (req, who) => {
+        const viewer = await memberAccount(d.accounts, who);
+        const follower = await target(req.params['id']!);
+        await d.followService.removeFollower(viewer, follower);
+        return relationship(viewer, follower);
+      },
+    }),
+    route({
+      // For each account asked about (once, in the order asked; unknown, deleted and suspended ones left out), the
+      // accounts the member follows that follow it. The ids may come in a JSON body, as Rails takes them on a GET
+      // and Mastodon.py sends them.
+      method: 'GET',
+      path: '/api/v1/accounts/familiar_followers',
+      auth: { scopes: ['read:follows'], member: true },
+      body: true,
+      handler: async (req, who) => {
+        const viewer = await memberAccount(d.accounts, who);
+        const asked = idList(req.query);
+        const order = (asked.length > 0 ? asked : idList(req.fields)).slice(0, MAX_FAMILIAR_IDS);
+        const found = new Map((await d.accounts.byIds(order)).map((a) => [a.id, a]));
+        const accounts = order
+          .map((id) => found.get(id))
+          .filter((a): a is Account => !!a && !a.deletedAt && !a.suspendedAt && !a.instanceActor && (a.domain !== null || a.hasUser));
+        const pairs = await d.follows.familiarFollowers(
+          viewer.id,
+          accounts.map((a) => a.id),
+        );
+        const followers = await d.accounts.byIds([...new Set(pairs.map(([, f]) => f))]);
+        const entities = await d.views.many(followers);
+        const rendered = new Map(followers.map((a, i) => [a.id, entities[i]!]));
+        return json(
+          200,
+          accounts.map((a) => ({ id: a.id, accounts: pairs.filter(([t]) => t === a.id).flatMap(([, f]) => rendered.get(f) ?? []) })),
+        );
       },
     }),
     // Public lists: no token needed; a token that is sent must be valid.

@@ -2,7 +2,8 @@
 // only what the member may read), hashtags by prefix. With resolve=true a member can look up a remote handle or
 // the URL of a remote actor or public post, which is then fetched through federation. Parameters, limits and
 // refusals are Mastodon's: following (accounts followed, and oneself), account_id (statuses by that author), offset
-// (one type at a time, members only), limit (20 by default, at most 40).
+// (one type at a time, members only), limit (20 by default, at most 40). GET /api/v1/accounts/search is the same
+// account search (Mastodon's AccountSearchService serves both) with its own limits: 40 by default, at most 80.
 import { z } from 'zod';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -22,7 +23,8 @@ import type { AccountViews } from '../views/account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
 
-const HANDLE = /^@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)$/;
+// A handle named completely: user@domain, @user@domain, or @user (a local one), as Mastodon's username_complete?.
+const HANDLE = /^(?:@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)|@([A-Za-z0-9_.-]{1,255}))$/;
 const PAGINATION = 'Pagination values for `offset` and `limit` must be positive';
 
 /** An absent parameter and an empty one are the same to Rails (`params[:x].present?`). */
@@ -57,6 +59,33 @@ const SearchQuery = z.object({
   following: truthy,
 });
 
+// Mastodon's Api::V1::Accounts::SearchController: a blank q finds nothing; limit_param(40) takes the absolute value,
+// at most twice the default.
+const AccountSearchQuery = z.object({
+  q: z.preprocess((v) => (typeof v === 'string' ? v.trim() : ''), z.string().max(500, 'q is too long')),
+  limit: z
+    .preprocess(
+      absentIfBlank,
+      z
+        .string({ message: 'limit must be an integer' })
+        .regex(/^\s*-?\d{1,9}\s*$/, 'limit must be an integer')
+        .optional(),
+    )
+    .optional()
+    .transform((v) => (v === undefined ? 40 : Math.min(Math.abs(Number(v)), 80))),
+  offset: count('offset').transform((n) => n ?? 0),
+  resolve: truthy,
+  following: truthy,
+});
+
+/** What one account search is asked: Mastodon's AccountSearchService options. */
+export interface AccountSearchOptions {
+  readonly limit: number;
+  readonly offset: number;
+  readonly resolve: boolean;
+  readonly following: boolean;
+}
+
 export interface SearchDeps {
   readonly config: { readonly baseUrl: string; readonly localDomain: string };
   readonly log: Logger;
@@ -86,23 +115,40 @@ export type Search = (query: Readonly<Record<string, unknown>>, viewer: string |
 
 export function searchRoutes(d: SearchDeps): Route[] {
   const search = searcher(d);
+  const searchAccounts = accountSearcher(d);
   const handler = async (req: Request, who: Principal | null): Promise<Reply> => json(200, await search(req.query, who?.record.user?.accountId ?? null));
-  return [route({ method: 'GET', path: '/api/v2/search', auth: { scopes: ['read:search'], optional: true }, handler })];
+  return [
+    route({ method: 'GET', path: '/api/v2/search', auth: { scopes: ['read:search'], optional: true }, handler }),
+    route({
+      method: 'GET',
+      path: '/api/v1/accounts/search',
+      auth: { scopes: ['read:accounts'], member: true },
+      handler: async (req, who) => {
+        const parsed = AccountSearchQuery.safeParse(req.query);
+        if (!parsed.success) throw Errors.badRequest(parsed.error.issues[0]!.message);
+        const { q, ...options } = parsed.data;
+        if (q === '' || options.limit === 0) return json(200, []);
+        return json(200, await d.accountViews.many(await searchAccounts(q, who.record.user.accountId, options)));
+      },
+    }),
+  ];
 }
 
-export function searcher(d: SearchDeps): Search {
-  const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
-  const visibleAccount = (a: Account | undefined) => (a && !a.deletedAt && !a.instanceActor && (a.domain !== null || a.hasUser) ? a : undefined);
+const visibleAccount = (a: Account | undefined) =>
+  a && !a.deletedAt && !a.suspendedAt && !a.instanceActor && (a.domain !== null || a.hasUser) ? a : undefined;
 
-  /**
-   * A handle or URL named exactly: found here, or (resolve) fetched; nothing when nothing matches. Handles are looked
-   * up only when accounts are wanted, URLs when accounts or statuses are.
-   */
-  const exact = async (q: string, resolve: boolean, wantAccounts: boolean): Promise<{ account?: Account; status?: Status }> => {
+/**
+ * A handle or URL named exactly: found here, or (resolve) fetched through WebFinger or the URL; nothing when nothing
+ * matches. Handles are looked up only when accounts are wanted, URLs when accounts or statuses are.
+ */
+function exactFinder(d: SearchDeps) {
+  const hostingDomain = new URL(d.config.baseUrl).host.toLowerCase();
+  return async (q: string, resolve: boolean, wantAccounts: boolean, wantStatuses = true): Promise<{ account?: Account; status?: Status }> => {
     try {
       const h = HANDLE.exec(q);
       if (h) {
         if (!wantAccounts) return {};
+        if (h[3]) return { account: visibleAccount(await d.accounts.byHandle(h[3], null)) };
         const domain = h[2]!.toLowerCase();
         const local = domain === d.config.localDomain || domain === hostingDomain;
         const known = visibleAccount(await d.accounts.byHandle(h[1]!, local ? null : domain));
@@ -118,12 +164,13 @@ export function searcher(d: SearchDeps): Search {
         }
         const account = visibleAccount(await d.accounts.byUri(q));
         if (account) return { account };
-        const status = await d.statuses.byUri(q);
+        const status = wantStatuses ? await d.statuses.byUri(q) : undefined;
         if (status || !resolve) return { status };
         try {
           return { account: visibleAccount(await d.remote.byUri(q)) };
         } catch (e) {
-          if (!(e instanceof FetchError)) throw e;
+          // Not an actor: a post, when posts are searched for (an account search fetches none).
+          if (!(e instanceof FetchError) || !wantStatuses) throw e;
           return { status: await d.notes.fetchPublic(q) };
         }
       }
@@ -133,9 +180,31 @@ export function searcher(d: SearchDeps): Search {
     }
     return {};
   };
+}
 
-  /** As Mastodon's `following`: accounts the viewer follows, and the viewer (Account::Search's first_degree). */
+/**
+ * Mastodon's AccountSearchService, for GET /api/v2/search and GET /api/v1/accounts/search alike: a handle named
+ * completely first (fetched with resolve), then the accounts whose names start with the query's words; `following`
+ * keeps the accounts the viewer follows, and the viewer (Account::Search's first_degree).
+ */
+export function accountSearcher(d: SearchDeps) {
+  const exact = exactFinder(d);
   const followedBy = async (viewer: string, a: Account) => a.id === viewer || (await d.follows.find('follows', viewer, a.id)) !== undefined;
+  /** `looked`: what the caller's own exact lookup found (GET /api/v2/search looks once for accounts and statuses). */
+  return async (q: string, viewer: string | null, o: AccountSearchOptions, looked?: { account?: Account }): Promise<Account[]> => {
+    const following = o.following && viewer !== null;
+    const found = looked ? looked.account : o.offset === 0 ? (await exact(q, o.resolve, true, false)).account : undefined;
+    const first = found && (!following || (await followedBy(viewer!, found))) ? found : undefined;
+    const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q)
+      ? await d.accounts.search(q.replace(/^@/, ''), { limit: o.limit, offset: o.offset, followerId: following ? viewer! : undefined })
+      : [];
+    return [...(first ? [first] : []), ...byName.filter((a) => a.id !== first?.id)].slice(0, o.limit);
+  };
+}
+
+export function searcher(d: SearchDeps): Search {
+  const exact = exactFinder(d);
+  const searchAccounts = accountSearcher(d);
 
   return async (query, viewer) => {
     const parsed = SearchQuery.safeParse(query);
@@ -157,14 +226,7 @@ export function searcher(d: SearchDeps): Search {
     const wantStatuses = (!type || type === 'statuses') && viewer !== null;
 
     const found = offset === 0 && (wantAccounts || wantStatuses) ? await exact(q, resolve, wantAccounts) : {};
-    let accounts: Account[] = [];
-    if (wantAccounts) {
-      const named = found.account && (!following || (await followedBy(viewer!, found.account))) ? found.account : undefined;
-      const byName = /^[@#]?[\p{L}\p{N}_.\- ]{1,100}$/u.test(q)
-        ? await d.accounts.search(q.replace(/^@/, ''), { limit, offset, followerId: following ? viewer! : undefined })
-        : [];
-      accounts = [...(named ? [named] : []), ...byName.filter((a) => a.id !== named?.id)].slice(0, limit);
-    }
+    const accounts = wantAccounts ? await searchAccounts(q, viewer, { limit, offset, resolve, following }, found) : [];
     let statuses: Status[] = [];
     if (wantStatuses) {
       const s = found.status;

@@ -17,7 +17,7 @@ export function relationshipEntity(r: Relationship) {
     requested: r.requested,
     requested_by: r.requestedBy,
     domain_blocking: false,
-    endorsed: false,
-    note: '',
+    endorsed: r.endorsed,
+    note: r.note,
   };
 }

@@ -75,6 +75,19 @@ export class FollowService {
     return true;
   }
 
+  /**
+   * Removes `follower` from `me`'s followers (Mastodon's RemoveFromFollowersService); a remote follower's server is
+   * sent a Reject of its Follow, so that it stops showing `me` as followed. False when it was not following.
+   */
+  async removeFollower(me: Account, follower: Account): Promise<boolean> {
+    const removed = await this.follows.remove('follows', follower.id, me.id);
+    if (!removed) return false;
+    if (follower.domain !== null) {
+      await this.publisher.sendTo(answerFollowActivity('Reject', this.actors.uris, me, follower, removed.uri, removed.id), me, follower);
+    }
+    return true;
+  }
+
   /** Blocks an account: follows both ways end, and a remote account's server is told (it hides us from them). */
   async block(me: Account, target: Account): Promise<void> {
     if (me.id === target.id) throw Errors.forbidden('You cannot block yourself');

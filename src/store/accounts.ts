@@ -11,6 +11,20 @@ export type { Account, AccountDbRow, LocalKeys, ProfileChange, ProfileField, Rem
 
 const SELECT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts a`;
 
+/** The words an account is found by, weighted as Mastodon does; the expression of migration 061's accounts_search index. */
+export const SEARCH_VECTOR = `(setweight(to_tsvector('simple'::regconfig, a.display_name), 'A') ||
+  setweight(to_tsvector('simple'::regconfig, a.username), 'B') ||
+  setweight(to_tsvector('simple'::regconfig, coalesce(a.domain, '')), 'C'))`;
+
+/**
+ * A member's query as one tsquery, as Mastodon's Account::Search builds it: the characters that would break
+ * to_tsquery's syntax become spaces, and the whole is one quoted string with a prefix match (`' word word ':*`),
+ * which PostgreSQL's parser splits into words, each matched as a prefix. Nothing usable left matches nothing.
+ */
+export function searchQueryText(terms: string): string {
+  return `' ${terms.replace(/['?\\:\u2018\u2019]/g, ' ')} ':*`;
+}
+
 export class AccountStore {
   constructor(private readonly db: Database) {}
 
@@ -41,21 +55,23 @@ export class AccountStore {
   }
 
   /**
-   * Accounts whose username starts with `prefix` or whose display name contains it (case-insensitive), optionally only
-   * those `followerId` follows and `followerId` itself (as Mastodon's `following`); local members and remote accounts
-   * alike, never hidden or instance actors.
+   * Mastodon's Account.search_for: accounts with words of their display name, username or domain starting with the
+   * query's words (case-insensitive; the accounts_search index): accounts with exactly that username first, then the
+   * best ranked (display name over username over domain, as Mastodon weighs them); optionally only those
+   * `followerId` follows and `followerId` itself (Mastodon's `following`). Local members and remote accounts alike,
+   * never deleted, suspended (by a moderator or a domain block) or instance actors.
    */
-  async search(prefix: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
-    const like = prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-    const values: unknown[] = [`${like}%`, `%${like}%`];
-    let where = `(lower(a.username) LIKE $1 OR lower(a.display_name) LIKE $2) AND a.deleted_at IS NULL AND NOT a.instance_actor
+  async search(terms: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
+    const values: unknown[] = [searchQueryText(terms), terms.trim().replace(/^@/, '').toLowerCase()];
+    let where = `${SEARCH_VECTOR} @@ to_tsquery('simple', $1) AND a.deleted_at IS NULL AND a.suspended_at IS NULL AND NOT a.instance_actor
       AND (a.domain IS NOT NULL OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id))`;
     if (opts.followerId) {
       const f = `$${values.push(opts.followerId)}`;
       where += ` AND (a.id = ${f} OR a.id IN (SELECT target_account_id FROM follows WHERE account_id = ${f}))`;
     }
     const rows = await this.db.rows<AccountDbRow>(
-      `${SELECT} WHERE ${where} ORDER BY (lower(a.username) = $${values.push(prefix.toLowerCase())}) DESC, a.domain IS NOT NULL, a.username
+      `${SELECT} WHERE ${where}
+       ORDER BY lower(a.username) = $2 DESC, ts_rank_cd(${SEARCH_VECTOR}, to_tsquery('simple', $1), 32) DESC, a.domain IS NOT NULL, a.username, a.id
        LIMIT $${values.push(opts.limit)} OFFSET $${values.push(opts.offset)}`,
       values,
     );

@@ -33,6 +33,10 @@ export interface Relationship {
   readonly muting: boolean;
   readonly mutingNotifications: boolean;
   readonly mutingExpiresAt: Date | null;
+  /** The viewer's private note on the account ('' when none: account-notes.ts). */
+  readonly note: string;
+  /** Whether the viewer endorses the account (endorsements.ts). */
+  readonly endorsed: boolean;
 }
 
 export interface PagedIds {
@@ -163,6 +167,8 @@ export class FollowStore {
       muting: boolean;
       muting_notifications: boolean;
       muting_expires_at: Date | null;
+      note: string;
+      endorsed: boolean;
     }>(
       `SELECT t.id::text AS id,
          f.id IS NOT NULL AS following, coalesce(f.show_reblogs, fr.show_reblogs) AS show_reblogs, coalesce(f.notify, fr.notify) AS notify,
@@ -172,7 +178,9 @@ export class FollowStore {
          EXISTS (SELECT 1 FROM blocks WHERE account_id = t.id AND target_account_id = $1) AS blocked_by,
          fr.id IS NOT NULL AS requested,
          EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by,
-         mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at
+         mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at,
+         coalesce((SELECT comment FROM account_notes WHERE account_id = $1 AND target_account_id = t.id), '') AS note,
+         EXISTS (SELECT 1 FROM account_pins WHERE account_id = $1 AND target_account_id = t.id) AS endorsed
        FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
        LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
        LEFT JOIN follow_requests fr ON fr.account_id = $1 AND fr.target_account_id = t.id
@@ -194,7 +202,25 @@ export class FollowStore {
       muting: r.muting,
       mutingNotifications: r.muting_notifications,
       mutingExpiresAt: r.muting_expires_at,
+      note: r.note,
+      endorsed: r.endorsed,
     }));
+  }
+
+  /**
+   * Mastodon's familiar followers: for each of `targetIds`, the accounts `viewerId` follows that follow it (live ones),
+   * as [target id, follower id] pairs, the most recent follow first.
+   */
+  async familiarFollowers(viewerId: string, targetIds: readonly string[]): Promise<(readonly [string, string])[]> {
+    const rows = await this.db.rows<{ target: string; follower: string }>(
+      `SELECT f.target_account_id::text AS target, f.account_id::text AS follower
+       FROM follows f JOIN follows mine ON mine.account_id = $1 AND mine.target_account_id = f.account_id
+       JOIN accounts a ON a.id = f.account_id
+       WHERE f.target_account_id = ANY($2::bigint[]) AND a.deleted_at IS NULL AND a.suspended_at IS NULL
+       ORDER BY f.id DESC`,
+      [viewerId, targetIds],
+    );
+    return rows.map((r) => [r.target, r.follower] as const);
   }
 
   /** Accounts following `accountId` (direction 'followers') or followed by it ('following'), or requesting to follow it. */

@@ -127,6 +127,15 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.drop_endorsement_of_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM account_pins WHERE account_id = OLD.account_id AND target_account_id = OLD.target_account_id;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.drop_revoked_push_subscription()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -580,6 +589,30 @@ CREATE TABLE account_counts (
   CONSTRAINT account_counts_pkey PRIMARY KEY (account_id)
 );
 
+CREATE TABLE account_notes (
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  comment           text NOT NULL,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at        timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT account_notes_pkey PRIMARY KEY (account_id, target_account_id),
+  CONSTRAINT account_notes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT account_notes_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX account_notes_target ON account_notes USING btree (target_account_id);
+
+CREATE TABLE account_pins (
+  id                bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT account_pins_pkey PRIMARY KEY (id),
+  CONSTRAINT account_pins_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
+  CONSTRAINT account_pins_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT account_pins_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX account_pins_target ON account_pins USING btree (target_account_id);
+
 CREATE TABLE accounts (
   id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
   username               text NOT NULL,
@@ -628,6 +661,7 @@ CREATE INDEX accounts_deleted ON accounts USING btree (id) WHERE (deleted_at IS 
 CREATE UNIQUE INDEX accounts_handle ON accounts USING btree (lower(username), COALESCE(lower(domain), ''::text));
 CREATE UNIQUE INDEX accounts_header_file ON accounts USING btree (header_file) WHERE (header_file IS NOT NULL);
 CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_id) WHERE ((public_key_id IS NOT NULL) AND (domain IS NOT NULL));
+CREATE INDEX accounts_search ON accounts USING gin ((((setweight(to_tsvector('simple'::regconfig, display_name), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, username), 'B'::"char")) || setweight(to_tsvector('simple'::regconfig, COALESCE(domain, ''::text)), 'C'::"char"))));
 CREATE UNIQUE INDEX accounts_single_instance_actor ON accounts USING btree (instance_actor) WHERE instance_actor;
 CREATE INDEX accounts_suspended ON accounts USING btree (id) WHERE (suspended_at IS NOT NULL);
 CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT NULL);
@@ -791,6 +825,7 @@ CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE TRIGGER account_counts_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_counts_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION account_counts_of_follow();
+CREATE TRIGGER account_pins_unfollow AFTER DELETE ON follows FOR EACH ROW EXECUTE FUNCTION drop_endorsement_of_follow();
 CREATE TRIGGER home_feeds_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION home_feeds_of_follow();
 CREATE TRIGGER home_feeds_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION home_feeds_of_follow();
 

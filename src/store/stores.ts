@@ -20,6 +20,8 @@ import { FilterStore } from './filters.js';
 import { MarkerStore } from './markers.js';
 import { MediaStore } from './media.js';
 import { MuteStore } from './mutes.js';
+import { AccountNoteStore } from './account-notes.js';
+import { EndorsementStore } from './endorsements.js';
 import { NotificationGroupStore } from './notification-groups.js';
 import { NotificationRequestStore } from './notification-requests.js';
 import { NotificationStore } from './notifications.js';
@@ -61,6 +63,9 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     follows: new FollowStore(db),
     blocks: new BlockStore(db),
     mutes: new MuteStore(db),
+    // A member's notes on accounts, and the accounts they endorse.
+    accountNotes: new AccountNoteStore(db),
+    endorsements: new EndorsementStore(db),
     inboxJobs: new InboxJobStore(db),
     deliveries: new DeliveryStore(db),
     historyJobs: new HistoryJobStore(db, undefined, config.federation.historyDbConnections),

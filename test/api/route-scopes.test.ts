@@ -198,6 +198,26 @@ const WRITES: readonly Row[] = [
   },
   { method: 'POST', path: '/api/v1/accounts/:eve/mute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, true) },
   { method: 'POST', path: '/api/v1/accounts/:eve/unmute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, false) },
+  // Notes, endorsements (ann follows bob) and removing a follower (issue 36).
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:bob/note',
+    scope: 'write:accounts',
+    wrong: ['write:follows', 'write:statuses'],
+    body: () => ({ comment: 'met at the fair' }),
+    shows: (b) => assert.equal(b.note, 'met at the fair'),
+  },
+  { method: 'POST', path: '/api/v1/accounts/:bob/endorse', scope: 'write:accounts', wrong: ['write:follows'], shows: (b) => assert.equal(b.endorsed, true) },
+  { method: 'POST', path: '/api/v1/accounts/:bob/unendorse', scope: 'write:accounts', wrong: ['write:follows'], shows: (b) => assert.equal(b.endorsed, false) },
+  { method: 'POST', path: '/api/v1/accounts/:bob/pin', scope: 'write:accounts', wrong: ['write:follows'], shows: (b) => assert.equal(b.endorsed, true) },
+  { method: 'POST', path: '/api/v1/accounts/:bob/unpin', scope: 'write:accounts', wrong: ['write:follows'], shows: (b) => assert.equal(b.endorsed, false) },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:fay/remove_from_followers',
+    scope: 'write:follows',
+    wrong: ['write:accounts', 'write:blocks'],
+    shows: (b) => assert.equal(b.followed_by, false),
+  },
   // The member's own profile.
   {
     method: 'PATCH',
@@ -410,6 +430,9 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/markers', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/preferences', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/accounts/verify_credentials', scope: 'read:accounts', wrong: ['read:statuses'] },
+  { method: 'GET', path: '/api/v1/accounts/search?q=bob', scope: 'read:accounts', wrong: ['read:search'] },
+  { method: 'GET', path: '/api/v1/accounts/familiar_followers?id[]=:bob', scope: 'read:follows', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/endorsements', scope: 'read:accounts', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v1/admin/reports', scope: 'admin:read:reports', wrong: ['admin:read:accounts', 'admin:write:reports', 'read'], mod: true },
   { method: 'GET', path: '/api/v1/admin/trends/tags', scope: 'admin:read', wrong: ['admin:read:reports', 'admin:write', 'read'], mod: true },
 ];
@@ -425,6 +448,7 @@ const PUBLIC_READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/accounts/:bob', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/accounts/:bob/statuses', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/accounts/:bob/followers', scope: 'read:accounts', wrong: ['read:follows'] },
+  { method: 'GET', path: '/api/v1/accounts/:bob/endorsements', scope: 'read:accounts', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v2/search?q=bob', scope: 'read:search', wrong: ['read:accounts'] },
 ];
 
