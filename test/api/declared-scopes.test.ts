@@ -253,6 +253,7 @@ const OPEN = new Set([
   'GET /api/v1/instance/domain_blocks',
   'POST /api/v1/apps',
   'GET /api/v1/custom_emojis',
+  'GET /api/oembed',
   ...STREAMING,
 ]);
 
