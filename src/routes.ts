@@ -6,6 +6,9 @@ import type { AuthEventListener } from './store/auth-events.js';
 import { accountRoutes } from './api/accounts.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
+import { memberDomainBlockRoutes } from './api/member-domain-blocks.js';
+import { suggestionRoutes } from './api/suggestions.js';
+import { directoryRoutes } from './api/directory.js';
 import { adminReportRoutes } from './api/admin-reports.js';
 import { appRoutes } from './api/apps.js';
 import { blockRoutes } from './api/blocks.js';
@@ -185,6 +188,12 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/accounts/:id/remote_history', '/api/v1/admin/remote_history'], remoteHistoryRoutes(api.history)),
     mount(['/api/v1/admin/reports'], adminReportRoutes(api.adminReports)),
     mount(['/api/v1/admin/domain_blocks', '/api/v1/instance/domain_blocks'], domainBlockRoutes(api.domainBlocks)),
+    mount(['/api/v1/domain_blocks'], memberDomainBlockRoutes(api.memberDomainBlocks)),
+    mount(
+      ['/api/v1/suggestions', '/api/v2/suggestions', '/api/v1/admin/accounts/:id/feature', '/api/v1/admin/accounts/:id/unfeature'],
+      suggestionRoutes(api.suggestions),
+    ),
+    mount(['/api/v1/directory'], directoryRoutes(api.directory)),
     mount(
       ['/api/v1/admin/accounts', '/api/v2/admin/accounts'],
       adminAccountRoutes({ ...api.adminAccounts, authEvents, usersChanged: () => instanceDocs.invalidate() }),

@@ -33,6 +33,8 @@ export interface Relationship {
   readonly muting: boolean;
   readonly mutingNotifications: boolean;
   readonly mutingExpiresAt: Date | null;
+  /** The viewer blocks the account's domain (store/account-domain-blocks.ts). */
+  readonly domainBlocking: boolean;
 }
 
 export interface PagedIds {
@@ -163,6 +165,7 @@ export class FollowStore {
       muting: boolean;
       muting_notifications: boolean;
       muting_expires_at: Date | null;
+      domain_blocking: boolean;
     }>(
       `SELECT t.id::text AS id,
          f.id IS NOT NULL AS following, coalesce(f.show_reblogs, fr.show_reblogs) AS show_reblogs, coalesce(f.notify, fr.notify) AS notify,
@@ -172,7 +175,8 @@ export class FollowStore {
          EXISTS (SELECT 1 FROM blocks WHERE account_id = t.id AND target_account_id = $1) AS blocked_by,
          fr.id IS NOT NULL AS requested,
          EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by,
-         mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at
+         mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at,
+         EXISTS (SELECT 1 FROM accounts ta JOIN account_domain_blocks adb ON adb.account_id = $1 AND adb.domain = lower(ta.domain) WHERE ta.id = t.id) AS domain_blocking
        FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
        LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
        LEFT JOIN follow_requests fr ON fr.account_id = $1 AND fr.target_account_id = t.id
@@ -194,6 +198,7 @@ export class FollowStore {
       muting: r.muting,
       mutingNotifications: r.muting_notifications,
       mutingExpiresAt: r.muting_expires_at,
+      domainBlocking: r.domain_blocking,
     }));
   }
 
