@@ -1,7 +1,7 @@
 // A member's own domain blocks (Mastodon's Api::V1::DomainBlocksController): list, block, unblock. Not the
 // operator's federation policy, which is admin-domain-blocks.ts. The domain comes from the form, JSON or query.
 import { Errors } from '../errors.js';
-import { linkHeader, pageQuery } from '../http/pagination.js';
+import { type PageQuery, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
@@ -33,6 +33,17 @@ function domainOf(req: Request): string {
   return domain;
 }
 
+/**
+ * Mastodon's Link header for this list: `next` only while a page comes back full (its records_continue?), `prev`
+ * for any page with rows; both keyed by the hidden row id, as max_id and since_id.
+ */
+function links(url: string, page: PageQuery, rows: readonly (readonly [string, string])[]): Record<string, string> | undefined {
+  if (rows.length === 0) return undefined;
+  const base = `${url}?limit=${page.limit}`;
+  const prev = `<${base}&since_id=${rows[0]![0]}>; rel="prev"`;
+  return { Link: rows.length === page.limit ? `<${base}&max_id=${rows[rows.length - 1]![0]}>; rel="next", ${prev}` : prev };
+}
+
 export function memberDomainBlockRoutes(d: MemberDomainBlockApiDeps): Route[] {
   return [
     route({
@@ -45,11 +56,7 @@ export function memberDomainBlockRoutes(d: MemberDomainBlockApiDeps): Route[] {
         return json(
           200,
           rows.map((r) => r[1]),
-          linkHeader(
-            `${d.baseUrl}/api/v1/domain_blocks`,
-            page,
-            rows.map((r) => r[0]),
-          ),
+          links(`${d.baseUrl}/api/v1/domain_blocks`, page, rows),
         );
       },
     }),
