@@ -48,12 +48,13 @@ describe('a member’s domain blocks', () => {
     object,
   });
   /** A public Note from the peer's actor mentioning ann; its Stoa id once stored. */
-  const note = async (actor: string, text: string): Promise<string> => {
+  const note = async (actor: string, text: string, direct = false): Promise<string> => {
     const uri = peer.newId('notes');
     const a = peer.actor(actor).id;
     const tag = [{ type: 'Mention', href: ann, name: '@ann' }];
-    const object = { id: uri, type: 'Note', attributedTo: a, content: `<p>${text}</p>`, to: [PUBLIC], cc: [ann], tag, published: new Date().toISOString() };
-    await send(actor, { '@context': AS, id: `${uri}/activity`, type: 'Create', actor: a, to: [PUBLIC], cc: [ann], object });
+    const [to, cc] = direct ? [[ann], []] : [[PUBLIC], [ann]];
+    const object = { id: uri, type: 'Note', attributedTo: a, content: `<p>${text}</p>`, to, cc, tag, published: new Date().toISOString() };
+    await send(actor, { '@context': AS, id: `${uri}/activity`, type: 'Create', actor: a, to, cc, object });
     let id = '';
     await eventually(async () => {
       const r = await s.app.db.pool.query<{ id: string }>('SELECT id::text AS id FROM statuses WHERE uri = $1', [uri]);
@@ -193,6 +194,10 @@ describe('a member’s domain blocks', () => {
         `nothing of the domain was streamed: ${JSON.stringify(ws.frames.filter((f) => JSON.stringify(f.payload ?? '').includes(later)).map((f) => [f.event, f.stream]))}`,
       );
       assert.equal((await reads('ann', later)).notifications, false);
+      // Nor does a direct message from the domain start a conversation.
+      const dm = await note('carol', 'psst', true);
+      const conversations = await ok('ann', 'GET', '/api/v1/conversations');
+      assert.ok(!conversations.some((c: Json) => c.last_status?.id === dm), 'no conversation from the domain');
     } finally {
       ws.close();
     }
