@@ -60,6 +60,16 @@ export function memberDomainBlockRoutes(d: MemberDomainBlockApiDeps): Route[] {
         );
       },
     }),
+    // What blocking a domain would sever (Mastodon 4.4's web-internal preview; a write scope, as there).
+    route({
+      method: 'GET',
+      path: '/api/v1/domain_blocks/preview',
+      auth: { scopes: ['write:blocks', 'follow'], member: true },
+      handler: async (req, who) => {
+        const p = await d.domainBlocks.preview(memberIdOf(who), domainOf(req));
+        return json(200, { following_count: p.following, followers_count: p.followers });
+      },
+    }),
     route({
       method: 'POST',
       path: '/api/v1/domain_blocks',

@@ -73,6 +73,16 @@ export class AccountDomainBlockStore {
     return !!(await this.db.one('SELECT 1 FROM account_domain_blocks WHERE account_id = $1 AND domain = lower($2)', [accountId, domain]));
   }
 
+  /** How many of the domain's accounts the member follows and is followed by (what blocking it would end). */
+  async preview(accountId: string, domain: string): Promise<{ following: number; followers: number }> {
+    const r = await this.db.one<{ following: number; followers: number }>(
+      `SELECT (SELECT count(*)::int FROM follows f JOIN accounts a ON a.id = f.target_account_id WHERE f.account_id = $1 AND lower(a.domain) = $2) AS following,
+         (SELECT count(*)::int FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = $1 AND lower(a.domain) = $2) AS followers`,
+      [accountId, domain],
+    );
+    return r ?? { following: 0, followers: 0 };
+  }
+
   /** Who of the domain the member follows, is followed by or is asked by. */
   async relations(accountId: string, domain: string): Promise<DomainRelations> {
     const rows = await this.db.rows<{ k: string; id: string }>(

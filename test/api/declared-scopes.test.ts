@@ -47,6 +47,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/domain_blocks': member('read:blocks'),
   'POST /api/v1/domain_blocks': member('write:blocks'),
   'DELETE /api/v1/domain_blocks': member('write:blocks'),
+  'GET /api/v1/domain_blocks/preview': member('write:blocks'),
   'GET /api/v2/suggestions': member('read:accounts'),
   'GET /api/v1/suggestions': member('read:accounts'),
   'DELETE /api/v1/suggestions/:account_id': member('write:accounts'),

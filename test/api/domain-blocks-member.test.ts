@@ -147,6 +147,9 @@ describe('a member’s domain blocks', () => {
     await send('dave', { '@context': AS, id: peer.newId('accepts'), type: 'Accept', actor: peer.actor('dave').id, object: follow });
     await inboxDone(s);
     assert.equal((await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${dave}`))[0].following, true);
+    // The preview names what the block would sever (integers, as Mastodon's serializer).
+    assert.deepEqual(await ok('ann', 'GET', `/api/v1/domain_blocks/preview?domain=${peer.host}`), { following_count: 1, followers_count: 1 });
+    assert.equal((await call('ann', 'GET', '/api/v1/domain_blocks/preview')).status, 422);
     assert.equal((await ok('bob', 'GET', `/api/v1/accounts/relationships?id[]=${carol}`))[0].requested_by, true);
 
     // carol's post mentions ann; cat (whom ann follows) boosts it into ann's home.

@@ -198,7 +198,14 @@ const WRITES: readonly Row[] = [
   },
   { method: 'POST', path: '/api/v1/accounts/:eve/mute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, true) },
   { method: 'POST', path: '/api/v1/accounts/:eve/unmute', scope: 'write:mutes', wrong: ['write:blocks'], shows: (b) => assert.equal(b.muting, false) },
-  // The member's own domain blocks.
+  // The member's own domain blocks (the preview is a GET that asks a write scope, as Mastodon's).
+  {
+    method: 'GET',
+    path: '/api/v1/domain_blocks/preview?domain=blocked.example',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'read:blocks'],
+    shows: (b) => assert.deepEqual(b, { following_count: 0, followers_count: 0 }),
+  },
   {
     method: 'POST',
     path: '/api/v1/domain_blocks',
