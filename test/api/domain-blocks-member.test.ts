@@ -1,6 +1,7 @@
 // A member's own domain blocks (GET|POST|DELETE /api/v1/domain_blocks), against a hand-written peer
 // (test/support/fake-actor-peer.ts) through real signed POSTs and deliveries: the domain's posts, boosts of them and
-// notifications from it vanish from what the member reads (home, public, notifications, search, the stream), its
+// notifications from it vanish from what the member reads (home, lists, public, hashtags, notifications, search,
+// conversations, the stream), its
 // followers get a Reject{Follow}, the member's follows of it an Undo{Follow}, waiting requests a Reject; a Follow
 // from it afterwards is rejected and following into it is refused, as Mastodon does. The operator's domain blocks
 // are test/api/domain-blocks.test.ts.
@@ -51,7 +52,10 @@ describe('a member’s domain blocks', () => {
   const note = async (actor: string, text: string, direct = false): Promise<string> => {
     const uri = peer.newId('notes');
     const a = peer.actor(actor).id;
-    const tag = [{ type: 'Mention', href: ann, name: '@ann' }];
+    const tag = [
+      { type: 'Mention', href: ann, name: '@ann' },
+      { type: 'Hashtag', name: '#zanzibar', href: `${peer.url}/tags/zanzibar` },
+    ];
     const [to, cc] = direct ? [[ann], []] : [[PUBLIC], [ann]];
     const object = { id: uri, type: 'Note', attributedTo: a, content: `<p>${text}</p>`, to, cc, tag, published: new Date().toISOString() };
     await send(actor, { '@context': AS, id: `${uri}/activity`, type: 'Create', actor: a, to, cc, object });
@@ -66,13 +70,18 @@ describe('a member’s domain blocks', () => {
   const received = (actor: string, type: string, pred: (b: Json) => boolean = () => true): Promise<PeerRequest> =>
     peer.waitForPost((p) => p.path === `/users/${actor}/inbox` && p.body?.['type'] === type && pred(p.body));
   const ids = (list: Json[]) => list.map((x) => x.id as string);
+  /** Each member's list holding cat, once made. */
+  const lists = new Map<string, string>();
   const reads = async (who: string, statusId: string) => {
-    const [home, pub, notes, grouped, search] = await Promise.all([
+    const list = lists.get(who);
+    const [home, pub, notes, grouped, search, tagged, listed] = await Promise.all([
       ok(who, 'GET', '/api/v1/timelines/home?limit=40'),
       ok(who, 'GET', '/api/v1/timelines/public?limit=40'),
       ok(who, 'GET', '/api/v1/notifications'),
       ok(who, 'GET', '/api/v2/notifications'),
       ok(who, 'GET', '/api/v2/search?type=statuses&q=zanzibar'),
+      ok(who, 'GET', '/api/v1/timelines/tag/zanzibar'),
+      list ? ok(who, 'GET', `/api/v1/timelines/list/${list}`) : [],
     ]);
     return {
       home: home.some((x: Json) => x.id === statusId || x.reblog?.id === statusId),
@@ -80,6 +89,8 @@ describe('a member’s domain blocks', () => {
       notifications: notes.some((n: Json) => n.status?.id === statusId),
       grouped: grouped.statuses.some((x: Json) => x.id === statusId),
       search: ids(search.statuses).includes(statusId),
+      tag: ids(tagged).includes(statusId),
+      list: listed.some((x: Json) => x.reblog?.id === statusId),
     };
   };
 
@@ -154,9 +165,14 @@ describe('a member’s domain blocks', () => {
 
     // carol's post mentions ann; cat (whom ann follows) boosts it into ann's home.
     await ok('ann', 'POST', `/api/v1/accounts/${m.id['cat']}/follow`);
+    const list = await ok('ann', 'POST', '/api/v1/lists', { title: 'cat' });
+    await ok('ann', 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [m.id['cat']] });
+    lists.set('ann', list.id);
     const post = await note('carol', 'zanzibar is lovely');
     await ok('cat', 'POST', `/api/v1/statuses/${post}/reblog`);
-    await eventually(async () => assert.deepEqual(await reads('ann', post), { home: true, public: true, notifications: true, grouped: true, search: true }));
+    await eventually(async () =>
+      assert.deepEqual(await reads('ann', post), { home: true, public: true, notifications: true, grouped: true, search: true, tag: true, list: true }),
+    );
 
     // Ann watches her streams while she blocks the domain (the host with its port, as the accounts name it).
     const ws = await openWs(s.url, m.token['ann']);
@@ -167,7 +183,7 @@ describe('a member’s domain blocks', () => {
     try {
       assert.deepEqual(await ok('ann', 'POST', '/api/v1/domain_blocks', { domain: peer.host.toUpperCase() }), {});
       assert.deepEqual(await ok('ann', 'GET', '/api/v1/domain_blocks'), [peer.host]);
-      assert.deepEqual(await reads('ann', post), { home: false, public: false, notifications: false, grouped: false, search: false });
+      assert.deepEqual(await reads('ann', post), { home: false, public: false, notifications: false, grouped: false, search: false, tag: false, list: false });
       // Others still read it.
       assert.equal((await reads('dee', post)).public, true);
       const [rc, rd] = await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${carol}&id[]=${dave}`);
@@ -221,7 +237,7 @@ describe('a member’s domain blocks', () => {
     // Unblocked, the posts are there again (the notifications the block cleared stay gone, as Mastodon's).
     assert.deepEqual(await ok('ann', 'DELETE', '/api/v1/domain_blocks', { domain: peer.host }), {});
     const back = await reads('ann', post);
-    assert.deepEqual([back.public, back.home, back.search], [true, true, true]);
+    assert.deepEqual([back.public, back.home, back.search, back.tag, back.list], [true, true, true, true, true]);
     assert.equal((await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${carol}`))[0].domain_blocking, false);
   });
 
