@@ -1,10 +1,9 @@
 // A member's own domain blocks (GET|POST|DELETE /api/v1/domain_blocks), against a hand-written peer
 // (test/support/fake-actor-peer.ts) through real signed POSTs and deliveries: the domain's posts, boosts of them and
 // notifications from it vanish from what the member reads (home, lists, public, hashtags, notifications, search,
-// conversations, the stream), its
-// followers get a Reject{Follow}, the member's follows of it an Undo{Follow}, waiting requests a Reject; a Follow
-// from it afterwards is rejected and following into it is refused, as Mastodon does. The operator's domain blocks
-// are test/api/domain-blocks.test.ts.
+// conversations, the stream), its followers get a Reject{Follow}, the member's follows of it an Undo{Follow}, waiting
+// requests a Reject; a Follow from it afterwards is rejected and following into it is refused, as Mastodon does. The
+// operator's domain blocks are test/api/domain-blocks.test.ts.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
