@@ -188,6 +188,9 @@ describe('a member’s domain blocks', () => {
       const [rc, rd] = await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${carol}&id[]=${dave}`);
       assert.deepEqual([rc.domain_blocking, rc.followed_by, rd.domain_blocking, rd.following], [true, false, true, false]);
       assert.equal((await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${m.id['cat']}`))[0].domain_blocking, false);
+      // The account's own statuses are none of ann's business now (Mastodon's AccountStatusesFilter#blocked?).
+      assert.deepEqual(await ok('ann', 'GET', `/api/v1/accounts/${carol}/statuses`), []);
+      assert.deepEqual(ids(await ok('dee', 'GET', `/api/v1/accounts/${carol}/statuses`)), [post]);
 
       // carol was told her follow of ann ends (Reject of it), dave that ann's follow ends (Undo of it).
       const reject = (await received('carol', 'Reject', (b) => b.actor === ann)).body!;
