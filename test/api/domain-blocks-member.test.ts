@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createRestAPIClient } from 'masto';
+import megalodonModule from 'megalodon';
 import { api, FED_ENV, form, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
 import { inboxDone } from '../support/federation-wait.js';
@@ -18,6 +19,8 @@ import { framesOf, openWs, subscribed } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 
 const run = promisify(execFile);
+// megalodon is CommonJS: imported from ESM, its default export is the module object, whose `default` is generator().
+const generator = megalodonModule.default;
 const AS = 'https://www.w3.org/ns/activitystreams';
 const PUBLIC = `${AS}#Public`;
 
@@ -254,6 +257,14 @@ describe('a member’s domain blocks', () => {
     assert.deepEqual(pages, [['other.example'], ['masto.example'], []]);
     await client.v1.domainBlocks.remove({ domain: 'masto.example' });
     assert.deepEqual(await client.v1.domainBlocks.list(), ['other.example']);
+  });
+
+  it('is served to megalodon (getDomainBlocks, blockDomain, unblockDomain)', async () => {
+    const client = generator('mastodon', s.url, m.token['cat']);
+    assert.equal((await client.blockDomain('mega.example')).status, 200);
+    assert.deepEqual((await client.getDomainBlocks({ limit: 2 })).data, ['mega.example', 'other.example']);
+    assert.equal((await client.unblockDomain('mega.example')).status, 200);
+    assert.deepEqual((await client.getDomainBlocks()).data, ['other.example']);
   });
 
   it('is served to Mastodon.py 1.8 (domain_blocks, domain_block, domain_unblock)', async () => {

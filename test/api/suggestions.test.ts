@@ -7,11 +7,14 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createRestAPIClient } from 'masto';
+import megalodonModule from 'megalodon';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
+// megalodon is CommonJS: imported from ESM, its default export is the module object, whose `default` is generator().
+const generator = megalodonModule.default;
 
 describe('follow suggestions', () => {
   let s: TestServer;
@@ -135,6 +138,15 @@ describe('follow suggestions', () => {
     assert.deepEqual(
       (await client.v2.suggestions.list({ limit: 3 })).map((x) => x.account.acct),
       ['feat', 'fof1', 'active'],
+    );
+  });
+
+  it('is served to megalodon (getSuggestions: the v1 list)', async () => {
+    const client = generator('mastodon', s.url, m.token['dee']);
+    const r = await client.getSuggestions(2);
+    assert.deepEqual(
+      r.data.map((a) => a.acct),
+      ['feat', 'active'],
     );
   });
 
