@@ -1,7 +1,7 @@
 // A member's own domain blocks (GET|POST|DELETE /api/v1/domain_blocks), against a hand-written peer
 // (test/support/fake-actor-peer.ts) through real signed POSTs and deliveries: the domain's posts, boosts of them and
-// notifications from it vanish from what the member reads (home, lists, public, hashtags, notifications, search,
-// conversations, the stream), its followers get a Reject{Follow}, the member's follows of it an Undo{Follow}, waiting
+// notifications from it vanish from what the member reads (home, lists, public, hashtags, notifications and their
+// requests, search, conversations, the stream), its followers get a Reject{Follow}, the member's follows of it an Undo{Follow}, waiting
 // requests a Reject; a Follow from it afterwards is rejected and following into it is refused, as Mastodon does. The
 // operator's domain blocks are test/api/domain-blocks.test.ts.
 import assert from 'node:assert/strict';
@@ -51,14 +51,14 @@ describe('a member’s domain blocks', () => {
     object,
   });
   /** A public Note from the peer's actor mentioning ann; its Stoa id once stored. */
-  const note = async (actor: string, text: string, direct = false): Promise<string> => {
+  const note = async (actor: string, text: string, direct = false, to1 = ann): Promise<string> => {
     const uri = peer.newId('notes');
     const a = peer.actor(actor).id;
     const tag = [
-      { type: 'Mention', href: ann, name: '@ann' },
+      { type: 'Mention', href: to1, name: `@${to1.split('/').pop()}` },
       { type: 'Hashtag', name: '#zanzibar', href: `${peer.url}/tags/zanzibar` },
     ];
-    const [to, cc] = direct ? [[ann], []] : [[PUBLIC], [ann]];
+    const [to, cc] = direct ? [[to1], []] : [[PUBLIC], [to1]];
     const object = { id: uri, type: 'Note', attributedTo: a, content: `<p>${text}</p>`, to, cc, tag, published: new Date().toISOString() };
     await send(actor, { '@context': AS, id: `${uri}/activity`, type: 'Create', actor: a, to, cc, object });
     let id = '';
@@ -234,8 +234,23 @@ describe('a member’s domain blocks', () => {
     await received('carol', 'Reject', (b) => (b['object'] as Json)?.id === again['id']);
     assert.equal((await ok('ann', 'GET', `/api/v1/accounts/relationships?id[]=${carol}`))[0].followed_by, false);
 
-    // bob blocks it too: carol's waiting request is rejected.
+    // bob filters mentions from strangers: erin's waits as a notification request.
+    await ok('bob', 'PATCH', '/api/v2/notifications/policy', { for_not_following: 'filter' });
+    await note('erin', 'hello bob', false, bob);
+    const erin = await idOf('erin');
+    await eventually(async () =>
+      assert.deepEqual(
+        (await ok('bob', 'GET', '/api/v1/notifications/requests')).map((r: Json) => r.account.id),
+        [erin],
+      ),
+    );
+    // bob blocks the domain too: carol's waiting request is rejected, erin's notification request is gone.
     await ok('bob', 'POST', '/api/v1/domain_blocks', { domain: peer.host });
+    assert.deepEqual(await ok('bob', 'GET', '/api/v1/notifications/requests'), []);
+    await note('erin', 'hello again bob', false, bob);
+    await inboxDone(s);
+    assert.deepEqual(await ok('bob', 'GET', '/api/v1/notifications/requests'), []);
+    assert.equal((await ok('bob', 'GET', '/api/v2/notifications/policy')).summary.pending_requests_count, 0);
     await received('carol', 'Reject', (b) => b.actor === bob && (b['object'] as Json)?.id === request['id']);
     assert.equal((await ok('bob', 'GET', `/api/v1/accounts/relationships?id[]=${carol}`))[0].requested_by, false);
 
