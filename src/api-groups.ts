@@ -17,6 +17,7 @@ import type { Logger } from './log.js';
 import type { MediaFiles } from './media/media-files.js';
 import { tempDirOf } from './media/temp-files.js';
 import type { VapidKeys } from './push/vapid.js';
+import { DomainBlockService } from './services/domain-block-service.js';
 import type { FollowService } from './services/follow-service.js';
 import type { InteractionService } from './services/interaction-service.js';
 import type { PollService } from './services/poll-service.js';
@@ -200,6 +201,15 @@ export function apiGroups(p: ApiParts) {
     trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
     adminTrends: { baseUrl, log: apiLog, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
     linkTimeline: { baseUrl, trends: s.trends, timelines: s.timelineRefs, views: statusViews },
+    // A member's own domain blocks, follow suggestions and the directory (issue 36).
+    memberDomainBlocks: {
+      baseUrl,
+      accounts: s.accounts,
+      domainBlocks: s.accountDomainBlocks,
+      service: new DomainBlockService({ blocks: s.accountDomainBlocks, accounts: s.accounts, follows: s.follows, followService, publisher, uris }),
+    },
+    suggestions: { accounts: s.accounts, suggestions: s.suggestions, views: accountViews },
+    directory: { accounts: s.accounts, directory: s.directory, views: accountViews },
     adminAccounts: {
       baseUrl,
       log: apiLog,

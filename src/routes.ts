@@ -9,6 +9,9 @@ import { accountNoteRoutes } from './api/account-notes.js';
 import { endorsementRoutes } from './api/endorsements.js';
 import { adminAccountRoutes } from './api/admin-accounts.js';
 import { domainBlockRoutes } from './api/admin-domain-blocks.js';
+import { memberDomainBlockRoutes } from './api/member-domain-blocks.js';
+import { suggestionRoutes } from './api/suggestions.js';
+import { directoryRoutes } from './api/directory.js';
 import { adminReportRoutes } from './api/admin-reports.js';
 import { adminTrendRoutes } from './api/admin-trends.js';
 import { appRoutes } from './api/apps.js';
@@ -224,6 +227,12 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/trends'], trendRoutes(api.trends)),
     mount(['/api/v1/admin/trends'], adminTrendRoutes(api.adminTrends)),
     mount(['/api/v1/timelines/link'], linkTimelineRoutes(api.linkTimeline)),
+    mount(['/api/v1/domain_blocks'], memberDomainBlockRoutes(api.memberDomainBlocks)),
+    mount(
+      ['/api/v1/suggestions', '/api/v2/suggestions', '/api/v1/admin/accounts/:id/feature', '/api/v1/admin/accounts/:id/unfeature'],
+      suggestionRoutes(api.suggestions),
+    ),
+    mount(['/api/v1/directory'], directoryRoutes(api.directory)),
     mount(
       ['/api/v1/admin/accounts', '/api/v2/admin/accounts'],
       adminAccountRoutes({ ...api.adminAccounts, authEvents, usersChanged: () => instanceDocs.invalidate() }),

@@ -136,7 +136,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   });
 
   // What members do: follow, post, interact, vote.
-  const followService = new FollowService(s.follows, s.blocks, localActors, publisher, s.notifications);
+  const followService = new FollowService(s.follows, s.blocks, localActors, publisher, s.notifications, s.accountDomainBlocks);
   const statusService = new StatusService({
     config,
     db,
@@ -176,6 +176,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     reports: s.reports,
     statuses: s.statuses,
     rejectsReportsFrom: async (host) => (await s.domainBlocks.policyFor(host)).rejectReports,
+    domainBlocks: s.accountDomainBlocks,
   });
 
   // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).

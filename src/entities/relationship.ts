@@ -16,7 +16,7 @@ export function relationshipEntity(r: Relationship) {
     muting_expires_at: r.mutingExpiresAt ? r.mutingExpiresAt.toISOString() : null,
     requested: r.requested,
     requested_by: r.requestedBy,
-    domain_blocking: false,
+    domain_blocking: r.domainBlocking,
     endorsed: r.endorsed,
     note: r.note,
   };

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { BlockStore } from '../store/blocks.js';
 import type { FollowStore } from '../store/follows.js';
+import type { AccountDomainBlockStore } from '../store/account-domain-blocks.js';
 import type { InboxJob } from '../store/inbox-jobs.js';
 import type { Notifier } from '../store/notifications.js';
 import type { ReportStore } from '../store/reports.js';
@@ -31,6 +32,8 @@ export interface InboxHandlerDeps {
   readonly statuses: StatusStore;
   /** The operator's federation policy: true when reports from that host (`host:port`) are rejected (reject_reports). */
   readonly rejectsReportsFrom: (host: string) => Promise<boolean>;
+  /** Members' own domain blocks: a Follow from a domain the member blocks is rejected, as Mastodon's is. */
+  readonly domainBlocks?: Pick<AccountDomainBlockStore, 'blocks'>;
 }
 
 export class InboxHandlers {
@@ -96,7 +99,7 @@ export class InboxHandlers {
   private async onFollowed(a: ActivityDoc, follower: Account): Promise<void> {
     const target = await this.localMember(a.objectId);
     if (!target) return;
-    if (await this.d.blocks.isBlocked(follower.id, target.id)) {
+    if ((await this.d.blocks.isBlocked(follower.id, target.id)) || (await this.d.domainBlocks?.blocks(target.id, follower.domain))) {
       await this.answer('Reject', target, follower, a.id, `r${Date.now()}`);
       return;
     }

@@ -3,6 +3,7 @@
 import { Errors } from '../errors.js';
 import type { Account } from '../store/accounts.js';
 import type { BlockStore } from '../store/blocks.js';
+import type { AccountDomainBlockStore } from '../store/account-domain-blocks.js';
 import type { FollowOptions, FollowStore } from '../store/follows.js';
 import type { Notifier } from '../store/notifications.js';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ export class FollowService {
     private readonly actors: LocalActors,
     private readonly publisher: Publisher,
     private readonly notifier: Notifier,
+    private readonly domainBlocks?: Pick<AccountDomainBlockStore, 'blocks'>,
   ) {}
 
   /** Follows (or asks to); following again changes the options (boosts in home, post notifications, languages). */
@@ -25,6 +27,8 @@ export class FollowService {
     if (target.instanceActor || target.deletedAt || (target.domain === null && !target.hasUser)) throw Errors.notFound();
     if (await this.blocks.isBlocked(me.id, target.id)) throw Errors.forbidden('You are blocked by this account');
     if (await this.blocks.isBlocked(target.id, me.id)) throw Errors.forbidden('You are blocking this account');
+    // Mastodon's following_not_allowed?: no follows of an account on a domain the member blocks.
+    if (await this.domainBlocks?.blocks(me.id, target.domain)) throw Errors.forbidden('This action is not allowed');
     if (await this.follows.find('follows', me.id, target.id)) return this.follows.setOptions(me.id, target.id, options);
     if (target.domain === null) {
       if (target.locked) {

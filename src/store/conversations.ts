@@ -35,8 +35,8 @@ const toConversation = (r: Row): Conversation => ({
 
 /**
  * A direct status joins the conversations of its local participants: its author's (read) and each mentioned
- * member's (unread), except a member who blocks the author or mutes their notifications (they are not told of it
- * either). The thread is the top of the reply chain we hold, or the uri that top replies to when we lack the post.
+ * member's (unread), except a member who blocks the author, mutes their notifications or blocks their domain (they
+ * are not told of it either). The thread is the top of the reply chain we hold, or the uri that top replies to when we lack the post.
  */
 export async function joinConversations(q: Queryable, statusId: string): Promise<void> {
   await q.query(
@@ -52,7 +52,9 @@ export async function joinConversations(q: Queryable, statusId: string): Promise
          AND (e.id = st.account_id OR (
            NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = e.id AND b.target_account_id = st.account_id)
            AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = e.id AND mu.target_account_id = st.account_id AND mu.hide_notifications
-             AND (mu.expires_at IS NULL OR mu.expires_at > now())))))
+             AND (mu.expires_at IS NULL OR mu.expires_at > now()))
+           AND NOT EXISTS (SELECT 1 FROM accounts sa JOIN account_domain_blocks adb ON adb.domain = lower(sa.domain)
+             WHERE sa.id = st.account_id AND adb.account_id = e.id))))
      INSERT INTO account_conversations (account_id, thread, participant_ids, status_ids, last_status_id, unread)
      SELECT r.id, thread.key, ARRAY(SELECT e.id FROM everyone e WHERE e.id <> r.id ORDER BY e.id), ARRAY[st.id], st.id, r.id <> st.account_id
      FROM recipients r, thread, st

@@ -37,6 +37,8 @@ export interface Relationship {
   readonly note: string;
   /** Whether the viewer endorses the account (endorsements.ts). */
   readonly endorsed: boolean;
+  /** The viewer blocks the account's domain (store/account-domain-blocks.ts). */
+  readonly domainBlocking: boolean;
 }
 
 export interface PagedIds {
@@ -169,6 +171,7 @@ export class FollowStore {
       muting_expires_at: Date | null;
       note: string;
       endorsed: boolean;
+      domain_blocking: boolean;
     }>(
       `SELECT t.id::text AS id,
          f.id IS NOT NULL AS following, coalesce(f.show_reblogs, fr.show_reblogs) AS show_reblogs, coalesce(f.notify, fr.notify) AS notify,
@@ -180,7 +183,8 @@ export class FollowStore {
          EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = $1) AS requested_by,
          mu.id IS NOT NULL AS muting, coalesce(mu.hide_notifications, false) AS muting_notifications, mu.expires_at AS muting_expires_at,
          coalesce((SELECT comment FROM account_notes WHERE account_id = $1 AND target_account_id = t.id), '') AS note,
-         EXISTS (SELECT 1 FROM account_pins WHERE account_id = $1 AND target_account_id = t.id) AS endorsed
+         EXISTS (SELECT 1 FROM account_pins WHERE account_id = $1 AND target_account_id = t.id) AS endorsed,
+         EXISTS (SELECT 1 FROM accounts ta JOIN account_domain_blocks adb ON adb.account_id = $1 AND adb.domain = lower(ta.domain) WHERE ta.id = t.id) AS domain_blocking
        FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, n)
        LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
        LEFT JOIN follow_requests fr ON fr.account_id = $1 AND fr.target_account_id = t.id
@@ -204,6 +208,7 @@ export class FollowStore {
       mutingExpiresAt: r.muting_expires_at,
       note: r.note,
       endorsed: r.endorsed,
+      domainBlocking: r.domain_blocking,
     }));
   }
 

@@ -5,6 +5,7 @@
 import { STREAM_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
+import { silencedBy } from './visibility.js';
 
 export const POLICY_VALUES = ['accept', 'filter', 'drop'] as const;
 export type PolicyValue = (typeof POLICY_VALUES)[number];
@@ -38,8 +39,10 @@ const COLUMNS: Record<keyof PolicyChange, string> = {
   forLimitedAccounts: 'for_limited_accounts',
 };
 
-// A request is shown while its sender's account exists and is not suspended (Mastodon's without_suspended).
-const SHOWN = `r.account_id = $1 AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = r.from_account_id AND fa.deleted_at IS NULL AND fa.suspended_at IS NULL)`;
+// A request is shown while its sender's account exists and is not suspended (Mastodon's without_suspended), nor
+// blocked, muted for notifications or on a domain the member blocks (as its notifications are not: notifications.ts).
+const SHOWN = `r.account_id = $1 AND EXISTS (SELECT 1 FROM accounts fa WHERE fa.id = r.from_account_id AND fa.deleted_at IS NULL AND fa.suspended_at IS NULL)
+  AND NOT (r.from_account_id IN ${silencedBy('$1', 'notifications')})`;
 
 interface RequestRow {
   [k: string]: unknown;

@@ -202,7 +202,12 @@ export class NotificationStore {
   }
 
   async one(accountId: string, id: string): Promise<Notification | undefined> {
-    const r = await this.db.one<NotificationRow>(`SELECT n.* FROM notifications n WHERE n.account_id = $1 AND n.id = $2 ${LIVE}`, [accountId, id]);
+    // As the pages: nothing from accounts the member blocks, is blocked by, mutes notifications of or whose domain
+    // the member blocks (the stream reads its notifications here).
+    const r = await this.db.one<NotificationRow>(
+      `SELECT n.* FROM notifications n WHERE n.account_id = $1 AND n.id = $2 ${LIVE} AND NOT (n.from_account_id IN ${silencedBy('$1', 'notifications')})`,
+      [accountId, id],
+    );
     return r && toNotification(r);
   }
 

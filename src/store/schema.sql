@@ -589,6 +589,16 @@ CREATE TABLE account_counts (
   CONSTRAINT account_counts_pkey PRIMARY KEY (account_id)
 );
 
+CREATE TABLE account_domain_blocks (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  domain     text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT account_domain_blocks_pkey PRIMARY KEY (id),
+  CONSTRAINT account_domain_blocks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX account_domain_blocks_account_domain ON account_domain_blocks USING btree (account_id, domain);
+
 CREATE TABLE account_notes (
   account_id        bigint NOT NULL,
   target_account_id bigint NOT NULL,
@@ -658,6 +668,7 @@ CREATE TABLE accounts (
 );
 CREATE UNIQUE INDEX accounts_avatar_file ON accounts USING btree (avatar_file) WHERE (avatar_file IS NOT NULL);
 CREATE INDEX accounts_deleted ON accounts USING btree (id) WHERE (deleted_at IS NOT NULL);
+CREATE INDEX accounts_domain ON accounts USING btree (lower(domain));
 CREATE UNIQUE INDEX accounts_handle ON accounts USING btree (lower(username), COALESCE(lower(domain), ''::text));
 CREATE UNIQUE INDEX accounts_header_file ON accounts USING btree (header_file) WHERE (header_file IS NOT NULL);
 CREATE UNIQUE INDEX accounts_public_key_id ON accounts USING btree (public_key_id) WHERE ((public_key_id IS NOT NULL) AND (domain IS NOT NULL));
@@ -1421,6 +1432,22 @@ CREATE TRIGGER status_counts_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (
 CREATE TRIGGER status_counts_update AFTER UPDATE OF deleted_at, visibility, reblog_of_id, in_reply_to_id, quote_of_id ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.reblog_of_id IS DISTINCT FROM new.reblog_of_id OR old.in_reply_to_id IS DISTINCT FROM new.in_reply_to_id OR old.quote_of_id IS DISTINCT FROM new.quote_of_id) EXECUTE FUNCTION status_counts_of_status();
 CREATE TRIGGER statuses_cache AFTER DELETE OR UPDATE ON statuses FOR EACH ROW EXECUTE FUNCTION status_cache_status();
 CREATE TRIGGER statuses_stream AFTER INSERT OR UPDATE OF deleted_at, history, edited_at ON statuses FOR EACH ROW EXECUTE FUNCTION stream_status_event();
+
+CREATE TABLE suggestion_dismissals (
+  account_id        bigint NOT NULL,
+  target_account_id bigint NOT NULL,
+  created_at        timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT suggestion_dismissals_pkey PRIMARY KEY (account_id, target_account_id),
+  CONSTRAINT suggestion_dismissals_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT suggestion_dismissals_target_account_id_fkey FOREIGN KEY (target_account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE suggestion_features (
+  account_id bigint NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT suggestion_features_pkey PRIMARY KEY (account_id),
+  CONSTRAINT suggestion_features_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
 
 CREATE TABLE tags (
   id   bigint DEFAULT timestamp_id(now()) NOT NULL,

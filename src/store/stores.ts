@@ -46,6 +46,9 @@ import { REF_PAGES } from './ref-pages.js';
 import { UserStore } from './users.js';
 import { MemberPreferenceStore } from './member-preferences.js';
 import { DomainBlockStore } from './domain-blocks.js';
+import { AccountDomainBlockStore } from './account-domain-blocks.js';
+import { SuggestionStore } from './suggestions.js';
+import { DirectoryStore } from './directory.js';
 import { AccountModerationStore } from './account-moderation.js';
 import { PushDeliveryStore } from './push-deliveries.js';
 import { PushSubscriptionStore } from './push-subscriptions.js';
@@ -97,6 +100,10 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     historyPrune: new HistoryPruneStore(db),
     // Federation policy: the operator's domain blocks (cached, invalidated across nodes).
     domainBlocks: new DomainBlockStore(db),
+    accountDomainBlocks: new AccountDomainBlockStore(db),
+    // Discovery: follow suggestions (staff's featured accounts, dismissals) and the profile directory.
+    suggestions: new SuggestionStore(db),
+    directory: new DirectoryStore(db),
     accountModeration: new AccountModerationStore(db),
     // Web Push: the members' subscriptions and the queue of pushes (filled by a trigger on notifications).
     pushSubscriptions: new PushSubscriptionStore(db),

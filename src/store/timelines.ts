@@ -126,6 +126,11 @@ export class TimelineStore<R = Status[]> {
     let where = `s.account_id = $1 AND ${visibleTo(v)}`;
     // Boosts of posts by accounts the viewer blocks or mutes (or who block them) are left out.
     if (v) where += ` AND (s.reblog_of_id IS NULL OR ${notSilenced(v, '(SELECT ro.account_id FROM statuses ro WHERE ro.id = s.reblog_of_id)')})`;
+    // Nothing of an account on a domain the viewer blocks, unless the viewer follows it (Mastodon's
+    // AccountStatusesFilter#blocked?).
+    if (v)
+      where += ` AND NOT EXISTS (SELECT 1 FROM accounts oa JOIN account_domain_blocks oab ON oab.domain = lower(oa.domain) WHERE oa.id = $1 AND oab.account_id = ${v}
+        AND NOT EXISTS (SELECT 1 FROM follows of WHERE of.account_id = ${v} AND of.target_account_id = $1))`;
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     if (opts.onlyMedia) where += HAS_MEDIA;

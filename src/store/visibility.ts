@@ -14,23 +14,36 @@
 const isParam = (viewer: string): boolean => /^\$\d+(::bigint)?$/.test(viewer);
 
 /**
- * The accounts viewer V (a parameter) blocks, is blocked by, or has muted (unexpired): one set, read once.
+ * The accounts viewer V (a parameter) blocks, is blocked by, has muted (unexpired) or whose domain V blocks: one
+ * set, read once.
  * `notifications`: only the mutes that hide notifications (a notification's sender).
  */
 export function silencedBy(viewer: string, mutes: 'all' | 'notifications' = 'all'): string {
   return `(SELECT b.target_account_id FROM blocks b WHERE b.account_id = ${viewer}
       UNION ALL SELECT b.account_id FROM blocks b WHERE b.target_account_id = ${viewer}
       UNION ALL SELECT mu.target_account_id FROM mutes mu WHERE mu.account_id = ${viewer}${mutes === 'notifications' ? ' AND mu.hide_notifications' : ''}
-        AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+        AND (mu.expires_at IS NULL OR mu.expires_at > now())
+      UNION ALL ${domainBlockedBy(viewer)})`;
 }
 
-/** True when status s's author is neither blocked by, blocking, nor (unexpired) muted by viewer V ($n). */
+/**
+ * SQL: the accounts on the domains viewer V blocks (Mastodon's AccountDomainBlock: the exact domain). A member
+ * neither follows nor is followed by them (services/domain-block-service.ts), so, as Mastodon's feeds, streams,
+ * notifications and searches do, everything of theirs is hidden from the member, as a block's would be.
+ */
+function domainBlockedBy(viewer: string): string {
+  return `SELECT da.id FROM account_domain_blocks adb JOIN accounts da ON lower(da.domain) = adb.domain WHERE adb.account_id = ${viewer}`;
+}
+
+/** True when status s's author is neither blocked by, blocking, (unexpired) muted by nor domain-blocked by viewer V ($n). */
 export function notSilenced(viewer: string, column = 's.account_id'): string {
   if (isParam(viewer)) return `NOT (${column} IN ${silencedBy(viewer)})`;
   return `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewer} AND b.target_account_id = ${column})
       OR (b.account_id = ${column} AND b.target_account_id = ${viewer}))
     AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer} AND mu.target_account_id = ${column}
-      AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+      AND (mu.expires_at IS NULL OR mu.expires_at > now()))
+    AND NOT EXISTS (SELECT 1 FROM accounts da JOIN account_domain_blocks adb ON adb.account_id = ${viewer} AND adb.domain = lower(da.domain)
+      WHERE da.id = ${column})`;
 }
 
 /** Neither the author nor, for a boost, the boosted author is blocked or muted by (or blocking) viewer $n. */

@@ -43,6 +43,18 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/accounts/:id/unmute': member('write:mutes'),
   'GET /api/v1/blocks': member('read:blocks'),
   'GET /api/v1/mutes': member('read:mutes'),
+  // a member's own domain blocks, follow suggestions (4.5's scopes) and the directory (no scope asked)
+  'GET /api/v1/domain_blocks': member('read:blocks'),
+  'POST /api/v1/domain_blocks': member('write:blocks'),
+  'DELETE /api/v1/domain_blocks': member('write:blocks'),
+  'GET /api/v1/domain_blocks/preview': member('write:blocks'),
+  'GET /api/v2/suggestions': member('read:accounts'),
+  'GET /api/v1/suggestions': member('read:accounts'),
+  'DELETE /api/v1/suggestions/:account_id': member('write:accounts'),
+  'GET /api/v1/directory': { scope: null, public: true },
+  // featuring an account in suggestions (ours: Mastodon sets them on its admin pages)
+  'POST /api/v1/admin/accounts/:id/feature': member('admin:write:accounts'),
+  'POST /api/v1/admin/accounts/:id/unfeature': member('admin:write:accounts'),
   'GET /api/v1/follow_requests': member('read:follows'),
   'POST /api/v1/follow_requests/:id/authorize': member('write:follows'),
   'POST /api/v1/follow_requests/:id/reject': member('write:follows'),

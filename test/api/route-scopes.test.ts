@@ -218,6 +218,61 @@ const WRITES: readonly Row[] = [
     wrong: ['write:accounts', 'write:blocks'],
     shows: (b) => assert.equal(b.followed_by, false),
   },
+  // The member's own domain blocks (the preview is a GET that asks a write scope, as Mastodon's).
+  {
+    method: 'GET',
+    path: '/api/v1/domain_blocks/preview?domain=blocked.example',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'read:blocks'],
+    shows: (b) => assert.deepEqual(b, { following_count: 0, followers_count: 0 }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/domain_blocks',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'write:follows'],
+    body: () => ({ domain: 'Blocked.Example' }),
+    shows: async (b, _ids, get) => {
+      assert.deepEqual(b, {});
+      assert.deepEqual(await get('/api/v1/domain_blocks'), ['blocked.example']);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/domain_blocks',
+    scope: 'write:blocks',
+    wrong: ['write:mutes', 'write:follows'],
+    body: () => ({ domain: 'blocked.example' }),
+    shows: async (b, _ids, get) => {
+      assert.deepEqual(b, {});
+      assert.deepEqual(await get('/api/v1/domain_blocks'), []);
+    },
+  },
+  // Follow suggestions: a dismissal (Mastodon 4.5: write:accounts).
+  {
+    method: 'DELETE',
+    path: '/api/v1/suggestions/:fay',
+    scope: 'write:accounts',
+    wrong: ['write:follows', 'write:blocks'],
+    shows: (b) => assert.deepEqual(b, {}),
+  },
+  // Staff featuring an account in suggestions (a moderator: Manage taxonomies).
+  {
+    method: 'POST',
+    path: '/api/v1/admin/accounts/:fay/feature',
+    scope: 'admin:write:accounts',
+    wrong: ['admin:write:reports', 'admin:read', 'write:accounts', 'write'],
+    mod: true,
+    shows: (b, ids) => assert.equal(b.id, ids['fay']),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/admin/accounts/:fay/unfeature',
+    scope: 'admin:write:accounts',
+    wrong: ['admin:write:reports', 'admin:read', 'write:accounts', 'write'],
+    mod: true,
+    shows: (b, ids) => assert.equal(b.id, ids['fay']),
+  },
   // The member's own profile.
   {
     method: 'PATCH',
