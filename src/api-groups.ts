@@ -30,6 +30,7 @@ import type { MediaUrls } from './urls/media-urls.js';
 import type { AccountCache } from './views/account-cache.js';
 import type { AccountViews } from './views/account-views.js';
 import type { AdminAccountViews } from './views/admin-account-views.js';
+import type { AnnouncementViews } from './views/announcement-views.js';
 import type { ReportViews } from './views/report-views.js';
 import type { StatusViews } from './views/status-views.js';
 import type { Wake } from './wake.js';
@@ -67,6 +68,7 @@ export interface ApiParts {
   readonly vapid: VapidKeys;
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
+  readonly announcementViews: AnnouncementViews;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -209,6 +211,11 @@ export function apiGroups(p: ApiParts) {
     reportPage: { reports: s.reports, accounts: s.accounts, statuses: s.statuses },
     adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
     domainBlocksPage: { blocks: s.domainBlocks },
+    // Announcements and the instance's texts (issue 36).
+    announcements: { clock, announcements: s.announcements, views: p.announcementViews },
+    instanceExtras: { clock, activity: s.instanceActivity, rules: s.instanceRules, texts: s.instanceTexts },
+    announcementsPage: { announcements: s.announcements },
+    rulesPage: { rules: s.instanceRules, texts: s.instanceTexts },
   };
   return api;
 }

@@ -46,6 +46,10 @@ import { DomainBlockStore } from './domain-blocks.js';
 import { AccountModerationStore } from './account-moderation.js';
 import { PushDeliveryStore } from './push-deliveries.js';
 import { PushSubscriptionStore } from './push-subscriptions.js';
+import { AnnouncementStore } from './announcements.js';
+import { InstanceActivityStore } from './instance-activity.js';
+import { InstanceRuleStore } from './instance-rules.js';
+import { InstanceTextStore } from './instance-texts.js';
 
 /** Every store over the one database. */
 export function stores(db: Database, config: Config, pollsDue: Wake) {
@@ -101,6 +105,11 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     // The cluster: throttle counters every node shares, and the leases a node that is gone leaves behind.
     throttleCounters: new ThrottleCounterStore(db),
     leases: new LeaseStore(db),
+    // Announcements, the server's rules and the operator's texts (issue 36).
+    announcements: new AnnouncementStore(db),
+    instanceRules: new InstanceRuleStore(db),
+    instanceTexts: new InstanceTextStore(db),
+    instanceActivity: new InstanceActivityStore(db),
   };
 }
 

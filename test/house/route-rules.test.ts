@@ -20,6 +20,15 @@ const PUBLIC_API = new Set([
   'POST /oauth/token',
   'POST /oauth/revoke',
   'GET /api/v1/instance/domain_blocks',
+  'GET /api/v1/instance/peers',
+  'GET /api/v1/instance/activity',
+  'GET /api/v1/instance/rules',
+  'GET /api/v1/instance/extended_description',
+  'GET /api/v1/instance/privacy_policy',
+  'GET /api/v1/instance/terms_of_service',
+  'GET /api/v1/instance/terms_of_service/:date',
+  'GET /api/v1/instance/translation_languages',
+  'GET /api/v1/instance/languages',
   'GET /api/v1/streaming/health',
 ]);
 
