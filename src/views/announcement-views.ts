@@ -82,7 +82,7 @@ export class AnnouncementViews {
     const pattern = new RegExp(`${base}/(?:@[A-Za-z0-9_]+|users/[A-Za-z0-9_]+/statuses)/(\\d{1,20})(?![\\w/])`, 'g');
     for (const [, id] of [...text.matchAll(pattern)].slice(0, MAX_NAMED)) {
       const s = await this.d.statuses.byId(id!);
-      if (!s || !s.local || s.deletedAt || (s.visibility !== 'public' && s.visibility !== 'unlisted') || statuses.some((x) => x.id === s.id)) continue;
+      if (!s?.local || s.deletedAt || (s.visibility !== 'public' && s.visibility !== 'unlisted') || statuses.some((x) => x.id === s.id)) continue;
       const author = await this.d.accounts.byId(s.accountId);
       const url = author && statusUrl(s, author, this.d.uris);
       if (url) statuses.push({ id: s.id, url });
