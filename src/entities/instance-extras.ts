@@ -6,8 +6,9 @@ import type { InstanceRule } from '../store/instance-rules.js';
 import type { InstanceText, TermsVersion } from '../store/instance-texts.js';
 import { plainTextToHtml } from '../text/plain-text.js';
 
+/** Mastodon 4.4's Rule: `translations` by language, none here (a rule is written in one language). */
 export function ruleEntity(r: InstanceRule) {
-  return { id: r.id, text: r.text, hint: r.hint };
+  return { id: r.id, text: r.text, hint: r.hint, translations: {} };
 }
 
 export type RuleEntity = ReturnType<typeof ruleEntity>;

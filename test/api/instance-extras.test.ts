@@ -91,8 +91,8 @@ describe('instance extras API', () => {
     const second = await rules.create('No spam', '', 2);
     const first = await rules.create('Be kind', 'Assume good faith.', 1);
     const expected = [
-      { id: first.id, text: 'Be kind', hint: 'Assume good faith.' },
-      { id: second.id, text: 'No spam', hint: '' },
+      { id: first.id, text: 'Be kind', hint: 'Assume good faith.', translations: {} },
+      { id: second.id, text: 'No spam', hint: '', translations: {} },
     ];
     assert.deepEqual(await get('/api/v1/instance/rules'), expected);
     assert.deepEqual((await get('/api/v1/instance')).rules, expected);
