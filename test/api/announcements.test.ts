@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { createRestAPIClient } from 'masto';
+import megalodonModule from 'megalodon';
 import { AnnouncementStore } from '../../src/store/announcements.js';
 import { parseStreamEvent } from '../../src/store/stream-events.js';
 import { api, type Json } from '../support/api.js';
@@ -18,6 +19,8 @@ import { framesOf, openWs, subscribed, type WsClient } from '../support/streamin
 import { eventually } from '../support/wait.js';
 
 const run = promisify(execFile);
+// megalodon is CommonJS: imported from ESM, its default export is the module object, whose `default` is generator().
+const generator = megalodonModule.default;
 const THUMBS = encodeURIComponent('👍');
 const PROPERTY = { seed: Number(process.env['FC_SEED'] ?? 20261202), numRuns: Number(process.env['FC_RUNS'] ?? 60), endOnFailure: true } as const;
 
@@ -222,6 +225,20 @@ describe('announcements API', () => {
     assert.deepEqual(after.reactions, [{ name: '🐘', count: 1, me: true }]);
     await client.v1.announcements.$select(a.id).reactions.$select('🐘').remove();
     assert.deepEqual((await client.v1.announcements.list()).find((x) => x.id === a.id)!.reactions, []);
+  });
+
+  it('serves megalodon 10: getInstanceAnnouncements, dismissInstanceAnnouncement, add and removeReactionToAnnouncement', async () => {
+    const a = await write('through megalodon');
+    const client = generator('mastodon', s.url, m.token['ann']);
+    const mine = async () => (await client.getInstanceAnnouncements()).data.find((x) => x.id === a.id)!;
+    assert.equal((await mine()).content, '<p>through megalodon</p>');
+    assert.equal((await client.dismissInstanceAnnouncement(a.id)).status, 200);
+    assert.equal((await client.addReactionToAnnouncement(a.id, '🎉')).status, 200);
+    const after = await mine();
+    assert.equal(after.read, true);
+    assert.deepEqual(after.reactions, [{ name: '🎉', count: 1, me: true }]);
+    await client.removeReactionFromAnnouncement(a.id, '🎉');
+    assert.deepEqual((await mine()).reactions, []);
   });
 
   it('serves Mastodon.py 1.8: announcements, announcement_dismiss, announcement_reaction_create and _delete', async () => {

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createRestAPIClient } from 'masto';
+import megalodonModule from 'megalodon';
 import { InstanceRuleStore } from '../../src/store/instance-rules.js';
 import { InstanceTextStore } from '../../src/store/instance-texts.js';
 import { api, type Json } from '../support/api.js';
@@ -15,6 +16,8 @@ import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
+// megalodon is CommonJS: imported from ESM, its default export is the module object, whose `default` is generator().
+const generator = megalodonModule.default;
 const WEEK = 7 * 86_400_000;
 
 describe('instance extras API', () => {
@@ -157,6 +160,14 @@ describe('instance extras API', () => {
     assert.ok((await client.v1.instance.languages.list()).length > 150);
     assert.equal((await client.v1.instance.extendedDescription.fetch()).content, '<p>A small server.</p><p>For &#60;friends&#62; &#38; family.</p>');
     assert.deepEqual(await client.v1.instance.translationLanguages.list(), {});
+  });
+
+  it('serves megalodon 10: getInstancePeers, getInstanceActivity', async () => {
+    const client = generator('mastodon', s.url);
+    assert.deepEqual((await client.getInstancePeers()).data, ['other.example', 'remote.example']);
+    const weeks = (await client.getInstanceActivity()).data;
+    assert.equal(weeks.length, 12);
+    assert.equal(typeof weeks[0]!.registrations, 'string');
   });
 
   it('serves Mastodon.py 1.8: instance_peers, instance_activity, instance_rules', async () => {
