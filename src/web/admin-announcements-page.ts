@@ -49,9 +49,9 @@ const Form = z
     all_day: z.string().optional(),
     publish: z.string().optional(),
   })
-  .refine((f) => !f.starts_at || !f.ends_at || f.ends_at > f.starts_at, { message: 'The end must be after the start' })
-  // Mastodon: an all-day event needs both its days.
-  .refine((f) => f.all_day === undefined || (f.starts_at && f.ends_at), { message: 'An all-day event needs a start and an end' });
+  // Mastodon's Announcement: a start and an end go together, the end after the start.
+  .refine((f) => !f.starts_at === !f.ends_at, { message: 'A start and an end go together: give both or neither' })
+  .refine((f) => !f.starts_at || !f.ends_at || f.ends_at > f.starts_at, { message: 'The end must be after the start' });
 
 const input = (f: z.infer<typeof Form>): AnnouncementInput => ({ text: f.text, startsAt: f.starts_at, endsAt: f.ends_at, allDay: f.all_day !== undefined });
 
@@ -133,7 +133,11 @@ export function adminAnnouncementsPageRoutes(d: WebDeps, p: AdminAnnouncementsPa
   /** What was typed, to show again with the error. */
   const typedOf = (req: Request): Typed => {
     const f = req.fields;
-    return { text: typeof f['text'] === 'string' ? f['text'] : '', allDay: f['all_day'] !== undefined };
+    const time = (name: string) => {
+      const t = when(name).safeParse(typeof f[name] === 'string' ? f[name] : undefined);
+      return t.success ? t.data : null;
+    };
+    return { text: typeof f['text'] === 'string' ? f['text'] : '', allDay: f['all_day'] !== undefined, startsAt: time('starts_at'), endsAt: time('ends_at') };
   };
 
   const STAFF = staff('manageAnnouncements');

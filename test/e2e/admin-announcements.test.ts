@@ -114,6 +114,11 @@ describe('Administration › Announcements and › Rules pages', () => {
     await page.waitForSelector('#error');
     assert.equal(await page.textContent('#error'), 'The end must be after the start');
     assert.equal(await page.inputValue('#text'), 'Backwards');
+    assert.equal(await page.inputValue('#starts_at'), '2031-05-02T00:00');
+    await page.fill('#ends_at', '');
+    await page.click('#new-announcement button[type=submit]');
+    await page.waitForSelector('#error');
+    assert.equal(await page.textContent('#error'), 'A start and an end go together: give both or neither');
     // The browser's own `required` check is bypassed, as a script could.
     await page.fill('#text', '   ');
     await page.locator('#text').evaluate((e) => (e as unknown as { removeAttribute(n: string): void }).removeAttribute('required'));
