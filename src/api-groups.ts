@@ -192,9 +192,10 @@ export function apiGroups(p: ApiParts) {
       actors: localActors,
       uris,
       notifier: s.notifications,
+      rules: s.instanceRules,
     },
     history: historyApi,
-    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
+    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews, rules: s.instanceRules },
     domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
     adminAccounts: {
       baseUrl,

@@ -216,7 +216,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     accountCache,
   );
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
-  const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
+  const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews, s.instanceRules);
   const announcementViews = new AnnouncementViews({
     baseUrl: config.baseUrl,
     localDomain: config.localDomain,

@@ -25,6 +25,12 @@ export class InstanceRuleStore {
     return this.db.rows<Row>(`SELECT ${COLUMNS} FROM instance_rules ORDER BY priority, id`);
   }
 
+  /** The rules of these ids that exist (a report's rules; an id naming none is not among them). */
+  async byIds(ids: readonly string[]): Promise<InstanceRule[]> {
+    if (ids.length === 0) return [];
+    return this.db.rows<Row>(`SELECT ${COLUMNS} FROM instance_rules WHERE id = ANY($1::bigint[]) ORDER BY priority, id`, [ids]);
+  }
+
   async byId(id: string): Promise<InstanceRule | undefined> {
     return this.db.one<Row>(`SELECT ${COLUMNS} FROM instance_rules WHERE id = $1`, [id]);
   }

@@ -1277,6 +1277,7 @@ CREATE TABLE reports (
   action_taken_by_account_id bigint,
   assigned_account_id        bigint,
   updated_at                 timestamp with time zone DEFAULT now() NOT NULL,
+  rule_ids                   bigint[],
   CONSTRAINT reports_pkey PRIMARY KEY (id),
   CONSTRAINT reports_uri_key UNIQUE (uri),
   CONSTRAINT reports_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,

@@ -34,7 +34,7 @@ describe('instance extras API', () => {
   before(async () => {
     // The instance documents are re-read on every call, so rules written through the store show at once.
     s = await startTestServer({ INSTANCE_STATS_MAX_AGE_MS: '0' });
-    m = await createMembers(s, ['ann', 'bob']);
+    m = await createMembers(s, ['ann', 'bob', 'mod'], { mod: 'moderator' });
     rules = new InstanceRuleStore(s.app.db);
     texts = new InstanceTextStore(s.app.db);
     for (const [name, domain] of [
@@ -100,6 +100,34 @@ describe('instance extras API', () => {
     assert.deepEqual(await get('/api/v1/instance/rules'), expected);
     assert.deepEqual((await get('/api/v1/instance')).rules, expected);
     assert.deepEqual((await get('/api/v2/instance')).rules, expected);
+  });
+
+  it('lets a report cite the rules (then a violation), shown to moderators, who may change them; other ids are 422', async () => {
+    const [kind, spam] = await rules.list();
+    const report = await api(s.url, m.token['ann'], 'POST', '/api/v1/reports', { account_id: m.id['bob'], rule_ids: [spam!.id], comment: 'ads' });
+    assert.equal(report.status, 200, report.text);
+    assert.deepEqual([report.body.category, report.body.rule_ids], ['violation', [spam!.id]]);
+    for (const bad of [['1'], [spam!.id, 'x'], 'nope']) {
+      const r = await api(s.url, m.token['ann'], 'POST', '/api/v1/reports', { account_id: m.id['bob'], rule_ids: bad });
+      assert.equal(r.status, 422, `${JSON.stringify(bad)}: ${r.text}`);
+      assert.deepEqual(r.body, { error: 'Validation failed: Rule ids does not reference valid rules' });
+    }
+    const plain = await api(s.url, m.token['ann'], 'POST', '/api/v1/reports', { account_id: m.id['bob'], category: 'spam' });
+    assert.deepEqual([plain.body.category, plain.body.rule_ids], ['spam', null]);
+
+    const mod = await m.tokenFor('mod', ['admin:read:reports', 'admin:write:reports']);
+    const seen = await api(s.url, mod, 'GET', `/api/v1/admin/reports/${report.body.id}`);
+    assert.equal(seen.status, 200, seen.text);
+    assert.deepEqual(seen.body.rules, [{ id: spam!.id, text: 'No spam', hint: '', translations: {} }]);
+    const changed = await api(s.url, mod, 'PUT', `/api/v1/admin/reports/${report.body.id}`, { rule_ids: [kind!.id, spam!.id] });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual(
+      changed.body.rules.map((r: Json) => r.text),
+      ['Be kind', 'No spam'],
+    );
+    const refused = await api(s.url, mod, 'PUT', `/api/v1/admin/reports/${report.body.id}`, { rule_ids: ['1'] });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal((await api(s.url, mod, 'PUT', '/api/v1/admin/reports/1', { rule_ids: [kind!.id] })).status, 404);
   });
 
   it('shows the extended description and privacy policy the operator wrote (none: empty, and 404)', async () => {

@@ -1,5 +1,6 @@
 -- Announcements (Mastodon's Announcement, issue 36): what staff tell every member, with each member's dismissals and
--- reactions; and the server's rules (Mastodon's Rule), shown in the instance documents and /api/v1/instance/rules.
+-- reactions; and the server's rules (Mastodon's Rule), shown in the instance documents and /api/v1/instance/rules,
+-- and cited by reports.
 -- Streaming, inside the writing transaction (delivered at commit, to every node, on `stoa_stream`): `announcement`
 -- when one is published or a published one is edited, `announcement.delete` when a published one is unpublished or
 -- deleted, `announcement.reaction` when a reaction is added or taken back. Ids only: each node reads the rows back.
@@ -72,3 +73,6 @@ CREATE TABLE instance_rules (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- The rules a report cites (Mastodon's Report#rule_ids, a violation's rules); null when it cites none.
+ALTER TABLE reports ADD COLUMN rule_ids bigint[];
