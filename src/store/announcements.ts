@@ -69,13 +69,14 @@ export class AnnouncementStore {
   }
 
   /**
-   * What members see: published, and not over (an event whose end has passed), in Mastodon's chronological order
-   * (by when it starts, else when it was published). With `account`, without the ones that member dismissed.
+   * What members see: published, and not over (an event whose end has passed; an all-day event's end is a day, so
+   * it lasts through that day), in Mastodon's chronological order (by when it starts, else when it was published).
+   * With `withoutDismissedBy`, without the ones that member dismissed.
    */
   async current(now: Date, withoutDismissedBy?: string): Promise<Announcement[]> {
     const rows = await this.db.rows<Row>(
       `SELECT ${COLUMNS} FROM announcements a
-        WHERE published AND (ends_at IS NULL OR ends_at > $1)
+        WHERE published AND (ends_at IS NULL OR ends_at + CASE WHEN all_day THEN interval '1 day' ELSE interval '0' END > $1)
           AND ($2::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = a.id AND d.account_id = $2))
         ORDER BY COALESCE(starts_at, published_at, created_at), id`,
       [now, withoutDismissedBy ?? null],

@@ -56,13 +56,19 @@ describe('announcements API', () => {
     const first = await write(`Welcome! Ask @bob, read ${post.body.url} and use #Stoa`);
     await write('a draft', { publish: false });
     await write('over', { startsAt: new Date(Date.now() - 3 * hour), endsAt: new Date(Date.now() - 2 * hour) });
+    // An all-day event ending today (its end is the day, given as midnight) lasts through today.
+    const midnight = new Date(new Date().toISOString().slice(0, 10));
+    const today = await write('all day today', { allDay: true, startsAt: new Date(midnight.getTime() - 24 * hour), endsAt: midnight });
+    await write('all day yesterday', { allDay: true, startsAt: new Date(midnight.getTime() - 48 * hour), endsAt: new Date(midnight.getTime() - 24 * hour) });
 
     const got = await list('ann');
     assert.deepEqual(
       got.map((a) => a.id),
-      [first.id, later.id],
+      [today.id, first.id, later.id],
       'drafts and ended ones are not shown; one not yet started is (its times are the event)',
     );
+    assert.equal(got[0]!.all_day, true);
+    got.shift();
     const a = got[0]!;
     assert.deepEqual(Object.keys(a), [
       'id',
