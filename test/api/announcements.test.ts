@@ -15,7 +15,7 @@ import { parseStreamEvent } from '../../src/store/stream-events.js';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { framesOf, openWs, subscribed, type WsClient } from '../support/streaming.js';
+import { framesOf, openSse, openWs, subscribed, type WsClient } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 
 const run = promisify(execFile);
@@ -320,5 +320,18 @@ print(json.dumps(out))
       ours().map((f) => f.event),
       ['announcement', 'announcement.reaction', 'announcement', 'announcement.delete', 'announcement', 'announcement.delete'],
     );
+  });
+
+  it('streams them to a server-sent-events user stream too', async () => {
+    const sse = await openSse(s.url, '/api/v1/streaming/user', m.token['bob']);
+    assert.equal(sse.status, 200);
+    await subscribed(s, m.id['bob']!, 'user');
+    const a = await write('over SSE');
+    await eventually(() => assert.ok(sse.events.some((e) => e.event === 'announcement' && e.data.id === a.id)));
+    const shown = sse.events.find((e) => e.event === 'announcement' && e.data.id === a.id)!;
+    assert.equal(shown.data.content, '<p>over SSE</p>');
+    await store.remove(a.id);
+    await eventually(() => assert.ok(sse.events.some((e) => e.event === 'announcement.delete' && e.data === a.id)));
+    sse.close();
   });
 });
