@@ -31,6 +31,7 @@ import type { MediaUrls } from './urls/media-urls.js';
 import type { AccountCache } from './views/account-cache.js';
 import type { AccountViews } from './views/account-views.js';
 import type { AdminAccountViews } from './views/admin-account-views.js';
+import type { AnnouncementViews } from './views/announcement-views.js';
 import type { ReportViews } from './views/report-views.js';
 import type { StatusViews } from './views/status-views.js';
 import type { Wake } from './wake.js';
@@ -68,6 +69,7 @@ export interface ApiParts {
   readonly vapid: VapidKeys;
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
+  readonly announcementViews: AnnouncementViews;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -194,9 +196,10 @@ export function apiGroups(p: ApiParts) {
       actors: localActors,
       uris,
       notifier: s.notifications,
+      rules: s.instanceRules,
     },
     history: historyApi,
-    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews },
+    adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews, rules: s.instanceRules },
     domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
     trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
     adminTrends: { baseUrl, log: apiLog, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
@@ -228,6 +231,11 @@ export function apiGroups(p: ApiParts) {
     // The public pages at the URLs we give out (/@name, /@name/id, /tags/name) and their oEmbed.
     publicPages: { accounts: s.accounts, follows: s.follows, statuses: s.statuses, timelines: s.timelines, threads: s.threads, views: statusViews, uris },
     oembed: { config, accounts: s.accounts, statuses: s.statuses, uris },
+    // Announcements and the instance's texts (issue 36).
+    announcements: { clock, announcements: s.announcements, views: p.announcementViews },
+    instanceExtras: { clock, activity: s.instanceActivity, rules: s.instanceRules, texts: s.instanceTexts },
+    announcementsPage: { announcements: s.announcements },
+    rulesPage: { rules: s.instanceRules, texts: s.instanceTexts },
   };
   return api;
 }

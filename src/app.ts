@@ -10,6 +10,7 @@ import type { VerifyPool } from '../actors/verify-pool.js';
 import type { OAuthDeps } from './http/oauth-deps.js';
 import { InstanceDocuments } from './api/instance.js';
 import { createStreaming, type Streaming } from './api/streaming/streaming.js';
+import { ruleEntity } from './entities/instance-extras.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import type { RemoteActors } from './federation/remote-actors.js';
@@ -143,7 +144,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     api,
     oauth,
     web,
-    instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey),
+    instanceDocs: new InstanceDocuments(w.instanceCounts, config, w.vapid.publicKey, async () => (await w.instanceRules.list()).map(ruleEntity)),
     authEvents,
     metrics,
     streamingRoutes: streaming.routes,

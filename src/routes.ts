@@ -14,6 +14,8 @@ import { suggestionRoutes } from './api/suggestions.js';
 import { directoryRoutes } from './api/directory.js';
 import { adminReportRoutes } from './api/admin-reports.js';
 import { adminTrendRoutes } from './api/admin-trends.js';
+import { announcementRoutes } from './api/announcements.js';
+import { instanceExtrasRoutes } from './api/instance-extras.js';
 import { appRoutes } from './api/apps.js';
 import { blockRoutes } from './api/blocks.js';
 import { conversationRoutes } from './api/conversations.js';
@@ -56,6 +58,8 @@ import type { Route } from './http/types.js';
 import type { Metrics } from './metrics/registry.js';
 import { metricsRoutes } from './metrics/route.js';
 import { adminDomainBlocksPageRoutes } from './web/admin-domain-blocks-page.js';
+import { adminAnnouncementsPageRoutes } from './web/admin-announcements-page.js';
+import { adminRulesPageRoutes } from './web/admin-rules-page.js';
 import { adminHistoryPageRoutes } from './web/admin-history-page.js';
 import { authPageRoutes } from './web/auth-pages.js';
 import { authorizedAppsPageRoutes } from './web/authorized-apps-page.js';
@@ -117,6 +121,20 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, api.db)),
+    mount(
+      [
+        '/api/v1/instance/peers',
+        '/api/v1/instance/activity',
+        '/api/v1/instance/rules',
+        '/api/v1/instance/extended_description',
+        '/api/v1/instance/privacy_policy',
+        '/api/v1/instance/terms_of_service',
+        '/api/v1/instance/translation_languages',
+        '/api/v1/instance/languages',
+      ],
+      instanceExtrasRoutes(api.instanceExtras),
+    ),
+    mount(['/api/v1/announcements'], announcementRoutes(api.announcements)),
     // Streaming: server-sent events and health (the WebSocket at /api/v1/streaming is uWS's, api/streaming/websocket.ts).
     mount(['/api/v1/streaming'], streamingRoutes),
     // For operators: Prometheus metrics, served here only behind METRICS_TOKEN (none: no route).
@@ -250,6 +268,8 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/admin/reports'], reportPageRoutes(web, api.reportPage)),
     mount(['/admin/history'], adminHistoryPageRoutes(web, api.adminHistoryPage)),
     mount(['/admin/domain_blocks'], adminDomainBlocksPageRoutes(web, api.domainBlocksPage)),
+    mount(['/admin/announcements'], adminAnnouncementsPageRoutes(web, api.announcementsPage)),
+    mount(['/admin/rules'], adminRulesPageRoutes(web, { ...api.rulesPage, rulesChanged: () => instanceDocs.invalidate() })),
     // The page finds what the API finds: the same search (web may not import api).
     mount(['/search'], searchPageRoutes(web, { search: searcher(api.search) })),
     mount(['/about', '/avatars/original', '/headers/original'], staticPageRoutes(web)),

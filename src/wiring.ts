@@ -11,6 +11,7 @@ import { AccountViews } from './views/account-views.js';
 import { RenderBundleStore } from './store/render-bundle.js';
 import { ReportViews } from './views/report-views.js';
 import { AdminAccountViews } from './views/admin-account-views.js';
+import { AnnouncementViews } from './views/announcement-views.js';
 import { StatusViews } from './views/status-views.js';
 import { StatusCache } from './views/status-cache.js';
 import { AccountCache } from './views/account-cache.js';
@@ -216,7 +217,15 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     accountCache,
   );
   const adminAccountViews = new AdminAccountViews(s.users, accountViews);
-  const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews);
+  const reportViews = new ReportViews(s.accounts, adminAccountViews, s.statuses, accountViews, statusViews, s.instanceRules);
+  const announcementViews = new AnnouncementViews({
+    baseUrl: config.baseUrl,
+    localDomain: config.localDomain,
+    uris,
+    announcements: s.announcements,
+    accounts: s.accounts,
+    statuses: s.statuses,
+  });
 
   const api = apiGroups({
     config,
@@ -250,6 +259,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     vapid,
     pushTokenKey,
     accountCache,
+    announcementViews,
   });
   const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
 
@@ -270,6 +280,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       throttleCounters: s.throttleCounters,
       vapid,
       instanceCounts: s.instanceCounts,
+      instanceRules: s.instanceRules,
       queueStats: s.queueStats,
       verifyPool,
       historyJobs: s.historyJobs,
@@ -286,6 +297,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       conversations: s.conversations,
       reports: s.reports,
       reportViews,
+      announcements: s.announcements,
+      announcementViews,
       ...listed,
     },
     /** The supervision tree's children (supervision.ts): the queues and what works them, and the cluster's events. */

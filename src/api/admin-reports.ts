@@ -10,6 +10,7 @@ import { route, type MemberPrincipal, type Route } from '../http/types.js';
 import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
+import type { InstanceRuleStore } from '../store/instance-rules.js';
 import { REPORT_CATEGORIES, type Report, type ReportStore } from '../store/reports.js';
 import { given, idParam, railsBool } from './params.js';
 import type { ReportViews } from '../views/report-views.js';
@@ -37,6 +38,7 @@ export interface AdminReportApiDeps {
   readonly log: Logger;
   readonly reports: ReportStore;
   readonly views: ReportViews;
+  readonly rules: InstanceRuleStore;
 }
 
 export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
@@ -106,10 +108,14 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
         const id = reportId(req);
         const p = UpdateBody.safeParse(given(req.fields));
         if (!p.success) throw Errors.validation(p.error.issues[0]!.message);
-        // The server has no rules, so no rule id can be valid (Mastodon's message for ids that name no rule).
-        if (p.data.rule_ids?.length) throw Errors.validation('Rule ids does not reference valid rules');
+        // Each id must name one of the server's rules (Mastodon's message for ids that name none).
+        const ruleIds = p.data.rule_ids && [...new Set(p.data.rule_ids.map(String))];
+        if (ruleIds?.length && (!ruleIds.every(isId) || (await d.rules.byIds(ruleIds)).length !== ruleIds.length))
+          throw Errors.validation('Rule ids does not reference valid rules');
+        if (!(await d.reports.byId(id))) throw Errors.notFound();
+        if (ruleIds) await d.reports.setRules(id, ruleIds);
         const r = p.data.category ? await d.reports.setCategory(id, p.data.category) : await d.reports.byId(id);
-        if (r && p.data.category) d.log.info({ report: id, by: me, category: p.data.category }, 'report updated');
+        if (r && (p.data.category || ruleIds)) d.log.info({ report: id, by: me, category: p.data.category, rules: ruleIds }, 'report updated');
         return answer(r, me);
       },
     }),

@@ -4,6 +4,7 @@
 import type { Config } from '../../config/schema.js';
 import { accountEntity } from '../entities/account.js';
 import { instanceV1, instanceV2 } from '../entities/instance.js';
+import type { RuleEntity } from '../entities/instance-extras.js';
 import { json, jsonText } from '../http/respond.js';
 import { PUBLIC, type Route } from '../http/types.js';
 import type { Database } from '../store/db.js';
@@ -18,6 +19,8 @@ export class InstanceDocuments {
     private readonly config: Config,
     /** The VAPID public key (Web Push), v2's configuration.vapid.public_key. */
     private readonly vapidKey: string,
+    /** The server's rules, read with the counts (an edit calls invalidate(); other nodes see it within the counts' age). */
+    private readonly rules: () => Promise<readonly RuleEntity[]>,
   ) {}
 
   /** Called when anything the documents show changes (users approved, the owner's profile…). */
@@ -34,7 +37,7 @@ export class InstanceDocuments {
   async get(): Promise<{ v1: string; v2: string }> {
     const c = this.peek();
     if (c) return c;
-    const counts = await this.counts.get();
+    const [counts, rules] = await Promise.all([this.counts.get(), this.rules()]);
     const facts = {
       userCount: counts.userCount,
       statusCount: counts.localPosts,
@@ -42,6 +45,7 @@ export class InstanceDocuments {
       activeMonth: counts.activeMonth,
       contactAccount: counts.owner ? accountEntity(counts.owner, this.config) : null,
       vapidKey: this.vapidKey,
+      rules,
     };
     const docs = { v1: JSON.stringify(instanceV1(this.config, facts)), v2: JSON.stringify(instanceV2(this.config, facts)), from: counts };
     this.cached = docs;

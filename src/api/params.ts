@@ -9,7 +9,7 @@ import { isId } from '../store/ids.js';
 const TRUE_WORDS = new Set(['true', 't', '1', 'on', 'yes']);
 const FALSE_WORDS = new Set(['false', 'f', '0', 'off', 'no', '']);
 
-function castBool(v: unknown): boolean | undefined {
+export function castBool(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (typeof v !== 'string') return undefined;
   const word = v.toLowerCase();

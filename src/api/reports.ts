@@ -11,7 +11,9 @@ import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { Notifier } from '../store/notifications.js';
 import { reportEntity } from '../entities/report.js';
+import type { InstanceRuleStore } from '../store/instance-rules.js';
 import { REPORT_CATEGORIES, type ReportStore } from '../store/reports.js';
+import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from '../views/account-views.js';
 import { given, idParam, invalid, railsBool } from './params.js';
@@ -27,7 +29,10 @@ const ReportBody = z.object({
   comment: z.string().max(1000, 'Comment is too long (maximum is 1000 characters)').optional(),
   forward: railsBool.optional(),
   category: z.enum(REPORT_CATEGORIES).optional(),
-  rule_ids: z.unknown().optional(),
+  rule_ids: z
+    .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()])).max(100)])
+    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).map(String))])
+    .optional(),
 });
 
 export interface ReportApiDeps {
@@ -39,6 +44,7 @@ export interface ReportApiDeps {
   readonly actors: LocalActors;
   readonly uris: LocalUris;
   readonly notifier: Notifier;
+  readonly rules: InstanceRuleStore;
 }
 
 export function reportRoutes(d: ReportApiDeps): Route[] {
@@ -61,14 +67,19 @@ export function reportRoutes(d: ReportApiDeps): Route[] {
         const found = new Map((await d.statuses.visibleAmong(wanted, me)).filter((s) => s.accountId === target.id).map((s) => [s.id, s]));
         const statuses = wanted.flatMap((id) => found.get(id) ?? []);
         if (statuses.length !== wanted.length) throw Errors.notFound();
+        // Mastodon's ReportService: rules cited make it a violation, and each must be one of the server's rules.
+        const ruleIds = p.data.rule_ids?.length ? p.data.rule_ids : null;
+        if (ruleIds && (!ruleIds.every(isId) || (await d.rules.byIds(ruleIds)).length !== ruleIds.length))
+          throw Errors.validation('Rule ids does not reference valid rules');
         const forward = (p.data.forward ?? false) && target.domain !== null;
         const report = (await d.reports.create({
           accountId: me,
           targetAccountId: target.id,
           statusIds: statuses.map((s) => s.id),
           comment: p.data.comment ?? '',
-          category: p.data.category ?? (p.data.rule_ids ? 'violation' : 'other'),
+          category: ruleIds ? 'violation' : (p.data.category ?? 'other'),
           forwarded: forward,
+          ruleIds,
         }))!;
         await d.notifier.reportFiled(report);
         if (forward) {

@@ -13,6 +13,8 @@ export interface InstanceFacts {
   readonly contactAccount: ReturnType<typeof accountEntity> | null;
   /** The server's VAPID public key (Web Push). */
   readonly vapidKey: string;
+  /** The server's rules (Mastodon's Rule entities). */
+  readonly rules: readonly unknown[];
 }
 
 // Content limits we enforce; kept here so both entity versions (and later the validators) agree. Media limits live
@@ -88,7 +90,7 @@ export function instanceV1(config: Config, f: InstanceFacts) {
       polls: pollLimits(),
     },
     contact_account: f.contactAccount,
-    rules: [],
+    rules: f.rules,
   };
 }
 
@@ -129,6 +131,6 @@ export function instanceV2(config: Config, f: InstanceFacts) {
     },
     api_versions: { mastodon: MASTODON_API_LEVEL },
     contact: { email: config.instance.contactEmail, account: f.contactAccount },
-    rules: [],
+    rules: f.rules,
   };
 }

@@ -7,7 +7,7 @@ import { roleEntity } from './account.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** REST::ReportSerializer; rule_ids is null: the server has no rules to cite. */
+/** REST::ReportSerializer: rule_ids as strings, null when the report cites no rule. */
 export function reportEntity(r: Report, targetAccount: unknown) {
   return {
     id: r.id,
@@ -18,7 +18,7 @@ export function reportEntity(r: Report, targetAccount: unknown) {
     forwarded: r.forwarded,
     created_at: r.createdAt.toISOString(),
     status_ids: r.statusIds,
-    rule_ids: null,
+    rule_ids: r.ruleIds,
     target_account: targetAccount,
   };
 }
@@ -52,7 +52,7 @@ export function adminAccountEntity(a: Account, user: ModeratedUser | undefined, 
 
 export type AdminAccountEntity = ReturnType<typeof adminAccountEntity>;
 
-/** REST::Admin::ReportSerializer; rules is empty: the server has no rules. */
+/** REST::Admin::ReportSerializer, with the Rule entities of the rules it cites. */
 export function adminReportEntity(
   r: Report,
   parts: {
@@ -61,6 +61,7 @@ export function adminReportEntity(
     readonly assignedAccount: AdminAccountEntity | null;
     readonly actionTakenByAccount: AdminAccountEntity | null;
     readonly statuses: readonly unknown[];
+    readonly rules: readonly unknown[];
   },
 ) {
   return {
@@ -77,6 +78,6 @@ export function adminReportEntity(
     assigned_account: parts.assignedAccount,
     action_taken_by_account: parts.actionTakenByAccount,
     statuses: parts.statuses,
-    rules: [],
+    rules: parts.rules,
   };
 }

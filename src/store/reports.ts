@@ -20,6 +20,8 @@ export interface Report {
   readonly actionTakenAt: Date | null;
   readonly actionTakenByAccountId: string | null;
   readonly assignedAccountId: string | null;
+  /** The server's rules it cites (a violation), or null. */
+  readonly ruleIds: readonly string[] | null;
 }
 
 /** Mastodon's ReportFilter: unresolved unless asked for resolved ones; by reporter and by reported account. */
@@ -43,6 +45,7 @@ interface Row {
   action_taken_at: Date | null;
   action_taken_by_account_id: string | null;
   assigned_account_id: string | null;
+  rule_ids: string[] | null;
 }
 
 const toReport = (r: Row): Report => ({
@@ -58,9 +61,13 @@ const toReport = (r: Row): Report => ({
   actionTakenAt: r.action_taken_at,
   actionTakenByAccountId: r.action_taken_by_account_id,
   assignedAccountId: r.assigned_account_id,
+  ruleIds: r.rule_ids ? r.rule_ids.map(String) : null,
 });
 
-type NewReport = Pick<Report, 'accountId' | 'targetAccountId' | 'statusIds' | 'comment' | 'category' | 'forwarded'> & { uri?: string };
+type NewReport = Pick<Report, 'accountId' | 'targetAccountId' | 'statusIds' | 'comment' | 'category' | 'forwarded'> & {
+  uri?: string;
+  ruleIds?: readonly string[] | null;
+};
 
 export class ReportStore {
   constructor(private readonly db: Database) {}
@@ -68,9 +75,9 @@ export class ReportStore {
   /** Files a report; undefined when a Flag with this uri was filed already. */
   async create(r: NewReport): Promise<Report | undefined> {
     const row = await this.db.one<Row>(
-      `INSERT INTO reports (account_id, target_account_id, status_ids, comment, category, forwarded, uri)
-       VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7) ON CONFLICT (uri) DO NOTHING RETURNING *`,
-      [r.accountId, r.targetAccountId, r.statusIds, r.comment, r.category, r.forwarded, r.uri ?? null],
+      `INSERT INTO reports (account_id, target_account_id, status_ids, comment, category, forwarded, uri, rule_ids)
+       VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7, $8::bigint[]) ON CONFLICT (uri) DO NOTHING RETURNING *`,
+      [r.accountId, r.targetAccountId, r.statusIds, r.comment, r.category, r.forwarded, r.uri ?? null, r.ruleIds ?? null],
     );
     return row && toReport(row);
   }
@@ -101,6 +108,11 @@ export class ReportStore {
   /** A category change (updated_at moves only when something changed, as Rails does). */
   setCategory(id: string, category: ReportCategory): Promise<Report | undefined> {
     return this.change(id, 'category = $2', [category], 'category IS DISTINCT FROM $2');
+  }
+
+  /** The rules it cites (an empty list: none). */
+  setRules(id: string, ruleIds: readonly string[]): Promise<Report | undefined> {
+    return this.change(id, 'rule_ids = $2::bigint[]', [ruleIds.length ? ruleIds : null], 'rule_ids IS DISTINCT FROM $2::bigint[]');
   }
 
   /** Takes the report on (an account id) or lets it go (null). */

@@ -68,6 +68,37 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.announcement_reactions_streamed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE r announcement_reactions%ROWTYPE;
+BEGIN
+  r := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+  IF EXISTS (SELECT 1 FROM announcements WHERE id = r.announcement_id AND published) THEN
+    PERFORM pg_notify('stoa_stream',
+      json_build_object('event', 'announcement.reaction', 'announcement', r.announcement_id::text, 'name', r.name)::text);
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.announcements_streamed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    IF OLD.published THEN
+      PERFORM pg_notify('stoa_stream', json_build_object('event', 'announcement.delete', 'announcement', OLD.id::text)::text);
+    END IF;
+  ELSIF NEW.published THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'announcement', 'announcement', NEW.id::text)::text);
+  ELSIF TG_OP = 'UPDATE' AND OLD.published THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'announcement.delete', 'announcement', OLD.id::text)::text);
+  END IF;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.apply_notification_policy()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -680,6 +711,46 @@ CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) t
 CREATE TRIGGER accounts_cache AFTER UPDATE ON accounts FOR EACH ROW WHEN (old.username IS DISTINCT FROM new.username OR old.domain IS DISTINCT FROM new.domain OR old.display_name IS DISTINCT FROM new.display_name OR old.note IS DISTINCT FROM new.note OR old.locked IS DISTINCT FROM new.locked OR old.bot IS DISTINCT FROM new.bot OR old.discoverable IS DISTINCT FROM new.discoverable OR old.created_at IS DISTINCT FROM new.created_at OR old.uri IS DISTINCT FROM new.uri OR old.url IS DISTINCT FROM new.url OR old.actor_type IS DISTINCT FROM new.actor_type OR old.avatar_remote_url IS DISTINCT FROM new.avatar_remote_url OR old.header_remote_url IS DISTINCT FROM new.header_remote_url OR old.avatar_file IS DISTINCT FROM new.avatar_file OR old.header_file IS DISTINCT FROM new.header_file OR old.fields IS DISTINCT FROM new.fields OR old.remote_followers_count IS DISTINCT FROM new.remote_followers_count OR old.remote_following_count IS DISTINCT FROM new.remote_following_count OR old.remote_statuses_count IS DISTINCT FROM new.remote_statuses_count OR old.published_at IS DISTINCT FROM new.published_at OR old.deleted_at IS DISTINCT FROM new.deleted_at OR old.suspended_at IS DISTINCT FROM new.suspended_at OR old.silenced_at IS DISTINCT FROM new.silenced_at OR old.sensitized_at IS DISTINCT FROM new.sensitized_at) EXECUTE FUNCTION status_cache_account();
 CREATE TRIGGER accounts_cache_deleted AFTER DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION account_cache_deleted();
 
+CREATE TABLE announcement_dismissals (
+  account_id      bigint NOT NULL,
+  announcement_id bigint NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT announcement_dismissals_pkey PRIMARY KEY (account_id, announcement_id),
+  CONSTRAINT announcement_dismissals_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT announcement_dismissals_announcement_id_fkey FOREIGN KEY (announcement_id) REFERENCES announcements(id) ON DELETE CASCADE
+);
+CREATE INDEX announcement_dismissals_announcement ON announcement_dismissals USING btree (announcement_id);
+
+CREATE TABLE announcement_reactions (
+  announcement_id bigint NOT NULL,
+  account_id      bigint NOT NULL,
+  name            text NOT NULL,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT announcement_reactions_pkey PRIMARY KEY (announcement_id, account_id, name),
+  CONSTRAINT announcement_reactions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT announcement_reactions_announcement_id_fkey FOREIGN KEY (announcement_id) REFERENCES announcements(id) ON DELETE CASCADE,
+  CONSTRAINT announcement_reactions_name_check CHECK (name <> ''::text)
+);
+CREATE INDEX announcement_reactions_account ON announcement_reactions USING btree (account_id);
+CREATE TRIGGER announcement_reactions_streamed AFTER INSERT OR DELETE ON announcement_reactions FOR EACH ROW EXECUTE FUNCTION announcement_reactions_streamed();
+
+CREATE TABLE announcements (
+  id           bigint DEFAULT timestamp_id(now()) NOT NULL,
+  text         text NOT NULL,
+  published    boolean DEFAULT false NOT NULL,
+  all_day      boolean DEFAULT false NOT NULL,
+  starts_at    timestamp with time zone,
+  ends_at      timestamp with time zone,
+  published_at timestamp with time zone,
+  created_at   timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at   timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT announcements_pkey PRIMARY KEY (id),
+  CONSTRAINT announcements_check CHECK (starts_at IS NULL OR ends_at IS NULL OR ends_at > starts_at),
+  CONSTRAINT announcements_text_check CHECK (text <> ''::text)
+);
+CREATE INDEX announcements_published ON announcements USING btree (published_at) WHERE published;
+CREATE TRIGGER announcements_streamed AFTER INSERT OR DELETE OR UPDATE ON announcements FOR EACH ROW EXECUTE FUNCTION announcements_streamed();
+
 CREATE TABLE blocks (
   id                bigint DEFAULT timestamp_id(now()) NOT NULL,
   account_id        bigint NOT NULL,
@@ -911,6 +982,17 @@ CREATE TABLE inbox_jobs (
 );
 CREATE INDEX inbox_jobs_due ON inbox_jobs USING btree (next_attempt_at) WHERE (processed_at IS NULL);
 CREATE INDEX inbox_jobs_processed ON inbox_jobs USING btree (processed_at) WHERE (processed_at IS NOT NULL);
+
+CREATE TABLE instance_rules (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  text       text NOT NULL,
+  hint       text DEFAULT ''::text NOT NULL,
+  priority   integer DEFAULT 0 NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT instance_rules_pkey PRIMARY KEY (id),
+  CONSTRAINT instance_rules_text_check CHECK (text <> ''::text)
+);
 
 CREATE TABLE links (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1250,6 +1332,7 @@ CREATE TABLE reports (
   action_taken_by_account_id bigint,
   assigned_account_id        bigint,
   updated_at                 timestamp with time zone DEFAULT now() NOT NULL,
+  rule_ids                   bigint[],
   CONSTRAINT reports_pkey PRIMARY KEY (id),
   CONSTRAINT reports_uri_key UNIQUE (uri),
   CONSTRAINT reports_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,

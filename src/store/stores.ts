@@ -52,6 +52,10 @@ import { DirectoryStore } from './directory.js';
 import { AccountModerationStore } from './account-moderation.js';
 import { PushDeliveryStore } from './push-deliveries.js';
 import { PushSubscriptionStore } from './push-subscriptions.js';
+import { AnnouncementStore } from './announcements.js';
+import { InstanceActivityStore } from './instance-activity.js';
+import { InstanceRuleStore } from './instance-rules.js';
+import { InstanceTextStore } from './instance-texts.js';
 
 /** Every store over the one database. */
 export function stores(db: Database, config: Config, pollsDue: Wake) {
@@ -116,6 +120,11 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     leases: new LeaseStore(db),
     // Trends: the rankings a supervised actor refreshes, the moderators' reviews, the operator's settings.
     trends: new TrendStore(db),
+    // Announcements, the server's rules and the operator's texts (issue 36).
+    announcements: new AnnouncementStore(db),
+    instanceRules: new InstanceRuleStore(db),
+    instanceTexts: new InstanceTextStore(db),
+    instanceActivity: new InstanceActivityStore(db),
   };
 }
 

@@ -2,6 +2,8 @@
 // moderators read, with its accounts, members and statuses loaded once per page.
 import { adminReportEntity, reportEntity, type AdminAccountEntity } from '../entities/report.js';
 import type { Account, AccountStore } from '../store/accounts.js';
+import { ruleEntity } from '../entities/instance-extras.js';
+import type { InstanceRuleStore } from '../store/instance-rules.js';
 import type { Report } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { AccountViews } from './account-views.js';
@@ -15,6 +17,7 @@ export class ReportViews {
     private readonly statuses: StatusStore,
     private readonly accountViews: AccountViews,
     private readonly statusViews: StatusViews,
+    private readonly rules: InstanceRuleStore,
   ) {}
 
   /** Reports as the Report entity, by id; a report whose target is gone is left out. */
@@ -45,7 +48,12 @@ export class ReportViews {
       if (r.assignedAccountId) ids.add(r.assignedAccountId);
       if (r.actionTakenByAccountId) ids.add(r.actionTakenByAccountId);
     }
-    const [accounts, statuses] = await Promise.all([this.accounts.byIds([...ids]), this.statuses.byIds([...new Set(reports.flatMap((r) => r.statusIds))])]);
+    const [accounts, statuses, rules] = await Promise.all([
+      this.accounts.byIds([...ids]),
+      this.statuses.byIds([...new Set(reports.flatMap((r) => r.statusIds))]),
+      this.rules.byIds([...new Set(reports.flatMap((r) => r.ruleIds ?? []))]),
+    ]);
+    const ruleEntities = rules.map(ruleEntity);
     const rendered = await this.adminAccounts.many(accounts);
     const admins = new Map<string, AdminAccountEntity>(accounts.map((a: Account, i) => [a.id, rendered[i]!]));
     const statusEntities = new Map((await this.statusViews.many(statuses, viewerId)).map((e) => [e.id, e]));
@@ -60,6 +68,7 @@ export class ReportViews {
           assignedAccount: (r.assignedAccountId && admins.get(r.assignedAccountId)) || null,
           actionTakenByAccount: (r.actionTakenByAccountId && admins.get(r.actionTakenByAccountId)) || null,
           statuses: r.statusIds.flatMap((id) => statusEntities.get(id) ?? []),
+          rules: ruleEntities.filter((x) => r.ruleIds?.includes(x.id)),
         }),
       ];
     });

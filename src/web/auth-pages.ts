@@ -57,7 +57,9 @@ export function authPageRoutes(d: WebDeps): Route[] {
               <p><a href="/settings/applications">Authorized applications</a></p>
               ${hasPermission(u.permissions, 'manageUsers') ? html`<p><a href="/admin/registrations">Pending registrations</a></p>` : ''}
               ${hasPermission(u.permissions, 'manageReports') ? html`<p><a href="/admin/reports">Reports</a></p>` : ''}
-              ${hasPermission(u.permissions, 'manageFederation') ? html`<p><a href="/admin/history">History</a></p><p><a href="/admin/domain_blocks">Domain blocks</a></p>` : ''}`
+              ${hasPermission(u.permissions, 'manageFederation') ? html`<p><a href="/admin/history">History</a></p><p><a href="/admin/domain_blocks">Domain blocks</a></p>` : ''}
+              ${hasPermission(u.permissions, 'manageAnnouncements') ? html`<p><a href="/admin/announcements">Announcements</a></p>` : ''}
+              ${hasPermission(u.permissions, 'manageRules') ? html`<p><a href="/admin/rules">Rules</a></p>` : ''}`
           : html`<h1>${title}</h1><p>${d.config.instance.description}</p><p><a href="/auth/sign_in">Sign in</a> · <a href="/search">Search</a></p>`;
         return pageReply(200, title, body, title, ctx);
       },

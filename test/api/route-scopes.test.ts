@@ -6,6 +6,7 @@
 // more briefly, for the member's own lists and timelines.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AnnouncementStore } from '../../src/store/announcements.js';
 import { api, type Json } from '../support/api.js';
 import { newIdentityKey, signStatement, type IdentityKey } from '../support/identity-statements.js';
 import { png, upload } from '../support/media.js';
@@ -58,6 +59,31 @@ const WRITES: readonly Row[] = [
     scope: 'write:statuses',
     wrong: ['write:accounts'],
     shows: (b, ids) => assert.equal(b.id, ids['annDoomed']),
+  },
+  // Announcements: dismissing is write:accounts, reacting write:favourites (Mastodon's controllers).
+  {
+    method: 'POST',
+    path: '/api/v1/announcements/:announcement/dismiss',
+    scope: 'write:accounts',
+    wrong: ['write:favourites', 'write:statuses'],
+    shows: async (b, _ids, get) => {
+      assert.deepEqual(b, {});
+      assert.equal((await get('/api/v1/announcements'))[0].read, true);
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/announcements/:announcement/reactions/:emoji',
+    scope: 'write:favourites',
+    wrong: ['write:accounts', 'write:statuses'],
+    shows: async (_b, _ids, get) => assert.deepEqual((await get('/api/v1/announcements'))[0].reactions, [{ name: '👍', count: 1, me: true }]),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/announcements/:announcement/reactions/:emoji',
+    scope: 'write:favourites',
+    wrong: ['write:accounts', 'write:statuses'],
+    shows: async (_b, _ids, get) => assert.deepEqual((await get('/api/v1/announcements'))[0].reactions, []),
   },
   // Favourites are write:favourites; a boost is a status, write:statuses.
   {
@@ -583,6 +609,8 @@ describe('route scopes', () => {
     const key: IdentityKey = newIdentityKey();
     ids['did'] = key.did;
     ids['statement'] = JSON.stringify(signStatement(key, ((await actorDoc.json()) as { id: string }).id));
+    // Staff write announcements on a page (no API): one published, as the page's store call makes it.
+    ids['announcement'] = (await new AnnouncementStore(s.app.db).create({ text: 'hello', allDay: false, startsAt: null, endsAt: null }, true)).id;
   });
   after(() => s?.stop());
 

@@ -10,6 +10,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
 import { openSse, openWs, type WsClient, stopNodes } from '../support/streaming.js';
 import { eventually, within } from '../support/wait.js';
+import { AnnouncementStore } from '../../src/store/announcements.js';
 import { TokenStore } from '../../src/store/oauth-tokens.js';
 import { UserStore } from '../../src/store/users.js';
 
@@ -58,6 +59,32 @@ describe('streaming across two nodes', () => {
     );
     const health = await fetch(`${b.url}/api/v1/streaming/health`);
     assert.equal(await health.text(), 'OK');
+  });
+
+  it('a subscriber on node B sees an announcement published on node A, its reactions and its unpublishing', async () => {
+    const c = await openWs(b.url, m.token['alice'], 'stream=user');
+    sockets.push(c);
+    await untilListening(c);
+    const store = new AnnouncementStore(a.app.db);
+    const ann = await store.create({ text: 'from A', allDay: false, startsAt: null, endsAt: null }, true);
+    const mine = () => c.frames.filter((f) => f.event?.startsWith('announcement'));
+    await eventually(() => assert.equal(mine().length, 1));
+    assert.equal(mine()[0]!.payload.id, ann.id);
+    assert.equal(mine()[0]!.payload.content, '<p>from A</p>');
+    const thumbs = encodeURIComponent('👍');
+    assert.equal((await api(a.url, m.token['bob'], 'PUT', `/api/v1/announcements/${ann.id}/reactions/${thumbs}`)).status, 200);
+    await eventually(() => assert.equal(mine().length, 2));
+    assert.deepEqual(mine()[1]!.payload, { name: '👍', count: 1, announcement_id: ann.id });
+    await store.setPublished(ann.id, false);
+    await eventually(() => assert.equal(mine().length, 3));
+    assert.deepEqual(
+      mine().map((f) => [f.event, f.event === 'announcement.delete' ? f.payload : undefined]),
+      [
+        ['announcement', undefined],
+        ['announcement.reaction', undefined],
+        ['announcement.delete', ann.id],
+      ],
+    );
   });
 
   it('an SSE subscriber on node B too', async () => {

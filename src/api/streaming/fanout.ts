@@ -4,6 +4,7 @@
 // Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded.
 // A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts).
 import type { Logger } from '../../log.js';
+import type { AnnouncementStore } from '../../store/announcements.js';
 import type { ConversationStore } from '../../store/conversations.js';
 import type { NotificationStore } from '../../store/notifications.js';
 import type { StreamAudienceStore, StatusAudience } from '../../store/stream-audience.js';
@@ -11,6 +12,7 @@ import { parseStreamEvent, type StreamEvent } from '../../store/stream-events.js
 import { tagKey, type Status, type StatusStore } from '../../store/statuses.js';
 import { renderConversations, type ConversationViewDeps } from '../../views/conversation-views.js';
 import { renderNotifications, type NotificationViewDeps } from '../../views/notification-views.js';
+import type { AnnouncementViews } from '../../views/announcement-views.js';
 import type { StatusViews } from '../../views/status-views.js';
 import type { Subscription } from './channels.js';
 import { streamContext, type StreamFilters } from './stream-filters.js';
@@ -25,6 +27,8 @@ export interface FanoutDeps extends NotificationViewDeps, ConversationViewDeps {
   readonly conversations: ConversationStore;
   readonly audience: StreamAudienceStore;
   readonly streamFilters: StreamFilters;
+  readonly announcements: AnnouncementStore;
+  readonly announcementViews: AnnouncementViews;
 }
 
 type Entity = Record<string, unknown>;
@@ -90,6 +94,14 @@ export class StreamFanout {
         // Mastodon's UnfilterNotificationsWorker: the payload is "1", on the streams that carry notifications.
         for (const c of this.hub.of(e.account)) for (const s of c.subs.values()) if (wantsNotifications(s, c)) c.send(s.stream, e.event, '1');
         return Promise.resolve();
+      case 'announcement':
+        return this.announcement(e.announcement);
+      case 'announcement.delete':
+        // Mastodon's UnpublishAnnouncementWorker: the id alone, on every member's user stream.
+        this.toEveryMember('announcement.delete', () => e.announcement);
+        return Promise.resolve();
+      case 'announcement.reaction':
+        return this.announcementReaction(e.announcement, e.name);
     }
   }
 
@@ -178,6 +190,34 @@ export class StreamFanout {
     for (const c of this.hub.of(accountId)) for (const s of c.subs.values()) if (s.channel === 'user') c.send(s.stream, 'filters_changed', undefined);
   }
 
+  /** Mastodon's PublishAnnouncementWorker: the announcement as each member sees it, on their user streams. */
+  private async announcement(id: string): Promise<void> {
+    const members = [...new Set([...this.hub.clients].filter(onUserStream).map((c) => c.accountId))];
+    if (members.length === 0) return;
+    const a = await this.d.announcements.published(id);
+    if (!a) return; // unpublished again before this was heard: its announcement.delete follows
+    const payloads = await this.d.announcementViews.renderFor(a, members);
+    this.toEveryMember('announcement', (member) => payloads.get(member));
+  }
+
+  /** Mastodon's announcement.reaction: `{name, count, announcement_id}`, the same for everyone. */
+  private async announcementReaction(id: string, name: string): Promise<void> {
+    if (![...this.hub.clients].some(onUserStream)) return;
+    const count = await this.d.announcements.reactionCount(id, name);
+    const payload = JSON.stringify({ name, count, announcement_id: id });
+    this.toEveryMember('announcement.reaction', () => payload);
+  }
+
+  private toEveryMember(event: string, payloadFor: (member: string) => string | undefined): void {
+    for (const c of [...this.hub.clients]) {
+      for (const s of c.subs.values()) {
+        if (s.channel !== 'user') continue;
+        const p = payloadFor(c.accountId);
+        if (p !== undefined) c.send(s.stream, event, p);
+      }
+    }
+  }
+
   private async conversation(id: string, accountId: string): Promise<void> {
     const listeners = [...this.hub.of(accountId)].filter((c) => [...c.subs.values()].some((s) => s.channel === 'direct'));
     if (listeners.length === 0) return;
@@ -188,6 +228,11 @@ export class StreamFanout {
     const payload = JSON.stringify(entity);
     for (const c of listeners) for (const s of c.subs.values()) if (s.channel === 'direct') c.send(s.stream, 'conversation', payload);
   }
+}
+
+function onUserStream(c: StreamClient): boolean {
+  for (const s of c.subs.values()) if (s.channel === 'user') return true;
+  return false;
 }
 
 function wantsNotifications(s: Subscription, c: StreamClient): boolean {
