@@ -14,7 +14,7 @@ import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
-import type { ThreadStore } from '../store/threads.js';
+import type { ContextLimits, ThreadStore } from '../store/threads.js';
 import { pushStatusesJson } from '../views/status-json.js';
 import { memberAccount, viewerOf } from './callers.js';
 
@@ -22,8 +22,13 @@ const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
 /** Mastodon's DEFAULT_STATUSES_LIMIT, the most `GET /api/v1/statuses?id[]=` takes. */
 const MAX_IDS = 20;
-const MAX_ANCESTORS = 40;
-const MAX_DESCENDANTS = 60;
+/**
+ * Mastodon's limits of a context (Api::V1::StatusesController): an account (a member's token) is given up to
+ * CONTEXT_LIMIT of each, quasi-unlimited, as the API was before; an anonymous caller or an app's own token (no account)
+ * gets ANCESTORS_LIMIT, DESCENDANTS_LIMIT and DESCENDANTS_DEPTH_LIMIT, the walk being costly.
+ */
+const MEMBER_CONTEXT: ContextLimits = { ancestors: 4096, descendants: 4096, depth: 4096 };
+const ANONYMOUS_CONTEXT: ContextLimits = { ancestors: 40, descendants: 60, depth: 20 };
 
 const PollBody = z.object({
   options: z
@@ -292,7 +297,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       handler: async (req, who) => {
         const viewerId = viewerOf(who);
         // The status, its thread and the thread's dynamic parts in one statement (store/threads.ts).
-        const thread = await d.threads.context(req.params['id']!, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
+        const thread = await d.threads.context(req.params['id']!, viewerId, viewerId === null ? ANONYMOUS_CONTEXT : MEMBER_CONTEXT);
         if (!thread) throw Errors.notFound();
         const { ancestors, descendants } = thread;
         // Both halves rendered together.
