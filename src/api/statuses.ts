@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
 import { json, jsonPieces } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Route, updateRoute } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
@@ -238,8 +238,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         return json(200, shown);
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/statuses/:id',
       auth: { scopes: ['write:statuses'], member: true },
       body: true,

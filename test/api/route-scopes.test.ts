@@ -52,6 +52,15 @@ const WRITES: readonly Row[] = [
     body: () => ({ status: 'edited' }),
     shows: (b) => assert.equal(b.content, '<p>edited</p>'),
   },
+  // Rails' `resources` routes PATCH beside PUT (patch-aliases.test.ts lists them); the twins carry the same rule.
+  {
+    method: 'PATCH',
+    path: '/api/v1/statuses/:annPost',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ status: 'edited again' }),
+    shows: (b) => assert.equal(b.content, '<p>edited again</p>'),
+  },
   {
     method: 'DELETE',
     path: '/api/v1/statuses/:annDoomed',
@@ -252,6 +261,14 @@ const WRITES: readonly Row[] = [
     body: () => ({ description: 'a square' }),
     shows: (b) => assert.equal(b.description, 'a square'),
   },
+  {
+    method: 'PATCH',
+    path: '/api/v1/media/:media',
+    scope: 'write:media',
+    wrong: ['write:statuses'],
+    body: () => ({ description: 'still a square' }),
+    shows: (b) => assert.equal(b.description, 'still a square'),
+  },
   // Lists.
   {
     method: 'POST',
@@ -268,6 +285,14 @@ const WRITES: readonly Row[] = [
     wrong: ['write:follows'],
     body: () => ({ title: 'renamed' }),
     shows: (b) => assert.equal(b.title, 'renamed'),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/lists/:list',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: () => ({ title: 'renamed again' }),
+    shows: (b) => assert.equal(b.title, 'renamed again'),
   },
   {
     method: 'POST',
@@ -373,6 +398,15 @@ const WRITES: readonly Row[] = [
     mod: true,
     body: () => ({ category: 'other' }),
     shows: (b) => assert.equal(b.category, 'other'),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/admin/reports/:report',
+    scope: 'admin:write:reports',
+    wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'],
+    mod: true,
+    body: () => ({ category: 'spam' }),
+    shows: (b) => assert.equal(b.category, 'spam'),
   },
 ];
 
