@@ -23,6 +23,7 @@ import { mediaRoutes } from './api/media.js';
 import { notificationRoutes } from './api/notifications.js';
 import { notificationRequestRoutes } from './api/notification-requests.js';
 import { oauthRoutes } from './api/oauth.js';
+import { userinfoRoutes } from './api/userinfo.js';
 import { pollRoutes } from './api/polls.js';
 import { pushRoutes } from './api/push.js';
 import { preferenceRoutes } from './api/preferences.js';
@@ -122,6 +123,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),
     mount(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'], oauthRoutes(oauth)),
+    mount(['/oauth/userinfo'], userinfoRoutes(accounts)),
     // Accounts and relationships.
     mount(['/api/v1/accounts', '/api/v1/accounts/lookup', '/api/v1/accounts/verify_credentials', '/api/v1/accounts/:id'], accountRoutes(accounts)),
     mount(
