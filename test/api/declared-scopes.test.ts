@@ -58,6 +58,10 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/remote_history/prune': member('admin:write'),
   // apps
   'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
+  // Sign-up through an app (an app's token, no user yet), and the e-mail routes (Mastodon checks the user itself).
+  'POST /api/v1/accounts': { scope: 'write:accounts', app: true },
+  'POST /api/v1/emails/confirmations': { scope: 'write:accounts', app: true },
+  'GET /api/v1/emails/check_confirmation': { scope: 'read:accounts', app: true },
   // Web Push (methods/push.md: a user token with `push`)
   'POST /api/v1/push/subscription': member('push'),
   'GET /api/v1/push/subscription': member('push'),

@@ -52,6 +52,15 @@ const WRITES: readonly Row[] = [
     body: () => ({ status: 'edited' }),
     shows: (b) => assert.equal(b.content, '<p>edited</p>'),
   },
+  // Signing up through an app: write:accounts (a member's token carrying it may too, as in Mastodon).
+  {
+    method: 'POST',
+    path: '/api/v1/accounts',
+    scope: 'write:accounts',
+    wrong: ['write:statuses', 'write:follows'],
+    body: () => ({ username: 'signed_up', email: 'signed_up@example.test', password: 'a long password', agreement: true }),
+    shows: (b) => assert.equal(b.token_type, 'Bearer'),
+  },
   // Rails' `resources` routes PATCH beside PUT (patch-aliases.test.ts lists them); the twins carry the same rule.
   {
     method: 'PATCH',
@@ -466,7 +475,8 @@ describe('route scopes', () => {
   };
 
   before(async () => {
-    s = await startTestServer();
+    // Registrations open, so that signing up through the API (POST /api/v1/accounts) answers.
+    s = await startTestServer({ REGISTRATIONS: 'open' });
     m = await createMembers(s, ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'mod'], { mod: 'moderator' });
     Object.assign(ids, m.id);
     const rows = [...WRITES.map((r) => [r, 'read'] as const), ...[...READS, ...PUBLIC_READS].map((r) => [r, 'write'] as const)];
