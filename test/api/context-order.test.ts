@@ -1,12 +1,14 @@
 // GET /api/v1/statuses/:id/context as Mastodon 4.5 answers it (Status::ThreadingConcern, Api::V1::StatusesController):
 // descendants depth-first, each parent's replies oldest first, then the self-replies (a reply to its own author) moved
 // ahead of the others in that order; an account's token sees up to 4,096 ancestors and descendants, an anonymous
-// caller or an app's token 40 ancestors, 60 descendants no deeper than 20. Also as megalodon and Mastodon.py see it.
+// caller or an app's token 40 ancestors, 60 descendants no deeper than 20. Also as masto.js, megalodon and Mastodon.py
+// see it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { createRestAPIClient } from 'masto';
 import megalodonModule from 'megalodon';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -99,6 +101,16 @@ describe('context: Mastodon’s order and limits', () => {
     assert.deepEqual(
       viaMegalodon.data.descendants.map((x) => x.id),
       expected,
+    );
+    const masto = createRestAPIClient({ url: s.url, accessToken: m.token['bob']! });
+    const viaMasto = await masto.v1.statuses.$select(a1.id).context.fetch();
+    assert.deepEqual(
+      viaMasto.descendants.map((x) => x.id),
+      [a11.id, a121.id, a12.id],
+    );
+    assert.deepEqual(
+      viaMasto.ancestors.map((x) => x.id),
+      [root.id],
     );
     const script = `
 import json, os

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import fc from 'fast-check';
 import megalodonModule from 'megalodon';
+import { RESERVED_USERNAMES } from '../../src/auth/usernames.js';
+import { signUpErrors } from '../../src/services/registration-service.js';
 import { api, form } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { appToken, registerApp, type RegisteredApp } from '../support/oauth.js';
@@ -187,5 +190,50 @@ describe('POST /api/v1/accounts: approval and closed', () => {
     const last = await api(approval.url, token, 'POST', '/api/v1/accounts', { ...signUp(20), reason: 'x' });
     assert.equal(last.status, 429, last.text);
     assert.ok(Number(last.headers.get('retry-after')) > 0);
+  });
+});
+
+describe('the sign-up rules over any input', () => {
+  const FIELDS = new Set(['username', 'email', 'password', 'password_confirmation', 'agreement', 'reason', 'locale']);
+  const CODES = new Set(['ERR_BLANK', 'ERR_INVALID', 'ERR_TOO_LONG', 'ERR_TOO_SHORT', 'ERR_RESERVED', 'ERR_CONFIRMATION', 'ERR_ACCEPTED', 'ERR_INCLUSION']);
+
+  it('name each broken rule with a known field and code, and never throw', () => {
+    const anything = fc.oneof(fc.jsonValue(), fc.string({ maxLength: 1200 }), fc.constant(undefined));
+    fc.assert(
+      fc.property(
+        fc.record({
+          username: anything,
+          email: anything,
+          password: anything,
+          agreement: anything,
+          reason: anything,
+          locale: anything,
+          reasonRequired: fc.boolean(),
+        }),
+        (input) => {
+          const errors = signUpErrors(input);
+          for (const e of errors) {
+            assert.ok(FIELDS.has(e.field), e.field);
+            assert.ok(CODES.has(e.code), e.code);
+            assert.ok(e.description.length > 0 && e.message.length > 0);
+          }
+          // Fields are named at most once each, in the order the form lists them.
+          const fields = errors.map((e) => e.field);
+          assert.equal(new Set(fields).size, fields.length);
+        },
+      ),
+      { seed: 36, numRuns: 300 },
+    );
+  });
+
+  it('accept a well-formed sign-up, whatever its valid username and address', () => {
+    const username = fc.stringMatching(/^[a-z0-9_]{1,30}$/).filter((u) => !RESERVED_USERNAMES.has(u));
+    fc.assert(
+      fc.property(username, fc.stringMatching(/^[a-z]{1,10}$/), (u, host) => {
+        const errors = signUpErrors({ username: u, email: `${u}@${host}.example`, password: 'a long password', agreement: true, locale: 'pt-BR' });
+        assert.deepEqual(errors, []);
+      }),
+      { seed: 36, numRuns: 200 },
+    );
   });
 });
