@@ -4,12 +4,16 @@ import { MailboxFullError } from '../actors/actor.js';
 import { PoolBusyError } from '../actors/worker-pool.js';
 import { PasswordBusyError } from './auth/password.js';
 
+/** Mastodon's ValidationErrorFormatter `details`: per attribute, each broken rule's ERR_ code and description. */
+export type ErrorDetails = Readonly<Record<string, readonly { readonly error: string; readonly description: string }[]>>;
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly error: string,
     readonly description?: string,
     readonly headers?: Readonly<Record<string, string>>,
+    readonly details?: ErrorDetails,
   ) {
     super(description ? `${error}: ${description}` : error);
     this.name = 'ApiError';
@@ -31,6 +35,8 @@ export const Errors = {
   badRequest: (message: string) => new ApiError(400, message),
   malformedBody: (what: string) => new ApiError(400, `Malformed ${what} body`),
   validation: (message: string) => new ApiError(422, `Validation failed: ${message}`),
+  /** A record Mastodon validates field by field (sign-up): the sentence, and the details clients show per field. */
+  invalidRecord: (message: string, details: ErrorDetails) => new ApiError(422, `Validation failed: ${message}`, undefined, undefined, details),
   unprocessable: (message: string, description?: string) => new ApiError(422, message, description),
   bodyTooLarge: (limit: number) => new ApiError(413, 'Request entity too large', `The body is limited to ${limit} bytes`),
   unsupportedMediaType: (type: string) => new ApiError(415, 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here`),
@@ -50,7 +56,7 @@ export const Errors = {
 
 export interface HttpError {
   status: number;
-  body: { error: string; error_description?: string };
+  body: { error: string; error_description?: string; details?: ErrorDetails };
   headers: Readonly<Record<string, string>>;
   /** True when the server, not the client, is at fault: logged at error level with the cause. */
   internal: boolean;
@@ -71,6 +77,7 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof ApiError) {
     const body: HttpError['body'] = { error: err.error };
     if (err.description !== undefined) body.error_description = err.description;
+    if (err.details !== undefined) body.details = err.details;
     return { status: err.status, body, headers: err.headers ?? NO_HEADERS, internal: false };
   }
   return { status: 500, body: { error: 'Internal server error' }, headers: NO_HEADERS, internal: true };

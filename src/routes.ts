@@ -32,6 +32,9 @@ import { mediaRoutes } from './api/media.js';
 import { notificationRoutes } from './api/notifications.js';
 import { notificationRequestRoutes } from './api/notification-requests.js';
 import { oauthRoutes } from './api/oauth.js';
+import { userinfoRoutes } from './api/userinfo.js';
+import { registrationRoutes } from './api/registrations.js';
+import { RegistrationService } from './services/registration-service.js';
 import { pollRoutes } from './api/polls.js';
 import { pushRoutes } from './api/push.js';
 import { preferenceRoutes } from './api/preferences.js';
@@ -118,6 +121,14 @@ function takingFiles(routes: readonly Route[], ...names: readonly string[]): Rou
 export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics, streamingRoutes }: RouteDeps): Mount[] {
   const accounts = { ...api.accounts, authEvents };
   const remoteProfile: RemoteProfileDeps = { web, ...api.remoteProfile };
+  // Sign-up, one service for the page and the API (one throttle, one set of rules).
+  const registration = new RegistrationService({
+    mode: web.config.registrations,
+    users: web.users,
+    throttle: web.signUpThrottle,
+    log: web.log,
+    onCreated: () => instanceDocs.invalidate(),
+  });
   return [
     // The server itself, discovery and ActivityPub.
     mount(['/api/v1/instance', '/api/v2/instance', '/health'], instanceRoutes(instanceDocs, api.db)),
@@ -159,6 +170,8 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),
     mount(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'], oauthRoutes(oauth)),
+    mount(['/oauth/userinfo'], userinfoRoutes(accounts)),
+    mount(['/api/v1/accounts', '/api/v1/emails/confirmations', '/api/v1/emails/check_confirmation'], registrationRoutes({ ...oauth, registration })),
     // Accounts and relationships.
     mount(['/api/v1/accounts', '/api/v1/accounts/lookup', '/api/v1/accounts/verify_credentials', '/api/v1/accounts/:id'], accountRoutes(accounts)),
     mount(
@@ -259,7 +272,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/', '/auth/sign_in', '/auth/sign_out'], authPageRoutes(web)),
     mount(
       ['/auth/sign_up', '/admin/registrations'],
-      registrationPageRoutes(web, () => instanceDocs.invalidate()),
+      registrationPageRoutes(web, registration, () => instanceDocs.invalidate()),
     ),
     mount(['/oauth/authorize'], authorizePageRoutes(web, oauth)),
     mount(['/settings/applications'], authorizedAppsPageRoutes(web, oauth)),

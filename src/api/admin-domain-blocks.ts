@@ -8,7 +8,7 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { PUBLIC, route, type Route } from '../http/types.js';
+import { PUBLIC, route, type Route, updateRoute } from '../http/types.js';
 import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import { blockDomain, type DomainBlockStore, SEVERITIES } from '../store/domain-blocks.js';
@@ -119,8 +119,7 @@ export function domainBlockRoutes(d: DomainBlockApiDeps): Route[] {
         return json(200, adminDomainBlockEntity(block));
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/admin/domain_blocks/:id',
       auth: { scopes: ['admin:write:domain_blocks'], member: true, permission: 'manageFederation' },
       body: true,

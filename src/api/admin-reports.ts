@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import { memberIdOf } from './callers.js';
 import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
@@ -98,8 +98,7 @@ export function adminReportRoutes(d: AdminReportApiDeps): Route[] {
         return answer(await d.reports.byId(reportId(req)), me);
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/admin/reports/:id',
       auth: { scopes: ['admin:write:reports'], member: true, permission: 'manageReports' },
       body: true,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import type { Filter, FilterKeyword, FilterStore } from '../store/filters.js';
 import { isId } from '../store/ids.js';
 import { context, expiresIn, expiryOf, keyword } from './filter-params.js';
@@ -88,8 +88,7 @@ export function filterV1Routes(d: FilterV1Deps): Route[] {
         return json(200, v1Entity(f, f.keywords[0]!));
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/filters/:id',
       auth: { scopes: ['write:filters'], member: true },
       body: true,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import type { Filter, FilterKeyword, FilterStatus, FilterStore, FilterWrite } from '../store/filters.js';
 import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
@@ -93,8 +93,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
         return json(200, filterEntity(f));
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v2/filters/:id',
       auth: write,
       body: true,
@@ -149,8 +148,7 @@ export function filterRoutes(d: FilterApiDeps): Route[] {
         return json(200, keywordEntity(k));
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v2/filters/keywords/:id',
       auth: write,
       body: true,

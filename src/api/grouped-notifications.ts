@@ -15,6 +15,7 @@ import { isId } from '../store/ids.js';
 import type { AccountViews } from '../views/account-views.js';
 import { flag, stringList } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
+import { idsAsNumbers } from '../views/id-numbers.js';
 import { pushStatusesJson } from '../views/status-json.js';
 import type { ReportStore } from '../store/reports.js';
 import type { ReportViews } from '../views/report-views.js';
@@ -142,7 +143,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
       group_key: g.key,
       notifications_count: g.count,
       type: g.n.type,
-      // A string, as documented (Mastodon's own ids are small enough to be numbers; ours are not).
+      // A number, as Mastodon's serializer sends it (its docs say String; Ice Cubes decodes an Int): idsAsNumbers.
       most_recent_notification_id: g.mostRecentId,
       ...(paged ? { page_min_id: g.pageMinId, page_max_id: g.mostRecentId, latest_page_notification_at: g.latestAt.toISOString() } : {}),
       sample_account_ids: g.samples.filter((id) => accounts.has(id)),
@@ -161,7 +162,7 @@ export function groupedNotificationRoutes(d: GroupedNotificationApiDeps): Route[
           first = false;
         }
         parts.push(expand === 'partial_avatars' ? `],"partial_accounts":${JSON.stringify([...partial].map(partialEntity))},"statuses":` : '],"statuses":');
-        pushStatusesJson(shownStatuses, parts).push(`,"notification_groups":${JSON.stringify(groupEntities)}}`);
+        pushStatusesJson(shownStatuses, parts).push(`,"notification_groups":${idsAsNumbers(JSON.stringify(groupEntities), 'most_recent_notification_id')}}`);
         return parts;
       },
     };

@@ -5,7 +5,7 @@ import { Errors } from '../errors.js';
 import { linkHeader, pageQuery, timelineLinks } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json, jsonPieces } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { REPLIES_POLICIES, type List, type ListStore } from '../store/lists.js';
 import type { StatusStore } from '../store/statuses.js';
@@ -76,8 +76,7 @@ export function listRoutes(d: ListApiDeps): Route[] {
         return json(200, entity(l));
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/lists/:id',
       auth: { scopes: ['write:lists'], member: true },
       body: true,

@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { fileReply } from '../http/file-body.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { PUBLIC, route, type MemberPrincipal, type Reply, type Route } from '../http/types.js';
+import { PUBLIC, route, type MemberPrincipal, type Reply, type Route, updateRoute } from '../http/types.js';
 import { mediaEntity } from '../entities/media.js';
 import { mediaUrl } from '../urls/media-urls.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
@@ -99,8 +99,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       auth: { scopes: ['write:media'], member: true },
       handler: async (req, who) => json(200, entity(await own(req, who))),
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/media/:id',
       auth: { scopes: ['write:media'], member: true },
       body: true,

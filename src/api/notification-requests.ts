@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Route, updateRoute } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import { POLICY_VALUES, type NotificationPolicy, type NotificationRequest, type NotificationRequestStore } from '../store/notification-requests.js';
@@ -106,61 +106,55 @@ export function notificationRequestRoutes(d: NotificationRequestApiDeps): Route[
       handler: async (_req, who) => json(200, v2(await d.requests.policy(who.record.user.accountId))),
     }),
     // Rails' `resource ... only: :update` answers PUT and PATCH alike (masto sends PUT).
-    ...(['PATCH', 'PUT'] as const).map((method) =>
-      route({
-        method,
-        path: '/api/v2/notifications/policy',
-        auth: write,
-        body: true,
-        handler: async (req, who) => {
-          const p = PolicyV2.safeParse(given(req.fields));
-          if (!p.success) throw invalid(p.error);
-          const b = p.data;
-          return json(
-            200,
-            v2(
-              await d.requests.updatePolicy(who.record.user.accountId, {
-                forNotFollowing: b.for_not_following,
-                forNotFollowers: b.for_not_followers,
-                forNewAccounts: b.for_new_accounts,
-                forPrivateMentions: b.for_private_mentions,
-                forLimitedAccounts: b.for_limited_accounts,
-              }),
-            ),
-          );
-        },
-      }),
-    ),
+    ...updateRoute({
+      path: '/api/v2/notifications/policy',
+      auth: write,
+      body: true,
+      handler: async (req, who) => {
+        const p = PolicyV2.safeParse(given(req.fields));
+        if (!p.success) throw invalid(p.error);
+        const b = p.data;
+        return json(
+          200,
+          v2(
+            await d.requests.updatePolicy(who.record.user.accountId, {
+              forNotFollowing: b.for_not_following,
+              forNotFollowers: b.for_not_followers,
+              forNewAccounts: b.for_new_accounts,
+              forPrivateMentions: b.for_private_mentions,
+              forLimitedAccounts: b.for_limited_accounts,
+            }),
+          ),
+        );
+      },
+    }),
     route({
       method: 'GET',
       path: '/api/v1/notifications/policy',
       auth: read,
       handler: async (_req, who) => json(200, v1(await d.requests.policy(who.record.user.accountId))),
     }),
-    ...(['PATCH', 'PUT'] as const).map((method) =>
-      route({
-        method,
-        path: '/api/v1/notifications/policy',
-        auth: write,
-        body: true,
-        handler: async (req, who) => {
-          const p = PolicyV1.safeParse(given(req.fields));
-          if (!p.success) throw invalid(p.error);
-          const b = p.data;
-          return json(
-            200,
-            v1(
-              await d.requests.updatePolicy(who.record.user.accountId, {
-                forNotFollowing: b.filter_not_following,
-                forNotFollowers: b.filter_not_followers,
-                forNewAccounts: b.filter_new_accounts,
-                forPrivateMentions: b.filter_private_mentions,
-              }),
-            ),
-          );
-        },
-      }),
-    ),
+    ...updateRoute({
+      path: '/api/v1/notifications/policy',
+      auth: write,
+      body: true,
+      handler: async (req, who) => {
+        const p = PolicyV1.safeParse(given(req.fields));
+        if (!p.success) throw invalid(p.error);
+        const b = p.data;
+        return json(
+          200,
+          v1(
+            await d.requests.updatePolicy(who.record.user.accountId, {
+              forNotFollowing: b.filter_not_following,
+              forNotFollowers: b.filter_not_followers,
+              forNewAccounts: b.filter_new_accounts,
+              forPrivateMentions: b.filter_private_mentions,
+            }),
+          ),
+        );
+      },
+    }),
     route({
       method: 'GET',
       path: '/api/v1/notifications/requests',

@@ -57,6 +57,7 @@ function metadataDocument(config: Config) {
     token_endpoint: `${base}/oauth/token`,
     app_registration_endpoint: `${base}/api/v1/apps`,
     revocation_endpoint: `${base}/oauth/revoke`,
+    userinfo_endpoint: `${base}/oauth/userinfo`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

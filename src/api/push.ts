@@ -9,7 +9,7 @@ import { PUSH_ALERT_TYPES, webPushSubscriptionJson } from '../entities/push-subs
 import { Errors } from '../errors.js';
 import { classifyAddress, isAllowedAddress } from '../federation/address-guard.js';
 import { json, jsonText } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Route, updateRoute } from '../http/types.js';
 import { PUSH_POLICIES, type PushSubscriptionStore } from '../store/push-subscriptions.js';
 import { invalid, railsBool } from './params.js';
 
@@ -148,8 +148,7 @@ export function pushRoutes(d: PushApiDeps): Route[] {
         return reply(s);
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/push/subscription',
       auth: AUTH,
       body: true,

@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
 import { json, jsonPieces } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Route, updateRoute } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
@@ -14,7 +14,7 @@ import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
 import type { StatusRef } from '../store/status-refs.js';
-import type { ThreadStore } from '../store/threads.js';
+import { ANONYMOUS_CONTEXT, MEMBER_CONTEXT, type ThreadStore } from '../store/threads.js';
 import { pushStatusesJson } from '../views/status-json.js';
 import { memberAccount, viewerOf } from './callers.js';
 
@@ -22,8 +22,6 @@ const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
 /** Mastodon's DEFAULT_STATUSES_LIMIT, the most `GET /api/v1/statuses?id[]=` takes. */
 const MAX_IDS = 20;
-const MAX_ANCESTORS = 40;
-const MAX_DESCENDANTS = 60;
 
 const PollBody = z.object({
   options: z
@@ -233,8 +231,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         return json(200, shown);
       },
     }),
-    route({
-      method: 'PUT',
+    ...updateRoute({
       path: '/api/v1/statuses/:id',
       auth: { scopes: ['write:statuses'], member: true },
       body: true,
@@ -292,7 +289,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
       handler: async (req, who) => {
         const viewerId = viewerOf(who);
         // The status, its thread and the thread's dynamic parts in one statement (store/threads.ts).
-        const thread = await d.threads.context(req.params['id']!, viewerId, MAX_ANCESTORS, MAX_DESCENDANTS);
+        const thread = await d.threads.context(req.params['id']!, viewerId, viewerId === null ? ANONYMOUS_CONTEXT : MEMBER_CONTEXT);
         if (!thread) throw Errors.notFound();
         const { ancestors, descendants } = thread;
         // Both halves rendered together.

@@ -1,9 +1,9 @@
 // Bearer authentication, called by the front end for every route that declares an AuthRule, in Mastodon's order:
-// no or bad token → 401, scopes → 403, app token on a member route → 422, disabled or suspended member → 403, a role
-// without the route's permission → 403. A cached token answers synchronously (no promise on the hot path); a miss
-// reads the database once and caches the result. A member pending approval never holds a token: tokens come only
-// from codes granted in a signed-in session, which such a member cannot have, and approval is never withdrawn
-// (rejecting a sign-up deletes it).
+// no or bad token → 401, scopes → 403, app token on a member route → 422, a member pending approval, disabled or
+// suspended → 403, a role without the route's permission → 403. A cached token answers synchronously (no promise on
+// the hot path); a miss reads the database once and caches the result. A member pending approval holds a token only
+// from signing up through an app (POST /api/v1/accounts), refused as Mastodon refuses it until approval, which
+// notifies the caches (rejecting a sign-up deletes it and its tokens).
 import type { Clock } from '../clock.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Request } from './request.js';
@@ -71,6 +71,7 @@ export class BearerAuth {
     if (need.scopes.length > 0 && !coversAny(r.scopes, need.scopes)) throw insufficientScope();
     if (need.member || need.permission) {
       if (!r.user) throw new ApiError(422, MEMBER_ONLY);
+      if (!r.user.approved) throw Errors.forbidden('Your login is currently pending approval');
       if (r.user.disabled || r.user.suspended) throw Errors.forbidden('Your login is currently disabled');
       if (need.permission && !hasPermission(r.user.permissions, need.permission)) throw Errors.forbidden();
     }

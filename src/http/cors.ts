@@ -1,7 +1,7 @@
 // CORS for the paths browsers' client apps call cross-origin. Tokens travel in headers, never cookies, so any
 // origin may call; credentials are not allowed.
 
-const PREFIXES = ['/api/', '/oauth/token', '/oauth/revoke', '/.well-known/', '/nodeinfo/'];
+const PREFIXES = ['/api/', '/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/.well-known/', '/nodeinfo/'];
 
 export function corsApplies(path: string): boolean {
   for (const p of PREFIXES) if (path.startsWith(p)) return true;

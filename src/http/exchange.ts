@@ -219,6 +219,7 @@ export function isApiPath(path: string): boolean {
     path.startsWith('/api/') ||
     path.startsWith('/oauth/token') ||
     path.startsWith('/oauth/revoke') ||
+    path.startsWith('/oauth/userinfo') ||
     path.startsWith('/.well-known/') ||
     path.startsWith('/nodeinfo') ||
     path === '/health' ||

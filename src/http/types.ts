@@ -155,5 +155,13 @@ export function route<const A extends Rule>(r: Route<A>): Route {
   return r as Route;
 }
 
+/**
+ * Rails' `resources … :update`: one route answering PUT and PATCH alike, one handler, as Mastodon's routes do (an app
+ * may send either: masto.js sends PUT, others PATCH).
+ */
+export function updateRoute<const A extends Rule>(r: Omit<Route<A>, 'method'>): Route[] {
+  return (['PUT', 'PATCH'] as const).map((method) => ({ ...r, method }) as Route);
+}
+
 /** Authenticates a request against a bearer rule: the principal, or a thrown ApiError (401, 403, 422). */
 export type Authenticate = (req: Request, rule: AuthRule) => Principal | Promise<Principal>;

@@ -12,7 +12,10 @@ import { quiet, visibleTo } from './visibility.js';
 export interface Thread {
   /** Oldest first. */
   readonly ancestors: readonly StatusRef[];
-  /** Breadth-first, each parent's replies oldest first. */
+  /**
+   * As Mastodon orders them (Status::ThreadingConcern): depth-first, each parent's replies oldest first (by id), then
+   * the self-replies (a reply to its own author's status) moved, in that order, ahead of the others.
+   */
   readonly descendants: readonly StatusRef[];
   /** Read for the thread's statuses (the one asked for among them) as if all were held. */
   readonly dynamics: RenderBundle | null;
@@ -23,9 +26,26 @@ export interface Thread {
  * (STATUS_REFS) read, carried by the walks; a rule that reads another column fails the thread's tests at once.
  */
 const COLUMNS = 'xmin, deleted_at, account_id, visibility, reblog_of_id, quote_of_id';
+/** A self-reply (Mastodon's test: the reply's author is the author of the status it answers), which comes first. */
+const OWN = 's.in_reply_to_account_id IS NOT DISTINCT FROM s.account_id AS own';
 const CARRIED = COLUMNS.split(', ')
   .map((c) => `s.${c} AS ${c}`)
   .join(', ');
+
+/** How far a context reaches: ancestors, descendants, and how deep below the status the descendants go. */
+export interface ContextLimits {
+  readonly ancestors: number;
+  readonly descendants: number;
+  readonly depth: number;
+}
+
+/**
+ * Mastodon's limits of a context (Api::V1::StatusesController): an account (a member's token) is given up to
+ * CONTEXT_LIMIT of each, quasi-unlimited, as the API was before; an anonymous caller or an app's own token (no account)
+ * gets ANCESTORS_LIMIT, DESCENDANTS_LIMIT and DESCENDANTS_DEPTH_LIMIT, the walk being costly.
+ */
+export const MEMBER_CONTEXT: ContextLimits = { ancestors: 4096, descendants: 4096, depth: 4096 };
+export const ANONYMOUS_CONTEXT: ContextLimits = { ancestors: 40, descendants: 60, depth: 20 };
 
 /** Placeholders of the kept statement's parameters: the status asked for and the viewer. */
 const ID = '\u0000id';
@@ -38,13 +58,15 @@ export class ThreadStore {
 
   /**
    * The context of status `id` as `viewerId` (null: anonymous) sees it, or undefined when they may not read it. The
-   * ancestors walk up from its parent, stopping at the first the viewer may not read, at most maxUp; the descendants
-   * go breadth-first only through replies the viewer may read and has not silenced, at most maxDown (a descendant
-   * deeper than maxDown cannot be among the first maxDown, so the walk stops there).
+   * ancestors walk up from its parent, stopping at the first the viewer may not read, at most `limits.ancestors`; the
+   * descendants go only through replies the viewer may read and has not silenced, at most `limits.descendants` of
+   * them, no deeper than `limits.depth` (a descendant deeper than the count cannot be among the first so many in
+   * depth-first order either, so the walk stops at the smaller).
    */
-  async context(id: string, viewerId: string | null, maxUp: number, maxDown: number): Promise<Thread | undefined> {
-    if (!isId(id) || !Number.isSafeInteger(maxUp) || !Number.isSafeInteger(maxDown)) return undefined;
-    const { sql, params } = this.statement(viewerId !== null, maxUp, maxDown);
+  async context(id: string, viewerId: string | null, limits: ContextLimits): Promise<Thread | undefined> {
+    const { ancestors: maxUp, descendants: maxDown, depth } = limits;
+    if (!isId(id) || ![maxUp, maxDown, depth].every((n) => Number.isSafeInteger(n) && n > 0)) return undefined;
+    const { sql, params } = this.statement(viewerId !== null, maxUp, maxDown, Math.min(depth, maxDown));
     const values = params.map((p) => (p === ID ? id : p === VIEWER ? viewerId : p));
     const rows = await this.db.rows<{ part: string }>(sql, values, 'prepared');
     if (!rows.some((r) => r.part === 't')) return undefined;
@@ -59,8 +81,8 @@ export class ThreadStore {
    * time, so naming the prepared statement hashes no 6 KB text anew per page (~10 µs of a thread's Node time). Its
    * parameters are placeholders (ID, VIEWER) the caller fills.
    */
-  private statement(signedIn: boolean, maxUp: number, maxDown: number): { sql: string; params: readonly unknown[] } {
-    const key = `${signedIn}:${maxUp}:${maxDown}`;
+  private statement(signedIn: boolean, maxUp: number, maxDown: number, maxDepth: number): { sql: string; params: readonly unknown[] } {
+    const key = `${signedIn}:${maxUp}:${maxDown}:${maxDepth}`;
     const kept = this.statements.get(key);
     if (kept) return kept;
     const values: unknown[] = [ID];
@@ -72,7 +94,9 @@ export class ThreadStore {
     // most of the statement's ~380 µs of fixed cost. The ancestors end below the first the viewer may not read; a
     // descendant is shown when neither it nor any reply on its path is hidden, as if the walk had stopped there. The
     // status asked for is the page's row of part 't': present exactly when the viewer may read it. The descendants
-    // come numbered in their order, not with their paths (a path array a row was ~3 % of the page's Node time to parse).
+    // come numbered in their order, not with their paths (a path array a row was ~3 % of the page's Node time to parse):
+    // Mastodon's order, the first maxDown by path (depth-first, siblings by id), then the self-replies (`own`) first,
+    // each group keeping its path order (ThreadingConcern's promote_by!, a stable partition).
     const ok = v === null ? visibleTo(null) : `${visibleTo(v, 's', 'called')} AND (s.part <> 'd' OR ${quiet(v)})`;
     const sql = `WITH RECURSIVE target AS (
          SELECT s.id, s.in_reply_to_id, ${CARRIED} FROM statuses s
@@ -82,19 +106,21 @@ export class ThreadStore {
          UNION ALL
          SELECT s.id, s.in_reply_to_id, up.depth + 1, ${CARRIED} FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < ${maxUp}),
        down AS (
-         SELECT s.id, 1 AS depth, ARRAY[s.id] AS path, ${CARRIED} FROM statuses s WHERE s.in_reply_to_id = (SELECT t.id FROM target t)
+         SELECT s.id, 1 AS depth, ARRAY[s.id] AS path, ${OWN}, ${CARRIED} FROM statuses s WHERE s.in_reply_to_id = (SELECT t.id FROM target t)
          UNION ALL
-         SELECT s.id, down.depth + 1, down.path || s.id, ${CARRIED} FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ${maxDown}),
+         SELECT s.id, down.depth + 1, down.path || s.id, ${OWN}, ${CARRIED} FROM down JOIN statuses s ON s.in_reply_to_id = down.id
+         WHERE down.depth < ${maxDepth} AND s.id <> ALL (down.path)),
        walked AS (
-         SELECT 't' AS part, 0 AS k1, NULL::bigint[] AS k2, id, ${COLUMNS} FROM target
-         UNION ALL SELECT 'a', -depth, NULL, id, ${COLUMNS} FROM up
-         UNION ALL SELECT 'd', depth, path, id, ${COLUMNS} FROM down),
-       judged AS MATERIALIZED (SELECT s.part, s.k1, s.k2, ${STATUS_REFS.columns}, (${ok}) AS ok FROM walked s)
+         SELECT 't' AS part, 0 AS k1, NULL::bigint[] AS k2, false AS own, id, ${COLUMNS} FROM target
+         UNION ALL SELECT 'a', -depth, NULL, false, id, ${COLUMNS} FROM up
+         UNION ALL SELECT 'd', depth, path, own, id, ${COLUMNS} FROM down),
+       judged AS MATERIALIZED (SELECT s.part, s.k1, s.k2, s.own, ${STATUS_REFS.columns}, (${ok}) AS ok FROM walked s)
        (SELECT 'a' AS part, k1, ${STATUS_REF_NAMES} FROM judged
          WHERE part = 'a' AND ok AND k1 > coalesce((SELECT max(j.k1) FROM judged j WHERE j.part = 'a' AND NOT j.ok), -${maxUp} - 1))
        UNION ALL
-       (SELECT 'd', row_number() OVER (ORDER BY k1, k2)::int, ${STATUS_REF_NAMES} FROM judged
-         WHERE part = 'd' AND ok AND NOT (k2 && ARRAY(SELECT j.id FROM judged j WHERE j.part = 'd' AND NOT j.ok)) ORDER BY k1, k2 LIMIT ${maxDown})
+       (SELECT 'd', row_number() OVER (ORDER BY NOT own, k2)::int, ${STATUS_REF_NAMES} FROM
+         (SELECT * FROM judged WHERE part = 'd' AND ok AND NOT (k2 && ARRAY(SELECT j.id FROM judged j WHERE j.part = 'd' AND NOT j.ok))
+          ORDER BY k2 LIMIT ${maxDown}) kept)
        UNION ALL
        (SELECT 't', 0, ${STATUS_REF_NAMES} FROM judged WHERE part = 't' AND ok)`;
     const made = {

@@ -20,6 +20,8 @@ export interface LocalUser {
   /** A moderator suspended the account: like disabled, the member can neither sign in nor use a token. */
   readonly suspended: boolean;
   readonly signUpReason: string | null;
+  /** The application the member signed up through (POST /api/v1/accounts); null when signed up on the page. */
+  readonly createdByAppId: string | null;
   readonly createdAt: Date;
   /** The account (profile) side, for the Account entity. */
   readonly displayName: string;
@@ -43,7 +45,8 @@ export interface LocalUser {
 export const USER_COLUMNS = `u.id AS user_id, a.id AS account_id, a.username, u.email, u.password_hash, u.role_id,
   r.name AS role_name, r.position AS role_position, r.permissions, u.approved, u.disabled, a.suspended_at IS NOT NULL AS suspended, u.sign_up_reason, u.created_at, a.display_name, a.note,
   a.locked, a.bot, a.discoverable, a.created_at AS account_created_at, r.color AS role_color, r.highlighted AS role_highlighted,
-  a.avatar_file, a.header_file, a.fields, u.default_privacy, u.default_sensitive, u.default_language`;
+  a.avatar_file, a.header_file, a.fields, u.default_privacy, u.default_sensitive, u.default_language,
+  u.created_by_application_id`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN accounts a ON a.id = u.account_id JOIN roles r ON r.id = u.role_id`;
 
@@ -76,6 +79,7 @@ export interface UserRow extends Record<string, unknown> {
   default_privacy: number;
   default_sensitive: boolean;
   default_language: string | null;
+  created_by_application_id: string | null;
 }
 
 export function toUser(r: UserRow): LocalUser {
@@ -108,6 +112,7 @@ export function toUser(r: UserRow): LocalUser {
     defaultPrivacy: VISIBILITIES[r.default_privacy] ?? 'public',
     defaultSensitive: r.default_sensitive,
     defaultLanguage: r.default_language,
+    createdByAppId: r.created_by_application_id,
   };
 }
 
@@ -130,6 +135,8 @@ export interface NewUser {
   roleId: number;
   approved: boolean;
   signUpReason?: string | null;
+  createdByAppId?: string | null;
+  locale?: string | null;
 }
 
 export class UserStore {
@@ -139,14 +146,11 @@ export class UserStore {
     try {
       const run = async (c: Queryable) => {
         const acct = await c.query<{ id: string }>('INSERT INTO accounts (username, domain) VALUES ($1, NULL) RETURNING id', [u.username]);
-        await c.query('INSERT INTO users (account_id, email, password_hash, role_id, approved, sign_up_reason) VALUES ($1, $2, $3, $4, $5, $6)', [
-          acct.rows[0]!.id,
-          u.email,
-          u.passwordHash,
-          u.roleId,
-          u.approved,
-          u.signUpReason ?? null,
-        ]);
+        await c.query(
+          `INSERT INTO users (account_id, email, password_hash, role_id, approved, sign_up_reason, created_by_application_id, locale)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [acct.rows[0]!.id, u.email, u.passwordHash, u.roleId, u.approved, u.signUpReason ?? null, u.createdByAppId ?? null, u.locale ?? null],
+        );
         return acct.rows[0]!.id;
       };
       const accountId = q === this.db.pool ? await this.db.tx(run) : await run(q);
@@ -193,8 +197,15 @@ export class UserStore {
     return (await this.db.rows<UserRow>(`${SELECT_USER} WHERE NOT u.approved ORDER BY u.created_at`)).map(toUser);
   }
 
-  async approve(userId: string): Promise<boolean> {
-    return (await this.db.exec('UPDATE users SET approved = true WHERE id = $1 AND NOT approved', [userId])) === 1;
+  /** Approving notifies AUTH_CHANNEL as disabling does: a token the member got at sign-up (API) stops being refused. */
+  async approve(userId: string, nonce = newNonce()): Promise<boolean> {
+    return (
+      (await this.db.exec(
+        `WITH u AS (UPDATE users SET approved = true WHERE id = $1 AND NOT approved RETURNING id)
+       SELECT pg_notify('${AUTH_CHANNEL}', 'user:' || id || '|' || $2) FROM u`,
+        [userId, nonce],
+      )) === 1
+    );
   }
 
   /** Rejecting a pending sign-up removes it entirely, freeing the username and e-mail. */

@@ -10,7 +10,7 @@ import { redirect } from '../http/respond.js';
 import type { Reply } from '../http/types.js';
 import { isId } from '../store/ids.js';
 import type { StatusRef } from '../store/status-refs.js';
-import type { ThreadStore } from '../store/threads.js';
+import { ANONYMOUS_CONTEXT, type ThreadStore } from '../store/threads.js';
 import { htmlToPlainText } from '../text/plain-text.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import type { StatusViews } from '../views/status-views.js';
@@ -26,10 +26,6 @@ export interface PublicStatusPageDeps extends StatusPageDeps {
   readonly views: StatusViews;
   readonly uris: LocalUris;
 }
-
-/** Mastodon's caps on a thread for a reader without a token (its context for anonymous callers). */
-const ANCESTORS = 40;
-const DESCENDANTS = 60;
 
 export function publicStatusPage(web: WebDeps, d: PublicStatusPageDeps) {
   const { config } = web;
@@ -52,7 +48,7 @@ export function publicStatusPage(web: WebDeps, d: PublicStatusPageDeps) {
     }
     const shown = await shownStatus(d, asked, ctx);
     const { status: s, author } = shown;
-    const thread = await d.threads.context(s.id, viewer, ANCESTORS, DESCENDANTS);
+    const thread = await d.threads.context(s.id, viewer, ANONYMOUS_CONTEXT);
     const refs = thread ? [...thread.ancestors, ...thread.descendants] : [];
     const entities = refs.length ? await d.views.inContextRefs({ refs, dynamics: thread?.dynamics ?? null }, viewer, 'thread') : [];
     const byId = new Map(entities.map((e) => [e.id, e]));

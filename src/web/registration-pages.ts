@@ -1,37 +1,17 @@
 // Sign-up (when registrations are not closed) and the admins' approval list for sign-ups awaiting review.
-import { z } from 'zod';
-import { hashPassword } from '../auth/password.js';
-import { RoleId } from '../auth/permissions.js';
 import { Errors } from '../errors.js';
 import { isId } from '../store/ids.js';
 import { redirect } from '../http/respond.js';
 import { type Reply, type Route, route } from '../http/types.js';
-import { DuplicateError, type LocalUser } from '../store/users.js';
-import { USERNAME_PATTERN, RESERVED_USERNAMES } from '../auth/usernames.js';
+import type { RegistrationService } from '../services/registration-service.js';
 import type { WebDeps } from './deps.js';
 import { html } from './html.js';
 import { csrfField, formPost, pageReply, staff, VISITOR } from './layout.js';
 import type { PageContext } from './session.js';
 
-const SignUpForm = z
-  .object({
-    username: z
-      .string()
-      .trim()
-      .min(1, 'Username is required')
-      .max(30, 'Username must be at most 30 characters')
-      .regex(USERNAME_PATTERN, 'Username may contain only letters, numbers, underscores, dots and dashes')
-      .refine((u) => !RESERVED_USERNAMES.has(u.toLowerCase()), 'That username is reserved'),
-    email: z.string().trim().max(320).email('Enter a valid e-mail address'),
-    password: z.string().min(8, 'Password must be at least 8 characters').max(1000),
-    password_confirmation: z.string(),
-    reason: z.string().trim().max(1000).optional(),
-  })
-  .refine((f) => f.password === f.password_confirmation, { message: 'Passwords do not match', path: ['password_confirmation'] });
-
-export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Route[] {
+export function registrationPageRoutes(d: WebDeps, registration: RegistrationService, usersChanged: () => void): Route[] {
   const title = d.config.instance.title;
-  const mode = d.config.registrations;
+  const mode = registration.mode;
 
   const form = (ctx: PageContext, status: number, error?: string, values: Record<string, string> = {}): Reply =>
     pageReply(
@@ -75,28 +55,22 @@ export function registrationPageRoutes(d: WebDeps, usersChanged: () => void): Ro
         const body = req.fields;
         const values = Object.fromEntries(['username', 'email', 'reason'].map((k) => [k, typeof body[k] === 'string' ? (body[k] as string) : '']));
         if (!d.auth.csrfValid(req, body['authenticity_token'])) return form(ctx, 403, 'Your form expired. Please try again.', values);
-        const throttled = await d.signUpThrottle.hit(`ip:${req.ip}`);
-        if (!throttled.allowed) return form(ctx, 429, `Too many sign-ups from your address. Try again in ${throttled.retryAfterSeconds} seconds.`, values);
-        const parsed = SignUpForm.safeParse(body);
-        if (!parsed.success) return form(ctx, 422, parsed.error.issues[0]!.message, values);
-        const f = parsed.data;
-        let user: LocalUser;
-        try {
-          user = await d.users.create({
-            username: f.username,
-            email: f.email,
-            passwordHash: await hashPassword(f.password),
-            roleId: RoleId.user,
-            approved: mode === 'open',
-            signUpReason: f.reason ?? null,
-          });
-        } catch (e) {
-          if (e instanceof DuplicateError)
-            return form(ctx, 422, e.field === 'email' ? 'That e-mail address is already in use' : 'That username is taken', values);
-          throw e;
-        }
-        d.log.info({ user: user.userId, approved: user.approved }, 'signed up');
-        usersChanged();
+        // The rules, the throttle and the account are the service's, shared with POST /api/v1/accounts.
+        const outcome = await registration.signUp(
+          {
+            username: body['username'],
+            email: body['email'],
+            password: body['password'],
+            passwordConfirmation: body['password_confirmation'] ?? '',
+            reason: body['reason'],
+          },
+          req.ip,
+        );
+        if (outcome.kind === 'closed') throw Errors.routeNotFound();
+        if (outcome.kind === 'throttled')
+          return form(ctx, 429, `Too many sign-ups from your address. Try again in ${outcome.retryAfterSeconds} seconds.`, values);
+        if (outcome.kind === 'invalid') return form(ctx, 422, outcome.errors[0]!.message, values);
+        const user = outcome.user;
         if (!user.approved) {
           return pageReply(
             200,

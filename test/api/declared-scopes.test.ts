@@ -80,10 +80,15 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v1/admin/remote_history/prune': member('admin:write'),
   // apps
   'GET /api/v1/apps/verify_credentials': { scope: null, app: true },
+  // Sign-up through an app (an app's token, no user yet), and the e-mail routes (Mastodon checks the user itself).
+  'POST /api/v1/accounts': { scope: 'write:accounts', app: true },
+  'POST /api/v1/emails/confirmations': { scope: 'write:accounts', app: true },
+  'GET /api/v1/emails/check_confirmation': { scope: 'read:accounts', app: true },
   // Web Push (methods/push.md: a user token with `push`)
   'POST /api/v1/push/subscription': member('push'),
   'GET /api/v1/push/subscription': member('push'),
   'PUT /api/v1/push/subscription': member('push'),
+  'PATCH /api/v1/push/subscription': member('push'),
   'DELETE /api/v1/push/subscription': member('push'),
   // statuses
   'GET /api/v1/statuses': pub('read:statuses'),
@@ -95,6 +100,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/statuses/:id/source': member('read:statuses'),
   'POST /api/v1/statuses': member('write:statuses'),
   'PUT /api/v1/statuses/:id': member('write:statuses'),
+  'PATCH /api/v1/statuses/:id': member('write:statuses'),
   'DELETE /api/v1/statuses/:id': member('write:statuses'),
   'POST /api/v1/statuses/:id/favourite': member('write:favourites'),
   'POST /api/v1/statuses/:id/unfavourite': member('write:favourites'),
@@ -120,6 +126,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v2/media': member('write:media'),
   'GET /api/v1/media/:id': member('write:media'),
   'PUT /api/v1/media/:id': member('write:media'),
+  'PATCH /api/v1/media/:id': member('write:media'),
   // timelines, lists, search
   'GET /api/v1/timelines/home': member('read:statuses'),
   'GET /api/v1/timelines/public': pub('read:statuses'),
@@ -129,6 +136,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/lists/:id': member('read:lists'),
   'POST /api/v1/lists': member('write:lists'),
   'PUT /api/v1/lists/:id': member('write:lists'),
+  'PATCH /api/v1/lists/:id': member('write:lists'),
   'DELETE /api/v1/lists/:id': member('write:lists'),
   'GET /api/v1/lists/:id/accounts': member('read:lists'),
   'POST /api/v1/lists/:id/accounts': member('write:lists'),
@@ -139,11 +147,13 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v2/filters/:id': member('read:filters'),
   'POST /api/v2/filters': member('write:filters'),
   'PUT /api/v2/filters/:id': member('write:filters'),
+  'PATCH /api/v2/filters/:id': member('write:filters'),
   'DELETE /api/v2/filters/:id': member('write:filters'),
   'GET /api/v2/filters/:filter_id/keywords': member('read:filters'),
   'POST /api/v2/filters/:filter_id/keywords': member('write:filters'),
   'GET /api/v2/filters/keywords/:id': member('read:filters'),
   'PUT /api/v2/filters/keywords/:id': member('write:filters'),
+  'PATCH /api/v2/filters/keywords/:id': member('write:filters'),
   'DELETE /api/v2/filters/keywords/:id': member('write:filters'),
   'GET /api/v2/filters/:filter_id/statuses': member('read:filters'),
   'POST /api/v2/filters/:filter_id/statuses': member('write:filters'),
@@ -153,6 +163,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/filters/:id': member('read:filters'),
   'POST /api/v1/filters': member('write:filters'),
   'PUT /api/v1/filters/:id': member('write:filters'),
+  'PATCH /api/v1/filters/:id': member('write:filters'),
   'DELETE /api/v1/filters/:id': member('write:filters'),
   // notifications, conversations, markers, preferences
   'GET /api/v1/notifications': member('read:notifications'),
@@ -203,6 +214,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/admin/reports': member('admin:read:reports'),
   'GET /api/v1/admin/reports/:id': member('admin:read:reports'),
   'PUT /api/v1/admin/reports/:id': member('admin:write:reports'),
+  'PATCH /api/v1/admin/reports/:id': member('admin:write:reports'),
   'POST /api/v1/admin/reports/:id/assign_to_self': member('admin:write:reports'),
   'POST /api/v1/admin/reports/:id/unassign': member('admin:write:reports'),
   'POST /api/v1/admin/reports/:id/resolve': member('admin:write:reports'),
@@ -211,6 +223,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/admin/domain_blocks/:id': member('admin:read:domain_blocks'),
   'POST /api/v1/admin/domain_blocks': member('admin:write:domain_blocks'),
   'PUT /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
+  'PATCH /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
   'DELETE /api/v1/admin/domain_blocks/:id': member('admin:write:domain_blocks'),
   // trends (public, any token or none) and their review (Mastodon's admin:read / admin:write); the link timeline (4.3)
   'GET /api/v1/trends': { scope: null, public: true },

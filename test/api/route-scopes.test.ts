@@ -53,6 +53,24 @@ const WRITES: readonly Row[] = [
     body: () => ({ status: 'edited' }),
     shows: (b) => assert.equal(b.content, '<p>edited</p>'),
   },
+  // Signing up through an app: write:accounts (a member's token carrying it may too, as in Mastodon).
+  {
+    method: 'POST',
+    path: '/api/v1/accounts',
+    scope: 'write:accounts',
+    wrong: ['write:statuses', 'write:follows'],
+    body: () => ({ username: 'signed_up', email: 'signed_up@example.test', password: 'a long password', agreement: true }),
+    shows: (b) => assert.equal(b.token_type, 'Bearer'),
+  },
+  // Rails' `resources` routes PATCH beside PUT (patch-aliases.test.ts lists them); the twins carry the same rule.
+  {
+    method: 'PATCH',
+    path: '/api/v1/statuses/:annPost',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ status: 'edited again' }),
+    shows: (b) => assert.equal(b.content, '<p>edited again</p>'),
+  },
   {
     method: 'DELETE',
     path: '/api/v1/statuses/:annDoomed',
@@ -353,6 +371,14 @@ const WRITES: readonly Row[] = [
     body: () => ({ description: 'a square' }),
     shows: (b) => assert.equal(b.description, 'a square'),
   },
+  {
+    method: 'PATCH',
+    path: '/api/v1/media/:media',
+    scope: 'write:media',
+    wrong: ['write:statuses'],
+    body: () => ({ description: 'still a square' }),
+    shows: (b) => assert.equal(b.description, 'still a square'),
+  },
   // Lists.
   {
     method: 'POST',
@@ -369,6 +395,14 @@ const WRITES: readonly Row[] = [
     wrong: ['write:follows'],
     body: () => ({ title: 'renamed' }),
     shows: (b) => assert.equal(b.title, 'renamed'),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/lists/:list',
+    scope: 'write:lists',
+    wrong: ['write:follows'],
+    body: () => ({ title: 'renamed again' }),
+    shows: (b) => assert.equal(b.title, 'renamed again'),
   },
   {
     method: 'POST',
@@ -495,6 +529,15 @@ const WRITES: readonly Row[] = [
     body: () => ({ category: 'other' }),
     shows: (b) => assert.equal(b.category, 'other'),
   },
+  {
+    method: 'PATCH',
+    path: '/api/v1/admin/reports/:report',
+    scope: 'admin:write:reports',
+    wrong: ['admin:write:accounts', 'admin:read', 'write:reports', 'write'],
+    mod: true,
+    body: () => ({ category: 'spam' }),
+    shows: (b) => assert.equal(b.category, 'spam'),
+  },
 ];
 
 const READS: readonly Row[] = [
@@ -558,7 +601,8 @@ describe('route scopes', () => {
   };
 
   before(async () => {
-    s = await startTestServer();
+    // Registrations open, so that signing up through the API (POST /api/v1/accounts) answers.
+    s = await startTestServer({ REGISTRATIONS: 'open' });
     m = await createMembers(s, ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'mod'], { mod: 'moderator' });
     Object.assign(ids, m.id);
     const rows = [...WRITES.map((r) => [r, 'read'] as const), ...[...READS, ...PUBLIC_READS].map((r) => [r, 'write'] as const)];

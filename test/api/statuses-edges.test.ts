@@ -45,7 +45,8 @@ describe('status API edges', () => {
     // gus follows ivy and replies under her followers-only reply; hal follows nobody: it and all beneath it are not
     // his to see.
     const fromTop = (await call('hal', 'GET', `/api/v1/statuses/${top.id}/context`)).body;
-    assert.deepEqual(ids(fromTop.descendants), [open.id, loud.id, muted.id]);
+    // As Mastodon orders them: gus's answer to his own post first (a self-reply), then the rest depth-first.
+    assert.deepEqual(ids(fromTop.descendants), [loud.id, open.id, muted.id]);
     const fromUnder = (await call('hal', 'GET', `/api/v1/statuses/${under.id}/context`)).body;
     assert.deepEqual(fromUnder.ancestors, [], 'no ancestor above the one he may not read');
     // ivy sees her own reply, and what is under it.

@@ -1,7 +1,7 @@
 // A status's life over real HTTP: Idempotency-Key (a retried post is one status, per member and key, also when the
 // retries race), delete (the source comes back for delete-and-redraft, then the status is gone for everyone; only the
-// author may delete), and a status's context (ancestors oldest first, descendants breadth-first, deleted ones left
-// out) and its replies_count.
+// author may delete), and a status's context (ancestors oldest first, descendants depth-first as Mastodon lists them,
+// deleted ones left out) and its replies_count.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
@@ -180,11 +180,11 @@ describe('statuses API: idempotency, delete and context', () => {
       r111 = await posted(cal, { status: 'r111', in_reply_to_id: r11.id });
     });
 
-    it('lists the descendants of the root breadth-first, each level oldest first', async () => {
+    it('lists the descendants of the root depth-first, each parent’s replies oldest first (context-order.test.ts has the rest)', async () => {
       const r = await call(undefined, 'GET', `/api/v1/statuses/${root.id}/context`);
       assert.equal(r.status, 200);
       assert.deepEqual(r.body.ancestors, []);
-      assert.deepEqual(ids(r.body.descendants), ids([r1, r2, r11, r12, r21, r111]));
+      assert.deepEqual(ids(r.body.descendants), ids([r1, r11, r111, r12, r2, r21]));
       assert.equal(r.body.descendants[0].account.id, bob.id, 'descendants are full Status entities');
       assert.equal(r.body.descendants[0].in_reply_to_id, root.id);
     });
@@ -195,7 +195,7 @@ describe('statuses API: idempotency, delete and context', () => {
       assert.deepEqual(deep.body.descendants, []);
       const mid = await call(undefined, 'GET', `/api/v1/statuses/${r1.id}/context`);
       assert.deepEqual(ids(mid.body.ancestors), [root.id]);
-      assert.deepEqual(ids(mid.body.descendants), ids([r11, r12, r111]));
+      assert.deepEqual(ids(mid.body.descendants), ids([r11, r111, r12]));
     });
 
     it('counts direct replies in replies_count', async () => {
