@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Route, updateRoute } from '../http/types.js';
 import type { Announcement, AnnouncementStore } from '../store/announcements.js';
 import { isId } from '../store/ids.js';
 import { isEmoji } from '../store/reactions.js';
@@ -62,8 +62,8 @@ export function announcementRoutes(d: AnnouncementApiDeps): Route[] {
         return json(200, {});
       },
     }),
-    route({
-      method: 'PUT',
+    // Rails' `resources :reactions, only: [:update, :destroy]`: PUT and PATCH alike.
+    ...updateRoute({
       path: '/api/v1/announcements/:id/reactions/:name',
       auth: { scopes: ['write:favourites'], member: true },
       handler: async (req, who) => {

@@ -208,6 +208,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/announcements': member('read'),
   'POST /api/v1/announcements/:id/dismiss': member('write:accounts'),
   'PUT /api/v1/announcements/:id/reactions/:name': member('write:favourites'),
+  'PATCH /api/v1/announcements/:id/reactions/:name': member('write:favourites'),
   'DELETE /api/v1/announcements/:id/reactions/:name': member('write:favourites'),
   // reports and moderation
   'POST /api/v1/reports': member('write:reports'),

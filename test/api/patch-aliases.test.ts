@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const TWINS = [
   '/api/v1/admin/domain_blocks/:id',
   '/api/v1/admin/reports/:id',
+  '/api/v1/announcements/:id/reactions/:name',
   '/api/v1/filters/:id',
   '/api/v1/lists/:id',
   '/api/v1/media/:id',
@@ -25,8 +26,8 @@ const TWINS = [
   '/api/v2/notifications/policy',
 ];
 
-/** PUT only: Pleroma's reactions (Phoenix routes PUT alone) and our own admin setting (no Rails route behind it). */
-const PUT_ONLY = ['/api/v1/admin/remote_history', '/api/v1/pleroma/statuses/:id/reactions/:emoji'];
+/** PUT only: Pleroma's reactions (Phoenix routes PUT alone) and our own admin settings (no Rails route behind them). */
+const PUT_ONLY = ['/api/v1/admin/remote_history', '/api/v1/admin/trends/settings', '/api/v1/pleroma/statuses/:id/reactions/:emoji'];
 
 describe('PATCH beside PUT, as Rails routes them', () => {
   let s: TestServer;
