@@ -32,6 +32,7 @@ import type { AccountViews } from './views/account-views.js';
 import type { AdminAccountViews } from './views/admin-account-views.js';
 import type { ReportViews } from './views/report-views.js';
 import type { StatusViews } from './views/status-views.js';
+import { TagViews } from './views/tag-views.js';
 import type { Wake } from './wake.js';
 
 /** What the route modules' groups are made of (wiring.ts builds each once per node). */
@@ -96,6 +97,7 @@ export function apiGroups(p: ApiParts) {
   };
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
+  const tagViews = new TagViews(s.tags, uris);
   const api = {
     db,
     metricsToken: config.metrics.token,
@@ -174,6 +176,8 @@ export function apiGroups(p: ApiParts) {
     },
     lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
     search: searchApi,
+    tags: { baseUrl, accounts: s.accounts, tags: s.tags, views: tagViews },
+    featuredTags: { accounts: s.accounts, tags: s.tags, views: tagViews },
     filters: { filters: s.filters, statuses: s.statuses },
     filtersV1: { filters: s.filters },
     notifications: notificationViews,
