@@ -102,7 +102,7 @@ export function apiGroups(p: ApiParts) {
     db,
     metricsToken: config.metrics.token,
     discovery: { config, counts: s.instanceCounts, accounts: s.accounts, uris },
-    actors: { accounts: s.accounts, follows: s.follows, actors: localActors },
+    actors: { accounts: s.accounts, follows: s.follows, tags: s.tags, actors: localActors },
     remoteProfile: {
       accounts: s.accounts,
       timelines: s.timelines,

@@ -116,7 +116,11 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     ),
     mount(
       ['/@:name', '/actor', '/users/:name', '/users/:name/followers', '/users/:name/following', '/users/:name/collections'],
-      actorRoutes({ ...api.actors, profilePage: profilePage(web, api.actors.follows), remoteProfilePage: remoteProfilePage(remoteProfile) }),
+      actorRoutes({
+        ...api.actors,
+        profilePage: profilePage(web, api.actors.follows, { tags: api.actors.tags, uris: api.actors.actors.uris }),
+        remoteProfilePage: remoteProfilePage(remoteProfile),
+      }),
     ),
     mount(['/@:name'], remoteProfileRoutes(remoteProfile)),
     mount(['/inbox', '/users/:name/inbox', '/actor/inbox'], inboxRoutes(api.inbox)),
