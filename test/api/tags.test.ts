@@ -3,10 +3,21 @@
 // name (4.4); the errors; and the same through masto.js.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { createRestAPIClient } from 'masto';
+import { extractHashtags, isHashtagName } from '../../src/text/status-text.js';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+
+const SEED = Number(process.env['FC_SEED'] ?? 20261236);
+const params = { seed: SEED, numRuns: 60, endOnFailure: true } as const;
+/** Names a client might put in a tag's path or a featured tag's name: words, accents, digits, punctuation, '#'. */
+const tagLike = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'grapheme', maxLength: 8 }),
+  fc.array(fc.constantFrom('a', 'É', 'ß', '猫', '_', '1', '-', '#', ' ', '.', '\u0301', '\u0000', '/', '%'), { maxLength: 14 }).map((cs) => cs.join('')),
+);
 
 describe('hashtags: the Tag entity and followed tags', () => {
   let s: TestServer;
@@ -132,6 +143,35 @@ describe('hashtags: the Tag entity and followed tags', () => {
     assert.equal((await api(s.url, await m.tokenFor('ann', ['write:follows']), 'POST', '/api/v1/tags/weekly/feature')).status, 403);
     assert.equal((await call(undefined, 'GET', '/api/v1/followed_tags')).status, 401);
     assert.equal((await api(s.url, await m.tokenFor('ann', ['read:accounts']), 'GET', '/api/v1/tags/weekly')).status, 200, 'any token reads a tag');
+  });
+
+  it('takes as a tag name exactly what a status would link as one', () => {
+    fc.assert(
+      fc.property(tagLike, (name) => {
+        const linked = extractHashtags(`#${name}`);
+        assert.equal(isHashtagName(name), linked.length === 1 && linked[0] === name && name.length <= 100, JSON.stringify(name));
+      }),
+      params,
+    );
+  });
+
+  it('answers any name with a tag, a 404 or a 422, never a server error (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(tagLike, async (name) => {
+        const shown = await call('cat', 'GET', `/api/v1/tags/${encodeURIComponent(name)}`);
+        assert.ok(shown.status === 200 || shown.status === 404, `GET ${JSON.stringify(name)}: ${shown.status} ${shown.text}`);
+        const folded = (x: string) => x.normalize('NFC').toLowerCase();
+        // The spelling first used is kept: the same tag, whatever the case.
+        if (shown.status === 200) assert.equal(folded(shown.body.name), folded(name));
+        // No name at all is no route (/api/v1/tags/ is /api/v1/tags, as Rails takes it).
+        else assert.deepEqual(shown.body, { error: name === '' ? 'Not found' : 'Record not found' });
+        const featured = await call('cat', 'POST', '/api/v1/featured_tags', { name });
+        assert.ok(featured.status === 200 || featured.status === 422, `feature ${JSON.stringify(name)}: ${featured.status} ${featured.text}`);
+        if (featured.status === 200) await ok('cat', 'DELETE', `/api/v1/featured_tags/${featured.body.id}`);
+        else assert.match(featured.body.error, /^Validation failed: /);
+      }),
+      { ...params, numRuns: 40 },
+    );
   });
 
   it('serves masto.js: tags.$select(name).fetch, follow, unfollow, feature, unfeature; followedTags.list', async () => {
