@@ -50,13 +50,19 @@ export function homeRuleProbed(v: string): string {
 /**
  * Status s is a public post (not a boost) with a hashtag viewer v follows, by an author the public feeds may show (not
  * silenced): Mastodon's FanOutOnWriteService#deliver_to_hashtag_followers!, whose `broadcastable?` is the same test.
+ * As FeedManager#filter_from_tags?, a post mentioning an account v blocks or mutes stays out too (the author's blocks
+ * and mutes are the home rule's).
  */
 function followedTag(v: string): string {
   // The first test names no row of s: for a viewer given as a parameter it runs once per statement, so the home of a
   // member who follows no tag pays nothing per row.
   return `s.visibility = 0 AND s.reblog_of_id IS NULL AND EXISTS (SELECT 1 FROM tag_follows htf0 WHERE htf0.account_id = ${v})
         AND EXISTS (SELECT 1 FROM status_tags hst JOIN tag_follows htf ON htf.tag_id = hst.tag_id WHERE hst.status_id = s.id AND htf.account_id = ${v})
-        AND ${publicFeedable()}`;
+        AND ${publicFeedable()}
+        AND NOT EXISTS (SELECT 1 FROM status_mentions htm WHERE htm.status_id = s.id
+          AND (EXISTS (SELECT 1 FROM blocks htb WHERE htb.account_id = ${v} AND htb.target_account_id = htm.account_id)
+            OR EXISTS (SELECT 1 FROM mutes htu WHERE htu.account_id = ${v} AND htu.target_account_id = htm.account_id
+              AND (htu.expires_at IS NULL OR htu.expires_at > now()))))`;
 }
 
 /** The home rule around `followed`, the test that status s is by an account v follows, with that follow's options. */

@@ -1,8 +1,8 @@
 // A followed hashtag's public posts reach the follower's home, as Mastodon's
 // FanOutOnWriteService#deliver_to_hashtag_followers!: local and remote public posts by strangers (not unlisted,
 // private or direct ones, not boosts themselves), in the home timeline and on the `user` stream, except from an
-// author the follower blocks or mutes or where a filter hides it. The materialised feed (home_feeds) and the pull
-// query agree throughout (store/timelines.ts homeFromFeed and homePulled).
+// author the follower blocks or mutes, mentioning someone they block or mute, or where a filter hides it. The
+// materialised feed (home_feeds) and the pull query agree throughout (store/timelines.ts homeFromFeed, homePulled).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TimelineStore } from '../../src/store/timelines.js';
@@ -101,10 +101,13 @@ describe('followed hashtags in the home feed', () => {
     const blocked = await post('carol', 'blocked #cats');
     const muted = await post('dave', 'muted #cats');
     const filtered = await post('erin', 'a spoiler #cats');
+    // As Mastodon's FeedManager#filter_from_tags?: a post mentioning someone alice blocks or mutes.
+    const mentionsBlocked = await post('erin', '@carol look #cats');
+    const mentionsMuted = await post('erin', '@dave look #cats');
     const canary = await post('erin', 'canary #cats');
     await eventually(() => assert.ok(streamed(canary)));
     const mine = await home();
-    for (const [what, id] of Object.entries({ blocked, muted, filtered })) {
+    for (const [what, id] of Object.entries({ blocked, muted, filtered, mentionsBlocked, mentionsMuted })) {
       assert.ok(!mine.includes(id), `${what} stays out of home`);
       assert.ok(!streamed(id), `${what} stays off the stream`);
     }
