@@ -3,20 +3,37 @@
 // account's (shown on the profile page and in the actor's featuredTags collection too).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
+import { featuredTagActivity } from '../federation/activities.js';
+import type { Publisher } from '../federation/publisher.js';
 import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { Account, AccountStore } from '../store/accounts.js';
 import { isId } from '../store/ids.js';
 import type { FeaturedTag, TagStore } from '../store/tags.js';
 import { isHashtagName } from '../text/status-text.js';
+import type { LocalUris } from '../urls/local-uris.js';
 import type { TagViews } from '../views/tag-views.js';
 import { memberAccount, memberIdOf } from './callers.js';
 import { given } from './params.js';
 
-export interface FeaturedTagApiDeps {
+/** Where a change of the member's featured tags is sent. */
+export interface FeaturedTagNews {
+  readonly publisher: Publisher;
+  readonly uris: LocalUris;
+}
+
+export interface FeaturedTagApiDeps extends FeaturedTagNews {
   readonly accounts: AccountStore;
   readonly tags: TagStore;
   readonly views: TagViews;
+}
+
+/**
+ * Tells the member's followers' servers that a tag was featured or is no longer (Mastodon's CreateFeaturedTagService
+ * and RemoveFeaturedTagService: an Add or Remove of a Hashtag to the featuredTags collection).
+ */
+export function tellFeatured(d: FeaturedTagNews, me: Account, type: 'Add' | 'Remove', tag: { readonly id: string; readonly name: string }): Promise<void> {
+  return d.publisher.sendToAudience(featuredTagActivity(d.uris, me, type, tag), me, true, []);
 }
 
 /** Mastodon's Settings::FeaturedTagsController::RECENT_TAGS_LIMIT, which the API's suggestions use too. */
@@ -57,7 +74,8 @@ export function featuredTagRoutes(d: FeaturedTagApiDeps): Route[] {
       handler: async (req, who) => {
         const me = await memberAccount(d.accounts, who);
         const p = FeatureBody.safeParse(given(req.fields));
-        const { featured } = await featureTag(d.tags, me.id, p.success ? p.data.name : undefined);
+        const { featured, created } = await featureTag(d.tags, me.id, p.success ? p.data.name : undefined);
+        if (created) await tellFeatured(d, me, 'Add', featured);
         return json(200, d.views.featured(me.username, [featured])[0]);
       },
     }),
@@ -73,7 +91,10 @@ export function featuredTagRoutes(d: FeaturedTagApiDeps): Route[] {
       auth: { scopes: ['write:accounts'], member: true },
       handler: async (req, who) => {
         const id = req.params['id']!;
-        if (!isId(id) || !(await d.tags.unfeatureById(memberIdOf(who), id))) throw Errors.notFound();
+        const me = await memberAccount(d.accounts, who);
+        const removed = isId(id) ? await d.tags.unfeatureById(me.id, id) : undefined;
+        if (!removed) throw Errors.notFound();
+        await tellFeatured(d, me, 'Remove', removed);
         return json(200, {});
       },
     }),

@@ -10,10 +10,10 @@ import type { AccountStore } from '../store/accounts.js';
 import type { Tag, TagStore } from '../store/tags.js';
 import { isHashtagName } from '../text/status-text.js';
 import type { TagViews, UnsavedTag } from '../views/tag-views.js';
-import { memberIdOf, viewerOf } from './callers.js';
-import { featureTag } from './featured-tags.js';
+import { memberAccount, memberIdOf, viewerOf } from './callers.js';
+import { featureTag, type FeaturedTagNews, tellFeatured } from './featured-tags.js';
 
-export interface TagApiDeps {
+export interface TagApiDeps extends FeaturedTagNews {
   readonly baseUrl: string;
   readonly accounts: AccountStore;
   readonly tags: TagStore;
@@ -78,9 +78,10 @@ export function tagRoutes(d: TagApiDeps): Route[] {
       auth: accounts,
       body: true,
       handler: async (req, who) => {
-        const tag = await named(req);
-        await featureTag(d.tags, memberIdOf(who), tag.name);
-        return json(200, await d.views.one(await saved(req), memberIdOf(who)));
+        const [tag, me] = await Promise.all([named(req), memberAccount(d.accounts, who)]);
+        const { featured, created } = await featureTag(d.tags, me.id, tag.name);
+        if (created) await tellFeatured(d, me, 'Add', featured);
+        return json(200, await d.views.one(await saved(req), me.id));
       },
     }),
     route({
@@ -88,10 +89,12 @@ export function tagRoutes(d: TagApiDeps): Route[] {
       path: '/api/v1/tags/:id/unfeature',
       auth: accounts,
       body: true,
-      handler: act(async (memberId, tag) => {
-        if (tag.id !== null) await d.tags.unfeatureTag(memberId, tag.id);
-        return tag;
-      }),
+      handler: async (req, who) => {
+        const [tag, me] = await Promise.all([named(req), memberAccount(d.accounts, who)]);
+        const removed = tag.id === null ? undefined : await d.tags.unfeatureTag(me.id, tag.id);
+        if (removed) await tellFeatured(d, me, 'Remove', removed);
+        return json(200, await d.views.one(tag, me.id));
+      },
     }),
     route({
       method: 'GET',

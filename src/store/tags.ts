@@ -182,13 +182,20 @@ export class TagStore {
     );
   }
 
-  /** Removes one of the member's featured tags by its id; false when the member has none by that id. */
-  async unfeatureById(accountId: string, id: string): Promise<boolean> {
-    return (await this.db.exec('DELETE FROM featured_tags WHERE account_id = $1 AND id = $2', [accountId, id])) > 0;
+  /** Removes one of the member's featured tags by its id: the row removed, or undefined when there was none. */
+  async unfeatureById(accountId: string, id: string): Promise<{ id: string; name: string } | undefined> {
+    return this.db.one<{ id: string; name: string }>('DELETE FROM featured_tags WHERE account_id = $1 AND id = $2 RETURNING id::text AS id, name', [
+      accountId,
+      id,
+    ]);
   }
 
-  async unfeatureTag(accountId: string, tagId: string): Promise<void> {
-    await this.db.exec('DELETE FROM featured_tags WHERE account_id = $1 AND tag_id = $2', [accountId, tagId]);
+  /** Removes the member's featured tag `tagId`: the row removed, or undefined when it was not featured. */
+  async unfeatureTag(accountId: string, tagId: string): Promise<{ id: string; name: string } | undefined> {
+    return this.db.one<{ id: string; name: string }>('DELETE FROM featured_tags WHERE account_id = $1 AND tag_id = $2 RETURNING id::text AS id, name', [
+      accountId,
+      tagId,
+    ]);
   }
 
   /**
