@@ -50,7 +50,7 @@ function firstIdAt(ms: number): string {
   return (BigInt(ms) << 16n).toString();
 }
 
-/** An account's public and unlisted posts with tag `tag` (SQL over aliases `ft`-like columns given). */
+/** FROM and WHERE of the public and unlisted posts of account `account` with tag `tag` (SQL expressions). */
 function taggedPosts(account: string, tag: string): string {
   return `FROM status_tags fst JOIN statuses fs ON fs.id = fst.status_id
     WHERE fst.tag_id = ${tag} AND fs.account_id = ${account} AND fs.visibility <= 1 AND fs.deleted_at IS NULL
