@@ -34,6 +34,7 @@ import type { AdminAccountViews } from './views/admin-account-views.js';
 import type { AnnouncementViews } from './views/announcement-views.js';
 import type { ReportViews } from './views/report-views.js';
 import type { StatusViews } from './views/status-views.js';
+import { TagViews } from './views/tag-views.js';
 import type { Wake } from './wake.js';
 
 /** What the route modules' groups are made of (wiring.ts builds each once per node). */
@@ -99,11 +100,12 @@ export function apiGroups(p: ApiParts) {
   };
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
+  const tagViews = new TagViews(s.tags, uris);
   const api = {
     db,
     metricsToken: config.metrics.token,
     discovery: { config, counts: s.instanceCounts, accounts: s.accounts, uris },
-    actors: { accounts: s.accounts, follows: s.follows, actors: localActors },
+    actors: { accounts: s.accounts, follows: s.follows, tags: s.tags, actors: localActors },
     remoteProfile: {
       accounts: s.accounts,
       timelines: s.timelines,
@@ -180,6 +182,8 @@ export function apiGroups(p: ApiParts) {
     },
     lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
     search: searchApi,
+    tags: { baseUrl, accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
+    featuredTags: { accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
     filters: { filters: s.filters, statuses: s.statuses },
     filtersV1: { filters: s.filters },
     notifications: notificationViews,
@@ -229,7 +233,16 @@ export function apiGroups(p: ApiParts) {
     adminHistoryPage: { settings: s.historySettings, prune: s.historyPrune, onSettingsChanged: historyApi.onSettingsChanged, pruneNow: manualPrune },
     domainBlocksPage: { blocks: s.domainBlocks },
     // The public pages at the URLs we give out (/@name, /@name/id, /tags/name) and their oEmbed.
-    publicPages: { accounts: s.accounts, follows: s.follows, statuses: s.statuses, timelines: s.timelines, threads: s.threads, views: statusViews, uris },
+    publicPages: {
+      accounts: s.accounts,
+      follows: s.follows,
+      statuses: s.statuses,
+      timelines: s.timelines,
+      threads: s.threads,
+      views: statusViews,
+      uris,
+      tags: s.tags,
+    },
     oembed: { config, accounts: s.accounts, statuses: s.statuses, uris },
     // Announcements and the instance's texts (issue 36).
     announcements: { clock, announcements: s.announcements, views: p.announcementViews },

@@ -45,6 +45,8 @@ import { remoteImageRoutes } from './api/remote-images.js';
 import { reportRoutes } from './api/reports.js';
 import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
+import { featuredTagRoutes } from './api/featured-tags.js';
+import { tagRoutes } from './api/tags.js';
 import { statusRoutes } from './api/statuses.js';
 import { timelineRoutes } from './api/timelines.js';
 import { linkTimelineRoutes } from './api/link-timeline.js';
@@ -236,6 +238,9 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes(api.timelines)),
     mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes(api.lists)),
     mount(['/api/v2/search', '/api/v1/accounts/search'], searchRoutes(api.search)),
+    // Hashtags: followed (their posts reach home) and featured on profiles.
+    mount(['/api/v1/tags', '/api/v1/followed_tags'], tagRoutes(api.tags)),
+    mount(['/api/v1/featured_tags', '/api/v1/accounts/:id/featured_tags'], featuredTagRoutes(api.featuredTags)),
     // Content filters (v2, and v1 as Mastodon keeps it).
     mount(['/api/v2/filters'], filterRoutes(api.filters)),
     mount(['/api/v1/filters'], filterV1Routes(api.filtersV1)),

@@ -54,6 +54,22 @@ export function updateActorActivity(uris: LocalUris, me: Account, actorDocument:
   };
 }
 
+/**
+ * A featured hashtag added to or removed from the member's featuredTags collection, as Mastodon's
+ * ActivityPub::AddHashtagSerializer and RemoveHashtagSerializer write it (an id added: our deliveries are keyed by it).
+ */
+export function featuredTagActivity(uris: LocalUris, me: Account, type: 'Add' | 'Remove', tag: { readonly id: string; readonly name: string }): Activity {
+  const actor = actorUri(me, uris);
+  return {
+    '@context': [AS_CONTEXT, { Hashtag: 'as:Hashtag' }],
+    id: `${actor}#featured_tags/${tag.id}/${type.toLowerCase()}`,
+    type,
+    actor,
+    target: uris.featuredTags(me.username),
+    object: { type: 'Hashtag', href: uris.taggedBy(me.username, tag.name), name: `#${tag.name}` },
+  };
+}
+
 export function blockActivity(uris: LocalUris, from: Account, to: Account, id: string): Activity {
   const actor = actorUri(from, uris);
   return { '@context': AS_CONTEXT, id: `${actor}#blocks/${id}`, type: 'Block', actor, object: actorUri(to, uris) };

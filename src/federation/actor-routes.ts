@@ -1,10 +1,11 @@
 // GET routes other servers dereference: actor documents (by content negotiation; browsers get the profile page),
-// the instance actor, and the outbox, followers, following and featured collections with their pages.
+// the instance actor, and the outbox, followers, following, featured and featured-hashtag collections with their pages.
 import type { Request } from '../http/request.js';
 import { PUBLIC, type Reply, type Route } from '../http/types.js';
 import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
+import type { TagStore } from '../store/tags.js';
 import { AS_CONTEXT } from './activities.js';
 import type { LocalActors } from './local-actors.js';
 import { stringifyWithRaw } from './raw-json.js';
@@ -16,6 +17,8 @@ const MAX_PAGE = 10_000;
 export interface ActorRoutesDeps {
   readonly accounts: AccountStore;
   readonly follows: FollowStore;
+  /** The members' featured hashtags (the featuredTags collection). */
+  readonly tags: TagStore;
   readonly actors: LocalActors;
   /** The HTML profile page for browsers. */
   readonly profilePage: (req: Request, account: Account) => Promise<Reply>;
@@ -95,6 +98,24 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
       handler: async (req) => {
         const id = d.actors.uris.featured((await member(req.params['name']!)).username);
         return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: 0, orderedItems: [] });
+      },
+    },
+    {
+      // The member's featured hashtags as Mastodon's collections/tags: an unordered Collection of Hashtags, each
+      // pointing at the member's posts with it (ActivityPub::HashtagSerializer on a FeaturedTag).
+      method: 'GET',
+      path: '/users/:name/collections/tags',
+      auth: PUBLIC,
+      handler: async (req) => {
+        const a = await member(req.params['name']!);
+        const items = (await d.tags.featured(a.id)).map((t) => ({ type: 'Hashtag', href: d.actors.uris.taggedBy(a.username, t.name), name: `#${t.name}` }));
+        return activityJson({
+          '@context': [AS_CONTEXT, { Hashtag: 'as:Hashtag' }],
+          id: d.actors.uris.featuredTags(a.username),
+          type: 'Collection',
+          totalItems: items.length,
+          items,
+        });
       },
     },
   ];

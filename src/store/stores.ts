@@ -39,6 +39,7 @@ import { SessionStore } from './sessions.js';
 import { SettingsStore } from './settings.js';
 import { StatusStore } from './statuses.js';
 import { StreamAudienceStore } from './stream-audience.js';
+import { TagStore } from './tags.js';
 import { TimelineStore } from './timelines.js';
 import { TrendStore } from './trends.js';
 import { ThreadStore } from './threads.js';
@@ -91,6 +92,8 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     streamAudience: new StreamAudienceStore(db),
     markers: new MarkerStore(db),
     lists: new ListStore(db),
+    // Followed and featured hashtags.
+    tags: new TagStore(db),
     filters: new FilterStore(db),
     reports: new ReportStore(db),
     media: new MediaStore(db),

@@ -75,14 +75,15 @@ export class StreamAudienceStore {
 
   /**
    * Who is told of a deletion: whoever could have been shown the status (its author, their followers unless it
-   * was direct, the accounts it mentions; lists holding its author unless it was direct), read from what the
-   * trigger named, since the row no longer counts as readable.
+   * was direct, the accounts it mentions, its tags' followers if it was public; lists holding its author unless it
+   * was direct), read from what the trigger named, since the row no longer counts as readable.
    */
   async ofDelete(statusId: string, authorId: string, visibility: number, t: StreamTargets): Promise<{ home: ReadonlySet<string>; lists: ReadonlySet<string> }> {
     const rows = await this.db.rows<{ k: string; a: string }>(
       `SELECT 'home' AS k, v.id::text AS a FROM unnest($2::bigint[]) v(id) WHERE v.id = $3
          OR ($4 <= 2 AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = v.id AND f.target_account_id = $3))
          OR EXISTS (SELECT 1 FROM status_mentions m WHERE m.status_id = $1 AND m.account_id = v.id)
+         OR ($4 = 0 AND EXISTS (SELECT 1 FROM status_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id WHERE st.status_id = $1 AND tf.account_id = v.id))
        UNION ALL SELECT 'list', l.id::text FROM lists l WHERE l.id = ANY($5::bigint[]) AND $4 <= 2
          AND EXISTS (SELECT 1 FROM list_accounts la WHERE la.list_id = l.id AND la.account_id = $3)`,
       [statusId, t.home, authorId, visibility, t.lists],

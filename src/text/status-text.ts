@@ -228,6 +228,15 @@ export function extractHashtags(text: string): string[] {
   return out;
 }
 
+/**
+ * Whether `name` (without '#') is a hashtag as a status's text would find it (Mastodon's Tag::HASHTAG_NAME_RE: word
+ * characters, not digits alone), at most `max` characters.
+ */
+export function isHashtagName(name: string, max = 100): boolean {
+  if (name.length === 0 || name.length > max) return false;
+  return runAt(TAG_RUN, name, 0) === name && TAG_START.test(name) && !ALL_DIGITS.test(name);
+}
+
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**

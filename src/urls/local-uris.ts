@@ -54,6 +54,14 @@ export class LocalUris {
   tag(name: string): string {
     return `${this.base}/tags/${encodeURIComponent(name)}`;
   }
+  /** A member's posts with a tag (a FeaturedTag's url, Mastodon's short_account_tag_url). */
+  taggedBy(username: string, name: string): string {
+    return `${this.profile(username)}/tagged/${encodeURIComponent(name)}`;
+  }
+  /** A local actor's featured hashtags (the actor's `featuredTags`, Mastodon's collections/tags). */
+  featuredTags(username: string): string {
+    return `${this.actor(username)}/collections/tags`;
+  }
   /** The status id of a local status URI (`…/users/NAME/statuses/ID`), or undefined. */
   statusIdOf(uri: string): string | undefined {
     if (!uri.startsWith(this.usersPrefix)) return undefined;

@@ -8,6 +8,7 @@ import type { Reply } from '../http/types.js';
 import type { Account } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { StatusStore } from '../store/statuses.js';
+import type { TagStore } from '../store/tags.js';
 import type { TimelineStore } from '../store/timelines.js';
 import type { LocalUris } from '../urls/local-uris.js';
 import type { StatusViews } from '../views/status-views.js';
@@ -24,6 +25,8 @@ export interface ProfilePageDeps {
   readonly timelines: TimelineStore;
   readonly views: StatusViews;
   readonly uris: LocalUris;
+  /** The member's featured hashtags. */
+  readonly tags: TagStore;
 }
 
 export function profilePage(d: WebDeps, p: ProfilePageDeps) {
@@ -33,8 +36,9 @@ export function profilePage(d: WebDeps, p: ProfilePageDeps) {
     const ctx = await d.auth.context(req);
     const viewer = ctx.user?.accountId ?? null;
     const page = olderPage(req);
-    const [counts, list, pinned] = await Promise.all([
+    const [counts, tags, list, pinned] = await Promise.all([
       p.follows.counts(a.id),
+      p.tags.featured(a.id),
       p.timelines.ofAccount(a.id, viewer, page, { excludeReplies: true }),
       page.maxId ? [] : p.statuses.pinnedOf(a.id, viewer),
     ]);
@@ -57,6 +61,14 @@ export function profilePage(d: WebDeps, p: ProfilePageDeps) {
 <p class="handle">${handle}${a.locked ? ' · approves followers' : ''}${a.bot ? ' · automated' : ''}</p>
 ${paragraphs.map((x) => html`<p>${x}</p>`)}
 <p><strong>${String(counts.following)}</strong> following · <strong>${String(counts.followers)}</strong> followers</p>
+${
+  tags.length
+    ? html`<section class="featured-tags"><h2>Featured hashtags</h2><ul>${tags.map(
+        (t) =>
+          html`<li><a href="${p.uris.taggedBy(a.username, t.name)}" rel="tag">#${t.name}</a> <span class="count">${String(t.statusesCount)} posts</span></li>`,
+      )}</ul></section>`
+    : ''
+}
 </article>
 ${shownPinned.length ? html`<section class="pinned"><h2>Pinned</h2>${shownPinned.map(posts)}</section>` : ''}
 <section class="posts">${shown.length ? shown.map(posts) : html`<p class="empty">${page.maxId ? 'No older posts.' : 'No posts yet.'}</p>`}</section>

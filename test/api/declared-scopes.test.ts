@@ -127,6 +127,18 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/media/:id': member('write:media'),
   'PUT /api/v1/media/:id': member('write:media'),
   'PATCH /api/v1/media/:id': member('write:media'),
+  // hashtags: followed and featured (methods/tags.md, followed_tags.md, featured_tags.md; a tag itself takes any token)
+  'GET /api/v1/tags/:id': { scope: null, public: true },
+  'POST /api/v1/tags/:id/follow': member('write:follows'),
+  'POST /api/v1/tags/:id/unfollow': member('write:follows'),
+  'POST /api/v1/tags/:id/feature': member('write:accounts'),
+  'POST /api/v1/tags/:id/unfeature': member('write:accounts'),
+  'GET /api/v1/followed_tags': member('read:follows'),
+  'GET /api/v1/featured_tags': member('read:accounts'),
+  'POST /api/v1/featured_tags': member('write:accounts'),
+  'DELETE /api/v1/featured_tags/:id': member('write:accounts'),
+  'GET /api/v1/featured_tags/suggestions': member('read:accounts'),
+  'GET /api/v1/accounts/:id/featured_tags': pub('read:accounts'),
   // timelines, lists, search
   'GET /api/v1/timelines/home': member('read:statuses'),
   'GET /api/v1/timelines/public': pub('read:statuses'),

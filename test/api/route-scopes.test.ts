@@ -197,6 +197,53 @@ const WRITES: readonly Row[] = [
     body: (ids) => ({ home: { last_read_id: ids['bobPost'] } }),
     shows: (b, ids) => assert.equal(b.home.last_read_id, ids['bobPost']),
   },
+  // Hashtags: following one is write:follows; featuring one (by name, or as a featured tag) is write:accounts.
+  {
+    method: 'POST',
+    path: '/api/v1/tags/scoped/follow',
+    scope: 'write:follows',
+    wrong: ['write:accounts'],
+    shows: (b) => assert.equal(b.following, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/tags/scoped/unfollow',
+    scope: 'write:follows',
+    wrong: ['write:accounts'],
+    shows: (b) => assert.equal(b.following, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/tags/scoped/feature',
+    scope: 'write:accounts',
+    wrong: ['write:follows'],
+    shows: (b) => assert.equal(b.featuring, true),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/tags/scoped/unfeature',
+    scope: 'write:accounts',
+    wrong: ['write:follows'],
+    shows: (b) => assert.equal(b.featuring, false),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/featured_tags',
+    scope: 'write:accounts',
+    wrong: ['write:follows', 'write:statuses'],
+    body: () => ({ name: 'scoped' }),
+    shows: (b, ids) => {
+      assert.equal(b.name, 'scoped');
+      ids['featuredTag'] = b.id;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/featured_tags/:featuredTag',
+    scope: 'write:accounts',
+    wrong: ['write:follows'],
+    shows: async (_b, _ids, get) => assert.deepEqual(await get('/api/v1/featured_tags'), []),
+  },
   // Accounts: follows, blocks, mutes (the deprecated `follow` also covers these, as Mastodon).
   {
     method: 'POST',
@@ -550,6 +597,9 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/mutes', scope: 'read:mutes', wrong: ['read:blocks', 'write:mutes'] },
   { method: 'GET', path: '/api/v1/follow_requests', scope: 'read:follows', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/lists', scope: 'read:lists', wrong: ['read:follows'] },
+  { method: 'GET', path: '/api/v1/followed_tags', scope: 'read:follows', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/featured_tags', scope: 'read:accounts', wrong: ['read:follows'] },
+  { method: 'GET', path: '/api/v1/featured_tags/suggestions', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/conversations', scope: 'read:statuses', wrong: ['read:notifications'] },
   { method: 'GET', path: '/api/v1/markers', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/preferences', scope: 'read:accounts', wrong: ['read:statuses'] },
@@ -573,6 +623,7 @@ const PUBLIC_READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/accounts/:bob/statuses', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/accounts/:bob/followers', scope: 'read:accounts', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v1/accounts/:bob/endorsements', scope: 'read:accounts', wrong: ['read:follows'] },
+  { method: 'GET', path: '/api/v1/accounts/:bob/featured_tags', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v2/search?q=bob', scope: 'read:search', wrong: ['read:accounts'] },
 ];
 
