@@ -55,7 +55,7 @@ import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
 import { inboxRoutes } from './federation/inbox-route.js';
 import { noteRoutes } from './federation/note-routes.js';
-import { tagRoutes } from './federation/tag-routes.js';
+import { tagPageRoutes } from './federation/tag-routes.js';
 import { oembedRoutes } from './api/oembed.js';
 import { publicStatusPage } from './web/public-status-page.js';
 import { tagPage } from './web/tag-page.js';
@@ -167,7 +167,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
       ['/users/:name/outbox', '/users/:name/statuses', '/@:name'],
       noteRoutes({ ...api.notes, statusPage: publicStatusPage(web, { ...api.statusPage, ...api.publicPages }) }),
     ),
-    mount(['/tags'], tagRoutes({ ...api.publicPages, tagPage: tagPage(web, api.publicPages) })),
+    mount(['/tags'], tagPageRoutes({ ...api.publicPages, tagPage: tagPage(web, api.publicPages) })),
     mount(['/api/oembed'], oembedRoutes(api.oembed)),
     // OAuth 2 and apps.
     mount(['/api/v1/apps'], appRoutes(oauth)),

@@ -23,7 +23,7 @@ export interface TagRouteDeps {
   readonly tagPage?: (req: Request, name: string) => Promise<Reply>;
 }
 
-export function tagRoutes(d: TagRouteDeps): Route[] {
+export function tagPageRoutes(d: TagRouteDeps): Route[] {
   const collection = async (req: Request, name: string): Promise<Reply> => {
     const id = d.uris.tag(name);
     if (!TAG_NAME.test(name)) return activityJson({ '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems: 0, orderedItems: [] });

@@ -211,6 +211,8 @@ BEGIN
     SELECT author AS id WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = author)
     UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
     UNION ALL SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
+    UNION ALL SELECT tf.account_id FROM status_tags stg JOIN tag_follows tf ON tf.tag_id = stg.tag_id JOIN users u ON u.account_id = tf.account_id
+      WHERE vis = 0 AND stg.status_id = st
   ) r LEFT JOIN home_feed_horizons h ON h.account_id = r.id
   WHERE h.horizon IS NULL OR st >= h.horizon
   ON CONFLICT DO NOTHING;
@@ -294,6 +296,55 @@ CREATE OR REPLACE FUNCTION public.home_feeds_of_status()
 AS $function$
 BEGIN
   PERFORM home_feed_fan_out(NEW.id, NEW.account_id, NEW.visibility::smallint);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feeds_of_tag()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  m bigint;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM statuses s WHERE s.id = NEW.status_id AND s.visibility = 0 AND s.reblog_of_id IS NULL
+      AND NOT s.history AND s.deleted_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO home_feeds (account_id, status_id)
+  SELECT tf.account_id, NEW.status_id FROM tag_follows tf JOIN users u ON u.account_id = tf.account_id
+    LEFT JOIN home_feed_horizons h ON h.account_id = tf.account_id
+  WHERE tf.tag_id = NEW.tag_id AND (h.horizon IS NULL OR NEW.status_id >= h.horizon)
+  ON CONFLICT DO NOTHING;
+  FOR m IN SELECT tf.account_id FROM tag_follows tf JOIN users u ON u.account_id = tf.account_id
+    WHERE tf.tag_id = NEW.tag_id AND random() < 1.0 / 128 LOOP
+    PERFORM home_feed_trim(m);
+  END LOOP;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feeds_of_tag_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  edge bigint;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM users u WHERE u.account_id = NEW.account_id) THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO home_feeds (account_id, status_id)
+  SELECT NEW.account_id, s.id FROM status_tags stg JOIN statuses s ON s.id = stg.status_id
+  WHERE stg.tag_id = NEW.tag_id AND s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL AND NOT s.history
+    AND s.id >= coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = NEW.account_id), 0)
+  ORDER BY stg.status_id DESC LIMIT 800
+  ON CONFLICT DO NOTHING;
+  SELECT s.id INTO edge FROM status_tags stg JOIN statuses s ON s.id = stg.status_id
+  WHERE stg.tag_id = NEW.tag_id AND s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL AND NOT s.history
+  ORDER BY stg.status_id DESC OFFSET 799 LIMIT 1;
+  IF edge IS NOT NULL THEN
+    PERFORM home_feed_raise(NEW.account_id, edge);
+  END IF;
+  PERFORM home_feed_trim(NEW.account_id);
   RETURN NULL;
 END $function$;
 
@@ -869,6 +920,18 @@ CREATE TABLE favourites (
 CREATE INDEX favourites_status ON favourites USING btree (status_id, id DESC);
 CREATE UNIQUE INDEX favourites_uri ON favourites USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE TRIGGER status_counts_favourite AFTER INSERT OR DELETE ON favourites FOR EACH ROW EXECUTE FUNCTION status_counts_of_favourite();
+
+CREATE TABLE featured_tags (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  tag_id     bigint NOT NULL,
+  name       text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT featured_tags_pkey PRIMARY KEY (id),
+  CONSTRAINT featured_tags_account_id_tag_id_key UNIQUE (account_id, tag_id),
+  CONSTRAINT featured_tags_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT featured_tags_tag_id_fkey FOREIGN KEY (tag_id) REFERENCES tags(id) ON DELETE CASCADE
+);
 
 CREATE TABLE follow_requests (
   id                bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1459,6 +1522,7 @@ CREATE TABLE status_tags (
   CONSTRAINT status_tags_tag_id_fkey FOREIGN KEY (tag_id) REFERENCES tags(id) ON DELETE CASCADE
 );
 CREATE INDEX status_tags_tag ON status_tags USING btree (tag_id, status_id DESC);
+CREATE TRIGGER home_feeds_tag AFTER INSERT ON status_tags FOR EACH ROW EXECUTE FUNCTION home_feeds_of_tag();
 
 CREATE TABLE statuses (
   id                     bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1531,6 +1595,19 @@ CREATE TABLE suggestion_features (
   CONSTRAINT suggestion_features_pkey PRIMARY KEY (account_id),
   CONSTRAINT suggestion_features_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
+
+CREATE TABLE tag_follows (
+  id         bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id bigint NOT NULL,
+  tag_id     bigint NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT tag_follows_pkey PRIMARY KEY (id),
+  CONSTRAINT tag_follows_account_id_tag_id_key UNIQUE (account_id, tag_id),
+  CONSTRAINT tag_follows_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT tag_follows_tag_id_fkey FOREIGN KEY (tag_id) REFERENCES tags(id) ON DELETE CASCADE
+);
+CREATE INDEX tag_follows_tag ON tag_follows USING btree (tag_id, account_id);
+CREATE TRIGGER home_feeds_tag_follow AFTER INSERT ON tag_follows FOR EACH ROW EXECUTE FUNCTION home_feeds_of_tag_follow();
 
 CREATE TABLE tags (
   id   bigint DEFAULT timestamp_id(now()) NOT NULL,
