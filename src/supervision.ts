@@ -12,6 +12,7 @@ import { startInboxWorker } from '../actors/inbox-worker.js';
 import { NodeWatch } from '../actors/node-watch.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startPollCloser } from '../actors/poll-closer.js';
+import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -110,6 +111,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'history', start: () => startHistory(d), restart: 'permanent', shutdownMs: 10_000 },
     { id: 'poll-closer', start: () => startPolls(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'history-sweep', start: () => startSweep(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
   ];
   return { children, running: d.running };
@@ -244,6 +246,16 @@ function startPolls({ w, config, node, running }: Child): Process {
   running.pollCloser = closer;
   w.wakes.pollsDue.connect(() => closer.kick());
   return closer;
+}
+
+/** Publishes scheduled posts when they fall due. */
+function startScheduled({ w, log }: Child): Process {
+  const publisher = startScheduledPublisher({
+    publishDue: (limit) => w.scheduledPosts.publishDue(limit),
+    onError: (err) => log.error({ err, component: 'scheduled-publisher' }, 'scheduled publisher round failed'),
+  });
+  w.wakes.scheduledDue.connect(() => publisher.kick());
+  return publisher;
 }
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */

@@ -1,10 +1,13 @@
-// Statuses: post (Idempotency-Key honoured), read (visibility enforced on every read), edit (the whole post, media
+// Statuses: post (Idempotency-Key honoured; with scheduled_at, kept for later: services/scheduled-posts.ts), read (visibility enforced on every read), edit (the whole post, media
 // and poll included, as Mastodon's clients send it) and its history, delete (returns the source for
 // delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
+import { ScheduledPosts } from '../services/scheduled-posts.js';
+import type { ScheduledViews } from '../views/scheduled-views.js';
+import { parseScheduledAt } from './scheduled-at.js';
 import { json, jsonPieces } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -127,6 +130,8 @@ export interface StatusApiDeps {
   readonly service: StatusService;
   readonly views: StatusViews;
   readonly interactions: InteractionService;
+  readonly scheduled: ScheduledPosts;
+  readonly scheduledViews: ScheduledViews;
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
@@ -151,8 +156,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
-        // Publishing now what the member meant for later cannot be undone: a scheduled post is refused instead.
-        if (p.scheduled_at !== undefined && p.scheduled_at !== '') throw Errors.validation('Scheduled posts are not supported by this server');
+        // As Mastodon: a time in the past is no schedule at all (the post is made now); one sooner than the minimum
+        // offset is refused.
+        const at = parseScheduledAt(p.scheduled_at);
+        const later = at !== undefined && !ScheduledPosts.isPast(at) ? at : undefined;
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
         if (poll && mediaIds.length) throw Errors.validation(BOTH);
@@ -166,7 +173,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
-        const status = await d.service.post(me, {
+        const post: NewPost = {
           text,
           // The member's posting defaults (update_credentials source[…]) fill what the request leaves out.
           visibility: p.visibility ?? defaults.defaultPrivacy,
@@ -179,8 +186,9 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           quote,
           poll,
           applicationId: who.record.appId,
-        });
-        return json(200, await d.views.one(status, me.id));
+        };
+        if (later) return json(200, await d.scheduledViews.one(await d.scheduled.schedule(me, post, later)));
+        return json(200, await d.views.one(await d.service.post(me, post), me.id));
       },
     }),
     route({

@@ -46,6 +46,7 @@ import { DomainBlockStore } from './domain-blocks.js';
 import { AccountModerationStore } from './account-moderation.js';
 import { PushDeliveryStore } from './push-deliveries.js';
 import { PushSubscriptionStore } from './push-subscriptions.js';
+import { ScheduledStatusStore } from './scheduled-statuses.js';
 
 /** Every store over the one database. */
 export function stores(db: Database, config: Config, pollsDue: Wake) {
@@ -65,6 +66,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     historyJobs: new HistoryJobStore(db, undefined, config.federation.historyDbConnections),
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
+    scheduledStatuses: new ScheduledStatusStore(db),
     threads: new ThreadStore(db),
     timelines: new TimelineStore(db),
     // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.
