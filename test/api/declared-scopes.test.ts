@@ -98,6 +98,12 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'POST /api/v2/media': member('write:media'),
   'GET /api/v1/media/:id': member('write:media'),
   'PUT /api/v1/media/:id': member('write:media'),
+  'DELETE /api/v1/media/:id': member('write:media'),
+  // scheduled statuses
+  'GET /api/v1/scheduled_statuses': member('read:statuses'),
+  'GET /api/v1/scheduled_statuses/:id': member('read:statuses'),
+  'PUT /api/v1/scheduled_statuses/:id': member('write:statuses'),
+  'DELETE /api/v1/scheduled_statuses/:id': member('write:statuses'),
   // timelines, lists, search
   'GET /api/v1/timelines/home': member('read:statuses'),
   'GET /api/v1/timelines/public': pub('read:statuses'),
