@@ -139,6 +139,7 @@ export function apiGroups(p: ApiParts) {
       scheduled: scheduledPosts,
       scheduledViews,
     },
+    quotes: { baseUrl, statuses: s.statuses, quotes: s.quotes, views: statusViews },
     scheduledStatuses: { baseUrl, accounts: s.accounts, store: s.scheduledStatuses, service: scheduledPosts, views: scheduledViews },
     statusActions: {
       baseUrl,

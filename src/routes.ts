@@ -35,6 +35,7 @@ import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { statusRoutes } from './api/statuses.js';
 import { scheduledStatusRoutes } from './api/scheduled-statuses.js';
+import { quoteRoutes } from './api/quotes.js';
 import { timelineRoutes } from './api/timelines.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
@@ -162,6 +163,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/pleroma/statuses/:id/reactions'], reactionRoutes(api.reactions)),
     mount(['/api/v1/polls'], pollRoutes(api.polls)),
     mount(['/api/v1/scheduled_statuses'], scheduledStatusRoutes(api.scheduledStatuses)),
+    mount(['/api/v1/statuses/:id/quotes'], quoteRoutes(api.quotes)),
     mount(['/api/v1/media', '/api/v2/media', '/system/media'], takingFiles(mediaRoutes(api.media), 'POST /api/v1/media', 'POST /api/v2/media')),
     mount(['/media_proxy/:id'], mediaProxyRoutes({ ...api.mediaProxy, bearer: oauth.bearer })),
     mount(['/media_proxy/accounts'], remoteImageRoutes(api.remoteImages)),

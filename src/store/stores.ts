@@ -47,6 +47,7 @@ import { AccountModerationStore } from './account-moderation.js';
 import { PushDeliveryStore } from './push-deliveries.js';
 import { PushSubscriptionStore } from './push-subscriptions.js';
 import { ScheduledStatusStore } from './scheduled-statuses.js';
+import { QuoteStore } from './quotes.js';
 
 /** Every store over the one database. */
 export function stores(db: Database, config: Config, pollsDue: Wake) {
@@ -67,6 +68,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
     scheduledStatuses: new ScheduledStatusStore(db),
+    quotes: new QuoteStore(db),
     threads: new ThreadStore(db),
     timelines: new TimelineStore(db),
     // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.

@@ -99,6 +99,9 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/media/:id': member('write:media'),
   'PUT /api/v1/media/:id': member('write:media'),
   'DELETE /api/v1/media/:id': member('write:media'),
+  // quotes (4.5)
+  'GET /api/v1/statuses/:id/quotes': member('read:statuses'),
+  'POST /api/v1/statuses/:id/quotes/:quoting_status_id/revoke': member('write:statuses'),
   // scheduled statuses
   'GET /api/v1/scheduled_statuses': member('read:statuses'),
   'GET /api/v1/scheduled_statuses/:id': member('read:statuses'),

@@ -120,6 +120,13 @@ const WRITES: readonly Row[] = [
   { method: 'POST', path: '/api/v1/statuses/:annPost/unpin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, false) },
   {
     method: 'POST',
+    path: '/api/v1/statuses/:annPost/quotes/:bobQuote/revoke',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    shows: (b, ids) => assert.deepEqual([b.id, b.quote], [ids['bobQuote'], null]),
+  },
+  {
+    method: 'POST',
     path: '/api/v1/polls/:poll/votes',
     scope: 'write:statuses',
     wrong: ['write:favourites'],
@@ -414,6 +421,7 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/lists', scope: 'read:lists', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v1/conversations', scope: 'read:statuses', wrong: ['read:notifications'] },
   { method: 'GET', path: '/api/v1/scheduled_statuses', scope: 'read:statuses', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/statuses/:annPost/quotes', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/markers', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/preferences', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/accounts/verify_credentials', scope: 'read:accounts', wrong: ['read:statuses'] },
@@ -490,6 +498,7 @@ describe('route scopes', () => {
     const media = await upload(s.url, m.token['ann'], png(8, 8));
     assert.equal(media.status, 200, JSON.stringify(media.body));
     ids['media'] = media.body.id;
+    ids['bobQuote'] = (await ok('bob', 'POST', '/api/v1/statuses', { status: 'quoting ann', quoted_status_id: ids['annPost'] })).id;
     ids['spareMedia'] = (await upload(s.url, m.token['ann'], png(8, 8))).body.id;
     ids['scheduled'] = (await ok('ann', 'POST', '/api/v1/statuses', { status: 'later', scheduled_at: '2098-01-01T00:00:00Z' })).id;
     const report = await ok('cat', 'POST', '/api/v1/reports', { account_id: ids['bob'], comment: 'rude' });
