@@ -11,7 +11,7 @@ import { parseScheduledAt } from './scheduled-at.js';
 import { json, jsonPieces } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
-import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
+import { QUOTE_POLICIES, VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
@@ -77,6 +77,7 @@ const PostBody = z.object({
   media_ids: MediaIds.optional(),
   poll: z.unknown().optional(),
   scheduled_at: z.unknown().optional(),
+  quote_approval_policy: z.enum(QUOTE_POLICIES).optional(),
 });
 
 /** An edit is the whole post as it is to be: what it leaves out (media, poll, content warning) the post loses, as on Mastodon. */
@@ -171,6 +172,11 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
         // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
         if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
+        // And its author's quote policy (Mastodon 4.5): nobody, or followers only; an author may always quote themself.
+        if (quote && quote.accountId !== me.id && quote.quotePolicy !== 'public') {
+          const follows = quote.quotePolicy === 'followers' && (await d.statuses.followedAmong(me.id, [quote.accountId])).has(quote.accountId);
+          if (!follows) throw Errors.forbidden('This status cannot be quoted');
+        }
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
         const post: NewPost = {
@@ -186,6 +192,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           quote,
           poll,
           applicationId: who.record.appId,
+          quotePolicy: p.quote_approval_policy,
         };
         if (later) return json(200, await d.scheduledViews.one(await d.scheduled.schedule(me, post, later)));
         return json(200, await d.views.one(await d.service.post(me, post), me.id));

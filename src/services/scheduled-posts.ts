@@ -68,6 +68,7 @@ export class ScheduledPosts {
       scheduled_at: null,
       application_id: p.applicationId ?? null,
       with_rate_limit: false,
+      quote_approval_policy: p.quotePolicy ?? 'public',
     };
     const r = await this.d.scheduled.create(me.id, at, params, p.idempotencyKey);
     if ('refused' in r) throw Errors.validation(REFUSALS[r.refused]);
@@ -134,6 +135,7 @@ export class ScheduledPosts {
       mediaIds: p.media_ids ?? [],
       poll: p.poll ? { options: p.poll.options, expiresInSeconds: p.poll.expires_in, multiple: p.poll.multiple, hideTotals: p.poll.hide_totals } : undefined,
       applicationId: p.application_id ?? undefined,
+      quotePolicy: p.quote_approval_policy,
     });
   }
 

@@ -1,10 +1,10 @@
 // The quotes of a status (Mastodon 4.5's Api::V1::Statuses::QuotesController): the live statuses that quote it and
-// that the viewer may read, newest first, and its author revoking one. Stoa keeps a quote as the quoting status's
+// that the viewer may read, newest first, its author revoking one, and its author's quote policy. Stoa keeps a quote as the quoting status's
 // quote_of_id (no Quote row with a state): revoking detaches it (quote_of_id NULL), which the status_counts trigger
 // counts out of the quoted status's quotes_count and the statuses_cache trigger drops from every node's cache.
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
-import { STATUS_COLUMNS, toStatus, type Status, type StatusRow } from './status-rows.js';
+import { STATUS_COLUMNS, toStatus, type QuotePolicy, type Status, type StatusRow } from './status-rows.js';
 import { notSilenced, visibleTo } from './visibility.js';
 
 export class QuoteStore {
@@ -20,6 +20,11 @@ export class QuoteStore {
       values,
     );
     return p.newestFirst(rows).map(toStatus);
+  }
+
+  /** Sets who may quote the status (its author's PUT /api/v1/statuses/:id/interaction_policy). */
+  async setPolicy(statusId: string, policy: QuotePolicy): Promise<void> {
+    await this.db.exec('UPDATE statuses SET quote_policy = $2 WHERE id = $1 AND quote_policy <> $2', [statusId, policy]);
   }
 
   /** Detaches `quotingId`'s quote of `quotedId`; false when that status does not quote it (any more). */

@@ -6,6 +6,7 @@
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { mixesVideo, toMedia, type Media, type MediaRow, type MediaType } from './media.js';
+import type { QuotePolicy } from './status-rows.js';
 
 /** Mastodon's ScheduledStatus::TOTAL_LIMIT and DAILY_LIMIT. */
 export const SCHEDULED_TOTAL_LIMIT = 300;
@@ -26,6 +27,8 @@ export interface ScheduledParams {
   readonly scheduled_at: null;
   readonly application_id: string | null;
   readonly with_rate_limit: false;
+  /** Mastodon 4.5 keeps it among the params too; absent in posts scheduled before it was kept. */
+  readonly quote_approval_policy?: QuotePolicy;
 }
 
 export interface ScheduledStatus {

@@ -1363,6 +1363,7 @@ CREATE TABLE statuses (
   quote_of_id            bigint,
   quote_uri              text,
   history                boolean DEFAULT false NOT NULL,
+  quote_policy           text DEFAULT 'public'::text NOT NULL,
   CONSTRAINT statuses_pkey PRIMARY KEY (id),
   CONSTRAINT statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT statuses_application_fk FOREIGN KEY (application_id) REFERENCES oauth_apps(id) ON DELETE SET NULL,
@@ -1370,6 +1371,7 @@ CREATE TABLE statuses (
   CONSTRAINT statuses_in_reply_to_id_fkey FOREIGN KEY (in_reply_to_id) REFERENCES statuses(id) ON DELETE SET NULL,
   CONSTRAINT statuses_quote_of_id_fkey FOREIGN KEY (quote_of_id) REFERENCES statuses(id) ON DELETE SET NULL,
   CONSTRAINT statuses_reblog_of_id_fkey FOREIGN KEY (reblog_of_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT statuses_quote_policy_check CHECK (quote_policy = ANY (ARRAY['public'::text, 'followers'::text, 'nobody'::text])),
   CONSTRAINT statuses_visibility_check CHECK (visibility >= 0 AND visibility <= 3)
 );
 CREATE INDEX statuses_account ON statuses USING btree (account_id, id DESC) WHERE (deleted_at IS NULL);

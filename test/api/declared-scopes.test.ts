@@ -102,6 +102,8 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   // quotes (4.5)
   'GET /api/v1/statuses/:id/quotes': member('read:statuses'),
   'POST /api/v1/statuses/:id/quotes/:quoting_status_id/revoke': member('write:statuses'),
+  'PUT /api/v1/statuses/:id/interaction_policy': member('write:statuses'),
+  'PATCH /api/v1/statuses/:id/interaction_policy': member('write:statuses'),
   // scheduled statuses
   'GET /api/v1/scheduled_statuses': member('read:statuses'),
   'GET /api/v1/scheduled_statuses/:id': member('read:statuses'),

@@ -1,6 +1,7 @@
 // The quotes of a status (Mastodon 4.5) over real HTTP: its author lists the statuses quoting it that they may read
 // (newest first, paged with Link headers; anyone else gets Mastodon's 403), and revokes one: the quote is detached,
-// the quoted status's quotes_count drops and the list no longer has it.
+// the quoted status's quotes_count drops and the list no longer has it. PUT /api/v1/statuses/:id/interaction_policy
+// sets who may quote: every status's quote_approval says so, with current_user for the viewer, and quoting follows it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { api, type Json } from '../support/api.js';
@@ -84,5 +85,46 @@ describe('quotes of a status', () => {
     assert.equal((await call('kai', 'POST', `/api/v1/statuses/${quoted.id}/quotes/nope/revoke`)).status, 404);
     const readOnly = await m.tokenFor('kai', ['read']);
     assert.equal((await api(s.url, readOnly, 'POST', `/api/v1/statuses/${quoted.id}/quotes/${b.id}/revoke`)).status, 403);
+  });
+
+  it('sets who may quote a status: quote_approval follows, for each viewer, and so does quoting', async () => {
+    assert.equal((await call('max', 'POST', `/api/v1/accounts/${m.id['kai']}/follow`)).status, 200);
+    const s1 = await post('kai', { status: 'policy' });
+    const approval = async (who: string | undefined) =>
+      (await api(s.url, who === undefined ? undefined : m.token[who], 'GET', `/api/v1/statuses/${s1.id}`)).body.quote_approval;
+    assert.deepEqual(await approval('lea'), { automatic: ['public'], manual: [], current_user: 'automatic' });
+    assert.deepEqual(await approval(undefined), { automatic: ['public'], manual: [], current_user: 'denied' }, 'no one signed in');
+
+    const byOther = await call('lea', 'PUT', `/api/v1/statuses/${s1.id}/interaction_policy`, { quote_approval_policy: 'nobody' });
+    assert.deepEqual([byOther.status, byOther.body], [403, { error: 'This action is not allowed' }]);
+    const bad = await call('kai', 'PUT', `/api/v1/statuses/${s1.id}/interaction_policy`, { quote_approval_policy: 'friends' });
+    assert.deepEqual([bad.status, bad.body], [422, { error: 'Record invalid' }]);
+
+    const followers = await call('kai', 'PUT', `/api/v1/statuses/${s1.id}/interaction_policy`, { quote_approval_policy: 'followers' });
+    assert.equal(followers.status, 200, followers.text);
+    assert.deepEqual(followers.body.quote_approval, { automatic: ['followers'], manual: [], current_user: 'automatic' }, 'the author may always');
+    assert.deepEqual((await approval('max')).current_user, 'automatic', 'a follower');
+    assert.deepEqual((await approval('lea')).current_user, 'denied', 'not a follower');
+    // In a page too (the home feed of a follower, the public timeline of another).
+    const home = (await call('max', 'GET', '/api/v1/timelines/home')).body.find((x: Json) => x.id === s1.id);
+    assert.equal(home?.quote_approval.current_user, 'automatic');
+    const pub = (await call('lea', 'GET', '/api/v1/timelines/public')).body.find((x: Json) => x.id === s1.id);
+    assert.equal(pub?.quote_approval.current_user, 'denied');
+    const refused = await call('lea', 'POST', '/api/v1/statuses', { status: 'may I', quoted_status_id: s1.id });
+    assert.deepEqual([refused.status, refused.body], [403, { error: 'This status cannot be quoted' }]);
+    assert.equal((await call('max', 'POST', '/api/v1/statuses', { status: 'a follower may', quoted_status_id: s1.id })).status, 200);
+
+    const nobody = await call('kai', 'PATCH', `/api/v1/statuses/${s1.id}/interaction_policy`, { quote_approval_policy: 'nobody' });
+    assert.deepEqual(nobody.body.quote_approval, { automatic: [], manual: [], current_user: 'automatic' });
+    assert.equal((await approval('max')).current_user, 'denied');
+    assert.equal((await call('max', 'POST', '/api/v1/statuses', { status: 'not any more', quoted_status_id: s1.id })).status, 403);
+    assert.equal((await call('kai', 'POST', '/api/v1/statuses', { status: 'myself', quoted_status_id: s1.id })).status, 200, 'its author may');
+
+    const atPosting = await post('kai', { status: 'nobody from the start', quote_approval_policy: 'nobody' });
+    assert.deepEqual(atPosting.quote_approval, { automatic: [], manual: [], current_user: 'automatic' });
+    const boost = await call('lea', 'POST', `/api/v1/statuses/${atPosting.id}/reblog`);
+    assert.deepEqual(boost.body.quote_approval, { automatic: [], manual: [], current_user: 'denied' }, 'a boost shows the boosted policy');
+    const secret = await post('kai', { status: 'followers only', visibility: 'private' });
+    assert.deepEqual(secret.quote_approval, { automatic: [], manual: [], current_user: 'automatic' }, 'only public and unlisted are quotable');
   });
 });

@@ -119,6 +119,14 @@ const WRITES: readonly Row[] = [
   { method: 'POST', path: '/api/v1/statuses/:annPost/pin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, true) },
   { method: 'POST', path: '/api/v1/statuses/:annPost/unpin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, false) },
   {
+    method: 'PUT',
+    path: '/api/v1/statuses/:annPost/interaction_policy',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ quote_approval_policy: 'followers' }),
+    shows: (b) => assert.deepEqual(b.quote_approval.automatic, ['followers']),
+  },
+  {
     method: 'POST',
     path: '/api/v1/statuses/:annPost/quotes/:bobQuote/revoke',
     scope: 'write:statuses',

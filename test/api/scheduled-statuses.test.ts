@@ -26,6 +26,7 @@ const PARAM_KEYS = [
   'language',
   'media_ids',
   'poll',
+  'quote_approval_policy',
   'quoted_status_id',
   'scheduled_at',
   'sensitive',
@@ -83,6 +84,7 @@ describe('scheduled statuses', () => {
       idempotency: null,
       scheduled_at: null,
       with_rate_limit: false,
+      quote_approval_policy: 'public',
     });
     assert.deepEqual(r.body.media_attachments, []);
     assert.equal(await countText('later, friends'), 0);

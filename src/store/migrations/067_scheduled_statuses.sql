@@ -27,3 +27,8 @@ BEGIN
 END $$;
 CREATE TRIGGER scheduled_statuses_wake AFTER INSERT OR UPDATE OF scheduled_at ON scheduled_statuses
   FOR EACH STATEMENT EXECUTE FUNCTION scheduled_statuses_wake();
+
+-- Who may quote a status (Mastodon 4.5's quote_approval_policy, as its author set it at posting or through PUT
+-- /api/v1/statuses/:id/interaction_policy): public, followers or nobody. Only a public or unlisted status can be
+-- quoted at all, whatever this says. Remote statuses keep the default (Stoa reads no remote interaction policy).
+ALTER TABLE statuses ADD COLUMN quote_policy text NOT NULL DEFAULT 'public' CHECK (quote_policy IN ('public', 'followers', 'nobody'));
