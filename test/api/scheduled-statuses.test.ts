@@ -258,6 +258,26 @@ describe('scheduled statuses', () => {
     assert.equal(kept!.n, '1');
   });
 
+  it('publishes a reply in its thread with the app it was scheduled through, and drops one whose parent is gone', async () => {
+    const parent = (await call('lea', 'POST', '/api/v1/statuses', { status: 'a thread' })).body;
+    const doomed = (await call('lea', 'POST', '/api/v1/statuses', { status: 'soon gone' })).body;
+    const at = new Date(Date.now() + MIN_OFFSET_MS + 500).toISOString();
+    const reply = await call('nia', 'POST', '/api/v1/statuses', { status: 'a late reply', in_reply_to_id: parent.id, scheduled_at: at });
+    assert.deepEqual([reply.status, reply.body.params.in_reply_to_id], [200, parent.id]);
+    const orphan = await call('nia', 'POST', '/api/v1/statuses', { status: 'an orphan reply', in_reply_to_id: doomed.id, scheduled_at: at });
+    assert.equal(orphan.status, 200);
+    assert.equal((await call('lea', 'DELETE', `/api/v1/statuses/${doomed.id}`)).status, 200);
+    await eventually(async () => {
+      const context = await call('lea', 'GET', `/api/v1/statuses/${parent.id}/context`);
+      const published = context.body.descendants.find((x: Json) => x.content === '<p>a late reply</p>');
+      assert.ok(published, 'in the thread');
+      assert.equal(published.in_reply_to_id, parent.id);
+      assert.equal(typeof published.application?.name, 'string', 'posted through the app that scheduled it');
+      assert.equal((await call('nia', 'GET', `/api/v1/scheduled_statuses/${orphan.body.id}`)).status, 404, 'taken, then dropped');
+    }, 10_000);
+    assert.equal(await countText('an orphan reply'), 0, 'Mastodon drops a scheduled reply to a status that is gone');
+  });
+
   it('works through masto.js: statuses.create({scheduledAt}), scheduledStatuses.list, $select(id).update and remove', async () => {
     const client = createRestAPIClient({ url: s.url, accessToken: m.token['nia']! });
     const at = inDays(7);
