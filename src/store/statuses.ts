@@ -99,6 +99,16 @@ export class StatusStore {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Those of `viewerIds` who follow `accountId` (streaming: who a "followers" quote policy lets quote). */
+  async followersAmong(accountId: string, viewerIds: readonly string[]): Promise<Set<string>> {
+    if (viewerIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ id: string }>(
+      'SELECT account_id::text AS id FROM follows WHERE target_account_id = $1 AND account_id = ANY($2::bigint[])',
+      [accountId, viewerIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   private async link(q: Queryable, statusId: string, mentionIds: readonly string[], tags: readonly string[]): Promise<void> {
     if (mentionIds.length) {
       await q.query('INSERT INTO status_mentions (status_id, account_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING', [statusId, mentionIds]);

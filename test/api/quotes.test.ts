@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { framesOf, openWs, subscribed } from '../support/streaming.js';
+import { eventually } from '../support/wait.js';
 
 describe('quotes of a status', () => {
   let s: TestServer;
@@ -126,5 +128,30 @@ describe('quotes of a status', () => {
     assert.deepEqual(boost.body.quote_approval, { automatic: [], manual: [], current_user: 'denied' }, 'a boost shows the boosted policy');
     const secret = await post('kai', { status: 'followers only', visibility: 'private' });
     assert.deepEqual(secret.quote_approval, { automatic: [], manual: [], current_user: 'automatic' }, 'only public and unlisted are quotable');
+  });
+
+  it('streams quote_approval as each viewer’s: a follower may quote a followers-only policy, another may not', async () => {
+    const nia = await m.tokenFor('nia', ['read']);
+    const lea = await m.tokenFor('lea', ['read']);
+    assert.equal((await call('nia', 'POST', `/api/v1/accounts/${m.id['kai']}/follow`)).status, 200);
+    const [follower, stranger] = await Promise.all([openWs(s.url, nia, 'stream=public'), openWs(s.url, lea, 'stream=public')]);
+    try {
+      await subscribed(s, m.id['nia']!, 'public');
+      await subscribed(s, m.id['lea']!, 'public');
+      await post('kai', { status: 'streamed with a policy', quote_approval_policy: 'followers' });
+      const seen = (frames: typeof follower.frames) =>
+        framesOf(frames, 'update').find((f) => f.payload?.content === '<p>streamed with a policy</p>')?.payload?.quote_approval;
+      await eventually(() => {
+        assert.deepEqual(seen(follower.frames), { automatic: ['followers'], manual: [], current_user: 'automatic' });
+        assert.deepEqual(seen(stranger.frames), { automatic: ['followers'], manual: [], current_user: 'denied' });
+      });
+      await post('kai', { status: 'streamed for anyone' });
+      const open = (frames: typeof follower.frames) =>
+        framesOf(frames, 'update').find((f) => f.payload?.content === '<p>streamed for anyone</p>')?.payload?.quote_approval?.current_user;
+      await eventually(() => assert.deepEqual([open(follower.frames), open(stranger.frames)], ['automatic', 'automatic']));
+    } finally {
+      follower.close();
+      stranger.close();
+    }
   });
 });
