@@ -59,7 +59,7 @@ export interface StatusView {
   readonly reblog?: unknown;
   readonly poll?: unknown;
   /** Mastodon 4.5's quote: the quoted status when the viewer may see it, or why not. */
-  readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized'; quoted_status: unknown } | null;
+  readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized' | 'revoked'; quoted_status: unknown } | null;
   /** Who may quote it, and may the viewer (quoteApproval). */
   readonly quoteApproval: QuoteApproval;
   /** Emoji reactions, as Pleroma and Akkoma clients read them (url: a custom emoji's image, else null). */

@@ -1,7 +1,8 @@
 // The quotes of a status (Mastodon 4.5's Api::V1::Statuses::QuotesController): the live statuses that quote it and
 // that the viewer may read, newest first, its author revoking one, and its author's quote policy. Stoa keeps a quote as the quoting status's
-// quote_of_id (no Quote row with a state): revoking detaches it (quote_of_id NULL), which the status_counts trigger
-// counts out of the quoted status's quotes_count and the statuses_cache trigger drops from every node's cache.
+// quote_of_id (no Quote row with a state): revoking detaches it (quote_of_id NULL, quote_revoked), which the
+// status_counts trigger counts out of the quoted status's quotes_count and the statuses_cache trigger drops from
+// every node's cache; the quoting status then shows `quote: {state: "revoked"}`.
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 import { STATUS_COLUMNS, toStatus, type QuotePolicy, type Status, type StatusRow } from './status-rows.js';
@@ -29,6 +30,11 @@ export class QuoteStore {
 
   /** Detaches `quotingId`'s quote of `quotedId`; false when that status does not quote it (any more). */
   async revoke(quotedId: string, quotingId: string): Promise<boolean> {
-    return (await this.db.exec('UPDATE statuses SET quote_of_id = NULL WHERE id = $1 AND quote_of_id = $2 AND deleted_at IS NULL', [quotingId, quotedId])) > 0;
+    return (
+      (await this.db.exec('UPDATE statuses SET quote_of_id = NULL, quote_revoked = true WHERE id = $1 AND quote_of_id = $2 AND deleted_at IS NULL', [
+        quotingId,
+        quotedId,
+      ])) > 0
+    );
   }
 }

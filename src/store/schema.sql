@@ -1364,6 +1364,7 @@ CREATE TABLE statuses (
   quote_uri              text,
   history                boolean DEFAULT false NOT NULL,
   quote_policy           text DEFAULT 'public'::text NOT NULL,
+  quote_revoked          boolean DEFAULT false NOT NULL,
   CONSTRAINT statuses_pkey PRIMARY KEY (id),
   CONSTRAINT statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT statuses_application_fk FOREIGN KEY (application_id) REFERENCES oauth_apps(id) ON DELETE SET NULL,

@@ -29,6 +29,8 @@ export interface Status {
   readonly quoteUri: string | null;
   /** Who may quote it (Mastodon 4.5's quote_approval_policy); only a public or unlisted status can be quoted at all. */
   readonly quotePolicy: QuotePolicy;
+  /** Its quote was revoked by the quoted author (quoteOfId is then null). */
+  readonly quoteRevoked: boolean;
   readonly local: boolean;
   readonly createdAt: Date;
   readonly editedAt: Date | null;
@@ -53,7 +55,7 @@ export interface Status {
 
 export type NewStatus = Omit<
   Status,
-  'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'quotePolicy' | 'applicationId' | 'history'
+  'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'quotePolicy' | 'quoteRevoked' | 'applicationId' | 'history'
 > & {
   readonly createdAt?: Date;
   /** A history import: its id is made from createdAt, so it sorts among the account's posts by age. */
@@ -67,7 +69,7 @@ export type NewStatus = Omit<
 };
 
 export const STATUS_COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
-  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.quote_policy, s.local, s.created_at, s.edited_at, s.deleted_at,
+  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.quote_policy, s.quote_revoked, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
   ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id, s.history, s.xmin::text AS version`;
 
@@ -90,6 +92,7 @@ export interface StatusRow {
   quote_of_id: string | null;
   quote_uri: string | null;
   quote_policy: QuotePolicy;
+  quote_revoked: boolean;
   local: boolean;
   created_at: Date;
   edited_at: Date | null;
@@ -120,6 +123,7 @@ export function toStatus(r: StatusRow): Status {
     quoteOfId: r.quote_of_id,
     quoteUri: r.quote_uri,
     quotePolicy: r.quote_policy,
+    quoteRevoked: r.quote_revoked,
     local: r.local,
     createdAt: r.created_at,
     editedAt: r.edited_at,

@@ -368,7 +368,8 @@ export class StatusViews {
     return list.flatMap((s) => {
       const e = plain(s);
       if (!e) return [];
-      if (!s.quoteOfId) return [e];
+      // A quote its quoted author revoked shows as such (Mastodon's state "revoked"), without the quoted status.
+      if (!s.quoteOfId) return s.quoteRevoked ? [{ ...e, quote: { state: 'revoked' as const, quoted_status: null } }] : [e];
       // A quote of a post we do not hold shows as none (its text usually links to it).
       let q = quoted.get(s.quoteOfId);
       if (q === undefined) {

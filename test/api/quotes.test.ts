@@ -76,8 +76,10 @@ describe('quotes of a status', () => {
     const r = await call('kai', 'POST', `/api/v1/statuses/${quoted.id}/quotes/${a.id}/revoke`);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.id, a.id);
-    assert.equal(r.body.quote, null, 'the quoting status no longer shows the quoted one');
-    assert.equal((await call('lea', 'GET', `/api/v1/statuses/${a.id}`)).body.quote, null);
+    assert.deepEqual(r.body.quote, { state: 'revoked', quoted_status: null }, 'the quoting status no longer shows the quoted one');
+    assert.deepEqual((await call('lea', 'GET', `/api/v1/statuses/${a.id}`)).body.quote, { state: 'revoked', quoted_status: null });
+    const leaHome = await call('lea', 'GET', `/api/v1/accounts/${m.id['lea']}/statuses`);
+    assert.deepEqual(leaHome.body.find((x: Json) => x.id === a.id)?.quote, { state: 'revoked', quoted_status: null }, 'in a page too');
     assert.equal((await call('kai', 'GET', `/api/v1/statuses/${quoted.id}`)).body.quotes_count, 1);
     assert.deepEqual(
       (await call('kai', 'GET', `/api/v1/statuses/${quoted.id}/quotes`)).body.map((x: Json) => x.id),

@@ -131,7 +131,7 @@ const WRITES: readonly Row[] = [
     path: '/api/v1/statuses/:annPost/quotes/:bobQuote/revoke',
     scope: 'write:statuses',
     wrong: ['write:accounts'],
-    shows: (b, ids) => assert.deepEqual([b.id, b.quote], [ids['bobQuote'], null]),
+    shows: (b, ids) => assert.deepEqual([b.id, b.quote], [ids['bobQuote'], { state: 'revoked', quoted_status: null }]),
   },
   {
     method: 'POST',

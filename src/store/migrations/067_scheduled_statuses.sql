@@ -32,3 +32,7 @@ CREATE TRIGGER scheduled_statuses_wake AFTER INSERT OR UPDATE OF scheduled_at ON
 -- /api/v1/statuses/:id/interaction_policy): public, followers or nobody. Only a public or unlisted status can be
 -- quoted at all, whatever this says. Remote statuses keep the default (Stoa reads no remote interaction policy).
 ALTER TABLE statuses ADD COLUMN quote_policy text NOT NULL DEFAULT 'public' CHECK (quote_policy IN ('public', 'followers', 'nobody'));
+
+-- A quote its quoted author revoked (POST /api/v1/statuses/:id/quotes/:quoting_status_id/revoke): quote_of_id is
+-- cleared (counted out of quotes_count by the status_counts trigger) and the quoting status shows the quote as revoked.
+ALTER TABLE statuses ADD COLUMN quote_revoked boolean NOT NULL DEFAULT false;
