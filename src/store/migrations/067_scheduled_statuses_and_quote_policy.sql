@@ -1,3 +1,4 @@
+-- Scheduled posts, and who may quote a status (with revoked quotes): issue 36.
 -- Scheduled posts (Mastodon's ScheduledStatus): a member's post kept with the parameters it was made with, published
 -- at `scheduled_at` by whichever node's scheduled-publisher claims it first (a row lock held through the status's
 -- creation, in one transaction: see store/scheduled-statuses.ts). Uploads attached when scheduling are reserved for
