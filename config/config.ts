@@ -83,6 +83,13 @@ export interface Config {
     /** S3_ALIAS_HOST as an origin and path (`https://files.example`): uploads and members' images are loaded there. */
     readonly publicUrl: string | undefined;
   };
+  /** Scheduled posts; both values exist for tests (the defaults are Mastodon's rule and no pause). */
+  readonly scheduled: {
+    /** How far ahead a post must be scheduled: Mastodon's PostStatusService::MIN_SCHEDULE_OFFSET, 5 minutes. */
+    readonly minOffsetMs: number;
+    /** A pause after a due post is published and before its transaction commits (a kill test's window); 0. */
+    readonly publishHoldMs: number;
+  };
   readonly shutdownGraceMs: number;
   /** The supervisor above the server processes (src/cli/supervise.ts). */
   readonly supervisor: {

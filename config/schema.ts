@@ -72,6 +72,10 @@ const EnvSchema = z.object({
   POLL_UPDATE_LEASE_MS: positiveInt(1_000, 3_600_000).default(60_000),
   NODE_CHECK_MS: positiveInt(100, 60_000).default(2_000),
   POLL_UPDATE_DELAY_MS: positiveInt(0, 3_600_000).default(30_000),
+  // Test-only knobs for scheduled posts: Mastodon's 5-minute minimum shortened, and a pause inside the publishing
+  // transaction (so a test can kill the node that holds a due post). Leave both unset in production.
+  SCHEDULED_MIN_OFFSET_MS: positiveInt(0, 300_000).default(300_000),
+  SCHEDULED_PUBLISH_HOLD_MS: positiveInt(0, 600_000).default(0),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
   STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   STREAMING_HEARTBEAT_MS: positiveInt(100, 300_000).default(15_000),
@@ -227,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
       storage: Object.freeze(mediaStorage(e, dataDir)),
       publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
     }),
+    scheduled: Object.freeze({ minOffsetMs: e.SCHEDULED_MIN_OFFSET_MS, publishHoldMs: e.SCHEDULED_PUBLISH_HOLD_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     supervisor: Object.freeze({
       processes: e.STOA_PROCESSES,

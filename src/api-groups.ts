@@ -22,6 +22,8 @@ import type { FollowService } from './services/follow-service.js';
 import type { InteractionService } from './services/interaction-service.js';
 import type { PollService } from './services/poll-service.js';
 import type { StatusService } from './services/status-service.js';
+import type { ScheduledPosts } from './services/scheduled-posts.js';
+import { ScheduledViews } from './views/scheduled-views.js';
 import type { Database } from './store/db.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import type { MediaFetchLocks } from './store/media-fetch-locks.js';
@@ -60,6 +62,7 @@ export interface ApiParts {
   readonly publisher: Publisher;
   readonly followService: FollowService;
   readonly statusService: StatusService;
+  readonly scheduledPosts: ScheduledPosts;
   readonly pollService: PollService;
   readonly interactionService: InteractionService;
   readonly accountViews: AccountViews;
@@ -75,7 +78,7 @@ export interface ApiParts {
 
 export function apiGroups(p: ApiParts) {
   const { config, log, fedLog, db, clock, s, wakes, uris, rsa, verifyPool, mediaFiles, mediaFetchLocks, imagePool, localActors, httpClient } = p;
-  const { remote, notes, localNotes, publisher, followService, statusService, pollService, interactionService } = p;
+  const { remote, notes, localNotes, publisher, followService, statusService, scheduledPosts, pollService, interactionService } = p;
   const { accountViews, statusViews, adminAccountViews, reportViews, mediaUrls, vapid, pushTokenKey, accountCache } = p;
   // An operator's Prune now (API and admin page): one batch under the current retention, at the clock's time.
   const manualPrune = async (byAccountId: string) => {
@@ -89,6 +92,7 @@ export function apiGroups(p: ApiParts) {
   const { baseUrl } = config;
   const uploads = { files: mediaFiles, images: imagePool, tempDir: tempDirOf(config.dataDir) };
   const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
+  const scheduledViews = new ScheduledViews(s.scheduledStatuses, baseUrl, config.media.publicUrl);
   const historyApi = {
     log: apiLog,
     accounts: s.accounts,
@@ -132,7 +136,18 @@ export function apiGroups(p: ApiParts) {
     uploads,
     identityStatements: { clock, pool: verifyPool, statements: s.statements, accounts: s.accounts, uris, followService },
     preferences: { markers: s.markers, memberPreferences: s.memberPreferences },
-    statuses: { accounts: s.accounts, statuses: s.statuses, threads: s.threads, service: statusService, views: statusViews, interactions: interactionService },
+    statuses: {
+      accounts: s.accounts,
+      statuses: s.statuses,
+      threads: s.threads,
+      service: statusService,
+      views: statusViews,
+      interactions: interactionService,
+      scheduled: scheduledPosts,
+      scheduledViews,
+    },
+    quotes: { baseUrl, statuses: s.statuses, quotes: s.quotes, views: statusViews },
+    scheduledStatuses: { baseUrl, accounts: s.accounts, store: s.scheduledStatuses, service: scheduledPosts, views: scheduledViews },
     statusActions: {
       baseUrl,
       accounts: s.accounts,
@@ -145,7 +160,7 @@ export function apiGroups(p: ApiParts) {
     reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
     polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
     absentServices: { accounts: s.accounts },
-    media: { baseUrl, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
+    media: { baseUrl, log: mediaLog, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
     mediaProxy: {
       log: mediaLog,
       media: s.media,

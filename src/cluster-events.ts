@@ -53,6 +53,7 @@ const WORK: Rows<WorkEvent> = {
   push: (e, { w }) => w.wakes.pushDue.wake([e.host]),
   history: (_e, { w }) => w.wakes.historyDue.wake(),
   settings: (e, d) => SETTINGS.get(e.key)?.(d),
+  scheduled: (_e, { w }) => w.wakes.scheduledDue.wake(),
 };
 
 /** The listener connected (true) or lost (false): no notification reaches this node while it is away. */
@@ -73,6 +74,7 @@ function reset(connected: boolean, { w, streaming, recheckNodes }: ClusterEventD
     w.wakes.deliveryDue.wake([]);
     w.wakes.pushDue.wake([]);
     w.wakes.historyDue.wake();
+    w.wakes.scheduledDue.wake();
   }
 }
 

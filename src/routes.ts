@@ -48,6 +48,8 @@ import { statusActionRoutes } from './api/status-actions.js';
 import { featuredTagRoutes } from './api/featured-tags.js';
 import { tagRoutes } from './api/tags.js';
 import { statusRoutes } from './api/statuses.js';
+import { scheduledStatusRoutes } from './api/scheduled-statuses.js';
+import { quoteRoutes } from './api/quotes.js';
 import { timelineRoutes } from './api/timelines.js';
 import { linkTimelineRoutes } from './api/link-timeline.js';
 import { trendRoutes } from './api/trends.js';
@@ -231,6 +233,8 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
       ['/api/v1/statuses/:id/translate', '/api/v1/annual_reports', '/api/v1_alpha/async_refreshes', '/api/v1/accounts/:id/identity_proofs'],
       absentServiceRoutes(api.absentServices),
     ),
+    mount(['/api/v1/scheduled_statuses'], scheduledStatusRoutes(api.scheduledStatuses)),
+    mount(['/api/v1/statuses/:id/quotes', '/api/v1/statuses/:id/interaction_policy'], quoteRoutes(api.quotes)),
     mount(['/api/v1/media', '/api/v2/media', '/system/media'], takingFiles(mediaRoutes(api.media), 'POST /api/v1/media', 'POST /api/v2/media')),
     mount(['/media_proxy/:id'], mediaProxyRoutes({ ...api.mediaProxy, bearer: oauth.bearer })),
     mount(['/media_proxy/accounts'], remoteImageRoutes(api.remoteImages)),

@@ -13,6 +13,7 @@ import { NodeWatch } from '../actors/node-watch.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startPollCloser } from '../actors/poll-closer.js';
 import { startTrendsRefresher } from '../actors/trends-refresher.js';
+import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -111,6 +112,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'history', start: () => startHistory(d), restart: 'permanent', shutdownMs: 10_000 },
     { id: 'poll-closer', start: () => startPolls(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'history-sweep', start: () => startSweep(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
   ];
@@ -246,6 +248,16 @@ function startPolls({ w, config, node, running }: Child): Process {
   running.pollCloser = closer;
   w.wakes.pollsDue.connect(() => closer.kick());
   return closer;
+}
+
+/** Publishes scheduled posts when they fall due. */
+function startScheduled({ w, log }: Child): Process {
+  const publisher = startScheduledPublisher({
+    publishDue: (limit) => w.scheduledPosts.publishDue(limit),
+    onError: (err) => log.error({ err, component: 'scheduled-publisher' }, 'scheduled publisher round failed'),
+  });
+  w.wakes.scheduledDue.connect(() => publisher.kick());
+  return publisher;
 }
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */

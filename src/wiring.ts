@@ -37,6 +37,7 @@ import { FollowService } from './services/follow-service.js';
 import { InteractionService } from './services/interaction-service.js';
 import { PollService } from './services/poll-service.js';
 import { StatusService } from './services/status-service.js';
+import { ScheduledPosts } from './services/scheduled-posts.js';
 import type { Database } from './store/db.js';
 import { MediaFetchLocks } from './store/media-fetch-locks.js';
 import { FilterCache } from './views/filter-apply.js';
@@ -75,6 +76,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     mediaCleanupQueued: new Wake(afterCommit),
     // Pushes queued for these push service hosts (heard on stoa_work: the trigger that queues them notifies).
     pushDue: new Wake<[hosts: readonly string[]]>(),
+    // A scheduled post made or moved: the scheduled-publisher looks again for the earliest due time.
+    scheduledDue: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -151,6 +154,16 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     media: s.media,
     polls: s.polls,
     notes: localNotes,
+  });
+  const scheduledPosts = new ScheduledPosts({
+    db,
+    log: log.child({ component: 'scheduled' }),
+    scheduled: s.scheduledStatuses,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    service: statusService,
+    minOffsetMs: config.scheduled.minOffsetMs,
+    publishHoldMs: config.scheduled.publishHoldMs,
   });
   const pollService = new PollService({ log: fedLog, db, polls: s.polls, accounts: s.accounts, statuses: s.statuses, publisher, uris, statusService, notes });
   const interactionService = new InteractionService({
@@ -249,6 +262,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     publisher,
     followService,
     statusService,
+    scheduledPosts,
     pollService,
     interactionService,
     accountViews,
@@ -325,6 +339,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       historyPrune: s.historyPrune,
       polls: s.polls,
       pollService,
+      scheduledPosts,
       mediaFiles,
       leases: s.leases,
       trends: s.trends,

@@ -1,6 +1,6 @@
 // Media: uploads (POST /api/v2/media and the older /api/v1/media; multipart, type from the bytes, size-limited,
 // images re-encoded without metadata by uploads.ts),
-// reading and describing one's uploads, and serving local files. Remote posts' media go through media-proxy.ts.
+// reading, describing and deleting one's uploads, and serving local files. Remote posts' media go through media-proxy.ts.
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { fileReply } from '../http/file-body.js';
@@ -16,6 +16,7 @@ import { description, focus, invalid } from './params.js';
 import { keepUpload, type UploadDeps } from './uploads.js';
 import { isUploadedFile, type UploadedFile } from '../http/params.js';
 import type { Media, MediaStore } from '../store/media.js';
+import type { Logger } from '../log.js';
 
 // A JSON null description clears it (Mastodon sets the attribute to nil).
 const Describe = z.object({ description: description.nullable().optional(), focus: focus.optional() });
@@ -37,6 +38,7 @@ export interface MediaApiDeps extends UploadDeps {
   /** MAX_MULTIPART_BYTES: the files an upload may carry follow from it (media/limits.ts). */
   readonly multipartBytes: number;
   readonly media: MediaStore;
+  readonly log: Logger;
 }
 
 function file(v: unknown): UploadedFile | null {
@@ -109,6 +111,24 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         if (!p.success) throw invalid(p.error);
         const updated = await d.media.update(m.id, { description: p.data.description, focusX: p.data.focus?.[0], focusY: p.data.focus?.[1] });
         return json(200, entity(updated!));
+      },
+    }),
+    route({
+      // Mastodon 4.4: an upload no post uses is deleted with its file; one in use is refused with Mastodon's words.
+      method: 'DELETE',
+      path: '/api/v1/media/:id',
+      auth: { scopes: ['write:media'], member: true },
+      handler: async (req, who) => {
+        const id = req.params['id']!;
+        const gone = isId(id) ? await d.media.removeUnattached(who.record.user.accountId, id) : undefined;
+        if (!gone) throw Errors.notFound();
+        if (gone === 'attached') throw Errors.unprocessable('Media attachment is currently used by a status');
+        if (gone.fileName) {
+          const name = gone.fileName;
+          // The row is gone, so nothing names the file: a failure to remove it leaves an orphan, not a broken post.
+          await d.files.remove(name).catch((err: unknown) => d.log.warn({ err, name }, 'media file not removed'));
+        }
+        return json(200, {});
       },
     }),
     route({

@@ -1,14 +1,17 @@
-// Statuses: post (Idempotency-Key honoured), read (visibility enforced on every read), edit (the whole post, media
+// Statuses: post (Idempotency-Key honoured; with scheduled_at, kept for later: services/scheduled-posts.ts), read (visibility enforced on every read), edit (the whole post, media
 // and poll included, as Mastodon's clients send it) and its history, delete (returns the source for
 // delete-and-redraft), and a status's context (ancestors and descendants the viewer may see).
 import { z } from 'zod';
 import { Errors } from '../errors.js';
 import type { InteractionService } from '../services/interaction-service.js';
 import type { NewPost, StatusService } from '../services/status-service.js';
+import { ScheduledPosts } from '../services/scheduled-posts.js';
+import type { ScheduledViews } from '../views/scheduled-views.js';
+import { parseScheduledAt } from './scheduled-at.js';
 import { json, jsonPieces } from '../http/respond.js';
 import { route, type Route, updateRoute } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
-import { VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
+import { QUOTE_POLICIES, VISIBILITIES, type Status, type StatusStore } from '../store/statuses.js';
 import { LIMITS } from '../entities/instance.js';
 import { statusLength } from '../text/status-text.js';
 import { description, focus, given, idList, idParam, idWith, invalid, railsBool } from './params.js';
@@ -72,6 +75,7 @@ const PostBody = z.object({
   media_ids: MediaIds.optional(),
   poll: z.unknown().optional(),
   scheduled_at: z.unknown().optional(),
+  quote_approval_policy: z.enum(QUOTE_POLICIES).optional(),
 });
 
 /** An edit is the whole post as it is to be: what it leaves out (media, poll, content warning) the post loses, as on Mastodon. */
@@ -125,6 +129,8 @@ export interface StatusApiDeps {
   readonly service: StatusService;
   readonly views: StatusViews;
   readonly interactions: InteractionService;
+  readonly scheduled: ScheduledPosts;
+  readonly scheduledViews: ScheduledViews;
 }
 
 export function statusRoutes(d: StatusApiDeps): Route[] {
@@ -149,8 +155,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const parsed = PostBody.safeParse(given(req.fields));
         if (!parsed.success) throw invalid(parsed.error);
         const p = parsed.data;
-        // Publishing now what the member meant for later cannot be undone: a scheduled post is refused instead.
-        if (p.scheduled_at !== undefined && p.scheduled_at !== '') throw Errors.validation('Scheduled posts are not supported by this server');
+        // As Mastodon: a time in the past is no schedule at all (the post is made now); one sooner than the minimum
+        // offset is refused.
+        const at = parseScheduledAt(p.scheduled_at);
+        const later = at !== undefined && !ScheduledPosts.isPast(at) ? at : undefined;
         const poll = pollOf(p.poll);
         const mediaIds = p.media_ids ?? [];
         if (poll && mediaIds.length) throw Errors.validation(BOTH);
@@ -162,9 +170,14 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
         // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
         if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
+        // And its author's quote policy (Mastodon 4.5): nobody, or followers only; an author may always quote themself.
+        if (quote && quote.accountId !== me.id && quote.quotePolicy !== 'public') {
+          const follows = quote.quotePolicy === 'followers' && (await d.statuses.followedAmong(me.id, [quote.accountId])).has(quote.accountId);
+          if (!follows) throw Errors.forbidden('This status cannot be quoted');
+        }
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
-        const status = await d.service.post(me, {
+        const post: NewPost = {
           text,
           // The member's posting defaults (update_credentials source[…]) fill what the request leaves out.
           visibility: p.visibility ?? defaults.defaultPrivacy,
@@ -177,8 +190,10 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
           quote,
           poll,
           applicationId: who.record.appId,
-        });
-        return json(200, await d.views.one(status, me.id));
+          quotePolicy: p.quote_approval_policy,
+        };
+        if (later) return json(200, await d.scheduledViews.one(await d.scheduled.schedule(me, post, later)));
+        return json(200, await d.views.one(await d.service.post(me, post), me.id));
       },
     }),
     route({

@@ -59,7 +59,9 @@ export interface StatusView {
   readonly reblog?: unknown;
   readonly poll?: unknown;
   /** Mastodon 4.5's quote: the quoted status when the viewer may see it, or why not. */
-  readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized'; quoted_status: unknown } | null;
+  readonly quote?: { state: 'accepted' | 'deleted' | 'unauthorized' | 'revoked'; quoted_status: unknown } | null;
+  /** Who may quote it, and may the viewer (quoteApproval). */
+  readonly quoteApproval: QuoteApproval;
   /** Emoji reactions, as Pleroma and Akkoma clients read them (url: a custom emoji's image, else null). */
   readonly reactions?: readonly { name: string; count: number; me: boolean; url: string | null }[];
   /** Set on delete: the source text, for delete-and-redraft. */
@@ -78,7 +80,41 @@ export function acctOf(a: Account): string {
   return a.domain ? `${a.username}@${a.domain}` : a.username;
 }
 
-const QUOTE_APPROVAL = Object.freeze({ automatic: Object.freeze(['public']), manual: Object.freeze([]), current_user: 'automatic' });
+/** Mastodon 4.5's quote_approval: who may quote automatically (Stoa has no manual approval), and may the viewer. */
+export interface QuoteApproval {
+  readonly automatic: readonly string[];
+  readonly manual: readonly string[];
+  /** Mutable: a "followers" policy is settled once the page's follows are read (views/status-views.ts). */
+  current_user: 'automatic' | 'manual' | 'denied' | 'unknown';
+}
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+const POLICY_KEYS: Readonly<Record<Status['quotePolicy'], readonly string[]>> = Object.freeze({
+  public: Object.freeze(['public']),
+  followers: Object.freeze(['followers']),
+  nobody: NO_KEYS,
+});
+
+/**
+ * Mastodon's Status#quote_policy_for_account for status `s` (the boosted one, for a boost) and the viewer: anonymous
+ * readers, direct posts and boosts are denied, the author may always, a status that is not public or unlisted no
+ * one else. `follows` (does the viewer follow the author) matters only to a "followers" policy: without it that case
+ * is 'denied' until the caller settles it (needsFollow).
+ */
+export function quoteApproval(s: Status, viewerId: string | null, follows = false): { approval: QuoteApproval; needsFollow: boolean } {
+  const open = s.visibility === 'public' || s.visibility === 'unlisted';
+  const automatic = open ? POLICY_KEYS[s.quotePolicy] : NO_KEYS;
+  let current: QuoteApproval['current_user'] = 'denied';
+  let needsFollow = false;
+  if (viewerId === null || s.reblogOfId || s.visibility === 'direct') current = 'denied';
+  else if (viewerId === s.accountId) current = 'automatic';
+  else if (open && s.quotePolicy === 'public') current = 'automatic';
+  else if (open && s.quotePolicy === 'followers') {
+    current = follows ? 'automatic' : 'denied';
+    needsFollow = !follows;
+  }
+  return { approval: { automatic, manual: NO_KEYS, current_user: current }, needsFollow };
+}
 
 /**
  * A status as the entity, in Mastodon's key order: first the keys every reader sees alike (views/status-json.ts writes
@@ -107,7 +143,6 @@ export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
     tags: p.tags,
     emojis: [] as unknown[],
     card: null,
-    quote_approval: QUOTE_APPROVAL,
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,
@@ -122,6 +157,7 @@ export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
     account: c.account,
     poll: c.poll ?? null,
     quote: c.quote ?? null,
+    quote_approval: c.quoteApproval,
     text: c.withText ? s.text : null,
     pleroma: { emoji_reactions: c.reactions ?? [] },
   };

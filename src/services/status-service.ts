@@ -10,7 +10,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import { mixesVideo, type MediaAttributes, type MediaStore } from '../store/media.js';
 import type { PollStore } from '../store/polls.js';
 import type { Notifier } from '../store/notifications.js';
-import type { Status, StatusStore, Visibility } from '../store/statuses.js';
+import type { QuotePolicy, Status, StatusStore, Visibility } from '../store/statuses.js';
 import { extractHashtags, extractMentions, statusHtml, type ResolvedMention } from '../text/status-text.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -38,6 +38,8 @@ export interface NewPost {
   readonly poll?: { readonly options: readonly string[]; readonly expiresInSeconds: number; readonly multiple: boolean; readonly hideTotals: boolean };
   /** The OAuth app the member posts through. */
   readonly applicationId?: string;
+  /** Who may quote it (Mastodon 4.5's quote_approval_policy); default public. */
+  readonly quotePolicy?: QuotePolicy;
 }
 
 /** An edit: the whole post as it is to be (Mastodon's PUT /api/v1/statuses/:id). */
@@ -104,6 +106,7 @@ export class StatusService {
           mentionIds: accounts.filter((a) => a.id !== me.id).map((a) => a.id),
           tags: extractHashtags(p.text),
           applicationId: p.applicationId ?? null,
+          quotePolicy: p.quotePolicy,
         },
         p.idempotencyKey,
       );

@@ -116,7 +116,8 @@ export async function editAttachments(
   const before = (await shownMedia(q, statusId)).ids;
   const rows = (
     await q.query<MediaRow>(
-      'SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2 AND (status_id IS NULL OR status_id = $3) FOR UPDATE',
+      `SELECT * FROM media_attachments WHERE id = ANY($1::bigint[]) AND account_id = $2
+         AND ((status_id IS NULL AND scheduled_status_id IS NULL) OR status_id = $3) FOR UPDATE`,
       [ids, accountId, statusId],
     )
   ).rows.map(toMedia);
@@ -203,7 +204,7 @@ export class MediaStore {
       .tx(async (q) => {
         const n = await q.query(
           `UPDATE media_attachments m SET status_id = $2, position = t.n FROM unnest($3::bigint[]) WITH ORDINALITY AS t(id, n)
-         WHERE m.id = t.id AND m.account_id = $1 AND m.status_id IS NULL`,
+         WHERE m.id = t.id AND m.account_id = $1 AND m.status_id IS NULL AND m.scheduled_status_id IS NULL`,
           [accountId, statusId, ids],
         );
         if ((n.rowCount ?? 0) !== ids.length) throw new AttachError();
@@ -215,14 +216,29 @@ export class MediaStore {
       });
   }
 
-  /** Whether every id is an upload of the member not yet attached to a status. */
   /** The types of these uploads when all are the member's and free to attach; null otherwise. */
   async usable(accountId: string, ids: readonly string[]): Promise<MediaType[] | null> {
     const rows = await this.db.rows<{ type: MediaType }>(
-      'SELECT type FROM media_attachments WHERE id = ANY($2::bigint[]) AND account_id = $1 AND status_id IS NULL',
+      'SELECT type FROM media_attachments WHERE id = ANY($2::bigint[]) AND account_id = $1 AND status_id IS NULL AND scheduled_status_id IS NULL',
       [accountId, ids],
     );
     return rows.length === new Set(ids).size ? rows.map((r) => r.type) : null;
+  }
+
+  /**
+   * Deletes an upload of the member that no status and no scheduled post holds (Mastodon 4.4's DELETE
+   * /api/v1/media/:id); its file name is returned for the caller to remove the file. 'attached' when it is in use.
+   */
+  async removeUnattached(accountId: string, id: string): Promise<{ fileName: string | null } | 'attached' | undefined> {
+    const r = await this.db.one<{ file_name: string | null; held: boolean }>(
+      `WITH m AS (SELECT id, file_name, status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
+         FROM media_attachments WHERE id = $1 AND account_id = $2 AND remote_url IS NULL FOR UPDATE),
+       gone AS (DELETE FROM media_attachments d USING m WHERE d.id = m.id AND NOT m.held RETURNING d.id)
+       SELECT file_name, held FROM m`,
+      [id, accountId],
+    );
+    if (!r) return undefined;
+    return r.held ? 'attached' : { fileName: r.file_name };
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {

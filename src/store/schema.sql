@@ -494,6 +494,15 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.scheduled_statuses_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_work', 'scheduled');
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.status_cache_account()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1115,28 +1124,31 @@ CREATE TABLE markers (
 );
 
 CREATE TABLE media_attachments (
-  id           bigint DEFAULT timestamp_id(now()) NOT NULL,
-  account_id   bigint NOT NULL,
-  status_id    bigint,
-  type         text NOT NULL,
-  content_type text NOT NULL,
-  file_name    text,
-  file_size    bigint,
-  width        integer,
-  height       integer,
-  description  text,
-  focus_x      real DEFAULT 0 NOT NULL,
-  focus_y      real DEFAULT 0 NOT NULL,
-  remote_url   text,
-  position     smallint DEFAULT 0 NOT NULL,
-  created_at   timestamp with time zone DEFAULT now() NOT NULL,
-  removed      boolean DEFAULT false NOT NULL,
+  id                  bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id          bigint NOT NULL,
+  status_id           bigint,
+  type                text NOT NULL,
+  content_type        text NOT NULL,
+  file_name           text,
+  file_size           bigint,
+  width               integer,
+  height              integer,
+  description         text,
+  focus_x             real DEFAULT 0 NOT NULL,
+  focus_y             real DEFAULT 0 NOT NULL,
+  remote_url          text,
+  position            smallint DEFAULT 0 NOT NULL,
+  created_at          timestamp with time zone DEFAULT now() NOT NULL,
+  removed             boolean DEFAULT false NOT NULL,
+  scheduled_status_id bigint,
   CONSTRAINT media_attachments_pkey PRIMARY KEY (id),
   CONSTRAINT media_attachments_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT media_attachments_scheduled_status_id_fkey FOREIGN KEY (scheduled_status_id) REFERENCES scheduled_statuses(id) ON DELETE SET NULL,
   CONSTRAINT media_attachments_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE,
   CONSTRAINT media_attachments_type_check CHECK (type = ANY (ARRAY['image'::text, 'gifv'::text, 'video'::text, 'audio'::text, 'unknown'::text]))
 );
 CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
+CREATE INDEX media_attachments_scheduled ON media_attachments USING btree (scheduled_status_id) WHERE (scheduled_status_id IS NOT NULL);
 CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
 CREATE TRIGGER media_attachments_cache AFTER INSERT OR DELETE OR UPDATE ON media_attachments FOR EACH ROW EXECUTE FUNCTION status_cache_media();
 
@@ -1418,6 +1430,21 @@ CREATE TABLE roles (
   CONSTRAINT roles_name_key UNIQUE (name)
 );
 
+CREATE TABLE scheduled_statuses (
+  id              bigint DEFAULT timestamp_id(now()) NOT NULL,
+  account_id      bigint NOT NULL,
+  scheduled_at    timestamp with time zone NOT NULL,
+  params          jsonb NOT NULL,
+  idempotency_key text,
+  created_at      timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT scheduled_statuses_pkey PRIMARY KEY (id),
+  CONSTRAINT scheduled_statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+CREATE INDEX scheduled_statuses_account ON scheduled_statuses USING btree (account_id, id);
+CREATE INDEX scheduled_statuses_due ON scheduled_statuses USING btree (scheduled_at);
+CREATE UNIQUE INDEX scheduled_statuses_idempotency ON scheduled_statuses USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE TRIGGER scheduled_statuses_wake AFTER INSERT OR UPDATE OF scheduled_at ON scheduled_statuses FOR EACH STATEMENT EXECUTE FUNCTION scheduled_statuses_wake();
+
 CREATE TABLE schema_migrations (
   version    integer NOT NULL,
   name       text NOT NULL,
@@ -1547,6 +1574,8 @@ CREATE TABLE statuses (
   quote_of_id            bigint,
   quote_uri              text,
   history                boolean DEFAULT false NOT NULL,
+  quote_policy           text DEFAULT 'public'::text NOT NULL,
+  quote_revoked          boolean DEFAULT false NOT NULL,
   CONSTRAINT statuses_pkey PRIMARY KEY (id),
   CONSTRAINT statuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT statuses_application_fk FOREIGN KEY (application_id) REFERENCES oauth_apps(id) ON DELETE SET NULL,
@@ -1554,6 +1583,7 @@ CREATE TABLE statuses (
   CONSTRAINT statuses_in_reply_to_id_fkey FOREIGN KEY (in_reply_to_id) REFERENCES statuses(id) ON DELETE SET NULL,
   CONSTRAINT statuses_quote_of_id_fkey FOREIGN KEY (quote_of_id) REFERENCES statuses(id) ON DELETE SET NULL,
   CONSTRAINT statuses_reblog_of_id_fkey FOREIGN KEY (reblog_of_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT statuses_quote_policy_check CHECK (quote_policy = ANY (ARRAY['public'::text, 'followers'::text, 'nobody'::text])),
   CONSTRAINT statuses_visibility_check CHECK (visibility >= 0 AND visibility <= 3)
 );
 CREATE INDEX statuses_account ON statuses USING btree (account_id, id DESC) WHERE (deleted_at IS NULL);

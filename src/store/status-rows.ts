@@ -4,6 +4,9 @@ import type { PageShape } from './status-refs.js';
 
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
+/** Mastodon 4.5's quote_approval_policy values a client may set. */
+export const QUOTE_POLICIES = ['public', 'followers', 'nobody'] as const;
+export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
 
 export interface Status {
   readonly id: string;
@@ -24,6 +27,10 @@ export interface Status {
   /** A quote post: the quoted status (when held here) and its ActivityPub id. */
   readonly quoteOfId: string | null;
   readonly quoteUri: string | null;
+  /** Who may quote it (Mastodon 4.5's quote_approval_policy); only a public or unlisted status can be quoted at all. */
+  readonly quotePolicy: QuotePolicy;
+  /** Its quote was revoked by the quoted author (quoteOfId is then null). */
+  readonly quoteRevoked: boolean;
   readonly local: boolean;
   readonly createdAt: Date;
   readonly editedAt: Date | null;
@@ -46,7 +53,10 @@ export interface Status {
   readonly version?: string | null;
 }
 
-export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'applicationId' | 'history'> & {
+export type NewStatus = Omit<
+  Status,
+  'id' | 'createdAt' | 'editedAt' | 'deletedAt' | 'reblogOfId' | 'quoteOfId' | 'quoteUri' | 'quotePolicy' | 'quoteRevoked' | 'applicationId' | 'history'
+> & {
   readonly createdAt?: Date;
   /** A history import: its id is made from createdAt, so it sorts among the account's posts by age. */
   readonly history?: boolean;
@@ -54,10 +64,12 @@ export type NewStatus = Omit<Status, 'id' | 'createdAt' | 'editedAt' | 'deletedA
   readonly reblogOfId?: string | null;
   readonly quoteOfId?: string | null;
   readonly quoteUri?: string | null;
+  /** Default: public. */
+  readonly quotePolicy?: QuotePolicy;
 };
 
 export const STATUS_COLUMNS = `s.id, s.account_id, s.uri, s.url, s.text, s.content, s.spoiler_text, s.visibility, s.sensitive, s.language,
-  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.local, s.created_at, s.edited_at, s.deleted_at,
+  s.in_reply_to_id, s.in_reply_to_account_id, s.in_reply_to_uri, s.reblog_of_id, s.quote_of_id, s.quote_uri, s.quote_policy, s.quote_revoked, s.local, s.created_at, s.edited_at, s.deleted_at,
   ARRAY(SELECT m.account_id::text FROM status_mentions m WHERE m.status_id = s.id ORDER BY m.account_id) AS mention_ids,
   ARRAY(SELECT t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id ORDER BY t.name) AS tags, s.application_id, s.history, s.xmin::text AS version`;
 
@@ -79,6 +91,8 @@ export interface StatusRow {
   reblog_of_id: string | null;
   quote_of_id: string | null;
   quote_uri: string | null;
+  quote_policy: QuotePolicy;
+  quote_revoked: boolean;
   local: boolean;
   created_at: Date;
   edited_at: Date | null;
@@ -108,6 +122,8 @@ export function toStatus(r: StatusRow): Status {
     reblogOfId: r.reblog_of_id,
     quoteOfId: r.quote_of_id,
     quoteUri: r.quote_uri,
+    quotePolicy: r.quote_policy,
+    quoteRevoked: r.quote_revoked,
     local: r.local,
     createdAt: r.created_at,
     editedAt: r.edited_at,

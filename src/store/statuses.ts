@@ -9,8 +9,8 @@ import { linkStatus } from './status-links.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
 import { STATUS_COLUMNS, VISIBILITIES, tagKey, toStatus, type NewStatus, type Status, type StatusRow } from './status-rows.js';
 
-export { STATUS_COLUMNS, STATUS_ROWS, VISIBILITIES, newBoost, tagKey, toStatus } from './status-rows.js';
-export type { NewStatus, Status, StatusRow, Visibility } from './status-rows.js';
+export { QUOTE_POLICIES, STATUS_COLUMNS, STATUS_ROWS, VISIBILITIES, newBoost, tagKey, toStatus } from './status-rows.js';
+export type { NewStatus, QuotePolicy, Status, StatusRow, Visibility } from './status-rows.js';
 
 export class StatusStore {
   constructor(private readonly db: Database) {}
@@ -36,9 +36,9 @@ export class StatusStore {
       for (let attempt = 1; inserted === undefined; attempt++) {
         const r = await q.query<{ id: string }>(
           `INSERT INTO statuses (id, account_id, uri, url, text, content, spoiler_text, visibility, sensitive, language, in_reply_to_id,
-             in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id, history)
+             in_reply_to_account_id, in_reply_to_uri, local, created_at, reblog_of_id, quote_of_id, quote_uri, application_id, history, quote_policy)
            VALUES (timestamp_id(CASE WHEN $19 THEN coalesce($14, now()) ELSE now() END), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-             $13, coalesce($14, now()), $15, $16, $17, $18, $19)
+             $13, coalesce($14, now()), $15, $16, $17, $18, $19, $20)
            ON CONFLICT DO NOTHING RETURNING id`,
           [
             s.accountId,
@@ -60,6 +60,7 @@ export class StatusStore {
             s.quoteUri ?? null,
             s.applicationId ?? null,
             s.history ?? false,
+            s.quotePolicy ?? 'public',
           ],
         );
         inserted = r.rows[0]?.id;
@@ -89,6 +90,26 @@ export class StatusStore {
       return { id, created: true };
     });
     return { status: (await this.byId(id.id))!, created: id.created };
+  }
+
+  /** Those of `accountIds` that `viewerId` follows (a quote policy of "followers" asks it of a page's authors). */
+  async followedAmong(viewerId: string, accountIds: readonly string[]): Promise<Set<string>> {
+    if (accountIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ id: string }>(
+      'SELECT target_account_id::text AS id FROM follows WHERE account_id = $1 AND target_account_id = ANY($2::bigint[])',
+      [viewerId, accountIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Those of `viewerIds` who follow `accountId` (streaming: who a "followers" quote policy lets quote). */
+  async followersAmong(accountId: string, viewerIds: readonly string[]): Promise<Set<string>> {
+    if (viewerIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ id: string }>(
+      'SELECT account_id::text AS id FROM follows WHERE target_account_id = $1 AND account_id = ANY($2::bigint[])',
+      [accountId, viewerIds],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   private async link(q: Queryable, statusId: string, mentionIds: readonly string[], tags: readonly string[]): Promise<void> {

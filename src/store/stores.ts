@@ -57,6 +57,8 @@ import { AnnouncementStore } from './announcements.js';
 import { InstanceActivityStore } from './instance-activity.js';
 import { InstanceRuleStore } from './instance-rules.js';
 import { InstanceTextStore } from './instance-texts.js';
+import { ScheduledStatusStore } from './scheduled-statuses.js';
+import { QuoteStore } from './quotes.js';
 
 /** Every store over the one database. */
 export function stores(db: Database, config: Config, pollsDue: Wake) {
@@ -79,6 +81,8 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     historyJobs: new HistoryJobStore(db, undefined, config.federation.historyDbConnections),
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
+    scheduledStatuses: new ScheduledStatusStore(db),
+    quotes: new QuoteStore(db),
     threads: new ThreadStore(db),
     timelines: new TimelineStore(db),
     // The client API's timelines name their statuses by row version (ref-pages.ts): the render cache answers for rows.

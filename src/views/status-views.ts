@@ -7,7 +7,7 @@
 // likewise: those the AccountCache (account-cache.ts) holds are not read by the bundle (only their counts are) nor
 // rendered again.
 import type { LocalUris } from '../urls/local-uris.js';
-import { statusEditEntity, statusEntity, statusParts } from '../entities/status.js';
+import { quoteApproval, statusEditEntity, statusEntity, statusParts, type QuoteApproval } from '../entities/status.js';
 import { accountJsonParts, accountJsonWithCounts, withAccountCounts } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
 import { mediaEntity } from '../entities/media.js';
@@ -46,6 +46,8 @@ interface Ctx {
   readonly held: Held;
   /** An account's entity without counts: the cache's entry, or rendered once per page (and kept). */
   readonly bare: (a: Account) => CachedAccount;
+  /** Quote approvals of a "followers" policy, settled once the viewer's follows of their authors are read. */
+  readonly pending: { readonly approval: QuoteApproval; readonly authorId: string }[];
 }
 
 export class StatusViews {
@@ -271,7 +273,13 @@ export class StatusViews {
         }
         return c;
       };
-      return fn(b, { ticket, held, bare });
+      const pending: Ctx['pending'] = [];
+      const out = fn(b, { ticket, held, bare, pending });
+      if (pending.length > 0 && viewerId !== null) {
+        const followed = await this.statuses.followedAmong(viewerId, [...new Set(pending.map((p) => p.authorId))]);
+        for (const p of pending) if (followed.has(p.authorId)) p.approval.current_user = 'automatic';
+      }
+      return out;
     } finally {
       this.accountCache.end();
       this.cache.end();
@@ -314,7 +322,7 @@ export class StatusViews {
     const parts = new Map<string, CachedStatus | null>();
     const accountOf = new Map<string, { entity: AccountEntity; bare: AccountEntity }>(); // one Account entity per author and page
     const now = Date.now();
-    const one = (s: Status, reblog?: unknown) => {
+    const one = (s: Status, reblog?: unknown, proper: Status = s) => {
       let c = parts.get(s.id);
       if (c === undefined) parts.set(s.id, (c = this.partsOf(s, b, ctx)));
       if (!c) return null;
@@ -325,6 +333,9 @@ export class StatusViews {
       const flags = b.flags;
       const own = viewerId === s.accountId;
       const poll = b.polls.get(s.id);
+      // A boost shows the boosted status's policy (Mastodon's object.proper).
+      const q = quoteApproval(proper, viewerId);
+      if (q.needsFollow) ctx.pending.push({ approval: q.approval, authorId: proper.accountId });
       const e = statusEntity(s, c.parts, {
         account: account.entity,
         repliesCount: counts?.replies ?? 0,
@@ -341,6 +352,7 @@ export class StatusViews {
         reblog,
         reactions: (b.reactions.get(s.id) ?? []).map((r) => ({ name: r.name, count: r.count, me: r.me, url: r.url })),
         poll: poll ? pollEntity(poll, now, b.ownVotes ? (b.ownVotes.get(poll.id) ?? []) : null, own) : null,
+        quoteApproval: q.approval,
       });
       return madeOf(e, c, account.bare);
     };
@@ -349,14 +361,15 @@ export class StatusViews {
       const original = row(s.reblogOfId);
       const inner = original && !original.deletedAt ? one(original) : null;
       if (!inner) return null; // the boosted status is gone: so is the boost
-      return one(s, inner);
+      return one(s, inner, original!);
     };
     // Quoted statuses are rendered one level deep (a quote inside a quote shows as its state only).
     const quoted = new Map<string, StatusEntity | null>();
     return list.flatMap((s) => {
       const e = plain(s);
       if (!e) return [];
-      if (!s.quoteOfId) return [e];
+      // A quote its quoted author revoked shows as such (Mastodon's state "revoked"), without the quoted status.
+      if (!s.quoteOfId) return s.quoteRevoked ? [{ ...e, quote: { state: 'revoked' as const, quoted_status: null } }] : [e];
       // A quote of a post we do not hold shows as none (its text usually links to it).
       let q = quoted.get(s.quoteOfId);
       if (q === undefined) {

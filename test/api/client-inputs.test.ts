@@ -1,6 +1,6 @@
 // Inputs real Mastodon clients send that Mastodon takes, over real HTTP: Rails booleans in any case ("True" from
 // Python, "FALSE"), in bodies and query flags; JSON nulls for options left unset; a post's language written as a
-// device locale (en_US, EN); and scheduled_at, which Stoa cannot honour and so refuses rather than publishing at once.
+// device locale (en_US, EN); and scheduled_at, kept for later rather than published at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { api, type Json } from '../support/api.js';
@@ -88,16 +88,17 @@ describe('client inputs Mastodon accepts', () => {
     assert.deepEqual([cleared.status, cleared.body.language], [200, null]);
   });
 
-  it('refuses scheduled_at instead of publishing the post at once', async () => {
+  it('keeps a post with scheduled_at for later instead of publishing it at once (JSON and form)', async () => {
     const before = (await call('kai', 'GET', `/api/v1/accounts/${m.id['kai']}`)).body.statuses_count;
     const later = new Date(Date.now() + 86_400_000).toISOString();
     const r = await call('kai', 'POST', '/api/v1/statuses', { status: 'for tomorrow', scheduled_at: later });
-    assert.deepEqual([r.status, r.body], [422, { error: 'Validation failed: Scheduled posts are not supported by this server' }]);
+    assert.deepEqual([r.status, r.body.scheduled_at, r.body.params.text], [200, later, 'for tomorrow']);
     const viaForm = await form('kai', 'POST', '/api/v1/statuses', `status=for+tomorrow&scheduled_at=${encodeURIComponent(later)}`);
-    assert.equal(viaForm.status, 422);
+    assert.deepEqual([viaForm.status, viaForm.body.params.text], [200, 'for tomorrow']);
     assert.equal((await call('kai', 'GET', `/api/v1/accounts/${m.id['kai']}`)).body.statuses_count, before, 'nothing was posted');
     const now = await call('kai', 'POST', '/api/v1/statuses', { status: 'now', scheduled_at: null });
     assert.equal(now.status, 200, 'a null scheduled_at is a post for now');
+    assert.equal(now.body.content, '<p>now</p>');
   });
 
   it('reads JSON null as an option left unset (boost, mute, list, profile), and a null media description as none', async () => {

@@ -139,6 +139,17 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'DELETE /api/v1/featured_tags/:id': member('write:accounts'),
   'GET /api/v1/featured_tags/suggestions': member('read:accounts'),
   'GET /api/v1/accounts/:id/featured_tags': pub('read:accounts'),
+  'DELETE /api/v1/media/:id': member('write:media'),
+  // quotes (4.5)
+  'GET /api/v1/statuses/:id/quotes': member('read:statuses'),
+  'POST /api/v1/statuses/:id/quotes/:quoting_status_id/revoke': member('write:statuses'),
+  'PUT /api/v1/statuses/:id/interaction_policy': member('write:statuses'),
+  'PATCH /api/v1/statuses/:id/interaction_policy': member('write:statuses'),
+  // scheduled statuses
+  'GET /api/v1/scheduled_statuses': member('read:statuses'),
+  'GET /api/v1/scheduled_statuses/:id': member('read:statuses'),
+  'PUT /api/v1/scheduled_statuses/:id': member('write:statuses'),
+  'DELETE /api/v1/scheduled_statuses/:id': member('write:statuses'),
   // timelines, lists, search
   'GET /api/v1/timelines/home': member('read:statuses'),
   'GET /api/v1/timelines/public': pub('read:statuses'),

@@ -163,6 +163,21 @@ const WRITES: readonly Row[] = [
   { method: 'POST', path: '/api/v1/statuses/:annPost/pin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, true) },
   { method: 'POST', path: '/api/v1/statuses/:annPost/unpin', scope: 'write:accounts', wrong: ['write:statuses'], shows: (b) => assert.equal(b.pinned, false) },
   {
+    method: 'PUT',
+    path: '/api/v1/statuses/:annPost/interaction_policy',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ quote_approval_policy: 'followers' }),
+    shows: (b) => assert.deepEqual(b.quote_approval.automatic, ['followers']),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses/:annPost/quotes/:bobQuote/revoke',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    shows: (b, ids) => assert.deepEqual([b.id, b.quote], [ids['bobQuote'], { state: 'revoked', quoted_status: null }]),
+  },
+  {
     method: 'POST',
     path: '/api/v1/polls/:poll/votes',
     scope: 'write:statuses',
@@ -426,6 +441,32 @@ const WRITES: readonly Row[] = [
     body: () => ({ description: 'still a square' }),
     shows: (b) => assert.equal(b.description, 'still a square'),
   },
+  {
+    method: 'DELETE',
+    path: '/api/v1/media/:spareMedia',
+    scope: 'write:media',
+    wrong: ['write:statuses'],
+    shows: async (b, ids, get) => {
+      assert.deepEqual(b, {});
+      await assert.rejects(get(`/api/v1/media/${ids['spareMedia']}`));
+    },
+  },
+  // Scheduled posts (Mastodon: write:statuses to move or cancel one).
+  {
+    method: 'PUT',
+    path: '/api/v1/scheduled_statuses/:scheduled',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    body: () => ({ scheduled_at: '2099-01-02T03:04:05.000Z' }),
+    shows: (b) => assert.equal(b.scheduled_at, '2099-01-02T03:04:05.000Z'),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/scheduled_statuses/:scheduled',
+    scope: 'write:statuses',
+    wrong: ['write:accounts'],
+    shows: (b) => assert.deepEqual(b, {}),
+  },
   // Lists.
   {
     method: 'POST',
@@ -601,6 +642,8 @@ const READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/featured_tags', scope: 'read:accounts', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v1/featured_tags/suggestions', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/conversations', scope: 'read:statuses', wrong: ['read:notifications'] },
+  { method: 'GET', path: '/api/v1/scheduled_statuses', scope: 'read:statuses', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v1/statuses/:annPost/quotes', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/markers', scope: 'read:statuses', wrong: ['read:accounts'] },
   { method: 'GET', path: '/api/v1/preferences', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v1/accounts/verify_credentials', scope: 'read:accounts', wrong: ['read:statuses'] },
@@ -688,6 +731,9 @@ describe('route scopes', () => {
     const media = await upload(s.url, m.token['ann'], png(8, 8));
     assert.equal(media.status, 200, JSON.stringify(media.body));
     ids['media'] = media.body.id;
+    ids['bobQuote'] = (await ok('bob', 'POST', '/api/v1/statuses', { status: 'quoting ann', quoted_status_id: ids['annPost'] })).id;
+    ids['spareMedia'] = (await upload(s.url, m.token['ann'], png(8, 8))).body.id;
+    ids['scheduled'] = (await ok('ann', 'POST', '/api/v1/statuses', { status: 'later', scheduled_at: '2098-01-01T00:00:00Z' })).id;
     const report = await ok('cat', 'POST', '/api/v1/reports', { account_id: ids['bob'], comment: 'rude' });
     ids['report'] = report.id;
     const [conversations, notifications, groups] = await Promise.all([

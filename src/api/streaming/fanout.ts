@@ -120,18 +120,29 @@ export class StreamFanout {
     // here: the loop then runs without a single await, one synchronous pass over thousands of sockets.
     const authorHere = !this.hub.of(s.accountId)[Symbol.iterator]().next().done;
     const ownJson = authorHere ? JSON.stringify((await this.d.statusViews.many([s], s.accountId))[0] ?? base) : baseJson;
+    // quote_approval.current_user is the viewer's (Mastodon 4.5): rendered for no one, the base says 'denied'; a
+    // viewer the policy lets quote gets 'automatic' (a "followers" policy reads the connected viewers' follows once).
+    const mayQuote = await this.quoters(s.reblogOfId ? (base['reblog'] as Entity) : base);
+    const quotable = (e: Entity): Entity => {
+      const approved = { ...(e['quote_approval'] as Entity), current_user: 'automatic' };
+      return s.reblogOfId
+        ? { ...e, quote_approval: approved, reblog: { ...(e['reblog'] as Entity), quote_approval: approved } }
+        : { ...e, quote_approval: approved };
+    };
+    let quotableJson: string | undefined;
     const patched = new Map<string, string>();
     const payloadFor = (viewer: string): string => {
       if (viewer === s.accountId) return ownJson;
       const fav = aud.favourited.has(viewer);
       const boosted = aud.reblogged.has(viewer);
       const marked = aud.bookmarked.has(viewer);
-      if (!fav && !boosted && !marked) return baseJson;
+      const quotes = mayQuote(viewer);
+      if (!fav && !boosted && !marked) return quotes ? (quotableJson ??= JSON.stringify(quotable(base))) : baseJson;
       let p = patched.get(viewer);
       if (p === undefined) {
         const flags = { favourited: fav, reblogged: boosted, bookmarked: marked };
         const e = s.reblogOfId ? { ...base, reblog: { ...(base['reblog'] as Entity), ...flags } } : { ...base, ...flags };
-        patched.set(viewer, (p = JSON.stringify(e)));
+        patched.set(viewer, (p = JSON.stringify(quotes ? quotable(e) : e)));
       }
       return p;
     };
@@ -150,6 +161,16 @@ export class StreamFanout {
       }
     }
     this.log.debug({ event, status: s.id, sent, ms: Math.round(performance.now() - started) }, 'stream event fanned out');
+  }
+
+  /** Who among this node's streaming viewers the shown status's quote policy lets quote it (its author always). */
+  private async quoters(shown: Entity): Promise<(viewer: string) => boolean> {
+    const automatic = ((shown['quote_approval'] as { automatic?: readonly string[] } | undefined)?.automatic ?? []) as readonly string[];
+    const author = (shown['account'] as Entity)['id'] as string;
+    if (automatic.includes('public')) return () => true;
+    if (!automatic.includes('followers')) return (viewer) => viewer === author;
+    const followers = await this.d.statuses.followersAmong(author, [...new Set([...this.hub.clients].map((c) => c.accountId))]);
+    return (viewer) => viewer === author || followers.has(viewer);
   }
 
   private async deleted(id: string, authorId: string, visibility: number): Promise<void> {
