@@ -6,14 +6,14 @@
 import { z } from 'zod';
 import { adminLinkEntity, adminTagEntity, publisherEntity } from '../entities/trends.js';
 import { Errors } from '../errors.js';
-import { offsetLinks, offsetQuery, pageQuery, timelineLinks } from '../http/pagination.js';
+import { offsetLinks, offsetQuery, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
-import type { TrendPublisherStore } from '../store/trend-publishers.js';
+import type { Publisher, TrendPublisherStore } from '../store/trend-publishers.js';
 import type { TrendKind, TrendSettings, TrendStore } from '../store/trends.js';
 import type { StatusViews } from '../views/status-views.js';
 import { memberIdOf } from './callers.js';
@@ -33,6 +33,14 @@ const READ = { scopes: ['admin:read'], member: true, permission: 'manageTaxonomi
 const WRITE = { scopes: ['admin:write'], member: true, permission: 'manageTaxonomies' } as const;
 
 const SettingsBody = z.object({ enabled: railsBool.optional(), review_required: railsBool.optional() });
+
+/** The publishers' Link header as Mastodon's controller writes it: next only after a full page, prev by min_id. */
+function publisherLinks(url: string, limit: number, rows: readonly Publisher[]): Record<string, string> | undefined {
+  if (rows.length === 0) return undefined;
+  const links = [`<${url}?limit=${limit}&min_id=${rows[0]!.id}>; rel="prev"`];
+  if (rows.length === limit) links.unshift(`<${url}?limit=${limit}&max_id=${rows.at(-1)!.id}>; rel="next"`);
+  return { Link: links.join(', ') };
+}
 
 const settingsEntity = (s: TrendSettings) => ({ enabled: s.enabled, review_required: s.reviewRequired });
 
@@ -149,15 +157,7 @@ export function adminTrendRoutes(d: AdminTrendApiDeps): Route[] {
       handler: async (req) => {
         const page = pageQuery(req.query, 100, 200);
         const rows = await d.publishers.list(page);
-        return json(
-          200,
-          rows.map(publisherEntity),
-          timelineLinks(
-            d.baseUrl + req.path,
-            page,
-            rows.map((p) => p.id),
-          ),
-        );
+        return json(200, rows.map(publisherEntity), publisherLinks(d.baseUrl + req.path, page.limit, rows));
       },
     }),
     ...(['approve', 'reject'] as const).map((verb) =>

@@ -269,9 +269,17 @@ describe('admin trends API: link publishers', () => {
     assert.equal(first.body.length, 2);
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
     assert.ok(next?.includes(`max_id=${first.body[1].id}`), first.headers.get('link') ?? 'no Link');
-    const rest: Json[] = await ok(mod, 'GET', next!.slice(s.url.length));
-    assert.equal(rest.length, 1);
-    assert.ok(BigInt(rest[0].id) < BigInt(first.body[1].id));
+    const last = await call(mod, 'GET', next!.slice(s.url.length));
+    assert.equal(last.body.length, 1);
+    assert.ok(BigInt(last.body[0].id) < BigInt(first.body[1].id));
+    // A page that is not full has no next; prev asks for the ones just newer (min_id), as Mastodon's.
+    assert.doesNotMatch(last.headers.get('link') ?? '', /rel="next"/);
+    const prev = /<([^>]+)>; rel="prev"/.exec(last.headers.get('link') ?? '')?.[1];
+    assert.ok(prev?.includes(`min_id=${last.body[0].id}`), last.headers.get('link') ?? 'no Link');
+    assert.deepEqual(
+      ((await ok(mod, 'GET', prev!.slice(s.url.length))) as Json[]).map((p) => p.id),
+      first.body.map((p: Json) => p.id),
+    );
     for (const path of ['999999/approve', 'abc/reject']) {
       const r = await call(mod, 'POST', `/api/v1/admin/trends/links/publishers/${path}`);
       assert.deepEqual([r.status, r.body], [404, { error: 'Record not found' }], path);
