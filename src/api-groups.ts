@@ -221,7 +221,15 @@ export function apiGroups(p: ApiParts) {
     adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews, rules: s.instanceRules },
     domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
     trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
-    adminTrends: { baseUrl, log: apiLog, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
+    adminTrends: {
+      baseUrl,
+      log: apiLog,
+      trends: s.trends,
+      publishers: s.trendPublishers,
+      statuses: s.statuses,
+      views: statusViews,
+      tagUrl: (name: string) => uris.tag(name),
+    },
     linkTimeline: { baseUrl, trends: s.trends, timelines: s.timelineRefs, views: statusViews },
     // A member's own domain blocks, follow suggestions and the directory (issue 36).
     memberDomainBlocks: {

@@ -1,17 +1,19 @@
 // Mastodon's Admin::Trends API: the candidates of the last refresh, reviewed or not (`requires_review`), and a
-// moderator's approve or reject of a tag, status or link (Manage taxonomies, as Mastodon's review? policies).
+// moderator's approve or reject of a tag, status or link (Manage taxonomies, as Mastodon's review? policies); the
+// link publishers (Mastodon's preview card providers), whose verdict holds for each of their links without its own.
 // Mastodon keeps the two trend settings among its server settings (Discovery: trends, trendable_by_default); ours
 // are read and changed at /api/v1/admin/trends/settings (Manage settings), as remote history's are.
 import { z } from 'zod';
-import { adminLinkEntity, adminTagEntity } from '../entities/trends.js';
+import { adminLinkEntity, adminTagEntity, publisherEntity } from '../entities/trends.js';
 import { Errors } from '../errors.js';
-import { offsetLinks, offsetQuery } from '../http/pagination.js';
+import { offsetLinks, offsetQuery, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { route, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { isId } from '../store/ids.js';
 import type { StatusStore } from '../store/statuses.js';
+import type { Publisher, TrendPublisherStore } from '../store/trend-publishers.js';
 import type { TrendKind, TrendSettings, TrendStore } from '../store/trends.js';
 import type { StatusViews } from '../views/status-views.js';
 import { memberIdOf } from './callers.js';
@@ -21,6 +23,7 @@ export interface AdminTrendApiDeps {
   readonly baseUrl: string;
   readonly log: Logger;
   readonly trends: TrendStore;
+  readonly publishers: TrendPublisherStore;
   readonly statuses: StatusStore;
   readonly views: StatusViews;
   readonly tagUrl: (name: string) => string;
@@ -30,6 +33,14 @@ const READ = { scopes: ['admin:read'], member: true, permission: 'manageTaxonomi
 const WRITE = { scopes: ['admin:write'], member: true, permission: 'manageTaxonomies' } as const;
 
 const SettingsBody = z.object({ enabled: railsBool.optional(), review_required: railsBool.optional() });
+
+/** The publishers' Link header as Mastodon's controller writes it: next only after a full page, prev by min_id. */
+function publisherLinks(url: string, limit: number, rows: readonly Publisher[]): Record<string, string> | undefined {
+  if (rows.length === 0) return undefined;
+  const links = [`<${url}?limit=${limit}&min_id=${rows[0]!.id}>; rel="prev"`];
+  if (rows.length === limit) links.unshift(`<${url}?limit=${limit}&max_id=${rows.at(-1)!.id}>; rel="next"`);
+  return { Link: links.join(', ') };
+}
 
 const settingsEntity = (s: TrendSettings) => ({ enabled: s.enabled, review_required: s.reviewRequired });
 
@@ -137,6 +148,31 @@ export function adminTrendRoutes(d: AdminTrendApiDeps): Route[] {
       'links',
       (id) => link(id),
       async (id) => (await d.trends.link(id)) !== undefined,
+    ),
+    // Publishers: every one known, newest first by id (Mastodon: 100 a page, at most 200).
+    route({
+      method: 'GET',
+      path: '/api/v1/admin/trends/links/publishers',
+      auth: READ,
+      handler: async (req) => {
+        const page = pageQuery(req.query, 100, 200);
+        const rows = await d.publishers.list(page);
+        return json(200, rows.map(publisherEntity), publisherLinks(d.baseUrl + req.path, page.limit, rows));
+      },
+    }),
+    ...(['approve', 'reject'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        path: `/api/v1/admin/trends/links/publishers/:id/${verb}`,
+        auth: WRITE,
+        handler: async (req, who) => {
+          const by = memberIdOf(who);
+          const p = await d.publishers.review(idOf(req), verb === 'approve', by);
+          if (!p) throw Errors.notFound();
+          d.log.info({ by, publisher: p.id, domain: p.domain, verb }, 'trend publisher reviewed');
+          return json(200, publisherEntity(p));
+        },
+      }),
     ),
     route({
       method: 'GET',

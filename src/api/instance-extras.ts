@@ -1,6 +1,8 @@
 // Mastodon's Api::V1::Instances::* beside the instance documents: peers, activity, rules, extended description,
-// privacy policy, terms of service (4.4), translation languages and languages. All public. Peers and activity
-// answer 404 when the operator switched them off (Mastodon's peers_api_enabled / activity_api_enabled, on by default).
+// privacy policy, terms of service (4.4), translation languages and languages; and the web app's peers search
+// (Api::V1::Peers::SearchController). All public. Peers, their search and activity answer 404 when the operator
+// switched them off (Mastodon's peers_api_enabled / activity_api_enabled, on by default).
+import { domainToASCII } from 'node:url';
 import type { Clock } from '../clock.js';
 import { activityEntity, instanceTextEntity, languageEntities, ruleEntity, termsEntity } from '../entities/instance-extras.js';
 import { Errors } from '../errors.js';
@@ -20,6 +22,18 @@ export interface InstanceExtrasDeps {
 // Mastodon caches these publicly (a day for peers and activity): they change slowly and crawlers call them.
 const DAY = { 'Cache-Control': 'public, max-age=86400' };
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Mastodon's Peers::SearchController::LIMIT. */
+const PEER_MATCHES = 10;
+
+/**
+ * The peers search's `q` as Mastodon's TagManager#normalize_domain makes it (one trailing slash dropped, the host
+ * lower-cased and in punycode); undefined when it is no host name (Mastodon answers [] then).
+ */
+function searchedDomain(q: unknown): string | undefined {
+  if (typeof q !== 'string' || q.trim() === '') return undefined;
+  const host = domainToASCII(q.endsWith('/') ? q.slice(0, -1) : q);
+  return host === '' ? undefined : host;
+}
 
 /** Mastodon's TermsOfService.current: the latest in effect, else the first still to come. */
 function currentTerms(all: readonly TermsVersion[], today: string): TermsVersion | undefined {
@@ -42,6 +56,17 @@ export function instanceExtrasRoutes(d: InstanceExtrasDeps): Route[] {
       handler: async () => {
         if (!(await d.texts.enabled('peers_api_enabled'))) throw Errors.notFound();
         return json(200, await d.activity.peers(), DAY);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/peers/search',
+      auth: PUBLIC,
+      handler: async (req) => {
+        if (!(await d.texts.enabled('peers_api_enabled'))) throw Errors.notFound();
+        // Mastodon renders nothing (null) for a blank q; [] is the same "no match" in the type clients expect.
+        const domain = searchedDomain(req.query['q']);
+        return json(200, domain === undefined ? [] : await d.activity.searchPeers(domain, PEER_MATCHES));
       },
     },
     {

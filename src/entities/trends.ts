@@ -1,7 +1,9 @@
 // Trends as the client API shows them: Tag (with its History), PreviewCard with history (Mastodon's
-// REST::Trends::LinkSerializer) and their Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer).
+// REST::Trends::LinkSerializer) and their Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer),
+// and a link publisher (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
 // Links carry no fetched card yet (issue 38): the card's fields are Mastodon's empty values, its title the anchor's
 // text or else the URL.
+import type { Publisher } from '../store/trend-publishers.js';
 import type { LinkTrendRow, TagTrendRow } from '../store/trends.js';
 
 export interface HistoryEntity {
@@ -57,4 +59,19 @@ export function linkEntity(l: LinkTrendRow) {
 /** REST::Admin::Trends::LinkSerializer: the link with its id and review state. */
 export function adminLinkEntity(l: LinkTrendRow) {
   return { ...linkEntity(l), id: l.itemId, requires_review: l.requiresReview };
+}
+
+/**
+ * REST::Admin::Trends::Links::PreviewCardProviderSerializer. Mastodon sends its small sequential id as a number; ours
+ * are time-ordered 64-bit ids, past what a JSON number holds exactly, so a string as every other id.
+ */
+export function publisherEntity(p: Publisher) {
+  return {
+    id: p.id,
+    domain: p.domain,
+    trendable: p.trendable,
+    reviewed_at: p.reviewedAt?.toISOString() ?? null,
+    requested_review_at: p.requestedReviewAt?.toISOString() ?? null,
+    requires_review: p.reviewedAt === null,
+  };
 }

@@ -1,4 +1,4 @@
-// What /api/v1/instance/peers and /api/v1/instance/activity show: the servers we know (Mastodon's
+// What /api/v1/instance/peers, /api/v1/peers/search and /api/v1/instance/activity show: the servers we know (Mastodon's
 // Instance.searchable: every domain we have an account of, less the ones the operator blocked) and twelve weeks of
 // local activity. Mastodon counts activity in Redis as it happens; here it is counted from the tables: statuses
 // posted here (by their time-ordered ids, deleted ones included, as a counter would have them), registrations (users
@@ -23,6 +23,21 @@ export class InstanceActivityStore {
       `SELECT DISTINCT lower(a.domain) AS domain FROM accounts a
         WHERE a.domain IS NOT NULL AND NOT EXISTS (SELECT 1 FROM domain_blocks b WHERE ${domainCovers('a.domain', 'b.domain')})
         ORDER BY 1`,
+    );
+    return rows.map((r) => r.domain);
+  }
+
+  /**
+   * Up to `limit` of the peers whose domain starts with `prefix` (lower case), those we know most accounts of first
+   * (Mastodon's peers search: Instance.searchable.domain_starts_with, ranked by accounts_count where it has a search index).
+   */
+  async searchPeers(prefix: string, limit: number): Promise<string[]> {
+    const rows = await this.db.rows<{ domain: string }>(
+      `SELECT lower(a.domain) AS domain FROM accounts a
+        WHERE a.domain IS NOT NULL AND starts_with(lower(a.domain), $1)
+          AND NOT EXISTS (SELECT 1 FROM domain_blocks b WHERE ${domainCovers('a.domain', 'b.domain')})
+        GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT $2`,
+      [prefix, limit],
     );
     return rows.map((r) => r.domain);
   }

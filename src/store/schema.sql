@@ -1339,6 +1339,19 @@ CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update
 CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
 CREATE TRIGGER polls_cache AFTER INSERT OR DELETE ON polls FOR EACH ROW EXECUTE FUNCTION status_cache_poll();
 
+CREATE TABLE publishers (
+  id                  bigint DEFAULT timestamp_id(now()) NOT NULL,
+  domain              text NOT NULL,
+  trendable           boolean,
+  reviewed_at         timestamp with time zone,
+  reviewed_by         bigint,
+  requested_review_at timestamp with time zone,
+  created_at          timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT publishers_pkey PRIMARY KEY (id),
+  CONSTRAINT publishers_domain_key UNIQUE (domain),
+  CONSTRAINT publishers_reviewed_by_fkey FOREIGN KEY (reviewed_by) REFERENCES accounts(id) ON DELETE SET NULL
+);
+
 CREATE TABLE push_deliveries (
   id              bigint DEFAULT timestamp_id(now()) NOT NULL,
   subscription_id bigint NOT NULL,

@@ -41,6 +41,7 @@ import { StatusStore } from './statuses.js';
 import { StreamAudienceStore } from './stream-audience.js';
 import { TagStore } from './tags.js';
 import { TimelineStore } from './timelines.js';
+import { TrendPublisherStore } from './trend-publishers.js';
 import { TrendStore } from './trends.js';
 import { ThreadStore } from './threads.js';
 import { REF_PAGES } from './ref-pages.js';
@@ -127,6 +128,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     leases: new LeaseStore(db),
     // Trends: the rankings a supervised actor refreshes, the moderators' reviews, the operator's settings.
     trends: new TrendStore(db),
+    trendPublishers: new TrendPublisherStore(db),
     // Announcements, the server's rules and the operator's texts (issue 36).
     announcements: new AnnouncementStore(db),
     instanceRules: new InstanceRuleStore(db),

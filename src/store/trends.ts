@@ -4,6 +4,7 @@
 // reached us: its id), scores them (trend-scores.ts) and rewrites each kind's rows in one transaction, so every node
 // serves the same lists and no request scores anything.
 import type { Database, Queryable } from './db.js';
+import { addPublishersFor, publisherOf } from './trend-publishers.js';
 import { LINK_OPTIONS, TAG_OPTIONS, peakScore, statusScore, type Peak, type PeakOptions } from './trend-scores.js';
 import { publicFeedable, quiet } from './visibility.js';
 
@@ -65,12 +66,18 @@ const STATUS_ELIGIBLE = `s.deleted_at IS NULL AND s.visibility = 0 AND NOT s.his
 
 /**
  * SQL: trend row `t` may be shown publicly: ranked, and trendable as Mastodon's Tag#trendable? decides it: the
- * moderator's verdict, or without one, whether the settings row `cfg` lets unreviewed items trend.
+ * moderator's verdict, or without one, whether the settings row `cfg` lets unreviewed items trend. A link without a
+ * verdict takes its publisher's (`pub`, joined by PUBLISHER), as Mastodon's PreviewCard#trendable?.
  */
 function shown(kind: TrendKind): string {
   return `t.listed AND coalesce((SELECT r.trendable FROM trend_reviews r WHERE r.kind = '${kind}' AND r.item_id = t.item_id),
-    NOT coalesce((cfg.value->>'reviewRequired')::boolean, true))`;
+    ${kind === 'link' ? 'pub.trendable, ' : ''}NOT coalesce((cfg.value->>'reviewRequired')::boolean, true))`;
 }
+
+/** The publisher of link `l`, joined as `pub` (its columns null when there is none). */
+const PUBLISHER = `LEFT JOIN publishers pub ON pub.id = ${publisherOf('l.url')}`;
+/** A link's review columns: its own verdict and whether its publisher was reviewed. */
+const LINK_REVIEW = (id: string) => `${REVIEW_COLUMNS('link', id)}, pub.reviewed_at IS NOT NULL AS publisher_reviewed`;
 
 /** The trend settings' row, joined as `cfg` (its columns null when no operator changed them: the defaults). */
 const ENABLED = `LEFT JOIN settings cfg ON cfg.key = '${TREND_SETTINGS_KEY}'`;
@@ -87,6 +94,14 @@ type RankedRow = {
 
 function toRow<R extends RankedRow>(r: R): TrendRow {
   return { itemId: r.item_id, history: r.history ?? [], requiresReview: r.trendable === null, trendable: r.trendable };
+}
+
+type LinkRankedRow = RankedRow & { url: string; title: string; publisher_reviewed: boolean };
+
+/** A link needs review while neither it nor its publisher has a verdict (Mastodon's PreviewCard#requires_review?). */
+function toLinkRow(r: LinkRankedRow): LinkTrendRow {
+  const row = toRow(r);
+  return { ...row, requiresReview: row.requiresReview && !r.publisher_reviewed, url: r.url, title: r.title };
 }
 
 export class TrendStore {
@@ -198,7 +213,9 @@ export class TrendStore {
     const peaks = new Map<string, Peak>(prev.rows.map((r) => [r.item_id, { maxScore: r.max_score, maxScoreAt: r.max_score_at?.getTime() ?? null }]));
     const seen = new Map(counts.rows.map((r) => [r.item_id, r]));
     const rows: { id: string; score: number; maxScore: number; maxScoreAt: number | null; listed: boolean }[] = [];
-    for (const id of new Set([...seen.keys(), ...peaks.keys()])) {
+    const ids = new Set([...seen.keys(), ...peaks.keys()]);
+    if (kind === 'link') await addPublishersFor(q, [...ids]);
+    for (const id of ids) {
       const c = seen.get(id);
       const s = peakScore(c?.observed ?? 0, c?.yesterday ?? 0, peaks.get(id) ?? null, now, o);
       // A peak is remembered through its cooldown even once it no longer lists.
@@ -265,14 +282,14 @@ export class TrendStore {
 
   /** Trending links, best first, as tags(). */
   async links(limit: number, offset: number, all = false): Promise<LinkTrendRow[]> {
-    const rows = await this.db.rows<RankedRow & { url: string; title: string }>(
-      `SELECT t.item_id, t.history, l.url, l.title, ${REVIEW_COLUMNS('link', 't.item_id')}
-       FROM trends t JOIN links l ON l.id = t.item_id ${ENABLED}
+    const rows = await this.db.rows<LinkRankedRow>(
+      `SELECT t.item_id, t.history, l.url, l.title, ${LINK_REVIEW('t.item_id')}
+       FROM trends t JOIN links l ON l.id = t.item_id ${PUBLISHER} ${ENABLED}
        WHERE t.kind = 'link' AND ${all ? 't.listed' : `${IS_ENABLED} AND ${shown('link')}`}
        ORDER BY t.score DESC, t.item_id DESC LIMIT $1 OFFSET $2`,
       [limit, offset],
     );
-    return rows.map((r) => ({ ...toRow(r), url: r.url, title: r.title }));
+    return rows.map(toLinkRow);
   }
 
   /**
@@ -304,18 +321,18 @@ export class TrendStore {
 
   /** A link by id, as tag(). */
   async link(id: string): Promise<LinkTrendRow | undefined> {
-    const r = await this.db.one<RankedRow & { url: string; title: string }>(
+    const r = await this.db.one<LinkRankedRow>(
       `SELECT l.id AS item_id, (SELECT t.history FROM trends t WHERE t.kind = 'link' AND t.item_id = l.id) AS history, l.url, l.title,
-         ${REVIEW_COLUMNS('link', 'l.id')} FROM links l WHERE l.id = $1`,
+         ${LINK_REVIEW('l.id')} FROM links l ${PUBLISHER} WHERE l.id = $1`,
       [id],
     );
-    return r && { ...toRow(r), url: r.url, title: r.title };
+    return r && toLinkRow(r);
   }
 
   /** A link by its normalized URL, if it is a trend shown to the public (Mastodon's link timeline asks that). */
   async shownLink(url: string): Promise<string | undefined> {
     const r = await this.db.one<{ id: string }>(
-      `SELECT l.id FROM links l JOIN trends t ON t.kind = 'link' AND t.item_id = l.id ${ENABLED}
+      `SELECT l.id FROM links l JOIN trends t ON t.kind = 'link' AND t.item_id = l.id ${PUBLISHER} ${ENABLED}
        WHERE l.url = $1 AND ${IS_ENABLED} AND ${shown('link')}`,
       [url],
     );

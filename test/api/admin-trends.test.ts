@@ -1,7 +1,8 @@
 // Mastodon's Admin::Trends API as a moderator's client sees it: the candidates of the last refresh with
 // `requires_review`, approve and reject of tags, statuses and links, and how the operator's "trends need review"
 // setting decides what the public lists show (Mastodon's trendable_by_default); who may call each route; Mastodon.py
-// 1.8's admin_trending_tags, admin_trending_statuses and admin_trending_links.
+// 1.8's admin_trending_tags, admin_trending_statuses and admin_trending_links (it has no call for publishers). Link
+// publishers: the review of a link's domain, and how it decides the public link trends as a client sees them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -167,5 +168,121 @@ print(json.dumps({
       statuses: [false],
       links: ['https://news.example/item'],
     });
+  });
+});
+
+describe('admin trends API: link publishers', () => {
+  let s: TestServer;
+  let m: LocalMembers;
+  let mod: string;
+  let boss: string;
+  const BLOG = ['https://blog.example/one', 'https://blog.example/two'];
+  const NEWS = 'https://news.example/item';
+  const pub: Record<string, string> = {};
+  const link: Record<string, string> = {};
+
+  const call = (token: string | undefined, method: string, path: string, body?: unknown) => api(s.url, token, method, path, body);
+  const ok = async (token: string | undefined, method: string, path: string, body?: unknown): Promise<Json> => {
+    const r = await call(token, method, path, body);
+    assert.equal(r.status, 200, `${method} ${path}: ${r.text}`);
+    return r.body;
+  };
+  /** The public link trends as a client reads them, without a token (sorted: equal scores have no order to keep). */
+  const trending = async () => ((await ok(undefined, 'GET', '/api/v1/trends/links')) as Json[]).map((l) => l.url as string).sort();
+  const publishers = async (): Promise<Json[]> => ok(mod, 'GET', '/api/v1/admin/trends/links/publishers');
+
+  before(async () => {
+    s = await startTestServer();
+    m = await createMembers(s, [...POSTERS, 'mod', 'boss'], { mod: 'moderator', boss: 'admin' });
+    mod = await m.tokenFor('mod', ['admin:read', 'admin:write']);
+    boss = await m.tokenFor('boss', ['admin:read', 'admin:write']);
+    // Three links past Mastodon's threshold: two on one publisher, one on another.
+    for (const url of [...BLOG, NEWS]) for (const who of POSTERS) await ok(m.token[who], 'POST', '/api/v1/statuses', { status: `read ${url}` });
+    await new TrendStore(s.app.db).refresh(new Date());
+    for (const l of (await ok(mod, 'GET', '/api/v1/admin/trends/links')) as Json[]) link[l.url] = l.id;
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it("lists the publishers a refresh found, in Mastodon's shape, to staff with Manage taxonomies only", async () => {
+    assert.equal((await call(undefined, 'GET', '/api/v1/admin/trends/links/publishers')).status, 401);
+    const ann = await m.tokenFor('ann', ['admin:read', 'admin:write']);
+    assert.equal((await call(ann, 'GET', '/api/v1/admin/trends/links/publishers')).status, 403);
+    assert.equal((await call(ann, 'POST', '/api/v1/admin/trends/links/publishers/1/approve')).status, 403);
+    const list = await publishers();
+    assert.deepEqual(list.map((p) => p.domain).sort(), ['blog.example', 'news.example']);
+    for (const p of list) {
+      assert.deepEqual(Object.keys(p), ['id', 'domain', 'trendable', 'reviewed_at', 'requested_review_at', 'requires_review']);
+      assert.match(p.id, /^\d+$/);
+      assert.deepEqual([p.trendable, p.reviewed_at, p.requested_review_at, p.requires_review], [null, null, null, true]);
+      pub[p.domain] = p.id;
+    }
+    // Newest first by id, with Mastodon's cursors.
+    assert.ok(BigInt(list[0].id) > BigInt(list[1].id));
+    assert.deepEqual(Object.keys(link).sort(), [...BLOG, NEWS].sort());
+  });
+
+  it("review on: a publisher's approval shows its links that have no verdict of their own; a link's own verdict wins", async () => {
+    assert.deepEqual(await trending(), [], 'nothing reviewed, nothing shown');
+    const approved = await ok(mod, 'POST', `/api/v1/admin/trends/links/publishers/${pub['blog.example']}/approve`);
+    assert.deepEqual([approved.id, approved.domain, approved.trendable, approved.requires_review], [pub['blog.example'], 'blog.example', true, false]);
+    assert.ok(Math.abs(Date.parse(approved.reviewed_at) - Date.now()) < 60_000, approved.reviewed_at);
+    assert.deepEqual(await trending(), BLOG);
+    // The moderators' link list: the publisher's review counts as the review of its links.
+    const review = Object.fromEntries(((await ok(mod, 'GET', '/api/v1/admin/trends/links')) as Json[]).map((l) => [l.url, l.requires_review]));
+    assert.deepEqual(review, { [BLOG[0]!]: false, [BLOG[1]!]: false, [NEWS]: true });
+    // The link timeline opens with the trend.
+    assert.equal((await call(undefined, 'GET', `/api/v1/timelines/link?url=${encodeURIComponent(BLOG[0]!)}`)).status, 200);
+    await ok(mod, 'POST', `/api/v1/admin/trends/links/${link[BLOG[1]!]}/reject`);
+    assert.deepEqual(await trending(), [BLOG[0]]);
+    // A link approved on its own trends while its publisher is unreviewed (Mastodon's PreviewCard#trendable?).
+    await ok(mod, 'POST', `/api/v1/admin/trends/links/${link[NEWS]}/approve`);
+    assert.deepEqual(await trending(), [BLOG[0], NEWS]);
+  });
+
+  it("review off: a rejected publisher's links without a verdict stay hidden; one approved on its own still shows", async () => {
+    await ok(boss, 'PUT', '/api/v1/admin/trends/settings', { review_required: false });
+    assert.deepEqual(await trending(), [BLOG[0], NEWS]);
+    const rejected = await ok(mod, 'POST', `/api/v1/admin/trends/links/publishers/${pub['blog.example']}/reject`);
+    assert.deepEqual([rejected.trendable, rejected.requires_review], [false, false]);
+    assert.deepEqual(await trending(), [NEWS]);
+    assert.equal((await call(undefined, 'GET', `/api/v1/timelines/link?url=${encodeURIComponent(BLOG[0]!)}`)).status, 404);
+    await ok(mod, 'POST', `/api/v1/admin/trends/links/${link[BLOG[0]!]}/approve`);
+    assert.deepEqual(await trending(), [BLOG[0], NEWS]);
+    // A publisher's rejection does not undo a link approved on its own.
+    await ok(mod, 'POST', `/api/v1/admin/trends/links/publishers/${pub['news.example']}/reject`);
+    assert.deepEqual(await trending(), [BLOG[0], NEWS]);
+    await ok(boss, 'PUT', '/api/v1/admin/trends/settings', { review_required: true });
+  });
+
+  it("a subdomain's links belong to the publisher of its parent domain (Mastodon's matching_domain)", async () => {
+    await ok(m.token['ann'], 'POST', '/api/v1/statuses', { status: 'also https://www.blog.example/three' });
+    await ok(m.token['ann'], 'POST', '/api/v1/statuses', { status: 'and https://elsewhere.example/' });
+    await new TrendStore(s.app.db).refresh(new Date());
+    assert.deepEqual((await publishers()).map((p) => p.domain).sort(), ['blog.example', 'elsewhere.example', 'news.example']);
+  });
+
+  it('pages by id with Link headers, and answers 404 for what does not exist', async () => {
+    const first = await call(mod, 'GET', '/api/v1/admin/trends/links/publishers?limit=2');
+    assert.equal(first.status, 200);
+    assert.equal(first.body.length, 2);
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    assert.ok(next?.includes(`max_id=${first.body[1].id}`), first.headers.get('link') ?? 'no Link');
+    const last = await call(mod, 'GET', next!.slice(s.url.length));
+    assert.equal(last.body.length, 1);
+    assert.ok(BigInt(last.body[0].id) < BigInt(first.body[1].id));
+    // A page that is not full has no next; prev asks for the ones just newer (min_id), as Mastodon's.
+    assert.doesNotMatch(last.headers.get('link') ?? '', /rel="next"/);
+    const prev = /<([^>]+)>; rel="prev"/.exec(last.headers.get('link') ?? '')?.[1];
+    assert.ok(prev?.includes(`min_id=${last.body[0].id}`), last.headers.get('link') ?? 'no Link');
+    assert.deepEqual(
+      ((await ok(mod, 'GET', prev!.slice(s.url.length))) as Json[]).map((p) => p.id),
+      first.body.map((p: Json) => p.id),
+    );
+    for (const path of ['999999/approve', 'abc/reject']) {
+      const r = await call(mod, 'POST', `/api/v1/admin/trends/links/publishers/${path}`);
+      assert.deepEqual([r.status, r.body], [404, { error: 'Record not found' }], path);
+    }
   });
 });

@@ -258,6 +258,9 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/admin/trends/tags': member('admin:read'),
   'GET /api/v1/admin/trends/statuses': member('admin:read'),
   'GET /api/v1/admin/trends/links': member('admin:read'),
+  'GET /api/v1/admin/trends/links/publishers': member('admin:read'),
+  'POST /api/v1/admin/trends/links/publishers/:id/approve': member('admin:write'),
+  'POST /api/v1/admin/trends/links/publishers/:id/reject': member('admin:write'),
   ...Object.fromEntries(
     ['tags', 'statuses', 'links'].flatMap((k) => ['approve', 'reject'].map((v) => [`POST /api/v1/admin/trends/${k}/:id/${v}`, member('admin:write')])),
   ),
@@ -314,6 +317,8 @@ const OPEN = new Set([
   'GET /api/v1/instance/terms_of_service/:date',
   'GET /api/v1/instance/translation_languages',
   'GET /api/v1/instance/languages',
+  // the web app's peers search (Mastodon 4.x): no token asked, as the peers list
+  'GET /api/v1/peers/search',
   'POST /api/v1/apps',
   'GET /api/v1/custom_emojis',
   'GET /api/oembed',

@@ -2,11 +2,14 @@
 // peers (known domains, less blocked ones; 404 when the operator switches it off), twelve weeks of activity (every
 // count a string), the rules (also in both instance documents), the extended description, privacy policy and terms of
 // service (404 when none; a version by its date), translation languages ({}) and languages; through masto.js and
-// Mastodon.py 1.8 too.
+// Mastodon.py 1.8 too. The web app's peers search (Mastodon 4.x /api/v1/peers/search): up to 10 known domains
+// starting with q, property-tested over any q.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { domainToASCII } from 'node:url';
 import { promisify } from 'node:util';
+import fc from 'fast-check';
 import { createRestAPIClient } from 'masto';
 import megalodonModule from 'megalodon';
 import { InstanceRuleStore } from '../../src/store/instance-rules.js';
@@ -211,5 +214,44 @@ print(json.dumps({
 `;
     const { stdout } = await run('/usr/bin/python3', ['-c', script], { env: { ...process.env, BASE: s.url } });
     assert.deepEqual(JSON.parse(stdout), { peers: ['other.example', 'remote.example'], weeks: 12, rules: ['Be kind', 'No spam'] });
+  });
+
+  it('searches the peers by the start of their domain: at most 10, those with most accounts first, [] for a blank q', async () => {
+    // Twelve more servers, many01 with one account … many12 with twelve.
+    await s.app.db.pool.query(
+      `INSERT INTO accounts (username, domain, uri, inbox_url)
+       SELECT 'u' || n, d, 'https://' || d || '/users/u' || n, 'https://' || d || '/users/u' || n || '/inbox'
+         FROM generate_series(1, 12) i, LATERAL (SELECT 'many' || lpad(i::text, 2, '0') || '.example' AS d) x, generate_series(1, i) n`,
+    );
+    const search = (q?: string) => get(q === undefined ? '/api/v1/peers/search' : `/api/v1/peers/search?q=${encodeURIComponent(q)}`);
+    assert.deepEqual(await search('oth'), ['other.example'], 'one domain however its accounts spell it');
+    assert.deepEqual(await search('REMOTE.example/'), ['remote.example'], "q normalized as Mastodon's normalize_domain");
+    assert.deepEqual(
+      await search('many'),
+      Array.from({ length: 10 }, (_, i) => `many${String(12 - i).padStart(2, '0')}.example`),
+    );
+    assert.deepEqual(await search('many1'), ['many12.example', 'many11.example', 'many10.example']);
+    assert.deepEqual(await search('sub.blocked'), [], 'no blocked domain');
+    assert.deepEqual(await search('example'), [], 'a prefix, not a part');
+    for (const blank of [undefined, '', '   ']) assert.deepEqual(await search(blank), []);
+    assert.deepEqual(await search('ftp://Invalid-Host!!.valüe'), [], "no host name: [] (Mastodon's InvalidURIError)");
+    // The same switch as the peers list.
+    await texts.setEnabled('peers_api_enabled', false);
+    assert.deepEqual(await get('/api/v1/peers/search?q=oth', 404), { error: 'Record not found' });
+    await texts.setEnabled('peers_api_enabled', true);
+  });
+
+  it('answers any q with 200 and known domains that start with it (property)', async () => {
+    const known = new Set<string>(await get('/api/v1/instance/peers'));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.constantFrom('m', 'ma', 'MANY0', 'r', 'o', 'ö', '%', '_', 'many_'), fc.domain()), async (q) => {
+        const r = await api(s.url, undefined, 'GET', `/api/v1/peers/search?q=${encodeURIComponent(q)}`);
+        assert.equal(r.status, 200, r.text);
+        assert.ok(Array.isArray(r.body) && r.body.length <= 10, r.text);
+        const prefix = domainToASCII(q.endsWith('/') ? q.slice(0, -1) : q);
+        for (const d of r.body) assert.ok(known.has(d) && d.startsWith(prefix), `${q}: ${d}`);
+      }),
+      { seed: 36, numRuns: 60 },
+    );
   });
 });

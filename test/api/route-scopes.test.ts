@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AnnouncementStore } from '../../src/store/announcements.js';
+import { TrendStore } from '../../src/store/trends.js';
 import { api, type Json } from '../support/api.js';
 import { newIdentityKey, signStatement, type IdentityKey } from '../support/identity-statements.js';
 import { png, upload } from '../support/media.js';
@@ -589,6 +590,17 @@ const WRITES: readonly Row[] = [
       }),
     ),
   ),
+  // Link publishers: the same review, of a link's domain.
+  ...(['approve', 'reject'] as const).map(
+    (verb): Row => ({
+      method: 'POST',
+      path: `/api/v1/admin/trends/links/publishers/:publisher/${verb}`,
+      scope: 'admin:write',
+      wrong: ['admin:read', 'admin:write:reports', 'write'],
+      mod: true,
+      shows: (b) => assert.deepEqual([b.domain, b.requires_review, b.trendable], ['scoped.example', false, verb === 'approve']),
+    }),
+  ),
   // Reports, and acting on them as a moderator (a member's write:reports is not an admin scope).
   {
     method: 'POST',
@@ -728,6 +740,9 @@ describe('route scopes', () => {
     await ok('bob', 'POST', '/api/v1/statuses', { status: '#scoped https://scoped.example/' });
     ids['tag'] = (await s.app.db.pool.query<{ id: string }>(`SELECT id FROM tags WHERE key = 'scoped'`)).rows[0]!.id;
     ids['link'] = (await s.app.db.pool.query<{ id: string }>(`SELECT id FROM links WHERE url = 'https://scoped.example/'`)).rows[0]!.id;
+    // A refresh adds the link's publisher.
+    await new TrendStore(s.app.db).refresh(new Date());
+    ids['publisher'] = (await s.app.db.pool.query<{ id: string }>(`SELECT id FROM publishers WHERE domain = 'scoped.example'`)).rows[0]!.id;
     const media = await upload(s.url, m.token['ann'], png(8, 8));
     assert.equal(media.status, 200, JSON.stringify(media.body));
     ids['media'] = media.body.id;

@@ -29,6 +29,7 @@ const PUBLIC_API = new Set([
   'GET /api/v1/instance/terms_of_service/:date',
   'GET /api/v1/instance/translation_languages',
   'GET /api/v1/instance/languages',
+  'GET /api/v1/peers/search',
   'GET /api/v1/streaming/health',
   'GET /api/oembed',
 ]);
