@@ -4,7 +4,7 @@
 // the first page, 20 at a time with an "Older posts" link (max_id); each post links to its page (/@name/id).
 // Filtered by a hashtag (/@name/tagged/tag, a featured tag's `url`, as Mastodon's profile filtered by tag): the same
 // page with only the posts carrying the tag (the account timeline's `tagged`, as GET /api/v1/accounts/:id/statuses
-// has it), no pinned ones, paged alike.
+// has it), pinned ones with the tag first, paged alike.
 import { accountEntity } from '../entities/account.js';
 import { Errors } from '../errors.js';
 import { TAG_NAME } from '../federation/tag-routes.js';
@@ -47,7 +47,7 @@ export function profilePage(d: WebDeps, p: ProfilePageDeps) {
       p.follows.counts(a.id),
       p.tags.featured(a.id),
       p.timelines.ofAccount(a.id, viewer, page, { excludeReplies: true, tagged }),
-      page.maxId || tagged !== undefined ? [] : p.statuses.pinnedOf(a.id, viewer),
+      page.maxId ? [] : p.statuses.pinnedOf(a.id, viewer, tagged),
     ]);
     const [shownPinned, shown] = await Promise.all([p.views.inContext(pinned, viewer, 'account'), p.views.inContext(list, viewer, 'account')]);
     const handle = `@${a.username}@${config.localDomain}`;

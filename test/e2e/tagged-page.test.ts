@@ -1,6 +1,7 @@
 // A featured tag's `url` (/@name/tagged/tag, Mastodon's profile filtered by tag) in a real Chromium: the member's
 // posts with the tag as the viewer may read them (a follower sees the followers-only ones too), replies and untagged
-// posts left out, newest first, 20 at a time with "Older posts"; reached from the profile's featured hashtags.
+// posts left out, newest first, 20 at a time with "Older posts", the pinned ones with the tag first (as
+// GET /api/v1/accounts/:id/statuses?pinned=true&tagged= lists them); reached from the profile's featured hashtags.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -17,6 +18,7 @@ describe('a profile filtered by a hashtag (/@name/tagged/tag)', () => {
   let priv: Json;
   let reply: Json;
   let others: Json;
+  let pinnedUntagged: Json;
   const tagged: Json[] = [];
 
   const call = (token: string | undefined, method: string, path: string, body?: unknown) => api(s.url, token, method, path, body);
@@ -54,6 +56,9 @@ describe('a profile filtered by a hashtag (/@name/tagged/tag)', () => {
     // Someone else's post with the tag is not ann's, and her answer to it is a reply (her self-replies would stay).
     others = await post('bob', { status: 'bob too #Garden' });
     reply = await post('ann', { status: 'a reply #Garden', in_reply_to_id: others.id });
+    // Pinned: the oldest tagged post, and one without the tag.
+    pinnedUntagged = await post('ann', { status: 'pinned, no tag' });
+    for (const x of [tagged[0], pinnedUntagged]) assert.equal((await call(m.token['ann'], 'POST', `/api/v1/statuses/${x.id}/pin`)).status, 200);
     const featured = await call(m.token['ann'], 'POST', '/api/v1/featured_tags', { name: 'Garden' });
     assert.equal(featured.status, 200, featured.text);
     url = featured.body.url;
@@ -72,7 +77,7 @@ describe('a profile filtered by a hashtag (/@name/tagged/tag)', () => {
       assert.equal(await tab.getAttribute('meta[property="og:url"]', 'content'), url);
       assert.match(await tab.title(), /^ann #Garden/);
       assert.match((await tab.textContent('h2.tagged')) ?? '', /Posts tagged #Garden/);
-      assert.equal(await tab.locator('.pinned').count(), 0);
+      assert.deepEqual(await tab.locator('.pinned article.post').evaluateAll((els) => els.map((e) => e.id)), [`post-${tagged[0].id}`]);
       assert.deepEqual(
         await postIds(tab),
         tagged
@@ -85,11 +90,30 @@ describe('a profile filtered by a hashtag (/@name/tagged/tag)', () => {
       await tab.click('a.older');
       await tab.waitForURL(/\/@ann\/tagged\/Garden\?max_id=\d+$/);
       assert.deepEqual(await postIds(tab), [`post-${tagged[1].id}`, `post-${tagged[0].id}`]);
+      assert.equal(await tab.locator('.pinned').count(), 0, 'pinned posts on the first page only');
       assert.equal(await tab.locator('a.older').count(), 0);
       assert.deepEqual(complaints, []);
     } finally {
       await context.close();
     }
+  });
+
+  it('lists the same through the API: ?tagged= and ?pinned=true&tagged=, as Mastodon’s AccountStatusesFilter', async () => {
+    const ids = async (q: string) => {
+      const r = await call(undefined, 'GET', `/api/v1/accounts/${m.id['ann']}/statuses?${q}`);
+      assert.equal(r.status, 200, r.text);
+      return (r.body as Json[]).map((x) => x.id as string);
+    };
+    assert.deepEqual(await ids('pinned=true&tagged=garden'), [tagged[0].id]);
+    assert.deepEqual((await ids('pinned=true')).sort(), [tagged[0].id, pinnedUntagged.id].sort());
+    assert.deepEqual(await ids('pinned=true&tagged=nothinghere'), []);
+    assert.deepEqual(
+      await ids('tagged=Garden&exclude_replies=true&limit=40'),
+      tagged
+        .slice()
+        .reverse()
+        .map((x) => x.id),
+    );
   });
 
   it('shows a follower the followers-only posts with the tag too', async () => {
