@@ -5,6 +5,7 @@
 // status asked for is shown whoever wrote it, as in Mastodon.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createRestAPIClient } from 'masto';
 import { api, type Json } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -61,6 +62,8 @@ describe('context: the ancestors a viewer has silenced', () => {
   it('leaves out an ancestor on a domain the viewer blocks, and what is above it', async () => {
     assert.deepEqual(await ok('dan', 'POST', '/api/v1/domain_blocks', { domain: FAR }), {});
     assert.deepEqual(name(await ancestors('dan')), ['r2']);
+    const masto = createRestAPIClient({ url: s.url, accessToken: m.token['dan'] });
+    assert.deepEqual(name((await masto.v1.statuses.$select(t.leaf).context.fetch()).ancestors.map((x) => x.id)), ['r2']);
     // Only dan's view changes.
     assert.deepEqual(name(await ancestors('ann')), ['root', 'r1', 'r2']);
     assert.deepEqual(await ok('dan', 'DELETE', '/api/v1/domain_blocks', { domain: FAR }), {});

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createRestAPIClient } from 'masto';
 import { api, type Json } from '../support/api.js';
 import { launchBrowser, signInWithForm } from '../support/browser.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -107,6 +108,13 @@ describe('a profile filtered by a hashtag (/@name/tagged/tag)', () => {
     assert.deepEqual(await ids('pinned=true&tagged=garden'), [tagged[0].id]);
     assert.deepEqual((await ids('pinned=true')).sort(), [tagged[0].id, pinnedUntagged.id].sort());
     assert.deepEqual(await ids('pinned=true&tagged=nothinghere'), []);
+    // masto.js asks the same.
+    const masto = createRestAPIClient({ url: s.url, accessToken: m.token['bob'] });
+    const viaMasto = await masto.v1.accounts.$select(m.id['ann']!).statuses.list({ pinned: true, tagged: 'Garden' });
+    assert.deepEqual(
+      viaMasto.map((x) => x.id),
+      [tagged[0].id],
+    );
     assert.deepEqual(
       await ids('tagged=Garden&exclude_replies=true&limit=40'),
       tagged
