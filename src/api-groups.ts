@@ -220,7 +220,7 @@ export function apiGroups(p: ApiParts) {
     history: historyApi,
     adminReports: { baseUrl, log: apiLog, reports: s.reports, views: reportViews, rules: s.instanceRules },
     domainBlocks: { baseUrl, log: apiLog, blocks: s.domainBlocks },
-    trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagUrl: (name: string) => uris.tag(name) },
+    trends: { baseUrl, trends: s.trends, statuses: s.statuses, views: statusViews, tagViews },
     adminTrends: {
       baseUrl,
       log: apiLog,

@@ -110,8 +110,9 @@ export function timelineRoutes(d: TimelineDeps): Route[] {
         const a = isId(id) ? (d.accountCache.get(id)?.row ?? (await d.accounts.byId(id))) : undefined;
         if (!a || a.deletedAt || (a.domain === null && !a.hasUser)) throw Errors.notFound();
         if (flag(req.query['pinned'])) {
-          // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages).
-          return json(200, await d.views.inContext(await d.statuses.pinnedOf(a.id, viewerId), viewerId, 'account'));
+          // Pinned statuses, newest pin first, as the viewer may see them (one short list: no pages); `tagged` applies.
+          const pinned = await d.statuses.pinnedOf(a.id, viewerId, str(req.query['tagged']));
+          return json(200, await d.views.inContext(pinned, viewerId, 'account'));
         }
         const excludeReplies = flag(req.query['exclude_replies']);
         const excludeReblogs = flag(req.query['exclude_reblogs']);

@@ -1,15 +1,17 @@
 // Mastodon's Trends API (Api::V1::Trends::*): the trending tags, statuses and links as the last refresh ranked them
 // (store/trends.ts), shown as the operator's settings allow (off: []; "trends need review": approved ones only).
 // Public: anonymous callers are served, and a token of any scope is accepted (Mastodon asks none); a signed-in
-// viewer's trending statuses leave out the accounts they block or mute. Pages by offset, with Link headers.
-import { linkEntity, tagEntity } from '../entities/trends.js';
+// viewer's trending statuses leave out the accounts they block or mute, and their trending tags say whether they
+// follow and feature each (as /api/v1/tags/:id, views/tag-views.ts). Pages by offset, with Link headers.
+import { linkEntity } from '../entities/trends.js';
 import { offsetLinks, offsetQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
-import { route, type Route } from '../http/types.js';
+import { route, type Principal, type Route } from '../http/types.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { TrendStore } from '../store/trends.js';
 import type { StatusViews } from '../views/status-views.js';
+import type { TagViews } from '../views/tag-views.js';
 import { viewerOf } from './callers.js';
 
 export interface TrendApiDeps {
@@ -17,7 +19,8 @@ export interface TrendApiDeps {
   readonly trends: TrendStore;
   readonly statuses: StatusStore;
   readonly views: StatusViews;
-  readonly tagUrl: (name: string) => string;
+  /** The Tag entity as /api/v1/tags/:id shows it (a member's `following` and `featuring` too). */
+  readonly tagViews: TagViews;
 }
 
 /** Mastodon's limits: tags and links 10 (at most 20), statuses 20 (at most 40). */
@@ -29,12 +32,15 @@ const STATUSES = { limit: 20, max: 40 };
 const OPEN = { scopes: [], optional: true } as const;
 
 export function trendRoutes(d: TrendApiDeps): Route[] {
-  const tags = async (req: Request) => {
+  const tags = async (req: Request, who: Principal | null) => {
     const page = offsetQuery(req.query, TAGS.limit, TAGS.max);
     const rows = await d.trends.tags(page.limit, page.offset);
     return json(
       200,
-      rows.map((t) => tagEntity(t, d.tagUrl)),
+      await d.tagViews.many(
+        rows.map((t) => ({ id: t.itemId, name: t.name, history: t.history })),
+        viewerOf(who),
+      ),
       offsetLinks(d.baseUrl + req.path, page, rows.length),
     );
   };

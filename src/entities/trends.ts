@@ -1,6 +1,7 @@
-// Trends as the client API shows them: Tag (with its History), PreviewCard with history (Mastodon's
-// REST::Trends::LinkSerializer) and their Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer),
-// and a link publisher (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
+// Trends as the client API shows them: Tag (with its History; the public list renders it through views/tag-views.ts,
+// this one is the admin form's base), PreviewCard with history (Mastodon's REST::Trends::LinkSerializer) and their
+// Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer), and a link publisher
+// (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
 // Links carry no fetched card yet (issue 38): the card's fields are Mastodon's empty values, its title the anchor's
 // text or else the URL.
 import type { Publisher } from '../store/trend-publishers.js';

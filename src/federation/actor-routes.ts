@@ -20,8 +20,8 @@ export interface ActorRoutesDeps {
   /** The members' featured hashtags (the featuredTags collection). */
   readonly tags: TagStore;
   readonly actors: LocalActors;
-  /** The HTML profile page for browsers. */
-  readonly profilePage: (req: Request, account: Account) => Promise<Reply>;
+  /** The HTML profile page for browsers; `tagged`: only the posts with that hashtag (/@name/tagged/tag). */
+  readonly profilePage: (req: Request, account: Account, tagged?: string) => Promise<Reply>;
   /** The HTML page of a remote account, /@name@host (the handle after /@). */
   readonly remoteProfilePage?: (req: Request, handle: string) => Promise<Reply>;
 }
@@ -87,6 +87,19 @@ export function actorRoutes(d: ActorRoutesDeps): Route[] {
   return [
     { method: 'GET', path: '/users/:name', auth: PUBLIC, handler: actorOrPage },
     { method: 'GET', path: '/@:name', auth: PUBLIC, handler: actorOrPage },
+    {
+      // A featured tag's `url` (Mastodon's profile filtered by tag): the member's page of their posts with the tag;
+      // an ActivityPub client gets the actor, as at /@name.
+      method: 'GET',
+      path: '/@:name/tagged/:tag',
+      auth: PUBLIC,
+      handler: async (req) => {
+        const tag = req.params['tag']!;
+        const a = await member(req.params['name']!);
+        if (wantsActivityJson(req)) return activityJson(await d.actors.document(a));
+        return d.profilePage(req, a, tag);
+      },
+    },
     { method: 'GET', path: '/actor', auth: PUBLIC, handler: async () => activityJson(await d.actors.document(d.actors.instanceActor)) },
     { method: 'GET', path: '/actor/outbox', auth: PUBLIC, handler: (req) => emptyOrdered(`${d.actors.uris.instanceActor}/outbox`, req) },
     { method: 'GET', path: '/users/:name/followers', auth: PUBLIC, handler: collection('followers') },

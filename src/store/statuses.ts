@@ -184,13 +184,18 @@ export class StatusStore {
     return (await this.db.rows<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ANY($1::bigint[]) AND ${visibleTo(v)}`, values)).map(toStatus);
   }
 
-  /** An account's pinned statuses that the viewer may read, newest pin first. */
-  async pinnedOf(accountId: string, viewerId: string | null): Promise<Status[]> {
+  /** An account's pinned statuses that the viewer may read, newest pin first; `tagged`: those with that hashtag. */
+  async pinnedOf(accountId: string, viewerId: string | null, tagged?: string): Promise<Status[]> {
     const values: unknown[] = [accountId];
     const v = viewerId === null ? null : `$${values.push(viewerId)}`;
+    // Only those with hashtag `tagged` (Mastodon's AccountStatusesFilter merges pinned and tagged).
+    const tag =
+      tagged === undefined
+        ? ''
+        : ` AND EXISTS (SELECT 1 FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id AND t.key = $${values.push(tagKey(tagged))})`;
     return (
       await this.db.rows<StatusRow>(
-        `SELECT ${STATUS_COLUMNS} FROM pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = $1 AND s.account_id = $1 AND ${visibleTo(v)} ORDER BY p.id DESC`,
+        `SELECT ${STATUS_COLUMNS} FROM pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = $1 AND s.account_id = $1 AND ${visibleTo(v)}${tag} ORDER BY p.id DESC`,
         values,
       )
     ).map(toStatus);

@@ -58,8 +58,8 @@ export class ThreadStore {
 
   /**
    * The context of status `id` as `viewerId` (null: anonymous) sees it, or undefined when they may not read it. The
-   * ancestors walk up from its parent, stopping at the first the viewer may not read, at most `limits.ancestors`; the
-   * descendants go only through replies the viewer may read and has not silenced, at most `limits.descendants` of
+   * ancestors walk up from its parent, stopping at the first the viewer may not read or has silenced (blocks, mutes,
+   * domain blocks), at most `limits.ancestors`; the descendants go only through replies the viewer may read and has not silenced, at most `limits.descendants` of
    * them, no deeper than `limits.depth` (a descendant deeper than the count cannot be among the first so many in
    * depth-first order either, so the walk stops at the smaller).
    */
@@ -91,13 +91,16 @@ export class ThreadStore {
     // carry the columns the rule and the ref read (COLUMNS), so that judging is no second search of statuses per row
     // (~50 µs of a 50-reply thread, issue 19); the rule is written once, over the walked rows as `s`: PostgreSQL sets
     // up every node of a plan before running it, and the rules and refs written into each walk's branches had been
-    // most of the statement's ~380 µs of fixed cost. The ancestors end below the first the viewer may not read; a
-    // descendant is shown when neither it nor any reply on its path is hidden, as if the walk had stopped there. The
+    // most of the statement's ~380 µs of fixed cost. The ancestors end below the first the viewer may not read or has
+    // silenced; a descendant is shown when neither it nor any reply on its path is hidden, as if the walk had stopped there. The
     // status asked for is the page's row of part 't': present exactly when the viewer may read it. The descendants
     // come numbered in their order, not with their paths (a path array a row was ~3 % of the page's Node time to parse):
     // Mastodon's order, the first maxDown by path (depth-first, siblings by id), then the self-replies (`own`) first,
     // each group keeping its path order (ThreadingConcern's promote_by!, a stable partition).
-    const ok = v === null ? visibleTo(null) : `${visibleTo(v, 's', 'called')} AND (s.part <> 'd' OR ${quiet(v)})`;
+    // The viewer's blocks, mutes and domain blocks (quiet) judge ancestors and descendants alike, as Mastodon's
+    // find_statuses_from_tree_path runs StatusFilter over both; the status asked for is judged by visibility only.
+    // The silenced set is read once per statement (a hashed SubPlan) for all the rows, so ancestors cost no more.
+    const ok = v === null ? visibleTo(null) : `${visibleTo(v, 's', 'called')} AND (s.part = 't' OR ${quiet(v)})`;
     const sql = `WITH RECURSIVE target AS (
          SELECT s.id, s.in_reply_to_id, ${CARRIED} FROM statuses s
          WHERE s.id = (SELECT CASE WHEN x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)),

@@ -106,6 +106,44 @@ describe('account search', () => {
     assert.deepEqual(accts(await search('ann', { q: 'zebu@later-blocked.example' })), ['zebu@later-blocked.example']);
   });
 
+  it("hides no one for a member's own blocks, mutes or domain blocks, as Mastodon's AccountSearchService", async () => {
+    // Mastodon's Account.advanced_search_for and its Elasticsearch query filter none of them (the Relationship tells
+    // the client); only the operator's suspensions above leave accounts out.
+    const mine = async (method: string, path: string, body?: unknown) => {
+      const r = await api(s.url, m.token['mallory'], method, path, body);
+      assert.equal(r.status, 200, `${method} ${path}: ${r.text}`);
+      return r.body;
+    };
+    await mine('POST', '/api/v1/domain_blocks', { domain: 'other.example' });
+    await mine('POST', `/api/v1/accounts/${m.id['kitty']}/block`);
+    await mine('POST', `/api/v1/accounts/${m.id['kit']}/mute`);
+    assert.equal((await api(s.url, m.token['kite'], 'POST', `/api/v1/accounts/${m.id['mallory']}/block`)).status, 200);
+    try {
+      const all = ['kit', 'kite', 'kitsune@other.example', 'kitten', 'kitty'].sort();
+      assert.deepEqual(accts(await search('mallory', { q: 'kit' })).sort(), all);
+      assert.deepEqual(accts(await search('mallory', { q: 'sam@other.example' })), ['sam@other.example']);
+      const v2 = await mine('GET', `/api/v2/search?${new URLSearchParams({ q: 'kit', type: 'accounts' })}`);
+      assert.deepEqual(accts(v2.accounts).sort(), all);
+      const rel = await mine(
+        'GET',
+        `/api/v1/accounts/relationships?${new URLSearchParams(['kitty', 'kit', 'kite'].map((n): [string, string] => ['id[]', m.id[n]!]))}`,
+      );
+      assert.deepEqual(
+        rel.map((r: Json) => [r.blocking, r.muting, r.blocked_by]),
+        [
+          [true, false, false],
+          [false, true, false],
+          [false, false, true],
+        ],
+      );
+    } finally {
+      await mine('DELETE', '/api/v1/domain_blocks', { domain: 'other.example' });
+      await mine('POST', `/api/v1/accounts/${m.id['kitty']}/unblock`);
+      await mine('POST', `/api/v1/accounts/${m.id['kit']}/unmute`);
+      await api(s.url, m.token['kite'], 'POST', `/api/v1/accounts/${m.id['mallory']}/unblock`);
+    }
+  });
+
   it('puts a handle named completely first: user@domain, @user@domain, @user', async () => {
     assert.deepEqual(accts(await search('ann', { q: 'sam@other.example' })), ['sam@other.example']);
     assert.deepEqual(accts(await search('ann', { q: '@SAM@Other.Example' })), ['sam@other.example']);

@@ -10,6 +10,7 @@ import { createRestAPIClient } from 'masto';
 import megalodonModule from 'megalodon';
 import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
+import { appToken, registerApp } from '../support/oauth.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -145,6 +146,44 @@ describe('trends API', () => {
     // The deprecated alias, and a token of any scope (Mastodon asks none).
     assert.deepEqual(await names('/api/v1/trends'), ['busy', 'StoaFest']);
     assert.deepEqual(await names('/api/v1/trends/tags', await m.tokenFor('val', ['read:accounts'])), ['busy', 'StoaFest']);
+  });
+
+  it('says to a member whether they follow and feature each trending tag, as /api/v1/tags/:id does; to no one else', async () => {
+    const val = m.token['val']!;
+    await ok(val, 'POST', '/api/v1/tags/busy/follow');
+    await ok(val, 'POST', '/api/v1/featured_tags', { name: 'StoaFest' });
+    const shown = (tags: Json[]) => tags.map((t) => [t.name, t.following, t.featuring]);
+    const mine: Json[] = await ok(val, 'GET', '/api/v1/trends/tags');
+    assert.deepEqual(shown(mine), [
+      ['busy', true, false],
+      ['StoaFest', false, true],
+    ]);
+    // The same entity as the tag's own route, the trend's history aside (its last refresh's count).
+    const { history: _h, ...busy } = mine[0]!;
+    const { history: _h2, ...own } = await ok(val, 'GET', `/api/v1/tags/busy`);
+    assert.deepEqual(busy, own);
+    assert.deepEqual(shown(await ok(m.token['ann'], 'GET', '/api/v1/trends/tags')), [
+      ['busy', false, false],
+      ['StoaFest', false, false],
+    ]);
+    // Anonymous, and an app's own token (no account): no `following`, no `featuring`, as Mastodon's current_user?.
+    const appOnly = await appToken(s.url, await registerApp(s.url, { scopes: 'read' }), 'read');
+    for (const token of [undefined, appOnly]) {
+      for (const t of (await ok(token, 'GET', '/api/v1/trends/tags')) as Json[]) {
+        assert.deepEqual(Object.keys(t).sort(), ['history', 'id', 'name', 'url'], token ?? 'anonymous');
+      }
+    }
+    // masto.js reads them.
+    const masto = createRestAPIClient({ url: s.url, accessToken: val });
+    assert.deepEqual(
+      (await masto.v1.trends.tags.list()).map((t) => [t.name, t.following]),
+      [
+        ['busy', true],
+        ['StoaFest', false],
+      ],
+    );
+    await ok(val, 'POST', '/api/v1/tags/busy/unfollow');
+    assert.equal((await ok(val, 'GET', '/api/v1/trends/tags'))[0].following, false);
   });
 
   it('pages by offset with Link headers, within Mastodon’s limits', async () => {
