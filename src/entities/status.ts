@@ -103,17 +103,41 @@ const POLICY_KEYS: Readonly<Record<Status['quotePolicy'], readonly string[]>> = 
  */
 export function quoteApproval(s: Status, viewerId: string | null, follows = false): { approval: QuoteApproval; needsFollow: boolean } {
   const open = s.visibility === 'public' || s.visibility === 'unlisted';
-  const automatic = open ? POLICY_KEYS[s.quotePolicy] : NO_KEYS;
-  let current: QuoteApproval['current_user'] = 'denied';
-  let needsFollow = false;
+  const policy = open ? s.quotePolicy : 'nobody';
+  let current: 'automatic' | 'denied' = 'denied';
   if (viewerId === null || s.reblogOfId || s.visibility === 'direct') current = 'denied';
   else if (viewerId === s.accountId) current = 'automatic';
   else if (open && s.quotePolicy === 'public') current = 'automatic';
   else if (open && s.quotePolicy === 'followers') {
-    current = follows ? 'automatic' : 'denied';
-    needsFollow = !follows;
+    if (follows) current = 'automatic';
+    // Settled later, once the page's follows are read: its own object, which the caller mutates.
+    else return { approval: { automatic: POLICY_KEYS[policy], manual: NO_KEYS, current_user: 'denied' }, needsFollow: true };
   }
-  return { approval: { automatic, manual: NO_KEYS, current_user: current }, needsFollow };
+  return { approval: SETTLED[policy][current], needsFollow: false };
+}
+
+/**
+ * The settled approvals, one frozen object per policy and answer, shared by every status of every page: a page of
+ * statuses makes none, and views/status-json.ts writes each one's JSON once (quoteApprovalJson).
+ */
+const SETTLED = Object.fromEntries(
+  (['public', 'followers', 'nobody'] as const).map((p) => [
+    p,
+    {
+      automatic: Object.freeze({ automatic: POLICY_KEYS[p], manual: NO_KEYS, current_user: 'automatic' }) as QuoteApproval,
+      denied: Object.freeze({ automatic: POLICY_KEYS[p], manual: NO_KEYS, current_user: 'denied' }) as QuoteApproval,
+    },
+  ]),
+) as Record<Status['quotePolicy'], Record<'automatic' | 'denied', QuoteApproval>>;
+
+const APPROVAL_JSON = new WeakMap<QuoteApproval, string>();
+
+/** A quote approval's JSON: a settled (frozen, shared) one's is written once. */
+export function quoteApprovalJson(a: QuoteApproval): string {
+  if (!Object.isFrozen(a)) return JSON.stringify(a);
+  let j = APPROVAL_JSON.get(a);
+  if (j === undefined) APPROVAL_JSON.set(a, (j = JSON.stringify(a)));
+  return j;
 }
 
 /**

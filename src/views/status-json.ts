@@ -6,7 +6,7 @@
 // filter-apply.ts does) is written by JSON.stringify. Either way the text is JSON.stringify's, byte for byte
 // (test/views/status-json.test.ts).
 import { type AccountEntity, type AccountJson, accountJsonOf, accountJsonParts } from '../entities/account.js';
-import { STATIC_END } from '../entities/status.js';
+import { type QuoteApproval, quoteApprovalJson, STATIC_END } from '../entities/status.js';
 import type { CachedStatus } from './status-cache.js';
 
 interface Made {
@@ -48,7 +48,7 @@ export function statusJson(value: unknown): string {
   }
   let parts = accountParts.get(m.account);
   if (parts === undefined) accountParts.set(m.account, (parts = accountJsonParts(m.account)));
-  return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${e['pinned'] === undefined ? '' : `,"pinned":${e['pinned']}`},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"quote_approval":${JSON.stringify(e['quote_approval'])},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
+  return `${head},"replies_count":${e['replies_count']},"reblogs_count":${e['reblogs_count']},"favourites_count":${e['favourites_count']},"quotes_count":${e['quotes_count']},"favourited":${e['favourited']},"reblogged":${e['reblogged']},"muted":${e['muted']},"bookmarked":${e['bookmarked']}${e['pinned'] === undefined ? '' : `,"pinned":${e['pinned']}`},"filtered":${JSON.stringify(e['filtered'])},"reblog":${e['reblog'] === null ? 'null' : statusJson(e['reblog'])},"account":${accountJsonOf(parts, e['account'] as AccountEntity)},"poll":${JSON.stringify(e['poll'])},"quote":${JSON.stringify(e['quote'])},"quote_approval":${quoteApprovalJson(e['quote_approval'] as QuoteApproval)},"text":${JSON.stringify(e['text'])},"pleroma":${JSON.stringify(e['pleroma'])}}`;
 }
 
 /**
