@@ -2,7 +2,6 @@
 // Api::V1::Accounts::EndorsementsController, and Api::V1::EndorsementsController for the member's own list):
 // endorse / unendorse and their older names pin / unpin, answered with the Relationship; the member's list, and
 // any local account's public list. Lists page by the endorsed account's id with Link headers.
-import { relationshipEntity } from '../entities/relationship.js';
 import { Errors } from '../errors.js';
 import { linkHeader, pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
@@ -12,6 +11,7 @@ import type { Account, AccountStore } from '../store/accounts.js';
 import type { EndorsementStore } from '../store/endorsements.js';
 import type { FollowStore } from '../store/follows.js';
 import type { AccountViews } from '../views/account-views.js';
+import { actedOn, relationshipReply } from './acted-on.js';
 import { memberAccount } from './callers.js';
 
 /** Mastodon's accounts.pin_errors.following, as AccountPin's validation words it. */
@@ -28,13 +28,8 @@ export interface EndorsementDeps {
 }
 
 export function endorsementRoutes(d: EndorsementDeps): Route[] {
-  const target = async (id: string): Promise<Account> => {
-    const a = await d.accounts.byId(id);
-    if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
-    return a;
-  };
-  const relationship = async (viewer: Account, other: Account): Promise<Reply> =>
-    json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
+  const target = (id: string): Promise<Account> => actedOn(d.accounts, id);
+  const relationship = (viewer: Account, other: Account): Promise<Reply> => relationshipReply(d.follows, viewer, other);
 
   const endorse = async (req: Request, who: MemberPrincipal): Promise<Reply> => {
     const viewer = await memberAccount(d.accounts, who);

@@ -11,6 +11,7 @@ import { route, type MemberPrincipal, type Reply, type Route } from '../http/typ
 import type { Account } from '../store/accounts.js';
 import type { AccountApiDeps } from './deps.js';
 import { idList, railsBool } from './params.js';
+import { actedOn, relationshipReply } from './acted-on.js';
 import { memberAccount } from './callers.js';
 
 const MAX_RELATIONSHIP_IDS = 80;
@@ -30,13 +31,8 @@ const FollowBody = z.object({
 });
 
 export function followRoutes(d: AccountApiDeps): Route[] {
-  const target = async (id: string): Promise<Account> => {
-    const a = await d.accounts.byId(id);
-    if (!a || a.deletedAt || a.instanceActor || (a.domain === null && !a.hasUser)) throw Errors.notFound();
-    return a;
-  };
-  const relationship = async (viewer: Account, other: Account): Promise<Reply> =>
-    json(200, relationshipEntity((await d.follows.relationships(viewer.id, [other.id]))[0]!));
+  const target = (id: string): Promise<Account> => actedOn(d.accounts, id);
+  const relationship = (viewer: Account, other: Account): Promise<Reply> => relationshipReply(d.follows, viewer, other);
 
   /** One page of accounts related to `accountId`, newest relationship first, with its Link header. */
   const accountPage = async (kind: 'followers' | 'following' | 'requests', accountId: string, req: Request, url: string): Promise<Reply> => {
