@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import { json, jsonPieces } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import type { Request } from '../http/request.js';
 import { isId } from '../store/ids.js';
 import type { QuoteStore } from '../store/quotes.js';
@@ -40,8 +40,7 @@ export function quoteRoutes(d: QuoteApiDeps): Route[] {
     return s;
   };
   /** PUT (and PATCH: Rails routes both to update) /api/v1/statuses/:id/interaction_policy: the author's own status only. */
-  const setPolicy = route({
-    method: 'PUT',
+  const setPolicy = updateRoute({
     path: '/api/v1/statuses/:id/interaction_policy',
     auth: { scopes: ['write:statuses'], member: true },
     body: true,
@@ -56,8 +55,7 @@ export function quoteRoutes(d: QuoteApiDeps): Route[] {
     },
   });
   return [
-    setPolicy,
-    { ...setPolicy, method: 'PATCH' },
+    ...setPolicy,
     route({
       method: 'GET',
       path: '/api/v1/statuses/:id/quotes',

@@ -4,7 +4,7 @@
 import { Errors } from '../errors.js';
 import { pageQuery, timelineLinks } from '../http/pagination.js';
 import { json } from '../http/respond.js';
-import { route, type MemberPrincipal, type Route } from '../http/types.js';
+import { route, type MemberPrincipal, type Route, updateRoute } from '../http/types.js';
 import type { Request } from '../http/request.js';
 import type { ScheduledPosts } from '../services/scheduled-posts.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -54,8 +54,8 @@ export function scheduledStatusRoutes(d: ScheduledStatusApiDeps): Route[] {
       auth: read,
       handler: async (req, who) => json(200, await d.views.one(await own(req, who))),
     }),
-    route({
-      method: 'PUT',
+    // Rails' `resources :scheduled_statuses … :update`: PUT and PATCH alike.
+    ...updateRoute({
       path: '/api/v1/scheduled_statuses/:id',
       auth: write,
       body: true,

@@ -149,6 +149,7 @@ const MASTODON: Readonly<Record<string, Documented>> = {
   'GET /api/v1/scheduled_statuses': member('read:statuses'),
   'GET /api/v1/scheduled_statuses/:id': member('read:statuses'),
   'PUT /api/v1/scheduled_statuses/:id': member('write:statuses'),
+  'PATCH /api/v1/scheduled_statuses/:id': member('write:statuses'),
   'DELETE /api/v1/scheduled_statuses/:id': member('write:statuses'),
   // timelines, lists, search
   'GET /api/v1/timelines/home': member('read:statuses'),
