@@ -102,9 +102,9 @@ export function apiGroups(p: ApiParts) {
     onSettingsChanged: () => wakes.historyDue.wake(),
     prune: manualPrune,
   };
-  const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, ...listed };
-  const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const tagViews = new TagViews(s.tags, uris);
+  const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, tagViews, ...listed };
+  const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {
     db,
     metricsToken: config.metrics.token,

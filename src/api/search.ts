@@ -22,6 +22,7 @@ import type { TimelineStore } from '../store/timelines.js';
 import type { AccountViews } from '../views/account-views.js';
 import { flag } from './params.js';
 import type { StatusViews } from '../views/status-views.js';
+import type { TagViews } from '../views/tag-views.js';
 
 // A handle named completely: user@domain, @user@domain, or @user (a local one), as Mastodon's username_complete?.
 const HANDLE = /^(?:@?([A-Za-z0-9_.-]{1,255})@([A-Za-z0-9.-]{1,253}(?::\d{1,5})?)|@([A-Za-z0-9_.-]{1,255}))$/;
@@ -98,6 +99,7 @@ export interface SearchDeps {
   readonly uris: LocalUris;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
+  readonly tagViews: TagViews;
 }
 
 /** What a search finds, as the API renders it (the page at /search shows the same, web/search-page.ts). */
@@ -225,7 +227,7 @@ export function searcher(d: SearchDeps): Search {
     const wantAccounts = !type || type === 'accounts';
     const wantStatuses = (!type || type === 'statuses') && viewer !== null;
 
-    const found = offset === 0 && (wantAccounts || wantStatuses) ? await exact(q, resolve, wantAccounts) : {};
+    const found = offset === 0 && (wantAccounts || wantStatuses) ? await exact(q, resolve, wantAccounts, wantStatuses) : {};
     const accounts = wantAccounts ? await searchAccounts(q, viewer, { limit, offset, resolve, following }, found) : [];
     let statuses: Status[] = [];
     if (wantStatuses) {
@@ -234,12 +236,13 @@ export function searcher(d: SearchDeps): Search {
       const words = /^https?:\/\//i.test(q) ? [] : await d.timelines.search(q, viewer, { limit, offset, accountId });
       statuses = [...(named ? [named] : []), ...words.filter((w) => w.id !== named?.id)].slice(0, limit);
     }
-    let hashtags: string[] = [];
+    let hashtags: { id: string; name: string }[] = [];
     if ((!type || type === 'hashtags') && /^#?[\p{L}\p{M}\p{N}_]{1,100}$/u.test(q)) hashtags = await d.timelines.searchTags(q.replace(/^#/, ''), limit, offset);
     return {
       accounts: await d.accountViews.many(accounts),
       statuses: await d.statusViews.many(statuses, viewer),
-      hashtags: hashtags.map((name) => ({ name, url: d.uris.tag(name), history: [] })),
+      // Tags as everywhere else: their week, and the member's follows and features of them.
+      hashtags: await d.tagViews.many(hashtags, viewer),
     };
   };
 }

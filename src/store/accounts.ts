@@ -59,12 +59,14 @@ export class AccountStore {
    * query's words (case-insensitive; the accounts_search index): accounts with exactly that username first, then the
    * best ranked (display name over username over domain, as Mastodon weighs them); optionally only those
    * `followerId` follows and `followerId` itself (Mastodon's `following`). Local members and remote accounts alike,
-   * never deleted, suspended (by a moderator or a domain block) or instance actors.
+   * never deleted, suspended (by a moderator or a domain block), moved, instance actors, or applicants not yet
+   * approved (Mastodon's Account.searchable).
    */
   async search(terms: string, opts: { limit: number; offset: number; followerId?: string }): Promise<Account[]> {
     const values: unknown[] = [searchQueryText(terms), terms.trim().replace(/^@/, '').toLowerCase()];
     let where = `${SEARCH_VECTOR} @@ to_tsquery('simple', $1) AND a.deleted_at IS NULL AND a.suspended_at IS NULL AND NOT a.instance_actor
-      AND (a.domain IS NOT NULL OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id))`;
+      AND a.moved_to_uri IS NULL
+      AND (a.domain IS NOT NULL OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id AND u.approved))`;
     if (opts.followerId) {
       const f = `$${values.push(opts.followerId)}`;
       where += ` AND (a.id = ${f} OR a.id IN (SELECT target_account_id FROM follows WHERE account_id = ${f}))`;

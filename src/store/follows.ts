@@ -4,6 +4,8 @@ import { notifyMembersChanged } from './auth-events.js';
 import type { Database } from './db.js';
 import { pageSql, type PageQuery } from './paging.js';
 
+/** The most familiar followers listed for one account. */
+const FAMILIAR_MAX = 40;
 export interface FollowRow {
   readonly id: string;
   readonly accountId: string;
@@ -214,15 +216,18 @@ export class FollowStore {
 
   /**
    * Mastodon's familiar followers: for each of `targetIds`, the accounts `viewerId` follows that follow it (live ones),
-   * as [target id, follower id] pairs, the most recent follow first.
+   * as [target id, follower id] pairs, the most recent follow first, at most FAMILIAR_MAX a target (a member who
+   * follows thousands asking about popular accounts would otherwise get them all; clients show a few).
    */
   async familiarFollowers(viewerId: string, targetIds: readonly string[]): Promise<(readonly [string, string])[]> {
     const rows = await this.db.rows<{ target: string; follower: string }>(
-      `SELECT f.target_account_id::text AS target, f.account_id::text AS follower
-       FROM follows f JOIN follows mine ON mine.account_id = $1 AND mine.target_account_id = f.account_id
-       JOIN accounts a ON a.id = f.account_id
-       WHERE f.target_account_id = ANY($2::bigint[]) AND a.deleted_at IS NULL AND a.suspended_at IS NULL
-       ORDER BY f.id DESC`,
+      `SELECT t.id::text AS target, ff.follower FROM unnest($2::bigint[]) AS t(id)
+       CROSS JOIN LATERAL (
+         SELECT f.account_id::text AS follower
+         FROM follows f JOIN follows mine ON mine.account_id = $1 AND mine.target_account_id = f.account_id
+         JOIN accounts a ON a.id = f.account_id
+         WHERE f.target_account_id = t.id AND a.deleted_at IS NULL AND a.suspended_at IS NULL
+         ORDER BY f.id DESC LIMIT ${FAMILIAR_MAX}) ff`,
       [viewerId, targetIds],
     );
     return rows.map((r) => [r.target, r.follower] as const);

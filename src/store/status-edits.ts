@@ -67,8 +67,9 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
           language: string | null;
           created_at: Date;
           edited_at: Date | null;
+          local: boolean;
         }>(
-          'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+          'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at, local FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
           [id],
         )
       ).rows[0];
@@ -103,7 +104,7 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
       await link(q, id, e.mentionIds, e.tags);
       // The link the edited text is about (trends, the link timeline), as a new status's.
       await q.query('DELETE FROM status_links WHERE status_id = $1', [id]);
-      await linkStatus(q, id, e.content);
+      await linkStatus(q, id, e.content, c.local);
       return 'edited';
     });
   } catch (err) {

@@ -76,7 +76,7 @@ export class StatusStore {
       const id = inserted;
       await this.link(q, id, s.mentionIds, s.tags);
       // The link the status is about (trends, the link timeline): one upsert and one row, only when it has one.
-      if (!s.reblogOfId) await linkStatus(q, id, s.content);
+      if (!s.reblogOfId) await linkStatus(q, id, s.content, s.local);
       // A history post joins no conversation until a delivery promotes it (promote()).
       if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
       if (s.local) await notifyMembersChanged(this.db, q, [s.accountId]); // statuses_count

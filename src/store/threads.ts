@@ -97,10 +97,12 @@ export class ThreadStore {
     // come numbered in their order, not with their paths (a path array a row was ~3 % of the page's Node time to parse):
     // Mastodon's order, the first maxDown by path (depth-first, siblings by id), then the self-replies (`own`) first,
     // each group keeping its path order (ThreadingConcern's promote_by!, a stable partition).
-    // The viewer's blocks, mutes and domain blocks (quiet) judge ancestors and descendants alike, as Mastodon's
+    // The viewer's blocks, mutes and domain blocks (quiet, `calm`) judge ancestors and descendants alike, as Mastodon's
     // find_statuses_from_tree_path runs StatusFilter over both; the status asked for is judged by visibility only.
-    // The silenced set is read once per statement (a hashed SubPlan) for all the rows, so ancestors cost no more.
-    const ok = v === null ? visibleTo(null) : `${visibleTo(v, 's', 'called')} AND (s.part = 't' OR ${quiet(v)})`;
+    // A silenced ancestor is left out alone, as Mastodon drops each filtered status; only one the viewer may not read
+    // (`vis`) ends the chain. The silenced set is read once per statement (a hashed SubPlan) for all the rows.
+    const vis = v === null ? visibleTo(null) : visibleTo(v, 's', 'called');
+    const calm = v === null ? 'true' : `(s.part = 't' OR ${quiet(v)})`;
     const sql = `WITH RECURSIVE target AS (
          SELECT s.id, s.in_reply_to_id, ${CARRIED} FROM statuses s
          WHERE s.id = (SELECT CASE WHEN x.reblog_of_id IS NOT NULL AND x.deleted_at IS NULL THEN x.reblog_of_id ELSE x.id END FROM statuses x WHERE x.id = $1)),
@@ -117,15 +119,15 @@ export class ThreadStore {
          SELECT 't' AS part, 0 AS k1, NULL::bigint[] AS k2, false AS own, id, ${COLUMNS} FROM target
          UNION ALL SELECT 'a', -depth, NULL, false, id, ${COLUMNS} FROM up
          UNION ALL SELECT 'd', depth, path, own, id, ${COLUMNS} FROM down),
-       judged AS MATERIALIZED (SELECT s.part, s.k1, s.k2, s.own, ${STATUS_REFS.columns}, (${ok}) AS ok FROM walked s)
+       judged AS MATERIALIZED (SELECT s.part, s.k1, s.k2, s.own, ${STATUS_REFS.columns}, (${vis}) AS vis, ${calm} AS calm FROM walked s)
        (SELECT 'a' AS part, k1, ${STATUS_REF_NAMES} FROM judged
-         WHERE part = 'a' AND ok AND k1 > coalesce((SELECT max(j.k1) FROM judged j WHERE j.part = 'a' AND NOT j.ok), -${maxUp} - 1))
+         WHERE part = 'a' AND vis AND calm AND k1 > coalesce((SELECT max(j.k1) FROM judged j WHERE j.part = 'a' AND NOT j.vis), -${maxUp} - 1))
        UNION ALL
        (SELECT 'd', row_number() OVER (ORDER BY NOT own, k2)::int, ${STATUS_REF_NAMES} FROM
-         (SELECT * FROM judged WHERE part = 'd' AND ok AND NOT (k2 && ARRAY(SELECT j.id FROM judged j WHERE j.part = 'd' AND NOT j.ok))
+         (SELECT * FROM judged WHERE part = 'd' AND vis AND calm AND NOT (k2 && ARRAY(SELECT j.id FROM judged j WHERE j.part = 'd' AND NOT (j.vis AND j.calm)))
           ORDER BY k2 LIMIT ${maxDown}) kept)
        UNION ALL
-       (SELECT 't', 0, ${STATUS_REF_NAMES} FROM judged WHERE part = 't' AND ok)`;
+       (SELECT 't', 0, ${STATUS_REF_NAMES} FROM judged WHERE part = 't' AND vis)`;
     const made = {
       sql: withDynamics(sql, values, signedIn ? VIEWER : null, 'page.part, page.k1', {
         statuses: ['id', 'reblog_of_id'],

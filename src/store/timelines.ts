@@ -9,6 +9,9 @@ import type { PageShape } from './status-refs.js';
 import { authorNotSuspended, boostedReadable, inChosenLanguage, listable, notSilenced, publicFeedable, quiet, visibleTo } from './visibility.js';
 
 /** Statuses with at least one attachment (only_media): boosts carry none of their own, so they drop out too. */
+
+/** The most a tag's collection counts (countLocalTagged). */
+const TAGGED_COUNT_MAX = 10_000;
 export const HAS_MEDIA = ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id AND NOT ma.removed)';
 
 // The feeds' rules over status `s`, shared by the REST timelines and streaming (store/stream-audience.ts), so a
@@ -282,15 +285,15 @@ export class TimelineStore<R = Status[]> {
   }
 
   /** Hashtags whose name starts with `prefix` (case-folded) and that some public or unlisted status carries. */
-  async searchTags(prefix: string, limit: number, offset: number): Promise<string[]> {
+  async searchTags(prefix: string, limit: number, offset: number): Promise<{ id: string; name: string }[]> {
     const like = tagKey(prefix).replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = await this.db.rows<{ name: string }>(
-      `SELECT t.name FROM tags t WHERE t.key LIKE $1
+    const rows = await this.db.rows<{ id: string; name: string }>(
+      `SELECT t.id::text AS id, t.name FROM tags t WHERE t.key LIKE $1
          AND EXISTS (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = t.id AND s.deleted_at IS NULL AND s.visibility <= 1 AND ${listable()})
        ORDER BY t.key LIMIT $2 OFFSET $3`,
       [`${like}%`, limit, offset],
     );
-    return rows.map((r) => r.name);
+    return rows;
   }
 
   /** Public statuses: all, local only, or remote only. */
@@ -328,11 +331,14 @@ export class TimelineStore<R = Status[]> {
     });
   }
 
-  /** How many local public posts carry the hashtag: the totalItems of its collection for other servers (/tags/:name). */
+  /**
+   * How many local public posts carry the hashtag: the totalItems of its collection for other servers (/tags/:name),
+   * counted up to TAGGED_COUNT_MAX (anyone may ask, so a popular tag costs no unbounded scan per request).
+   */
   async countLocalTagged(tag: string): Promise<number> {
     const r = await this.db.one<{ n: number }>(
-      `SELECT count(*)::int AS n FROM status_tags st JOIN statuses s ON s.id = st.status_id
-       WHERE st.tag_id = (SELECT t.id FROM tags t WHERE t.key = $1) AND s.local AND ${TAG_RULE}`,
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM status_tags st JOIN statuses s ON s.id = st.status_id
+       WHERE st.tag_id = (SELECT t.id FROM tags t WHERE t.key = $1) AND s.local AND ${TAG_RULE} LIMIT ${TAGGED_COUNT_MAX}) counted`,
       [tagKey(tag)],
     );
     return r?.n ?? 0;

@@ -6,7 +6,7 @@
 import type { Database, Queryable } from './db.js';
 import { addPublishersFor, publisherOf } from './trend-publishers.js';
 import { LINK_OPTIONS, TAG_OPTIONS, peakScore, statusScore, type Peak, type PeakOptions } from './trend-scores.js';
-import { publicFeedable, quiet } from './visibility.js';
+import { authorNotSuspended, publicFeedable, quiet } from './visibility.js';
 
 export type TrendKind = 'tag' | 'status' | 'link';
 
@@ -302,7 +302,7 @@ export class TrendStore {
     const rows = await this.db.rows<RankedRow>(
       `SELECT t.item_id, t.history, ${REVIEW_COLUMNS('status', 't.item_id')}
        FROM trends t JOIN statuses s ON s.id = t.item_id ${ENABLED}
-       WHERE t.kind = 'status' AND s.deleted_at IS NULL AND ${all ? 't.listed' : `${IS_ENABLED} AND ${shown('status')}`}${viewer}
+       WHERE t.kind = 'status' AND s.deleted_at IS NULL AND ${authorNotSuspended('s')} AND ${all ? 't.listed' : `${IS_ENABLED} AND ${shown('status')}`}${viewer}
        ORDER BY t.score DESC, t.item_id DESC LIMIT $1 OFFSET $2`,
       values,
     );

@@ -135,7 +135,20 @@ describe('search parameters and visibility', () => {
     const all = await search('reader', { q: 'axolotl' });
     assert.deepEqual(accts(all.accounts), ['axolotl']);
     assert.deepEqual(ids(all.statuses), [pub.id]);
-    assert.deepEqual(all.hashtags, [{ name: 'axolotl', url: `${s.url}/tags/axolotl`, history: [] }]);
+    // A Tag as everywhere else: its id, its week (today's one public use), and the member's follow and feature.
+    const [tag] = all.hashtags;
+    assert.deepEqual(
+      { ...tag, id: typeof tag.id, history: tag.history.length },
+      {
+        id: 'string',
+        name: 'axolotl',
+        url: `${s.url}/tags/axolotl`,
+        history: 7,
+        following: false,
+        featuring: false,
+      },
+    );
+    assert.deepEqual([tag.history[0].uses, tag.history[0].accounts], ['1', '1']);
     assert.deepEqual(await search('reader', { q: 'axolotl', type: 'accounts' }).then((r) => [accts(r.accounts), r.statuses, r.hashtags]), [
       ['axolotl'],
       [],

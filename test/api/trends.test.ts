@@ -240,7 +240,8 @@ describe('trends API', () => {
   });
 
   it('ranks links by the accounts that posted or boosted them, as PreviewCards with history', async () => {
-    // The remote post comes first: its anchor text becomes the link's title (no card is fetched yet).
+    // The remote post comes first, but a remote anchor text is not taken as the title (a server could headline a real
+    // URL first): until cards are fetched (issue 38) the URL stands for it.
     await remoteNote('<p>read <a href="https://news.example/story" rel="nofollow">The Story</a></p>');
     for (const who of POSTERS.slice(0, 4)) await post(who, 'read https://news.example/story');
     const last = await post('eve', 'read https://news.example/story#comments');
@@ -254,7 +255,7 @@ describe('trends API', () => {
       { ...story, history: undefined },
       {
         url: 'https://news.example/story',
-        title: 'The Story',
+        title: 'https://news.example/story',
         description: '',
         language: null,
         type: 'link',
@@ -305,7 +306,7 @@ describe('trends API', () => {
     const links = await client.v1.trends.links.list();
     assert.deepEqual(
       links.map((l) => [l.url, l.type, l.title]),
-      [['https://news.example/story', 'link', 'The Story']],
+      [['https://news.example/story', 'link', 'https://news.example/story']],
     );
     const linked = await client.v1.timelines.link.list({ url: 'https://news.example/story', limit: 3 });
     assert.equal(linked.length, 3);

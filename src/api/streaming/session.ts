@@ -33,7 +33,8 @@ export async function authenticateStream(bearer: BearerAuth, token: string | und
     if (e instanceof ApiError) throw new StreamError(401, 'Invalid access token');
     throw e;
   }
-  if (!t.record.user || t.record.user.disabled || t.record.user.suspended) throw new StreamError(401, 'Invalid access token');
+  // A member awaiting approval (signed up through an app) may not stream either, as the API refuses them.
+  if (!t.record.user || t.record.user.disabled || t.record.user.suspended || !t.record.user.approved) throw new StreamError(401, 'Invalid access token');
   return t;
 }
 

@@ -22,7 +22,7 @@ export function createStreaming(
 ): Streaming {
   const hub = new StreamHub(async (userId) => {
     const u = await d.users.byUserId(userId);
-    return !u || u.disabled || u.suspended;
+    return !u || u.disabled || u.suspended || !u.approved;
   }, d.heartbeatMs);
   const fanout = new StreamFanout(hub, d, d.log);
   const behavior = streamingWebSocket({ hub, bearer: d.bearer, audience: d.audience, maxBuffered: d.maxBuffered, log: d.log }) as WebSocketBehavior<unknown>;
