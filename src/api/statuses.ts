@@ -20,6 +20,7 @@ import type { StatusRef } from '../store/status-refs.js';
 import { ANONYMOUS_CONTEXT, MEMBER_CONTEXT, type ThreadStore } from '../store/threads.js';
 import { pushStatusesJson } from '../views/status-json.js';
 import { memberAccount, viewerOf } from './callers.js';
+import { assertQuotable } from '../services/quotable.js';
 
 const MAX_CHARS = LIMITS.maxCharacters;
 const MAX_MEDIA = LIMITS.maxMediaAttachments;
@@ -168,13 +169,7 @@ export function statusRoutes(d: StatusApiDeps): Route[] {
         const q = QuoteId.safeParse(given(req.fields));
         if (!q.success) throw invalid(q.error);
         const quote = q.data.quoted_status_id ? await original(q.data.quoted_status_id, me.id) : null;
-        // Quoting follows the quoted post's reach: followers-only and direct posts cannot be quoted.
-        if (quote && quote.visibility !== 'public' && quote.visibility !== 'unlisted') throw Errors.forbidden('This status cannot be quoted');
-        // And its author's quote policy (Mastodon 4.5): nobody, or followers only; an author may always quote themself.
-        if (quote && quote.accountId !== me.id && quote.quotePolicy !== 'public') {
-          const follows = quote.quotePolicy === 'followers' && (await d.statuses.followedAmong(me.id, [quote.accountId])).has(quote.accountId);
-          if (!follows) throw Errors.forbidden('This status cannot be quoted');
-        }
+        if (quote) await assertQuotable(d.statuses, me, quote);
         const key = req.headers['idempotency-key'];
         if (key !== undefined && (key.length === 0 || key.length > 256)) throw Errors.validation('Idempotency-Key must be 1 to 256 characters');
         const post: NewPost = {

@@ -17,6 +17,7 @@ import {
 } from '../store/scheduled-statuses.js';
 import type { StatusStore, Visibility } from '../store/statuses.js';
 import type { NewPost, StatusService } from './status-service.js';
+import { assertQuotable } from './quotable.js';
 
 /** Mastodon's words (config/locales/en.yml, scheduled_statuses.*; media_attachments.validations.images_and_video). */
 export const TOO_SOON = 'Scheduled at The scheduled date must be in the future';
@@ -124,6 +125,7 @@ export class ScheduledPosts {
     if (inReplyTo === undefined) throw Errors.notFound();
     const quote = p.quoted_status_id ? await this.d.statuses.readable(p.quoted_status_id, me.id, true) : null;
     if (quote === undefined) throw Errors.notFound();
+    if (quote) await assertQuotable(this.d.statuses, me, quote);
     return this.d.service.post(me, {
       text: p.text,
       visibility: p.visibility as Visibility,

@@ -278,6 +278,23 @@ describe('scheduled statuses', () => {
     assert.equal(await countText('an orphan reply'), 0, 'Mastodon drops a scheduled reply to a status that is gone');
   });
 
+  it('checks the quoted author\'s policy again at publication: a quote scheduled before it became "nobody" is dropped', async () => {
+    const quoted = (await call('max', 'POST', '/api/v1/statuses', { status: 'quote me while you can' })).body;
+    const at = new Date(Date.now() + MIN_OFFSET_MS + 500).toISOString();
+    const kept = await call('kai', 'POST', '/api/v1/statuses', { status: 'a timely quote', quoted_status_id: quoted.id, scheduled_at: at });
+    const late = await call('nia', 'POST', '/api/v1/statuses', { status: 'a quote too late', quoted_status_id: quoted.id, scheduled_at: at });
+    assert.deepEqual([kept.status, late.status], [200, 200]);
+    // kai follows max, so a "followers" policy still lets kai quote; nia follows no one.
+    assert.equal((await call('kai', 'POST', `/api/v1/accounts/${m.id['max']}/follow`)).status, 200);
+    assert.equal((await call('max', 'PUT', `/api/v1/statuses/${quoted.id}/interaction_policy`, { quote_approval_policy: 'followers' })).status, 200);
+    await eventually(async () => {
+      assert.equal((await call('nia', 'GET', `/api/v1/scheduled_statuses/${late.body.id}`)).status, 404, 'taken');
+      assert.equal((await call('kai', 'GET', `/api/v1/scheduled_statuses/${kept.body.id}`)).status, 404, 'taken');
+      assert.equal(await countText('a timely quote'), 1);
+    }, 10_000);
+    assert.equal(await countText('a quote too late'), 0, 'dropped: the policy no longer lets nia quote it');
+  });
+
   it('works through masto.js: statuses.create({scheduledAt}), scheduledStatuses.list, $select(id).update and remove', async () => {
     const client = createRestAPIClient({ url: s.url, accessToken: m.token['nia']! });
     const at = inDays(7);
