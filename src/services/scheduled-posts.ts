@@ -19,6 +19,9 @@ import type { StatusStore, Visibility } from '../store/statuses.js';
 import type { NewPost, StatusService } from './status-service.js';
 import { assertQuotable } from './quotable.js';
 
+/** How long a scheduled post whose publication failed (not refused: failed) waits before it is tried again. */
+const RETRY_LATER_MS = 60_000;
+
 /** Mastodon's words (config/locales/en.yml, scheduled_statuses.*; media_attachments.validations.images_and_video). */
 export const TOO_SOON = 'Scheduled at The scheduled date must be in the future';
 const REFUSALS: Record<ScheduleRefusal, string> = {
@@ -97,9 +100,26 @@ export class ScheduledPosts {
   }
 
   private async publishOne(): Promise<boolean> {
+    let claimed: string | undefined;
+    try {
+      return await this.claimAndPublish((id) => {
+        claimed = id;
+      });
+    } catch (e) {
+      if (claimed === undefined) throw e;
+      // The claim rolled back with the failure: the post is kept, and tried again later rather than at once, so that
+      // one that keeps failing (the earliest due is claimed first) does not hold back every post due after it.
+      await this.d.scheduled.postpone(claimed, RETRY_LATER_MS);
+      this.d.log.error({ err: e, scheduled: claimed, retryInMs: RETRY_LATER_MS }, 'scheduled post failed; tried again later');
+      return true;
+    }
+  }
+
+  private async claimAndPublish(onClaim: (id: string) => void): Promise<boolean> {
     return this.d.db.tx(async () => {
       const due = await this.d.scheduled.claimDue();
       if (!due) return false;
+      onClaim(due.id);
       try {
         // A savepoint: a refusal undoes the post's own writes, and the claim (the deletion) still commits.
         const status = await this.d.db.tx(() => this.post(due));

@@ -175,6 +175,11 @@ export class ScheduledStatusStore {
     });
   }
 
+  /** Moves a scheduled post `ms` from now (its publication failed; it is tried again then). */
+  async postpone(id: string, ms: number): Promise<void> {
+    await this.db.exec('UPDATE scheduled_statuses SET scheduled_at = now() + make_interval(secs => $2::float8 / 1000) WHERE id = $1', [id, ms]);
+  }
+
   /** Milliseconds until the earliest scheduled post is due (0 or less: due now), null when none is scheduled. */
   async nextDueInMs(): Promise<number | null> {
     const r = await this.db.one<{ ms: number | null }>('SELECT (extract(epoch FROM min(scheduled_at) - now()) * 1000)::float8 AS ms FROM scheduled_statuses');

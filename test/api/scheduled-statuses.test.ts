@@ -295,6 +295,22 @@ describe('scheduled statuses', () => {
     assert.equal(await countText('a quote too late'), 0, 'dropped: the policy no longer lets nia quote it');
   });
 
+  it('a post that fails to publish (not refused: fails) is kept and tried later, and holds back none due after it', async () => {
+    // A row no post can be made of without an error of the database's: the earliest due, claimed first each time.
+    const poison = await s.app.db.one<{ id: string }>(
+      `INSERT INTO scheduled_statuses (account_id, scheduled_at, params) VALUES ($1, now() - interval '1 second', $2) RETURNING id::text AS id`,
+      [m.id['lea'], JSON.stringify({ text: 'poisoned', visibility: 'bogus', sensitive: false, spoiler_text: '', language: null, media_ids: [] })],
+    );
+    const at = new Date(Date.now() + MIN_OFFSET_MS + 500).toISOString();
+    const next = await call('lea', 'POST', '/api/v1/statuses', { status: 'due after the poisoned one', scheduled_at: at });
+    assert.equal(next.status, 200);
+    await eventually(async () => assert.equal(await countText('due after the poisoned one'), 1), 10_000);
+    assert.equal(await countText('poisoned'), 0);
+    const kept = await s.app.db.one<{ later: boolean }>('SELECT scheduled_at > now() AS later FROM scheduled_statuses WHERE id = $1', [poison!.id]);
+    assert.deepEqual(kept, { later: true }, 'kept, and moved on to be tried again');
+    await s.app.db.exec('DELETE FROM scheduled_statuses WHERE id = $1', [poison!.id]);
+  });
+
   it('works through masto.js: statuses.create({scheduledAt}), scheduledStatuses.list, $select(id).update and remove', async () => {
     const client = createRestAPIClient({ url: s.url, accessToken: m.token['nia']! });
     const at = inDays(7);
