@@ -12,6 +12,9 @@ import type { InstanceActivityStore } from '../store/instance-activity.js';
 import type { InstanceRuleStore } from '../store/instance-rules.js';
 import type { InstanceTextStore, TermsVersion } from '../store/instance-texts.js';
 
+/** How long a node keeps the instance's weekly activity. */
+const ACTIVITY_KEPT_MS = 10 * 60_000;
+
 export interface InstanceExtrasDeps {
   readonly clock: Clock;
   readonly activity: InstanceActivityStore;
@@ -42,6 +45,16 @@ function currentTerms(all: readonly TermsVersion[], today: string): TermsVersion
 
 export function instanceExtrasRoutes(d: InstanceExtrasDeps): Route[] {
   const today = () => new Date(d.clock.now()).toISOString().slice(0, 10);
+  // Twelve weeks counted over statuses, users and tokens: anyone may ask, so a node counts them at most every
+  // ACTIVITY_KEPT_MS (Mastodon keeps them a day).
+  let activity: { at: number; weeks: ReturnType<typeof activityEntity>[] } | undefined;
+  const weeks = async () => {
+    const now = d.clock.now();
+    if (activity === undefined || now - activity.at >= ACTIVITY_KEPT_MS) {
+      activity = { at: now, weeks: (await d.activity.weeks(new Date(now))).map(activityEntity) };
+    }
+    return activity.weeks;
+  };
   const terms = async (date: string | undefined) => {
     const all = await d.texts.terms();
     const t = date === undefined ? currentTerms(all, today()) : all.find((x) => x.effectiveDate === date);
@@ -75,7 +88,7 @@ export function instanceExtrasRoutes(d: InstanceExtrasDeps): Route[] {
       auth: PUBLIC,
       handler: async () => {
         if (!(await d.texts.enabled('activity_api_enabled'))) throw Errors.notFound();
-        return json(200, (await d.activity.weeks(new Date(d.clock.now()))).map(activityEntity), DAY);
+        return json(200, await weeks(), DAY);
       },
     },
     {
