@@ -10,6 +10,7 @@ import { PUBLIC, type Route } from '../http/types.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
+import { openLocalStatus } from '../federation/open-statuses.js';
 
 export interface OEmbedDeps {
   readonly config: Config;
@@ -32,21 +33,9 @@ export function oembedRoutes(d: OEmbedDeps): Route[] {
       handler: async (req) => {
         const url = req.query['url'];
         const named = typeof url === 'string' ? d.uris.statusOfUrl(url) : undefined;
-        const s = named && (await d.statuses.byId(named.id));
-        const author = s && (await d.accounts.byId(s.accountId));
-        if (
-          !s ||
-          !author ||
-          !s.local ||
-          s.deletedAt ||
-          s.reblogOfId ||
-          author.username.toLowerCase() !== named!.username.toLowerCase() ||
-          (s.visibility !== 'public' && s.visibility !== 'unlisted') ||
-          // A suspended author's posts are gone for anonymous readers (store/visibility.ts).
-          !(await d.statuses.canSee(s, null))
-        ) {
-          throw Errors.notFound();
-        }
+        const open = named && (await openLocalStatus(d, named.username, named.id));
+        if (!open) throw Errors.notFound();
+        const { status: s, author } = open;
         return json(
           200,
           oembedEntity({

@@ -18,7 +18,7 @@ import type { LocalUris } from '../urls/local-uris.js';
 import { createNoteActivity, NOTE_CONTEXT } from './note-document.js';
 
 const OUTBOX_PAGE = 20;
-import { isId } from '../store/ids.js';
+import { openLocalStatus } from './open-statuses.js';
 
 export interface NoteRouteDeps {
   readonly accounts: AccountStore;
@@ -63,21 +63,9 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
   };
 
   const note = async (req: Request): Promise<Reply> => {
-    const id = req.params['id']!;
-    const s = isId(id) ? await d.statuses.byId(id) : undefined;
-    const author = s && (await d.accounts.byId(s.accountId));
-    if (
-      !s ||
-      !author ||
-      !s.local ||
-      s.deletedAt ||
-      s.reblogOfId ||
-      author.username !== req.params['name'] ||
-      (s.visibility !== 'public' && s.visibility !== 'unlisted')
-    ) {
-      throw Errors.notFound();
-    }
-    const { note } = await d.notes.note(s, author);
+    const open = await openLocalStatus(d, req.params['name']!, req.params['id']!);
+    if (!open) throw Errors.notFound();
+    const { note } = await d.notes.note(open.status, open.author);
     return activityJson({ '@context': NOTE_CONTEXT, ...note });
   };
 
