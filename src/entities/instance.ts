@@ -2,6 +2,7 @@
 import type { Config } from '../../config/schema.js';
 import { MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
 import { SUPPORTED_MIME_TYPES } from '../media/sniff.js';
+import { FEATURED_TAGS_LIMIT } from '../store/tags.js';
 import { MASTODON_API_LEVEL, VERSION_STRING } from '../version.js';
 import type { accountEntity } from './account.js';
 
@@ -27,7 +28,7 @@ export const LIMITS = {
   maxCharactersPerOption: 50,
   minPollExpiration: 300,
   maxPollExpiration: 2_629_746,
-  maxFeaturedTags: 10,
+  maxFeaturedTags: FEATURED_TAGS_LIMIT,
   maxPinnedStatuses: 5,
   maxProfileFields: 4,
   maxDisplayNameLength: 30,
