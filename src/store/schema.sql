@@ -5,6 +5,16 @@
 
 -- Sequences
 
+CREATE SEQUENCE lemmy_comments_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 OWNED BY lemmy_comments.id;
+
+CREATE SEQUENCE lemmy_communities_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 OWNED BY lemmy_communities.id;
+
+CREATE SEQUENCE lemmy_instances_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 OWNED BY lemmy_instances.id;
+
+CREATE SEQUENCE lemmy_persons_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 OWNED BY lemmy_persons.id;
+
+CREATE SEQUENCE lemmy_posts_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 OWNED BY lemmy_posts.id;
+
 CREATE SEQUENCE timestamp_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
 
 -- Functions
@@ -347,6 +357,89 @@ BEGIN
   PERFORM home_feed_trim(NEW.account_id);
   RETURN NULL;
 END $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_comments_count()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    UPDATE lemmy_posts SET comments = comments + 1,
+        newest_comment_time = greatest(newest_comment_time, NEW.published),
+        hot_rank_active = lemmy_hot_rank(score, greatest(newest_comment_time, NEW.published))
+      WHERE id = NEW.post_id;
+    UPDATE lemmy_comments SET child_count = child_count + 1
+      WHERE post_id = NEW.post_id AND id <> NEW.id AND NEW.path LIKE path || '.%';
+    RETURN NULL;
+  END
+  $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_comments_rank()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    NEW.hot_rank := lemmy_hot_rank(NEW.score, NEW.published);
+    RETURN NEW;
+  END
+  $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_comments_uncount()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    UPDATE lemmy_posts SET comments = greatest(comments - 1, 0) WHERE id = OLD.post_id;
+    UPDATE lemmy_comments SET child_count = greatest(child_count - 1, 0)
+      WHERE post_id = OLD.post_id AND id <> OLD.id AND OLD.path LIKE path || '.%';
+    RETURN NULL;
+  END
+  $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_hot_rank(score integer, published timestamp with time zone)
+ RETURNS double precision
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT CASE
+      WHEN extract(epoch FROM (now() - published)) / 3600 >= 0 AND extract(epoch FROM (now() - published)) / 3600 < 168
+        THEN log(greatest(2, score + 2)::numeric)::double precision / power(extract(epoch FROM (now() - published))::double precision / 3600 + 2, 1.8)
+      ELSE 0.0
+    END
+  $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_posts_rank()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    NEW.hot_rank := lemmy_hot_rank(NEW.score, NEW.published);
+    NEW.hot_rank_active := lemmy_hot_rank(NEW.score, NEW.newest_comment_time);
+    RETURN NEW;
+  END
+  $function$;
+
+CREATE OR REPLACE FUNCTION public.lemmy_votes_count()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    sid bigint := COALESCE(NEW.status_id, OLD.status_id);
+    up integer := (CASE WHEN TG_OP <> 'DELETE' AND NEW.score = 1 THEN 1 ELSE 0 END) - (CASE WHEN TG_OP <> 'INSERT' AND OLD.score = 1 THEN 1 ELSE 0 END);
+    down integer := (CASE WHEN TG_OP <> 'DELETE' AND NEW.score = -1 THEN 1 ELSE 0 END) - (CASE WHEN TG_OP <> 'INSERT' AND OLD.score = -1 THEN 1 ELSE 0 END);
+  BEGIN
+    IF up = 0 AND down = 0 THEN RETURN NULL; END IF;
+    UPDATE lemmy_posts SET upvotes = upvotes + up, downvotes = downvotes + down, score = score + up - down,
+        hot_rank = lemmy_hot_rank(score + up - down, published),
+        hot_rank_active = lemmy_hot_rank(score + up - down, newest_comment_time)
+      WHERE status_id = sid;
+    IF NOT FOUND THEN
+      UPDATE lemmy_comments SET upvotes = upvotes + up, downvotes = downvotes + down, score = score + up - down,
+          hot_rank = lemmy_hot_rank(score + up - down, published)
+        WHERE status_id = sid;
+    END IF;
+    RETURN NULL;
+  END
+  $function$;
 
 CREATE OR REPLACE FUNCTION public.list_feed_raise(l bigint, edge bigint)
  RETURNS void
@@ -1065,6 +1158,113 @@ CREATE TABLE instance_rules (
   CONSTRAINT instance_rules_pkey PRIMARY KEY (id),
   CONSTRAINT instance_rules_text_check CHECK (text <> ''::text)
 );
+
+CREATE TABLE lemmy_comments (
+  id          bigint DEFAULT nextval('lemmy_comments_id_seq'::regclass) NOT NULL,
+  status_id   bigint NOT NULL,
+  post_id     bigint NOT NULL,
+  path        text NOT NULL,
+  body        text DEFAULT ''::text NOT NULL,
+  published   timestamp with time zone NOT NULL,
+  upvotes     integer DEFAULT 0 NOT NULL,
+  downvotes   integer DEFAULT 0 NOT NULL,
+  score       integer DEFAULT 0 NOT NULL,
+  child_count integer DEFAULT 0 NOT NULL,
+  hot_rank    double precision DEFAULT 0 NOT NULL,
+  CONSTRAINT lemmy_comments_pkey PRIMARY KEY (id),
+  CONSTRAINT lemmy_comments_status_id_key UNIQUE (status_id),
+  CONSTRAINT lemmy_comments_post_id_fkey FOREIGN KEY (post_id) REFERENCES lemmy_posts(id) ON DELETE CASCADE,
+  CONSTRAINT lemmy_comments_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX lemmy_comments_path ON lemmy_comments USING btree (path text_pattern_ops);
+CREATE INDEX lemmy_comments_post ON lemmy_comments USING btree (post_id, path text_pattern_ops);
+CREATE TRIGGER lemmy_comments_count AFTER INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_count();
+CREATE TRIGGER lemmy_comments_rank BEFORE INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_rank();
+CREATE TRIGGER lemmy_comments_uncount AFTER DELETE ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_uncount();
+
+CREATE TABLE lemmy_communities (
+  id                         bigint DEFAULT nextval('lemmy_communities_id_seq'::regclass) NOT NULL,
+  account_id                 bigint NOT NULL,
+  moderators_url             text,
+  posting_restricted_to_mods boolean DEFAULT false NOT NULL,
+  nsfw                       boolean DEFAULT false NOT NULL,
+  CONSTRAINT lemmy_communities_pkey PRIMARY KEY (id),
+  CONSTRAINT lemmy_communities_account_id_key UNIQUE (account_id),
+  CONSTRAINT lemmy_communities_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE lemmy_community_moderators (
+  community_id bigint NOT NULL,
+  account_id   bigint NOT NULL,
+  position     integer DEFAULT 0 NOT NULL,
+  CONSTRAINT lemmy_community_moderators_pkey PRIMARY KEY (community_id, account_id),
+  CONSTRAINT lemmy_community_moderators_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT lemmy_community_moderators_community_id_fkey FOREIGN KEY (community_id) REFERENCES lemmy_communities(id) ON DELETE CASCADE
+);
+
+CREATE TABLE lemmy_instances (
+  id     bigint DEFAULT nextval('lemmy_instances_id_seq'::regclass) NOT NULL,
+  domain text NOT NULL,
+  CONSTRAINT lemmy_instances_pkey PRIMARY KEY (id),
+  CONSTRAINT lemmy_instances_domain_key UNIQUE (domain)
+);
+
+CREATE TABLE lemmy_persons (
+  id         bigint DEFAULT nextval('lemmy_persons_id_seq'::regclass) NOT NULL,
+  account_id bigint NOT NULL,
+  CONSTRAINT lemmy_persons_pkey PRIMARY KEY (id),
+  CONSTRAINT lemmy_persons_account_id_key UNIQUE (account_id),
+  CONSTRAINT lemmy_persons_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE
+);
+
+CREATE TABLE lemmy_posts (
+  id                  bigint DEFAULT nextval('lemmy_posts_id_seq'::regclass) NOT NULL,
+  status_id           bigint NOT NULL,
+  community_id        bigint NOT NULL,
+  name                text NOT NULL,
+  url                 text,
+  body                text DEFAULT ''::text NOT NULL,
+  nsfw                boolean DEFAULT false NOT NULL,
+  locked              boolean DEFAULT false NOT NULL,
+  featured_community  boolean DEFAULT false NOT NULL,
+  published           timestamp with time zone NOT NULL,
+  upvotes             integer DEFAULT 0 NOT NULL,
+  downvotes           integer DEFAULT 0 NOT NULL,
+  score               integer DEFAULT 0 NOT NULL,
+  comments            integer DEFAULT 0 NOT NULL,
+  newest_comment_time timestamp with time zone NOT NULL,
+  hot_rank            double precision DEFAULT 0 NOT NULL,
+  hot_rank_active     double precision DEFAULT 0 NOT NULL,
+  CONSTRAINT lemmy_posts_pkey PRIMARY KEY (id),
+  CONSTRAINT lemmy_posts_status_id_key UNIQUE (status_id),
+  CONSTRAINT lemmy_posts_community_id_fkey FOREIGN KEY (community_id) REFERENCES lemmy_communities(id) ON DELETE CASCADE,
+  CONSTRAINT lemmy_posts_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX lemmy_posts_active ON lemmy_posts USING btree (hot_rank_active DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_comments ON lemmy_posts USING btree (comments DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_community_active ON lemmy_posts USING btree (community_id, hot_rank_active DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_community_hot ON lemmy_posts USING btree (community_id, hot_rank DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_community_new ON lemmy_posts USING btree (community_id, published DESC, id DESC);
+CREATE INDEX lemmy_posts_hot ON lemmy_posts USING btree (hot_rank DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_new ON lemmy_posts USING btree (published DESC, id DESC);
+CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (published) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
+CREATE INDEX lemmy_posts_score ON lemmy_posts USING btree (score DESC, published DESC, id DESC);
+CREATE TRIGGER lemmy_posts_rank BEFORE INSERT ON lemmy_posts FOR EACH ROW EXECUTE FUNCTION lemmy_posts_rank();
+
+CREATE TABLE lemmy_votes (
+  status_id  bigint NOT NULL,
+  account_id bigint NOT NULL,
+  score      smallint NOT NULL,
+  uri        text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT lemmy_votes_pkey PRIMARY KEY (status_id, account_id),
+  CONSTRAINT lemmy_votes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT lemmy_votes_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT lemmy_votes_score_check CHECK (score = ANY (ARRAY['-1'::integer, 1]))
+);
+CREATE INDEX lemmy_votes_account ON lemmy_votes USING btree (account_id);
+CREATE UNIQUE INDEX lemmy_votes_uri ON lemmy_votes USING btree (uri) WHERE (uri IS NOT NULL);
+CREATE TRIGGER lemmy_votes_count AFTER INSERT OR DELETE OR UPDATE OF score ON lemmy_votes FOR EACH ROW EXECUTE FUNCTION lemmy_votes_count();
 
 CREATE TABLE links (
   id         bigint DEFAULT timestamp_id(now()) NOT NULL,

@@ -40,6 +40,7 @@ import { SettingsStore } from './settings.js';
 import { StatusStore } from './statuses.js';
 import { StreamAudienceStore } from './stream-audience.js';
 import { TagStore } from './tags.js';
+import { LinkAggregatorStore } from './link-aggregator.js';
 import { TimelineStore } from './timelines.js';
 import { TrendPublisherStore } from './trend-publishers.js';
 import { TrendStore } from './trends.js';
@@ -99,6 +100,8 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     lists: new ListStore(db),
     // Followed and featured hashtags.
     tags: new TagStore(db),
+    // The link aggregator (/api/v3): communities, posts, comments and votes, with Lemmy's numeric ids.
+    linkAggregator: new LinkAggregatorStore(db),
     filters: new FilterStore(db),
     reports: new ReportStore(db),
     media: new MediaStore(db),
