@@ -50,6 +50,8 @@ export const Errors = {
   busy: (retryAfterSeconds: number, what = 'The server is busy') => new ApiError(503, what, 'Try again later', { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (message: string) => new ApiError(503, message),
   notImplemented: (method: string) => new ApiError(501, 'Not implemented', `The method ${method} is not implemented by this server`),
+  /** The link-aggregator adapter's errors (/api/v3): Lemmy's snake_case codes (couldnt_find_post, not_logged_in …). */
+  lemmy: (status: 400 | 401 | 403 | 404 | 429, code: string) => new ApiError(status, code),
   headersTooLarge: (fieldBytes: number, totalBytes: number) =>
     new ApiError(431, 'Request header fields too large', `A header may hold ${fieldBytes} bytes, all of them ${totalBytes}`),
 } as const;
