@@ -401,8 +401,8 @@ CREATE OR REPLACE FUNCTION public.lemmy_hot_rank(score integer, published timest
  STABLE
 AS $function$
     SELECT CASE
-      WHEN extract(epoch FROM (now() - published)) / 3600 >= 0 AND extract(epoch FROM (now() - published)) / 3600 < 168
-        THEN log(greatest(2, score + 2)::numeric)::double precision / power(extract(epoch FROM (now() - published))::double precision / 3600 + 2, 1.8)
+      WHEN now() - published > interval '0' AND now() - published < interval '7 days'
+        THEN log(greatest(2, score + 2)::double precision) / power(extract(epoch FROM (now() - published))::double precision / 3600 + 2, 1.8)
       ELSE 0.0
     END
   $function$;
@@ -1178,6 +1178,8 @@ CREATE TABLE lemmy_comments (
 );
 CREATE INDEX lemmy_comments_path ON lemmy_comments USING btree (path text_pattern_ops);
 CREATE INDEX lemmy_comments_post ON lemmy_comments USING btree (post_id, path text_pattern_ops);
+CREATE INDEX lemmy_comments_ranked ON lemmy_comments USING btree (published) WHERE (hot_rank > (0)::double precision);
+CREATE INDEX lemmy_comments_recent ON lemmy_comments USING btree (published, id);
 CREATE TRIGGER lemmy_comments_count AFTER INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_count();
 CREATE TRIGGER lemmy_comments_rank BEFORE INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_rank();
 CREATE TRIGGER lemmy_comments_uncount AFTER DELETE ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_uncount();
@@ -1248,6 +1250,7 @@ CREATE INDEX lemmy_posts_community_new ON lemmy_posts USING btree (community_id,
 CREATE INDEX lemmy_posts_hot ON lemmy_posts USING btree (hot_rank DESC, published DESC, id DESC);
 CREATE INDEX lemmy_posts_new ON lemmy_posts USING btree (published DESC, id DESC);
 CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (published) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
+CREATE INDEX lemmy_posts_recent ON lemmy_posts USING btree (newest_comment_time, id);
 CREATE INDEX lemmy_posts_score ON lemmy_posts USING btree (score DESC, published DESC, id DESC);
 CREATE TRIGGER lemmy_posts_rank BEFORE INSERT ON lemmy_posts FOR EACH ROW EXECUTE FUNCTION lemmy_posts_rank();
 
