@@ -40,6 +40,7 @@ import { StatusService } from './services/status-service.js';
 import { ScheduledPosts } from './services/scheduled-posts.js';
 import type { Database } from './store/db.js';
 import { MediaFetchLocks } from './store/media-fetch-locks.js';
+import { LinkRankRefresh } from './store/link-rank-refresh.js';
 import { FilterCache } from './views/filter-apply.js';
 import { newVapidKeys, VAPID_SETTING, type VapidKeys } from './push/vapid.js';
 import { LocalUris } from './urls/local-uris.js';
@@ -343,6 +344,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       mediaFiles,
       leases: s.leases,
       trends: s.trends,
+      // The link aggregator's rank decay (the lemmy-ranks child).
+      linkRanks: new LinkRankRefresh(db, s.linkAggregator),
     },
     /** The route table's (routes.ts): one group per module, or per line of modules that share one. */
     api,
