@@ -190,7 +190,8 @@ export class LinkAggregatorStore {
   /** Walks the rows whose `time` is within the last week or ahead, by (time, id), one batch per statement. */
   private async refreshInBatches(table: 'lemmy_posts' | 'lemmy_comments', time: string, set: string): Promise<number> {
     let total = 0;
-    // The key as text: a timestamptz has microseconds, a Date only milliseconds.
+    // The key as text: a timestamptz has microseconds, a Date only milliseconds. The batch's ids as an array: the
+    // update then reads them by primary key (joined as a set, the planner hashes the whole table for each batch).
     let after = { at: '-infinity', id: '0' };
     for (;;) {
       const r = (await this.db.one<{ n: number; at: string | null; id: string | null }>(
@@ -199,7 +200,7 @@ export class LinkAggregatorStore {
            WHERE ${time} > now() - interval '7 days' AND (${time}, id) > ($1::timestamptz, $2::bigint)
            ORDER BY ${time}, id LIMIT ${RANK_BATCH} FOR UPDATE SKIP LOCKED
          ), done AS (
-           UPDATE ${table} t SET ${set} FROM batch WHERE t.id = batch.id RETURNING t.${time} AS at, t.id
+           UPDATE ${table} t SET ${set} WHERE t.id = ANY (ARRAY(SELECT id FROM batch)) RETURNING t.${time} AS at, t.id
          ), last AS (SELECT at, id FROM done ORDER BY at DESC, id DESC LIMIT 1)
          SELECT (SELECT count(*)::int FROM done) AS n, (SELECT at::text FROM last) AS at, (SELECT id::text FROM last) AS id`,
         [after.at, after.id],
