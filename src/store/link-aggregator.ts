@@ -176,10 +176,10 @@ export class LinkAggregatorStore {
     let posts = await this.refreshInBatches(
       'lemmy_posts',
       'newest_comment_time',
-      'hot_rank = lemmy_hot_rank(t.score, t.published), hot_rank_active = lemmy_hot_rank(t.score, t.newest_comment_time)',
+      'hot_rank = lemmy_hot_rank(t.score, t.published), hot_rank_active = lemmy_hot_rank(t.score, t.newest_comment_time_necro)',
     );
     posts += await this.db.exec(
-      `UPDATE lemmy_posts SET hot_rank = lemmy_hot_rank(score, published), hot_rank_active = lemmy_hot_rank(score, newest_comment_time)
+      `UPDATE lemmy_posts SET hot_rank = lemmy_hot_rank(score, published), hot_rank_active = lemmy_hot_rank(score, newest_comment_time_necro)
        WHERE (hot_rank > 0 OR hot_rank_active > 0) AND newest_comment_time <= now() - interval '7 days'`,
     );
     await this.refreshInBatches('lemmy_comments', 'published', 'hot_rank = lemmy_hot_rank(t.score, t.published)');

@@ -50,9 +50,9 @@ async function newComment(postId: number, parent: CommentRecord | null, at = new
 
 type Counts = { upvotes: number; downvotes: number; score: number; hot_rank: number };
 const postRow = async (id: number) =>
-  (await db.one<Counts & { comments: number; newest: Date; hot_rank_active: number; hours: number; active_hours: number }>(
-    `SELECT upvotes, downvotes, score, comments, newest_comment_time AS newest, hot_rank, hot_rank_active,
-            extract(epoch FROM now() - published)::float8 / 3600 AS hours, extract(epoch FROM now() - newest_comment_time)::float8 / 3600 AS active_hours
+  (await db.one<Counts & { comments: number; newest: Date; necro: Date; hot_rank_active: number; hours: number; active_hours: number }>(
+    `SELECT upvotes, downvotes, score, comments, newest_comment_time AS newest, newest_comment_time_necro AS necro, hot_rank, hot_rank_active,
+            extract(epoch FROM now() - published)::float8 / 3600 AS hours, extract(epoch FROM now() - newest_comment_time_necro)::float8 / 3600 AS active_hours
      FROM lemmy_posts WHERE id = $1`,
     [id],
   ))!;
@@ -107,12 +107,30 @@ describe('link aggregator records', () => {
     const row = await postRow(p.id);
     assert.equal(row.comments, 5);
     assert.equal(row.newest.getTime(), t0 + 3 * HOUR);
+    assert.equal(row.necro.getTime(), t0 + 3 * HOUR);
     close(row.hot_rank_active, lemmyHotRank(0, row.active_hours), 1e-3, 'the Active rank follows the newest comment');
     assert.equal((await postRow(other.id)).comments, 1);
     // A comment's deletion (its status gone) takes it out of every count.
     await db.exec('DELETE FROM statuses WHERE id = $1', [c.statusId]);
     assert.deepEqual([await children(a), await children(b)], [2, 0]);
     assert.equal((await postRow(p.id)).comments, 4);
+  });
+
+  it("bumps the Active rank as Lemmy does: not by the post's author, not more than 2 days after the post", async () => {
+    const published = Date.now() - 80 * HOUR;
+    const p = await newPost(new Date(published));
+    const author = (await db.one<{ a: string }>('SELECT account_id::text AS a FROM statuses WHERE id = $1', [p.statusId]))!.a;
+    const comment = async (who: string, at: number) => links.recordComment(await fx.post(who, { at: new Date(at) }), p.id, null, 'c', new Date(at));
+    await comment(await fx.account(false), published + 10 * HOUR);
+    await comment(author, published + 20 * HOUR); // the author's own: no bump
+    await comment(await fx.account(false), published + 60 * HOUR); // past 2 days: no bump
+    const row = await postRow(p.id);
+    assert.equal(row.comments, 3);
+    assert.equal(row.newest.getTime(), published + 60 * HOUR, 'NewComments still sees every comment');
+    assert.equal(row.necro.getTime(), published + 10 * HOUR);
+    close(row.hot_rank_active, lemmyHotRank(0, 70), 1e-3, 'Active from the last bump, 70 hours ago');
+    await links.refreshRanks();
+    close((await postRow(p.id)).hot_rank_active, lemmyHotRank(0, 70), 1e-3, 'and so after a refresh');
   });
 
   it('keeps upvotes, downvotes and score exact through any votes, changes, removals and undos (model)', async () => {
@@ -222,7 +240,8 @@ describe('rank refresh', () => {
   const age = (table: 'lemmy_posts' | 'lemmy_comments', id: number, hours: number) =>
     db.exec(
       table === 'lemmy_posts'
-        ? `UPDATE lemmy_posts SET published = now() - make_interval(secs => $2::float8 * 3600), newest_comment_time = now() - make_interval(secs => $2::float8 * 3600) WHERE id = $1`
+        ? `UPDATE lemmy_posts SET published = now() - make_interval(secs => $2::float8 * 3600), newest_comment_time = now() - make_interval(secs => $2::float8 * 3600),
+             newest_comment_time_necro = now() - make_interval(secs => $2::float8 * 3600) WHERE id = $1`
         : `UPDATE lemmy_comments SET published = now() - make_interval(secs => $2::float8 * 3600) WHERE id = $1`,
       [id, hours],
     );
@@ -296,7 +315,7 @@ describe('rank refresh', () => {
     const wrong = await db.one<{ n: number }>(
       `SELECT count(*)::int AS n FROM lemmy_posts
        WHERE abs(hot_rank - lemmy_hot_rank(score, published)) > 1e-2 * lemmy_hot_rank(score, published) + 1e-12
-          OR abs(hot_rank_active - lemmy_hot_rank(score, newest_comment_time)) > 1e-2 * lemmy_hot_rank(score, newest_comment_time) + 1e-12`,
+          OR abs(hot_rank_active - lemmy_hot_rank(score, newest_comment_time_necro)) > 1e-2 * lemmy_hot_rank(score, newest_comment_time_necro) + 1e-12`,
     );
     assert.equal(wrong!.n, 0);
     await db.exec('ANALYZE lemmy_posts');
