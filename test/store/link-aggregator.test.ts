@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import pg from 'pg';
 import { pino } from 'pino';
 import { Database } from '../../src/store/db.js';
 import { type CommentRecord, LinkAggregatorStore } from '../../src/store/link-aggregator.js';
@@ -14,12 +15,14 @@ const silent = pino({ level: 'silent' });
 const HOUR = 3_600_000;
 
 let db: Database;
+let dbUrl: string;
 let links: LinkAggregatorStore;
 let fx: ReturnType<typeof feedFixtures>;
 let community: number;
 
 before(async () => {
-  db = new Database(await freshDatabaseUrl(), 2, silent);
+  dbUrl = await freshDatabaseUrl();
+  db = new Database(dbUrl, 2, silent);
   links = new LinkAggregatorStore(db);
   fx = feedFixtures(db);
   const group = await fx.account(false);
@@ -279,6 +282,28 @@ describe('rank refresh', () => {
     await links.refreshRanks();
     const due = await postRow(ahead.id);
     close(due.hot_rank, lemmyHotRank(0, due.hours), 1e-3, 'the future-dated post once due');
+  });
+
+  it('skips a row a vote holds, without waiting for it, and takes it at the next refresh', async () => {
+    const p = await newPost(new Date(Date.now() - 2 * HOUR));
+    const q = await newPost(new Date(Date.now() - 2 * HOUR));
+    await db.exec('UPDATE lemmy_posts SET hot_rank = 1 WHERE id = ANY($1::bigint[])', [[p.id, q.id]]);
+    const holder = new pg.Client({ connectionString: dbUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM lemmy_posts WHERE id = $1 FOR UPDATE', [p.id]);
+      await links.refreshRanks();
+      assert.equal((await postRow(p.id)).hot_rank, 1, 'the held row was skipped');
+      const other = await postRow(q.id);
+      close(other.hot_rank, lemmyHotRank(0, other.hours), 1e-3, 'the free row was refreshed');
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    await links.refreshRanks();
+    const taken = await postRow(p.id);
+    close(taken.hot_rank, lemmyHotRank(0, taken.hours), 1e-3, 'taken at the next refresh');
   });
 
   it('refreshes every row of the week in batches, and the Hot listing reads the indexes, not a sort of the table', async () => {
