@@ -25,6 +25,6 @@ export function postBody(note: NoteDoc): string {
  */
 export function postHtml(note: NoteDoc): string {
   const title = `<p><strong>${escapeText(postTitle(note))}</strong></p>`;
-  const link = note.link ? `<p><a href="${escapeText(note.link)}" rel="nofollow noopener" target="_blank">${escapeText(note.link)}</a></p>` : '';
+  const link = note.link ? `<p><a href="${escapeText(note.link)}" rel="nofollow noopener noreferrer" target="_blank">${escapeText(note.link)}</a></p>` : '';
   return sanitizeHtml(title + link + note.content);
 }
