@@ -152,14 +152,24 @@ export class CommunityInbox {
     return a.suspendedAt || a.deletedAt ? null : a;
   }
 
+  /**
+   * An `audience` other than the announcing Group: another community's post is not this Group's to announce. Lemmy
+   * sometimes names the author there instead (its create_note.json does); that, once resolved, is no community.
+   */
+  private async audienceIsNoCommunity(uri: string): Promise<boolean> {
+    if (this.d.uris.isLocal(uri)) return false;
+    try {
+      return (await this.d.remote.byUri(uri)).actorType !== 'Group';
+    } catch (e) {
+      this.d.log.debug({ err: e, audience: uri }, 'community post naming an audience that does not resolve');
+      return false;
+    }
+  }
+
   /** A post (no inReplyTo) or a comment (in reply to a post or comment of this community), stored once. */
   private async file(piece: Piece, group: Account, announceId: string): Promise<void> {
     const { note } = piece;
-    if (note.audience && note.audience !== group.uri) {
-      // Another community named: not this Group's to announce (a user's or unknown audience is Lemmy's own quirk).
-      const named = await this.d.accounts.byUri(note.audience);
-      if (named?.actorType === 'Group') return;
-    }
+    if (note.audience && note.audience !== group.uri && !(await this.audienceIsNoCommunity(note.audience))) return;
     const author = await this.heard(note.attributedTo);
     if (!author) return;
     const visibility = visibilityOf(note, author.followersUrl);

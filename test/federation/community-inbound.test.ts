@@ -5,6 +5,7 @@
 // feed holding a community's posts only for its followers, and a suspended domain's posts refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { addLemmyCommunity, announce, groupExtra, lemmyFixture } from '../support/lemmy-fixtures.js';
@@ -18,6 +19,7 @@ describe('a Lemmy community, inbound', () => {
   let other: FakePeer;
   let ann: string; // follows the community
   let bob: string; // follows nothing
+  let cat: string; // follows the author only
   let operator: string;
   let groupId: string;
   let groupAccount: string;
@@ -55,13 +57,15 @@ describe('a Lemmy community, inbound', () => {
 
   before(async () => {
     [s, peer, other] = await Promise.all([startTestServer(FED_ENV), startFakeActorPeer(), startFakeActorPeer()]);
-    const m = await createMembers(s, ['ann', 'bob', 'boss'], { boss: 'admin' });
+    const m = await createMembers(s, ['ann', 'bob', 'cat', 'boss'], { boss: 'admin' });
+    cat = m.token['cat']!;
     operator = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     ann = m.token['ann']!;
     bob = m.token['bob']!;
     for (const name of ['lemmy_alpha', 'lemmy_beta', 'picard']) await peer.addActor(name);
     await other.addActor('mallory');
     groupId = await addLemmyCommunity(peer, 'main', [peer.actor('picard').id]);
+    await peer.addActor('lonely', { extra: groupExtra(peer, 'lonely') });
   });
   after(async () => {
     await Promise.all([s?.stop(), peer?.stop(), other?.stop()]);
@@ -99,6 +103,16 @@ describe('a Lemmy community, inbound', () => {
       assert.equal(rel.following, true);
       assert.equal(rel.requested, false);
     });
+  });
+
+  it('lets a member follow a community’s author (a Lemmy person) as any remote account', async () => {
+    const found = await api(s.url, cat, 'GET', `/api/v2/search?type=accounts&resolve=true&q=${encodeURIComponent(`lemmy_alpha@${peer.host}`)}`);
+    const alpha = found.body.accounts[0].id;
+    assert.equal((await api(s.url, cat, 'POST', `/api/v1/accounts/${alpha}/follow`)).status, 200);
+    const follow = (await peer.waitForPost((r) => r.path === '/users/lemmy_alpha/inbox' && r.body?.['type'] === 'Follow')).body!;
+    const accept = { ...fixture('activities/following/accept.json', 'cat'), actor: follow['object'], to: [follow['actor']], object: follow };
+    assert.equal((await peer.signedPost(`${s.url}/inbox`, accept, { actor: 'lemmy_alpha' })).status, 202);
+    await eventually(async () => assert.equal((await api(s.url, cat, 'GET', `/api/v1/accounts/relationships?id[]=${alpha}`)).body[0].following, true));
   });
 
   it('files an announced Page as a post of the community, shown as the Group’s boost with its title and link', async () => {
@@ -297,8 +311,52 @@ describe('a Lemmy community, inbound', () => {
     assert.equal((await postRow(genuine))?.upvotes, before);
   });
 
+  it('files every Page shape it stores in the community that announced it, and none named for another community', async () => {
+    const lonely = peer.actor('lonely').id;
+    let n = 0;
+    const link = fc.oneof(
+      fc.constant({}),
+      fc.webUrl().map((href) => ({ attachment: [{ type: 'Link', href }] })),
+      fc.webUrl().map((url) => ({ url })),
+      fc.webUrl().map((href) => ({ url: [{ type: 'Link', href }] })),
+      fc.webUrl().map((url) => ({ attachment: [{ type: 'Image', url }] })),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            name: fc.string({ maxLength: 250 }),
+            content: fc.string({ maxLength: 200 }).map((t) => `<p>${t.replace(/[<&]/g, '')}</p>`),
+            source: fc.string({ maxLength: 200 }).map((content) => ({ content, mediaType: 'text/markdown' })),
+            sensitive: fc.boolean(),
+            audience: fc.constantFrom(groupId, lonely, `${peer.url}/users/nobody`),
+          },
+          { requiredKeys: [] },
+        ),
+        link,
+        async (fields, linkForm) => {
+          n += 1;
+          const create = fixture('activities/create_or_update/create_page.json', `prop${n}`);
+          const { attachment: _a, audience: _au, name: _n, content: _c, source: _s, sensitive: _se, ...bare } = create.object;
+          const page = { ...bare, ...fields, ...linkForm };
+          await announced({ ...create, object: page });
+          const stored = await statusRow(page.id);
+          const post = await postRow(page.id);
+          if (fields.audience !== undefined && fields.audience !== groupId) {
+            assert.equal(stored, undefined, 'named for another community, or for none that resolves');
+            return;
+          }
+          assert.ok(stored, 'stored');
+          assert.equal(post?.community_id, await communityId(), 'filed in the announcing community');
+          assert.ok(post.name.trim().length > 0 && [...post.name].length <= 200);
+          assert.equal(post.nsfw, fields.sensitive === true);
+        },
+      ),
+      { seed: 37, numRuns: 12 },
+    );
+  });
+
   it('keeps nothing a community announces when no one here follows it', async () => {
-    await peer.addActor('lonely', { extra: groupExtra(peer, 'lonely') });
     const create = fixture('activities/create_or_update/create_page.json', 'x5');
     create.object.audience = peer.actor('lonely').id;
     await announced(create, peer, 'lonely');
