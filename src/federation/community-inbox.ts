@@ -18,7 +18,7 @@ import type { Notifier } from '../store/notifications.js';
 import type { PollStore } from '../store/polls.js';
 import type { Status, StatusStore } from '../store/statuses.js';
 import type { LocalUris } from '../urls/local-uris.js';
-import { activitySchema, isRecord, typeName, type ActivityDoc } from './as2.js';
+import { activitySchema, actorSchema, isRecord, typeName, type ActivityDoc } from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import { boostStatus, noteStatus, storeNoteParts } from './note-handlers.js';
@@ -28,6 +28,8 @@ import { sameOrigin, type RemoteActors } from './remote-actors.js';
 
 /** Mentions looked up per comment at most. */
 const MAX_MENTIONS = 20;
+/** Ancestors of a comment fetched at most when its thread is not held (joined late, or a reply deep down). */
+const MAX_ANCESTORS = 8;
 
 export interface CommunityInboxDeps {
   readonly log: Logger;
@@ -71,6 +73,17 @@ export class CommunityInbox {
     switch (activity.type) {
       case 'Create':
       case 'Update': {
+        if (activity.objectType === 'Group' || activity.objectId === group.uri) {
+          await this.groupUpdated(activity, group);
+          return true;
+        }
+        if (activity.objectId && this.d.uris.isLocal(activity.objectId)) {
+          // A member's own post, announced back by the community: the Group's boost is what it adds.
+          const ours = await this.statusByUri(activity.objectId);
+          const post = ours && (await this.d.links.postByStatus(ours.id));
+          if (post && post.communityId === (await this.d.links.communityOf(group.id))) await this.boosted(group, post.statusId, a.id, 'public');
+          return true;
+        }
         const piece = await this.pieceOf(activity.object, activity.objectId, group, activity.actor);
         if (!piece || piece.note.attributedTo !== activity.actor) return true;
         if (activity.type === 'Update' && (await this.edited(piece, group))) return true;
@@ -112,6 +125,16 @@ export class CommunityInbox {
     if (piece?.type !== 'Page') return !!piece && isRecord(a.object);
     await this.file(piece, group, a.id);
     return true;
+  }
+
+  /**
+   * An Update of the Group itself (a moderator's edit of the community, update_community.json): the Group's own
+   * document, stored as an actor Update from its origin is.
+   */
+  private async groupUpdated(u: ActivityDoc, group: Account): Promise<void> {
+    const doc = isRecord(u.object) ? actorSchema.safeParse(u.object) : undefined;
+    if (doc?.success && doc.data.id === group.uri) await this.d.remote.storeReceived(doc.data, group);
+    else await this.d.remote.byUri(group.uri!, { refresh: true });
   }
 
   /** The Group's boost of a post, once. */
@@ -166,8 +189,11 @@ export class CommunityInbox {
     }
   }
 
-  /** A post (no inReplyTo) or a comment (in reply to a post or comment of this community), stored once. */
-  private async file(piece: Piece, group: Account, announceId: string): Promise<void> {
+  /**
+   * A post (no inReplyTo) or a comment (in reply to a post or comment of this community), stored once. A post the
+   * Group announced now (announceId) is shown as its boost; an ancestor fetched for a comment is not.
+   */
+  private async file(piece: Piece, group: Account, announceId: string | null, depth = 0): Promise<void> {
     const { note } = piece;
     if (note.audience && note.audience !== group.uri && !(await this.audienceIsNoCommunity(note.audience))) return;
     const author = await this.heard(note.attributedTo);
@@ -175,11 +201,11 @@ export class CommunityInbox {
     const visibility = visibilityOf(note, author.followersUrl);
     if (visibility !== 'public' && visibility !== 'unlisted') return;
     const communityId = await this.d.links.communityId(group.id);
-    if (note.inReplyTo) await this.fileComment(note, author, communityId, visibility);
+    if (note.inReplyTo) await this.fileComment(note, author, group, communityId, visibility, depth);
     else await this.filePost(note, author, group, communityId, announceId, visibility);
   }
 
-  private async filePost(note: NoteDoc, author: Account, group: Account, communityId: number, announceId: string, visibility: 'public' | 'unlisted') {
+  private async filePost(note: NoteDoc, author: Account, group: Account, communityId: number, announceId: string | null, visibility: 'public' | 'unlisted') {
     const filed = await this.d.db.tx(async (q) => {
       // Both forms of the double announce may be processed at once: one post.
       await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`community-post:${note.id}`]);
@@ -198,11 +224,17 @@ export class CommunityInbox {
       });
       return status.id;
     });
-    if (filed) await this.boosted(group, filed, announceId, visibility);
+    if (filed && announceId) await this.boosted(group, filed, announceId, visibility);
   }
 
-  private async fileComment(note: NoteDoc, author: Account, communityId: number, visibility: 'public' | 'unlisted') {
-    const parent = await this.statusByUri(note.inReplyTo!);
+  private async fileComment(note: NoteDoc, author: Account, group: Account, communityId: number, visibility: 'public' | 'unlisted', depth: number) {
+    let parent = await this.statusByUri(note.inReplyTo!);
+    if (!parent && depth < MAX_ANCESTORS && !this.d.uris.isLocal(note.inReplyTo!)) {
+      // The thread began before anyone here followed the community: its ancestors, from their origins.
+      const above = await this.fetchPiece(note.inReplyTo!);
+      if (above && above.note.id === note.inReplyTo && sameOrigin(above.note.id, above.note.attributedTo)) await this.file(above, group, null, depth + 1);
+      parent = await this.statusByUri(note.inReplyTo!);
+    }
     if (!parent || parent.deletedAt) {
       this.d.log.debug({ comment: note.id, parent: note.inReplyTo }, 'community comment on a post not held');
       return;
@@ -308,7 +340,7 @@ export class CommunityInbox {
   }
 
   private async postOf(uri: string): Promise<LinkPostRecord | undefined> {
-    const s = await this.d.statuses.byUri(uri);
+    const s = await this.statusByUri(uri);
     return s && (await this.d.links.postByStatus(s.id));
   }
 

@@ -297,6 +297,65 @@ describe('a Lemmy community, inbound', () => {
     assert.equal(await statusRow(missing.id), undefined);
   });
 
+  it('fetches the ancestors of a comment whose thread it does not hold, without boosting the old post', async () => {
+    const post = { ...fixture('objects/page.json', 'old'), id: `${peer.url}/post/77`, name: 'an older post' };
+    const parent = { ...fixture('objects/note.json', 'old'), id: `${peer.url}/comment/77`, inReplyTo: post.id };
+    peer.serve(post);
+    peer.serve(parent);
+    const reply = {
+      ...fixture('objects/note.json', 'old'),
+      id: `${peer.url}/comment/78`,
+      inReplyTo: parent.id,
+      content: '<p>late reply</p>',
+      source: undefined,
+    };
+    await announced({ ...fixture('activities/create_or_update/create_note.json', 'old'), actor: reply.attributedTo, object: reply });
+    const p = await postRow(post.id);
+    assert.equal(p?.name, 'an older post');
+    const c1 = await commentRow(parent.id);
+    const c2 = await commentRow(reply.id);
+    assert.equal(c1?.path, `0.${c1?.id}`);
+    assert.equal(c2?.path, `0.${c1?.id}.${c2?.id}`);
+    assert.equal(c2?.body, 'late reply', 'the body from the HTML when there is no markdown source');
+    assert.equal((await q('SELECT count(*)::int AS n FROM statuses WHERE reblog_of_id = $1', [(await statusRow(post.id)).id]))[0].n, 0);
+  });
+
+  it('boosts a member’s own post the community announces back, once', async () => {
+    const own = (await api(s.url, ann, 'POST', '/api/v1/statuses', { status: 'a post of ours in the community' })).body;
+    await q(`INSERT INTO lemmy_posts (status_id, community_id, name, published, newest_comment_time) VALUES ($1, $2, 'ours', now(), now())`, [
+      own.id,
+      await communityId(),
+    ]);
+    const create = fixture('activities/create_or_update/create_page.json', 'ours');
+    await announced({ ...create, actor: own.account.url, object: { ...create.object, id: own.uri, attributedTo: own.account.url } });
+    await announced(own.uri);
+    assert.equal((await q('SELECT count(*)::int AS n FROM statuses WHERE reblog_of_id = $1 AND account_id = $2', [own.id, groupAccount]))[0].n, 1);
+  });
+
+  it('takes an announced Update of the Group as the community’s new description', async () => {
+    const update = fixture('activities/community/update_community.json', 'grp');
+    // The Group's document as its server serves it (its own key), with the fixture's changes and NSFW set.
+    const doc = { ...peer.document('main'), ...groupExtra(peer, 'main'), name: update.object.name, summary: update.object.summary, sensitive: true };
+    await announced({ ...update, object: doc });
+    const [c] = await q('SELECT nsfw FROM lemmy_communities WHERE account_id = $1', [groupAccount]);
+    assert.equal(c.nsfw, true);
+    assert.equal((await api(s.url, ann, 'GET', `/api/v1/accounts/${groupAccount}`)).body.display_name, 'The Updated Community');
+  });
+
+  it('hides from a member the boosts of posts by authors on a domain they block', async () => {
+    const genuine = `${other.url}/post/900`;
+    assert.ok(
+      (await home(ann)).some((x) => x.reblog?.uri === genuine),
+      'the Group’s boost of the other origin’s post',
+    );
+    assert.equal((await api(s.url, ann, 'POST', '/api/v1/domain_blocks', { domain: other.host })).status, 200);
+    assert.equal((await home(ann)).filter((x) => x.reblog?.uri === genuine).length, 0);
+    assert.ok(
+      (await home(ann)).some((x) => x.reblog),
+      'the community’s other posts stay',
+    );
+  });
+
   it('refuses posts and votes from a suspended domain, announced by a community elsewhere', async () => {
     const r = await api(s.url, operator, 'POST', '/api/v1/admin/domain_blocks', { domain: other.host, severity: 'suspend' });
     assert.equal(r.status, 200, r.text);
