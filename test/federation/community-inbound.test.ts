@@ -356,6 +356,33 @@ describe('a Lemmy community, inbound', () => {
     );
   });
 
+  it('files once a post its author delivered first, and promotes one held as remote history', async () => {
+    const direct = fixture('activities/create_or_update/create_page.json', 'direct');
+    // Delivered by its author (cat follows them): an ordinary post, not yet in the community's records.
+    assert.equal((await peer.signedPost(`${s.url}/inbox`, direct, { actor: 'lemmy_alpha' })).status, 202);
+    await eventually(async () => assert.ok(await statusRow(direct.object.id)));
+    assert.equal(await postRow(direct.object.id), undefined);
+    // Held as remote history (out of every feed) until the community's Announce arrives.
+    await q('UPDATE statuses SET history = true WHERE uri = $1', [direct.object.id]);
+    await announced(direct);
+    assert.equal((await q('SELECT count(*)::int AS n FROM statuses WHERE uri = $1 AND NOT history', [direct.object.id]))[0].n, 1);
+    assert.equal((await postRow(direct.object.id))?.community_id, await communityId());
+    assert.ok((await home(ann)).some((x) => x.reblog?.uri === direct.object.id));
+  });
+
+  it('does not count a suspended account’s vote', async () => {
+    const pageId = `${other.url}/post/900`;
+    const before = await postRow(pageId);
+    const [beta] = await q('SELECT id::text FROM accounts WHERE uri = $1', [peer.actor('lemmy_beta').id]);
+    const r = await api(s.url, operator, 'POST', `/api/v1/admin/accounts/${beta.id}/action`, { type: 'suspend' });
+    assert.equal(r.status, 200, r.text);
+    await announced({ ...fixture('activities/voting/dislike_page.json', 'susp'), object: pageId });
+    assert.equal((await postRow(pageId))?.downvotes, before?.downvotes);
+    // While another member's vote on it counts.
+    await announced({ ...fixture('activities/voting/dislike_page.json', 'susp2'), actor: peer.actor('picard').id, object: pageId });
+    assert.equal((await postRow(pageId))?.downvotes, (before?.downvotes ?? 0) + 1);
+  });
+
   it('refuses posts and votes from a suspended domain, announced by a community elsewhere', async () => {
     const r = await api(s.url, operator, 'POST', '/api/v1/admin/domain_blocks', { domain: other.host, severity: 'suspend' });
     assert.equal(r.status, 200, r.text);
