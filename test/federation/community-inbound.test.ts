@@ -155,6 +155,9 @@ describe('a Lemmy community, inbound', () => {
     ]);
     assert.equal(boosts[0].n, 1, 'one boost by the Group');
     assert.equal((await home(ann)).filter((x) => x.reblog?.uri === page.id).length, 1);
+    const shown = (await api(s.url, ann, 'GET', `/api/v1/statuses/${statuses[0].id}`)).body;
+    assert.equal(shown.reblogs_count, 1, 'Mastodon clients count the one boost');
+    assert.equal(shown.favourites_count, 0);
   });
 
   it('files Lemmy’s own announce_create_page.json verbatim (no audience, no body)', async () => {
