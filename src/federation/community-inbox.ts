@@ -137,12 +137,9 @@ export class CommunityInbox {
     else await this.d.remote.byUri(group.uri!, { refresh: true });
   }
 
-  /** The Group's boost of a post, once. */
+  /** The Group's boost of a post, once: the store keeps one live boost per account and status, whichever Announce came first. */
   private async boosted(group: Account, statusId: string, announceId: string, visibility: 'public' | 'unlisted'): Promise<void> {
-    await this.d.db.tx(async (q) => {
-      await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`community-boost:${group.id}:${statusId}`]);
-      if (!(await this.d.statuses.reblogBy(group.id, statusId))) await this.d.statuses.create(boostStatus(group.id, announceId, statusId, visibility));
-    });
+    await this.d.statuses.create(boostStatus(group.id, announceId, statusId, visibility));
   }
 
   /**
