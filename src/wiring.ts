@@ -22,6 +22,9 @@ import { LocalActors } from './federation/local-actors.js';
 import { LocalNotes } from './federation/local-notes.js';
 import { NoteHandlers } from './federation/note-handlers.js';
 import { Publisher } from './federation/publisher.js';
+import { CommunityActors } from './federation/community-actors.js';
+import type { Account } from './store/accounts.js';
+import { CommunityInbox } from './federation/community-inbox.js';
 import { RemoteActors } from './federation/remote-actors.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
@@ -112,6 +115,14 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   });
   const fedLog = log.child({ component: 'federation' });
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements: s.statements, clock, log: fedLog });
+  // A Group stored is filed as a community; its moderators are resolved through `remote` (made next).
+  const communityActors = new CommunityActors({
+    log: fedLog,
+    store: s.linkAggregator,
+    http: httpClient,
+    signer: localActors.instanceSigner,
+    resolve: (uri): Promise<Account> => remote.byUri(uri),
+  });
   const remote = new RemoteActors({
     config,
     log: fedLog,
@@ -120,6 +131,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     uris,
     signer: localActors.instanceSigner,
     statements: remoteStatements,
+    communities: communityActors,
   });
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
   const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
@@ -192,6 +204,22 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     statuses: s.statuses,
     rejectsReportsFrom: async (host) => (await s.domainBlocks.policyFor(host)).rejectReports,
     domainBlocks: s.accountDomainBlocks,
+    communities: new CommunityInbox({
+      log: fedLog,
+      db,
+      accounts: s.accounts,
+      follows: s.follows,
+      statuses: s.statuses,
+      remote,
+      links: s.linkAggregator,
+      media: s.media,
+      polls: s.polls,
+      notifier: s.notifications,
+      uris,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
+    }),
   });
 
   // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).
