@@ -49,6 +49,7 @@ import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
+import { CommunityService } from './services/community-service.js';
 import { apiGroups } from './api-groups.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
@@ -121,7 +122,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     statements: remoteStatements,
   });
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
-  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
+  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris, links: s.linkAggregator });
   const notes = new NoteHandlers({
     db,
     log: fedLog,
@@ -176,6 +177,21 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     notifier: s.notifications,
     reactions: s.reactions,
     notes: localNotes,
+  });
+  const communityService = new CommunityService({
+    config,
+    db,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    follows: s.follows,
+    interactions: s.interactions,
+    links: s.linkAggregator,
+    rules: s.communityRules,
+    notifier: s.notifications,
+    notes: localNotes,
+    publisher,
+    uris,
+    followService,
   });
   const inboxHandlers = new InboxHandlers({
     log: fedLog,
@@ -265,6 +281,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     scheduledPosts,
     pollService,
     interactionService,
+    communities: communityService,
     accountViews,
     statusViews,
     adminAccountViews,
@@ -300,7 +317,16 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       historyJobs: s.historyJobs,
       historySettings: s.historySettings,
       historyRunner,
-      federation: { accounts: s.accounts, follows: s.follows, deliveries: s.deliveries, remote, statements: s.statements, history: historyRunner },
+      federation: {
+        accounts: s.accounts,
+        follows: s.follows,
+        deliveries: s.deliveries,
+        remote,
+        statements: s.statements,
+        history: historyRunner,
+        communities: communityService,
+        links: s.linkAggregator,
+      },
     },
     /** Streaming's fan-out (api/streaming/): who is shown an event, and how it is rendered. */
     streaming: {
