@@ -30,7 +30,7 @@ export interface CommunityCommentParts {
   readonly group: string;
   /** The post's or parent comment's id. */
   readonly inReplyTo: string;
-  /** The parent's author (actor id and handle), named in cc and mentioned, unless it is the commenter. */
+  /** The parent's author (actor id and handle), named in cc and mentioned. */
   readonly parentAuthor: { readonly id: string; readonly handle: string } | null;
   readonly source: string;
 }
@@ -61,7 +61,8 @@ export function pageDocument(p: CommunityPostParts): Record<string, unknown> {
 }
 
 export function commentDocument(p: CommunityCommentParts): Record<string, unknown> {
-  const other = p.parentAuthor && p.parentAuthor.id !== p.actor ? p.parentAuthor : null;
+  // The parent's author is named and mentioned even when it is the commenter (Lemmy's note.json does the same).
+  const other = p.parentAuthor;
   return {
     id: p.id,
     type: 'Note',

@@ -176,7 +176,9 @@ describe('a member in a Lemmy community: what is sent', () => {
     assert.equal(note['id'], noteId);
     assert.equal(note['inReplyTo'], pageId);
     assert.deepEqual(note['to'], [PUBLIC]);
-    assert.deepEqual(note['cc'], [group]);
+    // The parent's author is named and mentioned, the commenter included (as Lemmy's note.json).
+    assert.deepEqual(note['cc'], [group, `${s.url}/users/alice`]);
+    assert.deepEqual(note['tag'], [{ type: 'Mention', href: `${s.url}/users/alice`, name: `@alice@${new URL(s.url).host}` }]);
     assert.equal(note['audience'], group);
     assert.equal(note['content'], '<p>First, <em>obviously</em>.</p>\n');
     assert.deepEqual(note['source'], { content: 'First, _obviously_.', mediaType: 'text/markdown' });
