@@ -97,6 +97,7 @@ export class CommunityService implements CommunityActions {
         nsfw: p.nsfw,
         published: status.createdAt,
       });
+      await this.ownVote(status, me);
       await this.d.notifier.newPost(status);
       await this.federate(status, me, group, 'Create');
       return post;
@@ -178,6 +179,7 @@ export class CommunityService implements CommunityActions {
         applicationId: c.applicationId,
       });
       const comment = await this.d.links.recordComment(status.id, post.id, parent, content, status.createdAt);
+      await this.ownVote(status, me);
       await this.d.notifier.newPost(status);
       await this.federate(status, me, group, 'Create');
       return comment;
@@ -237,6 +239,14 @@ export class CommunityService implements CommunityActions {
     const { status } = await this.target(target);
     if (save) await this.d.interactions.bookmark(me.id, status.id);
     else await this.d.interactions.unbookmark(me.id, status.id);
+  }
+
+  /**
+   * The author's own upvote of a new post or comment, as Lemmy gives it (and as every Lemmy receiving the Create
+   * counts it): stored, not sent. Its id is what an Undo of it names, should the author take it back.
+   */
+  private async ownVote(s: Status, me: Account): Promise<void> {
+    await this.d.links.vote(s.id, me.id, 1, `${this.d.uris.actor(me.username)}#votes/${s.id}-own`);
   }
 
   /** The community's Group account; 404 couldnt_find_community when there is none (or it is gone). */

@@ -41,6 +41,7 @@ describe('a member in a Lemmy community: what is sent', () => {
   let bob: Account;
   let communityId: number;
   let alicePem: string;
+  let bobPem: string;
   let seen = 0;
 
   /** The next POST the community's server receives that matches, after the ones already taken. */
@@ -56,11 +57,11 @@ describe('a member in a Lemmy community: what is sent', () => {
     return found as PeerRequest & { body: Json };
   }
 
-  function assertSigned(req: PeerRequest): void {
-    const { signature, signatureValid, digestValid } = verifyReceived(req, alicePem);
+  function assertSigned(req: PeerRequest, who = 'alice'): void {
+    const { signature, signatureValid, digestValid } = verifyReceived(req, who === 'alice' ? alicePem : bobPem);
     assert.equal(signature.algorithm, 'hs2019');
     assert.deepEqual(signature.headers, ['(request-target)', 'content-type', 'date', 'digest', 'host']);
-    assert.equal(signature.keyId, `${s.url}/users/alice#main-key`);
+    assert.equal(signature.keyId, `${s.url}/users/${who}#main-key`);
     assert.ok(signatureValid, 'the signature verifies with the member’s published key');
     assert.ok(digestValid, 'the Digest is the body’s');
     assert.equal(req.headers['content-type'], 'application/activity+json');
@@ -76,8 +77,10 @@ describe('a member in a Lemmy community: what is sent', () => {
     bob = (await accounts.byHandle('bob', null))!;
     groupAccount = await s.app.federation.remote.byUri(group);
     communityId = await s.app.federation.links.communityId(groupAccount.id);
-    const doc = (await (await fetch(`${s.url}/users/alice`, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
-    alicePem = doc['publicKey']['publicKeyPem'];
+    const pem = async (name: string) =>
+      ((await (await fetch(`${s.url}/users/${name}`, { headers: { Accept: 'application/activity+json' } })).json()) as Json)['publicKey']['publicKeyPem'];
+    alicePem = await pem('alice');
+    bobPem = await pem('bob');
   });
 
   after(async () => {
@@ -200,47 +203,58 @@ describe('a member in a Lemmy community: what is sent', () => {
     assert.equal(served['audience'], group);
   });
 
+  const voteOf = async (who: Account, statusId: string) =>
+    (await s.app.db.one<{ score: number }>('SELECT score::int AS score FROM lemmy_votes WHERE account_id = $1 AND status_id = $2', [who.id, statusId]))
+      ?.score ?? 0;
+
   it('votes: Like, then Dislike in its place, then Undo, each to the community’s own inbox', async () => {
     const c = s.app.federation.communities;
     const inbox = new URL(peer.actor('tenforward').inbox).pathname;
+    // The author's own upvote, as Lemmy gives it: counted, not sent (Lemmy counts it on receiving the Create).
+    assert.equal(await voteOf(alice, postStatusId), 1);
     await c.vote(alice, { postId }, 1);
+    await c.vote(bob, { postId }, 1);
     const like = await next('Like');
-    assertSigned(like);
+    assertSigned(like, 'bob');
     assert.equal(like.path, inbox);
     assert.deepEqual(like.body['@context'], LEMMY_CONTEXT);
     assert.equal(like.body['object'], pageId);
     assert.equal(like.body['audience'], group);
-    assert.equal(like.body['actor'], `${s.url}/users/alice`);
+    assert.equal(like.body['actor'], `${s.url}/users/bob`);
+    assert.equal(peer.posts().filter((p) => p.body?.['type'] === 'Like').length, 1, 'the author’s own vote again sent nothing');
 
-    await c.vote(alice, { postId }, 1); // the same vote again sends nothing
+    await c.vote(bob, { postId }, 1); // the same vote again sends nothing
     // A changed vote is the new vote alone (Lemmy's own way: it replaces the old one there; no Undo that could
     // overtake it and erase it).
-    await c.vote(alice, { postId }, -1);
+    await c.vote(bob, { postId }, -1);
     const dislike = await next('Dislike');
-    assertSigned(dislike);
+    assertSigned(dislike, 'bob');
     assert.equal(dislike.path, inbox);
     assert.equal(dislike.body['object'], pageId);
     assert.equal(dislike.body['audience'], group);
     assert.equal(peer.posts().filter((p) => p.body?.['type'] === 'Like').length, 1, 'no second Like');
     assert.equal(peer.posts().filter((p) => p.body?.['type'] === 'Undo' && (p.body as Json)['object']?.['type'] === 'Like').length, 0, 'no Undo of the Like');
-    const stored = await s.app.db.one<{ score: number }>('SELECT score::int AS score FROM lemmy_votes WHERE account_id = $1 AND status_id = $2', [
-      alice.id,
-      postStatusId,
-    ]);
-    assert.equal(stored?.score, -1);
+    assert.equal(await voteOf(bob, postStatusId), -1);
 
-    await c.vote(alice, { commentId }, 1);
+    await c.vote(bob, { commentId }, 1);
     const commentLike = await next('Like');
     assert.equal(commentLike.body['object'], noteId);
 
-    await c.vote(alice, { postId }, 0);
+    await c.vote(bob, { postId }, 0);
     const undoDislike = await next('Undo', (b) => b['object']?.['type'] === 'Dislike');
-    assertSigned(undoDislike);
+    assertSigned(undoDislike, 'bob');
     assert.equal(undoDislike.path, inbox);
-    assert.deepEqual(undoDislike.body['object'], { id: dislike.body['id'], type: 'Dislike', actor: `${s.url}/users/alice`, object: pageId, audience: group });
+    assert.deepEqual(undoDislike.body['object'], { id: dislike.body['id'], type: 'Dislike', actor: `${s.url}/users/bob`, object: pageId, audience: group });
     assert.equal(undoDislike.body['audience'], group);
-    const gone = await s.app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM lemmy_votes WHERE status_id = $1', [postStatusId]);
-    assert.equal(gone?.n, 0);
+    assert.equal(await voteOf(bob, postStatusId), 0);
+
+    // The author takes back their own upvote: an Undo of a Like (Lemmy removes the person's vote, whatever its id).
+    await c.vote(alice, { postId }, 0);
+    const undoOwn = await next('Undo', (b) => b['actor'] === `${s.url}/users/alice`);
+    assertSigned(undoOwn);
+    assert.equal(undoOwn.body['object']['type'], 'Like');
+    assert.equal(undoOwn.body['object']['object'], pageId);
+    assert.equal(await voteOf(alice, postStatusId), 0);
   });
 
   it('edits: an Update carrying the new Page; only the author may', async () => {
@@ -357,18 +371,21 @@ describe('LINK_DOWNVOTES=false', () => {
 
   it('refuses a member’s −1 with downvotes_are_disabled, storing and sending nothing; +1 still goes', async () => {
     const group = await community(peer, 'nodown');
-    await createMembers(s, ['carol']);
+    await createMembers(s, ['carol', 'dave']);
     const carol = (await s.app.federation.accounts.byHandle('carol', null))!;
+    const dave = (await s.app.federation.accounts.byHandle('dave', null))!;
     const groupAccount = await s.app.federation.remote.byUri(group);
     const communityId = await s.app.federation.links.communityId(groupAccount.id);
     const c = s.app.federation.communities;
     assert.equal(c.downvotesEnabled(), false);
     const post = await c.createPost(carol, { communityId, name: 'No downvotes here', url: null, body: '', nsfw: false, applicationId: null });
     await eventually(() => assert.ok(peer.posts().some((p) => p.body?.['type'] === 'Create')));
+    assert.deepEqual(await errorOf(c.vote(dave, { postId: post.id }, -1)), { status: 400, message: 'downvotes_are_disabled' });
+    // Not even the author may turn their own upvote into a downvote.
     assert.deepEqual(await errorOf(c.vote(carol, { postId: post.id }, -1)), { status: 400, message: 'downvotes_are_disabled' });
-    const votes = await s.app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM lemmy_votes');
-    assert.equal(votes?.n, 0);
-    await c.vote(carol, { postId: post.id }, 1);
+    const votes = await s.app.db.rows<{ account_id: string; score: number }>('SELECT account_id::text, score::int AS score FROM lemmy_votes');
+    assert.deepEqual(votes, [{ account_id: carol.id, score: 1 }]);
+    await c.vote(dave, { postId: post.id }, 1);
     await eventually(() => assert.ok(peer.posts().some((p) => p.body?.['type'] === 'Like')));
     assert.equal(peer.posts().filter((p) => p.body?.['type'] === 'Dislike').length, 0);
   });
