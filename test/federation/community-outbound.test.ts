@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Account } from '../../src/store/accounts.js';
-import { FED_ENV, type Json } from '../support/api.js';
+import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, verifyReceived, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
-import { createMembers } from '../support/members.js';
+import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -42,6 +42,7 @@ describe('a member in a Lemmy community: what is sent', () => {
   let communityId: number;
   let alicePem: string;
   let bobPem: string;
+  let members: LocalMembers;
   let seen = 0;
 
   /** The next POST the community's server receives that matches, after the ones already taken. */
@@ -71,7 +72,7 @@ describe('a member in a Lemmy community: what is sent', () => {
     peer = await startFakeActorPeer();
     group = await community(peer, 'tenforward');
     s = await startTestServer(FED_ENV);
-    await createMembers(s, ['alice', 'bob']);
+    members = await createMembers(s, ['alice', 'bob']);
     const accounts = s.app.federation.accounts;
     alice = (await accounts.byHandle('alice', null))!;
     bob = (await accounts.byHandle('bob', null))!;
@@ -278,6 +279,42 @@ describe('a member in a Lemmy community: what is sent', () => {
     const noteUpdate = await next('Update', (b) => b['object']?.['type'] === 'Note');
     assert.equal(noteUpdate.body['object']['content'], '<p>First, <em>edited</em>.</p>\n');
     assert.equal(noteUpdate.body['object']['source']['content'], 'First, *edited*.');
+  });
+
+  it('an edit through the Mastodon API reaches the community too, as the Page', async () => {
+    const edited = await api(s.url, members.token['alice'], 'PUT', `/api/v1/statuses/${postStatusId}`, { status: 'Edited from a Mastodon app' });
+    assert.equal(edited.status, 200);
+    const update = await next('Update', (b) => b['object']?.['id'] === pageId);
+    assertSigned(update);
+    assert.equal(update.path, '/inbox');
+    assert.equal(update.body['object']['type'], 'Page');
+    assert.match(update.body['object']['content'], /Edited from a Mastodon app/);
+    assert.equal(update.body['object']['name'], 'Warp cores, compared again');
+    assert.deepEqual(update.body['object']['to'], [group, PUBLIC]);
+  });
+
+  it('stores and queues in one transaction: a failure of either leaves neither', async () => {
+    const c = s.app.federation.communities;
+    const count = async () =>
+      (await s.app.db.one<{ statuses: number; posts: number; deliveries: number }>(
+        `SELECT (SELECT count(*)::int FROM statuses WHERE account_id = $1) AS statuses, (SELECT count(*)::int FROM lemmy_posts) AS posts,
+                (SELECT count(*)::int FROM deliveries) AS deliveries`,
+        [alice.id],
+      ))!;
+    const newPost = () => c.createPost(alice, { communityId, name: 'Doomed', url: null, body: 'never', nsfw: false, applicationId: null });
+    await eventually(async () => assert.equal((await count()).deliveries, 0, 'earlier deliveries are done'));
+    const before = await count();
+    for (const table of ['lemmy_posts', 'deliveries']) {
+      await s.app.db.exec(`CREATE OR REPLACE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+      await s.app.db.exec(`CREATE TRIGGER test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION test_refuse()`);
+      try {
+        await assert.rejects(newPost(), /refused/);
+      } finally {
+        await s.app.db.exec(`DROP TRIGGER test_refuse ON ${table}`);
+      }
+      assert.deepEqual(await count(), before, `a refused ${table} row leaves no status, post or delivery`);
+    }
+    assert.ok(!peer.posts().some((p) => (p.body as Json | null)?.['object']?.['name'] === 'Doomed'));
   });
 
   it('saves: the member’s bookmark of the post', async () => {
