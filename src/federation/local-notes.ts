@@ -67,7 +67,9 @@ export class LocalNotes {
       const post = await links.postByStatus(s.id);
       const group = post && (await this.group(links, post.communityId));
       if (!post || !group) return undefined;
-      return { group, note: pageDocument({ status: s, id, actor, group: group.uri!, name: post.name, url: post.url, source: post.body }) };
+      // The source is the status's text: the markdown as written (lemmy_posts.body holds the same), or what an edit
+      // through the Mastodon API wrote, so that `source` and `content` never disagree.
+      return { group, note: pageDocument({ status: s, id, actor, group: group.uri!, name: post.name, url: post.url, source: s.text }) };
     }
     const comment = await links.commentByStatus(s.id);
     const post = comment && (await links.postById(comment.postId));

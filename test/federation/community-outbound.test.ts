@@ -289,6 +289,7 @@ describe('a member in a Lemmy community: what is sent', () => {
     assert.equal(update.path, '/inbox');
     assert.equal(update.body['object']['type'], 'Page');
     assert.match(update.body['object']['content'], /Edited from a Mastodon app/);
+    assert.equal(update.body['object']['source']['content'], 'Edited from a Mastodon app', 'source and content agree');
     assert.equal(update.body['object']['name'], 'Warp cores, compared again');
     assert.deepEqual(update.body['object']['to'], [group, PUBLIC]);
   });
