@@ -6,6 +6,7 @@
 // served at the status's address. Downvotes are refused, with nothing sent, when LINK_DOWNVOTES=false.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import type { Account } from '../../src/store/accounts.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, verifyReceived, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
@@ -66,6 +67,9 @@ describe('a member in a Lemmy community: what is sent', () => {
     assert.ok(signatureValid, 'the signature verifies with the member’s published key');
     assert.ok(digestValid, 'the Digest is the body’s');
     assert.equal(req.headers['content-type'], 'application/activity+json');
+    // What Lemmy's verifier checks besides the signature: the Host signed is the inbox's, the Date within its hour.
+    assert.equal(req.headers['host'], peer.host);
+    assert.ok(Math.abs(Date.parse(req.headers['date'] ?? '') - Date.now()) < 60_000, 'a current Date');
   }
 
   before(async () => {
@@ -354,6 +358,34 @@ describe('a member in a Lemmy community: what is sent', () => {
       status: 404,
       message: 'couldnt_find_comment',
     });
+    // Whatever a client sends, the title, link and body rules decide alone (an unknown community is only looked up
+    // for input that passes them).
+    const NOWHERE = 987_654;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ maxLength: 210 }), fc.constantFrom('', ' ', '\t', 'a\nb', 'x'.repeat(200), 'é'.repeat(201))),
+        fc.oneof(
+          fc.constant(null),
+          fc.webUrl(),
+          fc.string({ maxLength: 30 }),
+          fc.constantFrom('javascript:alert(1)', 'ftp://x.example/', 'data:,x', 'HTTPS://A.EXAMPLE/'),
+        ),
+        fc.oneof(fc.string({ maxLength: 50 }), fc.constant('z'.repeat(10_001))),
+        async (name, url, body) => {
+          const titleOk = /\S/.test(name) && !/[\r\n]/.test(name) && [...name].length <= 200;
+          let urlOk = url === null || url === '';
+          try {
+            urlOk ||= ['http:', 'https:'].includes(new URL(url!).protocol);
+          } catch {}
+          const bodyOk = [...body].length <= 10_000;
+          const expected = !titleOk ? 'invalid_post_title' : !urlOk ? 'invalid_url' : !bodyOk ? 'invalid_body_field' : 'couldnt_find_community';
+          const got = await errorOf(c.createPost(alice, { communityId: NOWHERE, name, url, body, nsfw: false, applicationId: null }));
+          assert.equal(got.message, expected);
+          assert.equal(got.status, expected === 'couldnt_find_community' ? 404 : 400);
+        },
+      ),
+      { seed: 37, numRuns: 150 },
+    );
     // Only moderators may post: the community says so.
     await s.app.db.exec('UPDATE lemmy_communities SET posting_restricted_to_mods = true WHERE id = $1', [communityId]);
     assert.deepEqual(await errorOf(post('restricted')), { status: 400, message: 'only_mods_can_post_in_community' });
