@@ -192,6 +192,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     publisher,
     uris,
     followService,
+    suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
   });
   const inboxHandlers = new InboxHandlers({
     log: fedLog,

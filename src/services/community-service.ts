@@ -42,6 +42,8 @@ export interface CommunityServiceDeps {
   readonly publisher: Publisher;
   readonly uris: LocalUris;
   readonly followService: FollowService;
+  /** The operator's federation policy: nothing is posted to, or voted in, a community on a suspended domain. */
+  readonly suspended: (host: string) => Promise<boolean>;
 }
 
 export class CommunityService implements CommunityActions {
@@ -254,6 +256,8 @@ export class CommunityService implements CommunityActions {
     const accountId = await this.d.links.communityAccount(communityId);
     const group = accountId ? await this.d.accounts.byId(accountId) : undefined;
     if (!group || group.deletedAt || !group.uri) throw Errors.lemmy(404, 'couldnt_find_community');
+    // A community whose server the operator suspended is gone for members, as its posts are (store/visibility.ts).
+    if (group.domain && (await this.d.suspended(group.domain))) throw Errors.lemmy(404, 'couldnt_find_community');
     return group;
   }
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Account } from '../../src/store/accounts.js';
-import { api, FED_ENV, type Json } from '../support/api.js';
+import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, verifyReceived, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -458,5 +458,16 @@ describe('LINK_DOWNVOTES=false', () => {
     await c.vote(dave, { postId: post.id }, 1);
     await eventually(() => assert.ok(peer.posts().some((p) => p.body?.['type'] === 'Like')));
     assert.equal(peer.posts().filter((p) => p.body?.['type'] === 'Dislike').length, 0);
+
+    // The operator suspends the community's server: it is gone for members, and nothing more is sent there.
+    const admin = await adminToken(s, 'admin:write');
+    const blocked = await api(s.url, admin, 'POST', '/api/v1/admin/domain_blocks', { domain: peer.host.split(':')[0], severity: 'suspend' });
+    assert.equal(blocked.status, 200, blocked.text);
+    const sent = peer.posts().length;
+    const gone = { status: 404, message: 'couldnt_find_community' };
+    assert.deepEqual(await errorOf(c.createPost(carol, { communityId, name: 'Into the void', url: null, body: '', nsfw: false, applicationId: null })), gone);
+    assert.deepEqual(await errorOf(c.vote(dave, { postId: post.id }, 0)), gone);
+    assert.deepEqual(await errorOf(c.createComment(dave, { postId: post.id, parentId: null, content: 'hello?', applicationId: null })), gone);
+    assert.equal(peer.posts().length, sent);
   });
 });
