@@ -168,6 +168,13 @@ describe('a member in a Lemmy community: what is sent', () => {
     assert.equal(doc['name'], 'Warp cores, compared');
     assert.equal(doc['audience'], group);
     assert.deepEqual(doc['attachment'], [{ type: 'Link', href: 'https://example.com/warp?x=1' }]);
+    // The same Page by the address people share, and in the member's outbox.
+    const shared = (await (await fetch(`${s.url}/@alice/${postStatusId}`, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
+    assert.deepEqual(shared, doc);
+    const outbox = (await (await fetch(`${s.url}/users/alice/outbox?page=true`, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
+    const item = (outbox['orderedItems'] as Json[]).find((i) => i['object']?.['id'] === pageId);
+    assert.equal(item?.['object']?.['type'], 'Page');
+    assert.equal(item?.['object']?.['audience'], group);
   });
 
   let commentId: number;
