@@ -17,6 +17,7 @@ import type { Logger } from './log.js';
 import type { MediaFiles } from './media/media-files.js';
 import { tempDirOf } from './media/temp-files.js';
 import type { VapidKeys } from './push/vapid.js';
+import type { CommunityService } from './services/community-service.js';
 import { DomainBlockService } from './services/domain-block-service.js';
 import type { FollowService } from './services/follow-service.js';
 import type { InteractionService } from './services/interaction-service.js';
@@ -65,6 +66,8 @@ export interface ApiParts {
   readonly scheduledPosts: ScheduledPosts;
   readonly pollService: PollService;
   readonly interactionService: InteractionService;
+  /** A member's posts, comments, votes, follows and saves in link-aggregator communities (the /api/v3 adapter's writes). */
+  readonly communities: CommunityService;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
   readonly adminAccountViews: AdminAccountViews;
@@ -272,6 +275,8 @@ export function apiGroups(p: ApiParts) {
     instanceExtras: { clock, activity: s.instanceActivity, rules: s.instanceRules, texts: s.instanceTexts },
     announcementsPage: { announcements: s.announcements },
     rulesPage: { rules: s.instanceRules, texts: s.instanceTexts },
+    // The link-aggregator adapter (/api/v3, issue 37): what members do in communities.
+    lemmy: { communities: p.communities },
   };
   return api;
 }

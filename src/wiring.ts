@@ -53,6 +53,7 @@ import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
+import { CommunityService } from './services/community-service.js';
 import { apiGroups } from './api-groups.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
@@ -134,7 +135,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     communities: communityActors,
   });
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
-  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
+  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris, links: s.linkAggregator });
   const notes = new NoteHandlers({
     db,
     log: fedLog,
@@ -189,6 +190,22 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     notifier: s.notifications,
     reactions: s.reactions,
     notes: localNotes,
+  });
+  const communityService = new CommunityService({
+    config,
+    db,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    follows: s.follows,
+    interactions: s.interactions,
+    links: s.linkAggregator,
+    rules: s.communityRules,
+    notifier: s.notifications,
+    notes: localNotes,
+    publisher,
+    uris,
+    followService,
+    suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
   });
   const inboxHandlers = new InboxHandlers({
     log: fedLog,
@@ -294,6 +311,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     scheduledPosts,
     pollService,
     interactionService,
+    communities: communityService,
     accountViews,
     statusViews,
     adminAccountViews,
@@ -329,7 +347,16 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       historyJobs: s.historyJobs,
       historySettings: s.historySettings,
       historyRunner,
-      federation: { accounts: s.accounts, follows: s.follows, deliveries: s.deliveries, remote, statements: s.statements, history: historyRunner },
+      federation: {
+        accounts: s.accounts,
+        follows: s.follows,
+        deliveries: s.deliveries,
+        remote,
+        statements: s.statements,
+        history: historyRunner,
+        communities: communityService,
+        links: s.linkAggregator,
+      },
     },
     /** Streaming's fan-out (api/streaming/): who is shown an event, and how it is rendered. */
     streaming: {
