@@ -46,10 +46,9 @@ export function lemmySearchRoutes(d: LemmySiteDeps): Route[] {
         const l = q.limit ?? 10;
         const offset = offsetOf(q.page, l);
         let communityId = q.community_id;
-        if (communityId === undefined && q.community_name !== undefined) {
-          communityId = await d.finder.community(q.community_name, false);
-          if (communityId === undefined) throw Errors.lemmy(404, 'couldnt_find_community');
-        }
+        if (communityId === undefined && q.community_name !== undefined) communityId = await d.finder.community(q.community_name, false);
+        else if (communityId !== undefined && (await d.links.communityAccount(communityId)) === undefined) communityId = undefined;
+        if ((q.community_id !== undefined || q.community_name !== undefined) && communityId === undefined) throw Errors.lemmy(404, 'couldnt_find_community');
         let creator: string | undefined;
         if (q.creator_id !== undefined) {
           creator = (await personById(d, q.creator_id))?.id;
