@@ -33,6 +33,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
   let newsId: number;
   const post: Record<string, { id: number; statusId: string; uri: string }> = {};
   let commentId: number;
+  let commentUri: string;
 
   /** A member's status filed as a post of the community, as the community service files it. */
   const filePost = async (who: string, name: string, url: string | null, visibility = 'public') => {
@@ -57,6 +58,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     await s.app.db.exec('UPDATE statuses SET history = true WHERE id = $1', [post['history'].statusId]);
     const reply = await api(s.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'Pangolin comment here', in_reply_to_id: post['open'].statusId });
     commentId = (await links.recordComment(reply.body.id, post['open'].id, null, 'Pangolin comment here', new Date())).id;
+    commentUri = reply.body.uri;
   });
   after(async () => {
     await s?.stop();
@@ -161,10 +163,43 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     const found = await alice.resolveObject({ q: post['open']!.uri });
     assert.equal(found.post?.post.id, post['open']!.id);
     assert.equal(found.comment, undefined);
+    const comment = await as('stranger').resolveObject({ q: commentUri });
+    assert.equal(comment.comment?.comment.id, commentId);
+    assert.equal(comment.comment?.post.id, post['open']!.id);
+    assert.equal(comment.post, undefined);
     // A private post is not resolved for someone who may not read it.
     assert.equal(await failure(as('stranger').resolveObject({ q: post['private']!.uri })), 'couldnt_find_object');
     assert.equal(await failure(alice.resolveObject({ q: `${peer.url}/nothing/here` })), 'couldnt_find_object');
     assert.equal(await failure(alice.resolveObject({ q: 'no such thing at all' })), 'couldnt_find_object');
+  });
+
+  it('shows a community’s moderators, and the communities a person moderates (my_user too)', async () => {
+    const carol = (await as('bob').getPersonDetails({ username: `carol@${peer.host}` })).person_view.person;
+    await links.setModerators(newsId, [
+      (await s.app.db.one<{ id: string }>('SELECT id::text AS id FROM accounts WHERE uri = $1', [carol.actor_id]))!.id,
+      m.id['alice']!,
+    ]);
+    const community = await anon.getCommunity({ id: newsId });
+    assert.deepEqual(
+      community.moderators.map((x) => [x.moderator.name, x.community.id]),
+      [
+        ['carol', newsId],
+        ['alice', newsId],
+      ],
+    );
+    assert.deepEqual(
+      (await anon.getPersonDetails({ person_id: carol.id })).moderates.map((x) => [x.community.name, x.moderator.id]),
+      [['news', carol.id]],
+    );
+    const me = (await as('alice').getSite()).my_user!;
+    assert.deepEqual(
+      me.moderates.map((x) => [x.community.id, x.moderator.name]),
+      [[newsId, 'alice']],
+    );
+    assert.deepEqual(
+      (await as('alice').listCommunities({ type_: 'ModeratorView' })).communities.map((c) => c.community.id),
+      [newsId],
+    );
   });
 
   it('answers any search query with a 4xx or a 200, never a 5xx (property)', async () => {
