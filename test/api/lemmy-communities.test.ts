@@ -147,4 +147,19 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
       assert.equal(bad.status, 400, JSON.stringify(body));
     }
   });
+
+  it('a blocked community shows as blocked, in my_user.community_blocks, and cannot be followed (community_is_blocked)', async () => {
+    const group = await api(s.url, m.token['bob'], 'GET', `/api/v1/accounts/lookup?acct=${encodeURIComponent(`pets@${peer.host}`)}`);
+    assert.equal(group.status, 200, group.text);
+    assert.equal((await api(s.url, m.token['bob'], 'POST', `/api/v1/accounts/${group.body.id}/block`)).status, 200);
+    const bob = as('bob');
+    const pets = (await bob.getCommunity({ name: `pets@${peer.host}` })).community_view;
+    assert.equal(pets.blocked, true);
+    assert.deepEqual(
+      (await bob.getSite()).my_user?.community_blocks.map((b) => [b.person.name, b.community.id]),
+      [['bob', pets.community.id]],
+    );
+    assert.equal(await failure(bob.followCommunity({ community_id: pets.community.id, follow: true })), 'community_is_blocked');
+    assert.equal((await bob.getCommunity({ id: pets.community.id })).community_view.subscribed, 'NotSubscribed');
+  });
 });
