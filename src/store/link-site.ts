@@ -17,6 +17,21 @@ const ORDER: Record<CommunityListSort, string> = {
   active: '(SELECT max(p.newest_comment_time) FROM lemmy_posts p WHERE p.community_id = c.id) DESC NULLS LAST, c.id DESC',
 };
 
+/** The orders a person's or a search's posts and comments take (Lemmy's sorts, as api/lemmy/params.ts maps them). */
+export type ItemOrder = 'new' | 'old' | 'top' | 'comments';
+const POST_ORDER: Record<ItemOrder, string> = {
+  new: 'p.published DESC, p.id DESC',
+  old: 'p.published ASC, p.id ASC',
+  top: 'p.score DESC, p.published DESC, p.id DESC',
+  comments: 'p.comments DESC, p.published DESC, p.id DESC',
+};
+const COMMENT_ORDER: Record<ItemOrder, string> = {
+  new: 'm.published DESC, m.id DESC',
+  old: 'm.published ASC, m.id ASC',
+  top: 'm.score DESC, m.published DESC, m.id DESC',
+  comments: 'm.child_count DESC, m.published DESC, m.id DESC',
+};
+
 // A community is listed while its Group is neither deleted nor suspended.
 const LISTED = 'a.deleted_at IS NULL AND a.suspended_at IS NULL';
 
@@ -135,7 +150,7 @@ export class LinkSiteStore {
   async searchPosts(
     q: string,
     viewer: string | null,
-    o: { communityId?: number; creator?: string; url: boolean; limit: number; offset: number },
+    o: { communityId?: number; creator?: string; url: boolean; order?: ItemOrder; limit: number; offset: number },
   ): Promise<number[]> {
     const values: unknown[] = [o.url ? q : `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
@@ -145,14 +160,18 @@ export class LinkSiteStore {
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id WHERE ${where}
-        ORDER BY p.published DESC, p.id DESC LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        ORDER BY ${POST_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);
   }
 
   /** Comment ids (newest first) whose text holds the words, under the same rules as searchPosts. */
-  async searchComments(q: string, viewer: string | null, o: { communityId?: number; creator?: string; limit: number; offset: number }): Promise<number[]> {
+  async searchComments(
+    q: string,
+    viewer: string | null,
+    o: { communityId?: number; creator?: string; order?: ItemOrder; limit: number; offset: number },
+  ): Promise<number[]> {
     const values: unknown[] = [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
     let where = `m.body ILIKE $1 AND ${visibleTo(v)} AND ${listable()}${v ? ` AND ${quiet(v)}` : ''}`;
@@ -160,34 +179,38 @@ export class LinkSiteStore {
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT m.id::int AS id FROM lemmy_comments m JOIN lemmy_posts p ON p.id = m.post_id JOIN statuses s ON s.id = m.status_id
-        WHERE ${where} ORDER BY m.published DESC, m.id DESC LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);
   }
 
   /** A person's own posts and comments (newest first) the viewer may read, for GET /api/v3/user. */
-  async personPosts(author: string, viewer: string | null, o: { communityId?: number; limit: number; offset: number }): Promise<number[]> {
+  async personPosts(author: string, viewer: string | null, o: { communityId?: number; order?: ItemOrder; limit: number; offset: number }): Promise<number[]> {
     const values: unknown[] = [author];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
     let where = `s.account_id = $1 AND ${visibleTo(v)}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id WHERE ${where}
-        ORDER BY p.published DESC, p.id DESC LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        ORDER BY ${POST_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);
   }
 
-  async personComments(author: string, viewer: string | null, o: { communityId?: number; limit: number; offset: number }): Promise<number[]> {
+  async personComments(
+    author: string,
+    viewer: string | null,
+    o: { communityId?: number; order?: ItemOrder; limit: number; offset: number },
+  ): Promise<number[]> {
     const values: unknown[] = [author];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
     let where = `s.account_id = $1 AND ${visibleTo(v)}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT m.id::int AS id FROM lemmy_comments m JOIN lemmy_posts p ON p.id = m.post_id JOIN statuses s ON s.id = m.status_id
-        WHERE ${where} ORDER BY m.published DESC, m.id DESC LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);

@@ -121,7 +121,19 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     assert.equal(typeof d.person_view.counts.comment_count, 'number');
     const byId = await as('alice').getPersonDetails({ person_id: d.person_view.person.id });
     assert.equal(byId.person_view.person.name, 'alice');
-    assert.equal(byId.posts.length, 2);
+    // Lemmy's sorts: New (the default), Old, Top by score.
+    const sorted = async (sort?: 'New' | 'Old' | 'TopAll') =>
+      (await as('alice').getPersonDetails({ username: 'alice', ...(sort ? { sort } : {}) })).posts.map((p) => p.post.id);
+    const [open, hidden] = [post['open']!.id, post['private']!.id];
+    assert.deepEqual(await sorted(), [hidden, open]);
+    assert.deepEqual(await sorted('New'), [hidden, open]);
+    assert.deepEqual(await sorted('Old'), [open, hidden]);
+    await links.vote(post['open']!.statusId, m.id['bob']!, 1, null);
+    assert.deepEqual(await sorted('TopAll'), [open, hidden]);
+    assert.deepEqual(
+      (await as('alice').getPersonDetails({ username: 'alice', limit: 1, page: 2 })).posts.map((p) => p.post.id),
+      [open],
+    );
     const bob = await anon.getPersonDetails({ username: 'bob' });
     assert.deepEqual(
       bob.comments.map((c) => c.comment.id),

@@ -55,6 +55,14 @@ export const SORTS = [
 export const sortType = z.enum(SORTS).optional();
 export const listingType = z.enum(['All', 'Local', 'Subscribed', 'ModeratorView']).optional();
 
+/** How a person's or a search's posts and comments are ordered for a Lemmy sort (Hot and Active: newest first). */
+export function itemOrder(sort: (typeof SORTS)[number] | undefined): 'new' | 'old' | 'top' | 'comments' {
+  if (sort === 'Old') return 'old';
+  if (sort?.startsWith('Top') || sort === 'Controversial') return 'top';
+  if (sort === 'MostComments') return 'comments';
+  return 'new';
+}
+
 /** The offset of a 1-based page. */
 export function offsetOf(p: number | undefined, l: number): number {
   return ((p ?? 1) - 1) * l;

@@ -8,7 +8,7 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import { communityViews } from './communities.js';
 import { lemmyMember, type LemmySiteDeps, viewerOf } from './deps.js';
-import { lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './params.js';
+import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './params.js';
 import { personById } from './users.js';
 
 const SEARCH_TYPES = ['All', 'Comments', 'Posts', 'Communities', 'Users', 'Url'] as const;
@@ -54,7 +54,13 @@ export function lemmySearchRoutes(d: LemmySiteDeps): Route[] {
           creator = (await personById(d, q.creator_id))?.id;
           if (creator === undefined) throw Errors.lemmy(404, 'couldnt_find_person');
         }
-        const scoped = { limit: l, offset, ...(communityId === undefined ? {} : { communityId }), ...(creator === undefined ? {} : { creator }) };
+        const scoped = {
+          limit: l,
+          offset,
+          order: itemOrder(q.sort),
+          ...(communityId === undefined ? {} : { communityId }),
+          ...(creator === undefined ? {} : { creator }),
+        };
         const want = (t: (typeof SEARCH_TYPES)[number]) => type === 'All' || type === t;
         const [postIds, commentIds, communityIds, people] = await Promise.all([
           want('Posts') || type === 'Url' ? d.site.searchPosts(q.q, viewer, { ...scoped, url: type === 'Url' }) : [],

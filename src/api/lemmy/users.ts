@@ -7,7 +7,7 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import type { Account } from '../../store/accounts.js';
 import { type LemmySiteDeps, viewerOf } from './deps.js';
-import { lemmyBool, lemmyId, limit, offsetOf, page, parse, sortType } from './params.js';
+import { itemOrder, lemmyBool, lemmyId, limit, offsetOf, page, parse, sortType } from './params.js';
 
 const GetPersonDetails = z.object({
   person_id: lemmyId.optional(),
@@ -39,7 +39,7 @@ export function lemmyUserRoutes(d: LemmySiteDeps): Route[] {
         const account = q.person_id !== undefined ? await personById(d, q.person_id) : await d.finder.person(q.username!, viewer !== null);
         if (!account || account.actorType === 'Group') throw Errors.lemmy(404, 'couldnt_find_person');
         const l = q.limit ?? 10;
-        const o = { limit: l, offset: offsetOf(q.page, l), ...(q.community_id === undefined ? {} : { communityId: q.community_id }) };
+        const o = { limit: l, offset: offsetOf(q.page, l), order: itemOrder(q.sort), ...(q.community_id === undefined ? {} : { communityId: q.community_id }) };
         let postIds: number[];
         let commentIds: number[];
         if (q.saved_only) {
