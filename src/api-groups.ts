@@ -16,6 +16,17 @@ import type { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
 import type { MediaFiles } from './media/media-files.js';
 import { tempDirOf } from './media/temp-files.js';
+import { Finder } from './api/lemmy/finder.js';
+import type { LemmySiteDeps } from './api/lemmy/deps.js';
+import type { CommunityActions } from './services/community-actions.js';
+import { communityFollows } from './services/community-follows.js';
+import { AdapterAppStore } from './store/adapter-apps.js';
+import { LinkRowStore } from './store/link-rows.js';
+import { LinkSiteStore } from './store/link-site.js';
+import { CommentViews } from './views/lemmy/comment-views.js';
+import { PersonViews } from './views/lemmy/person-views.js';
+import { PostViews } from './views/lemmy/post-views.js';
+import { SiteView } from './views/lemmy/site-view.js';
 import type { VapidKeys } from './push/vapid.js';
 import type { CommunityService } from './services/community-service.js';
 import { DomainBlockService } from './services/domain-block-service.js';
@@ -77,6 +88,8 @@ export interface ApiParts {
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
   readonly announcementViews: AnnouncementViews;
+  /** The community service (follows, posts, comments, votes of /api/v3); without it, following alone. */
+  readonly communityActions?: CommunityActions;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -107,6 +120,25 @@ export function apiGroups(p: ApiParts) {
   };
   const tagViews = new TagViews(s.tags, uris);
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, tagViews, ...listed };
+  // The link-aggregator adapter's site, sign-in, people, communities and search (/api/v3, issue 37).
+  const linkSite = new LinkSiteStore(db);
+  const postViews = new PostViews(new LinkRowStore(db), { config, uris });
+  const lemmyPeople = new PersonViews(postViews.objects, linkSite);
+  const lemmySite: LemmySiteDeps = {
+    config,
+    log: apiLog,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    links: s.linkAggregator,
+    site: linkSite,
+    finder: new Finder({ config, log: apiLog, accounts: s.accounts, statuses: s.statuses, links: s.linkAggregator, site: linkSite, remote, notes, uris }),
+    objects: postViews.objects,
+    people: lemmyPeople,
+    postViews,
+    commentViews: new CommentViews(postViews.objects.rows, postViews),
+    siteView: new SiteView({ config, uris, accounts: s.accounts, links: s.linkAggregator, site: linkSite, objects: postViews.objects, people: lemmyPeople }),
+    communities: p.communityActions ?? communityFollows({ accounts: s.accounts, follows: s.follows, links: s.linkAggregator, followService }),
+  };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {
     db,
@@ -234,6 +266,8 @@ export function apiGroups(p: ApiParts) {
       tagUrl: (name: string) => uris.tag(name),
     },
     linkTimeline: { baseUrl, trends: s.trends, timelines: s.timelineRefs, views: statusViews },
+    lemmySite,
+    lemmyLogin: { log: apiLog, users: s.users, adapterApps: new AdapterAppStore(db), maxBodyBytes: config.limits.formBytes },
     // A member's own domain blocks, follow suggestions and the directory (issue 36).
     memberDomainBlocks: {
       baseUrl,

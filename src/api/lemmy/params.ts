@@ -1,0 +1,76 @@
+// The parameter rules the adapter's routes share (/api/v3, Lemmy's snake_case names): ids as JSON numbers or digit
+// strings (query strings carry text), Lemmy's page and limit, its booleans, its enums. Malformed input is a 400 with
+// a Lemmy-style code, never a 5xx.
+import { z } from 'zod';
+import { Errors } from '../../errors.js';
+
+/** A Lemmy id: a positive safe integer, as a JSON number or (query strings) its digits. */
+export const lemmyId = z.union([
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number)
+    .refine((n) => n > 0),
+]);
+
+/** Lemmy's booleans: JSON true/false, or 'true'/'false' in a query string. */
+export const lemmyBool = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+const positiveInt = (max: number) =>
+  z.union([
+    z.number().int().min(1).max(max),
+    z
+      .string()
+      .regex(/^\d{1,9}$/)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= max),
+  ]);
+
+/** Lemmy's page (1-based) and limit (at most 50). */
+export const page = positiveInt(1_000_000).optional();
+export const limit = positiveInt(50).optional();
+
+export const SORTS = [
+  'Active',
+  'Hot',
+  'New',
+  'Old',
+  'TopDay',
+  'TopWeek',
+  'TopMonth',
+  'TopYear',
+  'TopAll',
+  'MostComments',
+  'NewComments',
+  'TopHour',
+  'TopSixHour',
+  'TopTwelveHour',
+  'TopThreeMonths',
+  'TopSixMonths',
+  'TopNineMonths',
+  'Controversial',
+  'Scaled',
+] as const;
+export const sortType = z.enum(SORTS).optional();
+export const listingType = z.enum(['All', 'Local', 'Subscribed', 'ModeratorView']).optional();
+
+/** How a person's or a search's posts and comments are ordered for a Lemmy sort (Hot and Active: newest first). */
+export function itemOrder(sort: (typeof SORTS)[number] | undefined): 'new' | 'old' | 'top' | 'comments' {
+  if (sort === 'Old') return 'old';
+  if (sort?.startsWith('Top') || sort === 'Controversial') return 'top';
+  if (sort === 'MostComments') return 'comments';
+  return 'new';
+}
+
+/** The offset of a 1-based page. */
+export function offsetOf(p: number | undefined, l: number): number {
+  return ((p ?? 1) - 1) * l;
+}
+
+/** Parses input with a schema, or throws Lemmy's 400 (`code`, default `invalid_query`). */
+export function parse<S extends z.ZodTypeAny>(schema: S, input: unknown, code = 'invalid_query'): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw Errors.lemmy(400, code);
+  return r.data;
+}
