@@ -17,6 +17,7 @@ import type { Logger } from './log.js';
 import type { MediaFiles } from './media/media-files.js';
 import { tempDirOf } from './media/temp-files.js';
 import type { VapidKeys } from './push/vapid.js';
+import type { CommunityActions } from './services/community-actions.js';
 import { DomainBlockService } from './services/domain-block-service.js';
 import type { FollowService } from './services/follow-service.js';
 import type { InteractionService } from './services/interaction-service.js';
@@ -25,6 +26,8 @@ import type { StatusService } from './services/status-service.js';
 import type { ScheduledPosts } from './services/scheduled-posts.js';
 import { ScheduledViews } from './views/scheduled-views.js';
 import type { Database } from './store/db.js';
+import { LinkPageStore } from './store/link-pages.js';
+import { LinkRowStore } from './store/link-rows.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import type { MediaFetchLocks } from './store/media-fetch-locks.js';
 import type { Stores } from './store/stores.js';
@@ -34,6 +37,8 @@ import type { AccountCache } from './views/account-cache.js';
 import type { AccountViews } from './views/account-views.js';
 import type { AdminAccountViews } from './views/admin-account-views.js';
 import type { AnnouncementViews } from './views/announcement-views.js';
+import { CommentViews } from './views/lemmy/comment-views.js';
+import { PostViews } from './views/lemmy/post-views.js';
 import type { ReportViews } from './views/report-views.js';
 import type { StatusViews } from './views/status-views.js';
 import { TagViews } from './views/tag-views.js';
@@ -74,6 +79,8 @@ export interface ApiParts {
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
   readonly announcementViews: AnnouncementViews;
+  /** What a member does in a community through /api/v3: the community service (services/community-actions.ts). */
+  readonly communityActions: CommunityActions;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -103,6 +110,10 @@ export function apiGroups(p: ApiParts) {
     prune: manualPrune,
   };
   const tagViews = new TagViews(s.tags, uris);
+  // The link-aggregator adapter (/api/v3): its listings, its batched rows and the views over them.
+  const linkRows = new LinkRowStore(db);
+  const postViews = new PostViews(linkRows, { config, uris });
+  const lemmyReads = { accounts: s.accounts, links: s.linkAggregator, pages: new LinkPageStore(db), rows: linkRows, communities: p.communityActions };
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, tagViews, ...listed };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {
@@ -198,6 +209,8 @@ export function apiGroups(p: ApiParts) {
     lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
     search: searchApi,
     tags: { baseUrl, accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
+    lemmyPosts: { ...lemmyReads, views: postViews },
+    lemmyComments: { ...lemmyReads, views: new CommentViews(linkRows, postViews) },
     featuredTags: { accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
     filters: { filters: s.filters, statuses: s.statuses },
     filtersV1: { filters: s.filters },

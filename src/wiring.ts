@@ -50,6 +50,8 @@ import { Wake } from './wake.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
 import { apiGroups } from './api-groups.js';
+import type { CommunityActions } from './services/community-actions.js';
+import { UNWIRED_COMMUNITY_ACTIONS } from './services/unwired-community-actions.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
 
@@ -62,7 +64,14 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config)) {
+export async function wire(
+  config: Config,
+  log: Logger,
+  db: Database,
+  clock: Clock,
+  storage = mediaStorage(config),
+  communityActions: CommunityActions = UNWIRED_COMMUNITY_ACTIONS,
+) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -274,6 +283,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     pushTokenKey,
     accountCache,
     announcementViews,
+    communityActions,
   });
   const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
 
