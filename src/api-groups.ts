@@ -19,7 +19,6 @@ import { tempDirOf } from './media/temp-files.js';
 import { Finder } from './api/lemmy/finder.js';
 import type { LemmySiteDeps } from './api/lemmy/deps.js';
 import type { CommunityActions } from './services/community-actions.js';
-import { communityFollows } from './services/community-follows.js';
 import { AdapterAppStore } from './store/adapter-apps.js';
 import { LinkRowStore } from './store/link-rows.js';
 import { LinkSiteStore } from './store/link-site.js';
@@ -37,6 +36,7 @@ import type { StatusService } from './services/status-service.js';
 import type { ScheduledPosts } from './services/scheduled-posts.js';
 import { ScheduledViews } from './views/scheduled-views.js';
 import type { Database } from './store/db.js';
+import { LinkPageStore } from './store/link-pages.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import type { MediaFetchLocks } from './store/media-fetch-locks.js';
 import type { Stores } from './store/stores.js';
@@ -88,8 +88,8 @@ export interface ApiParts {
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
   readonly announcementViews: AnnouncementViews;
-  /** The community service (follows, posts, comments, votes of /api/v3); without it, following alone. */
-  readonly communityActions?: CommunityActions;
+  /** What a member does in a community through /api/v3: the community service, or a test's stand-in. */
+  readonly communityActions: CommunityActions;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -119,10 +119,13 @@ export function apiGroups(p: ApiParts) {
     prune: manualPrune,
   };
   const tagViews = new TagViews(s.tags, uris);
+  // The link-aggregator adapter (/api/v3): its listings, its batched rows and the views over them.
+  const linkRows = new LinkRowStore(db);
+  const postViews = new PostViews(linkRows, { config, uris });
+  const lemmyReads = { accounts: s.accounts, links: s.linkAggregator, pages: new LinkPageStore(db), rows: linkRows, communities: p.communityActions };
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, tagViews, ...listed };
   // The link-aggregator adapter's site, sign-in, people, communities and search (/api/v3, issue 37).
   const linkSite = new LinkSiteStore(db);
-  const postViews = new PostViews(new LinkRowStore(db), { config, uris });
   const lemmyPeople = new PersonViews(postViews.objects, linkSite);
   const lemmySite: LemmySiteDeps = {
     config,
@@ -137,7 +140,7 @@ export function apiGroups(p: ApiParts) {
     postViews,
     commentViews: new CommentViews(postViews.objects.rows, postViews),
     siteView: new SiteView({ config, uris, accounts: s.accounts, links: s.linkAggregator, site: linkSite, objects: postViews.objects, people: lemmyPeople }),
-    communities: p.communityActions ?? communityFollows({ accounts: s.accounts, follows: s.follows, links: s.linkAggregator, followService }),
+    communities: p.communityActions,
   };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {
@@ -233,6 +236,8 @@ export function apiGroups(p: ApiParts) {
     lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
     search: searchApi,
     tags: { baseUrl, accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
+    lemmyPosts: { ...lemmyReads, views: postViews },
+    lemmyComments: { ...lemmyReads, views: new CommentViews(linkRows, postViews) },
     featuredTags: { accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
     filters: { filters: s.filters, statuses: s.statuses },
     filtersV1: { filters: s.filters },
@@ -309,8 +314,6 @@ export function apiGroups(p: ApiParts) {
     instanceExtras: { clock, activity: s.instanceActivity, rules: s.instanceRules, texts: s.instanceTexts },
     announcementsPage: { announcements: s.announcements },
     rulesPage: { rules: s.instanceRules, texts: s.instanceTexts },
-    // The link-aggregator adapter (/api/v3, issue 37): what members do in communities.
-    lemmy: { communities: p.communities },
   };
   return api;
 }

@@ -47,6 +47,8 @@ import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { featuredTagRoutes } from './api/featured-tags.js';
 import { tagRoutes } from './api/tags.js';
+import { lemmyCommentRoutes } from './api/lemmy/comments.js';
+import { lemmyPostRoutes } from './api/lemmy/posts.js';
 import { statusRoutes } from './api/statuses.js';
 import { scheduledStatusRoutes } from './api/scheduled-statuses.js';
 import { quoteRoutes } from './api/quotes.js';
@@ -250,6 +252,9 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v2/search', '/api/v1/accounts/search'], searchRoutes(api.search)),
     // Hashtags: followed (their posts reach home) and featured on profiles.
     mount(['/api/v1/tags', '/api/v1/followed_tags'], tagRoutes(api.tags)),
+    // The link-aggregator adapter (Lemmy 0.19's /api/v3): posts and comments.
+    mount(['/api/v3/post'], lemmyPostRoutes(api.lemmyPosts)),
+    mount(['/api/v3/comment'], lemmyCommentRoutes(api.lemmyComments)),
     mount(['/api/v1/featured_tags', '/api/v1/accounts/:id/featured_tags'], featuredTagRoutes(api.featuredTags)),
     // Content filters (v2, and v1 as Mastodon keeps it).
     mount(['/api/v2/filters'], filterRoutes(api.filters)),

@@ -55,6 +55,7 @@ import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
 import { CommunityService } from './services/community-service.js';
 import { apiGroups } from './api-groups.js';
+import type { CommunityActions } from './services/community-actions.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
 
@@ -67,7 +68,14 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config)) {
+export async function wire(
+  config: Config,
+  log: Logger,
+  db: Database,
+  clock: Clock,
+  storage = mediaStorage(config),
+  communityActions?: CommunityActions,
+) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -321,6 +329,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     pushTokenKey,
     accountCache,
     announcementViews,
+    // A test may stand in for the service to drive the routes alone.
+    communityActions: communityActions ?? communityService,
   });
   const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
 

@@ -222,6 +222,21 @@ export class LinkRowStore {
     return this.db.rows<CommunityCountsRow>(COMMUNITY_COUNTS, [[...new Set(communityIds)]], 'prepared');
   }
 
+  /**
+   * The community named `name` on `host` (Lemmy's `name@host`), or, with no host, the one Group of that name (the
+   * oldest, should two servers' share it). Names and hosts in any case.
+   */
+  async communityNamed(name: string, host: string | null): Promise<number | undefined> {
+    const row = await this.db.one<{ id: number }>(
+      `SELECT c.id::int AS id FROM accounts a JOIN lemmy_communities c ON c.account_id = a.id
+       WHERE lower(a.username) = lower($1) AND ($2::text IS NULL OR lower(COALESCE(a.domain, '')) = lower($2::text))
+       ORDER BY c.id LIMIT 1`,
+      [name, host],
+      'prepared',
+    );
+    return row?.id;
+  }
+
   /** Person and instance ids for accounts met for the first time: one statement each, for the whole batch. */
   private async ensureIds(accountIds: readonly string[], rows: readonly { domain: string | null; instanceId: number | null }[]): Promise<void> {
     if (accountIds.length > 0) {

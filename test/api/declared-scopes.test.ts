@@ -304,22 +304,6 @@ const STREAMING = [
   ].map((p) => `GET /api/v1/streaming/${p}`),
 ];
 
-/**
- * The link-aggregator adapter (/api/v3, Lemmy 0.19): Lemmy has no scopes, so its routes take Stoa's broad ones (a
- * Lemmy client's token is `read write follow`). Reads are open to anonymous callers where Lemmy's are; routes that
- * act for a member accept an anonymous call too (optional) so that the handler can answer Lemmy's 401 not_logged_in,
- * while a token that is sent must still be a member's.
- */
-const LEMMY: Readonly<Record<string, AuthRule>> = {
-  'GET /api/v3/site': { scopes: ['read'], optional: true },
-  'POST /api/v3/user/logout': { scopes: [], member: true, optional: true },
-  'GET /api/v3/user': { scopes: ['read'], optional: true },
-  'GET /api/v3/community': { scopes: ['read'], optional: true },
-  'GET /api/v3/community/list': { scopes: ['read'], optional: true },
-  'POST /api/v3/community/follow': { scopes: ['follow', 'write'], member: true, optional: true },
-  'GET /api/v3/search': { scopes: ['read'], optional: true },
-  'GET /api/v3/resolve_object': { scopes: ['read'], member: true, optional: true },
-};
 
 /** API routes Mastodon serves without a token (as far as the route table is concerned). */
 const OPEN = new Set([
@@ -353,6 +337,38 @@ const LEGACY: Readonly<Record<string, readonly string[]>> = {
   'read:blocks': ['follow'],
   'write:mutes': ['follow'],
   'read:mutes': ['follow'],
+};
+
+/**
+ * The link-aggregator adapter (/api/v3, Lemmy 0.19): no Mastodon document, so its rules are asserted whole here.
+ * Reads are open (Lemmy lets anonymous clients browse); writes are a member's, `optional` so a request without a
+ * token reaches the handler and gets Lemmy's {"error":"not_logged_in"} (api/lemmy/params.ts).
+ */
+const lemmyRead: AuthRule = { scopes: ['read'], optional: true };
+const lemmyWrite: AuthRule = { scopes: ['write'], member: true, optional: true };
+const LEMMY: Readonly<Record<string, AuthRule>> = {
+  'GET /api/v3/post/list': lemmyRead,
+  'GET /api/v3/post': lemmyRead,
+  'POST /api/v3/post': lemmyWrite,
+  'PUT /api/v3/post': lemmyWrite,
+  'POST /api/v3/post/delete': lemmyWrite,
+  'POST /api/v3/post/like': lemmyWrite,
+  'PUT /api/v3/post/save': lemmyWrite,
+  'GET /api/v3/comment/list': lemmyRead,
+  'POST /api/v3/comment': lemmyWrite,
+  'PUT /api/v3/comment': lemmyWrite,
+  'POST /api/v3/comment/delete': lemmyWrite,
+  'POST /api/v3/comment/like': lemmyWrite,
+  'PUT /api/v3/comment/save': lemmyWrite,
+  // the site, people, communities and search (their own rules: following asks `follow` or `write`)
+  'GET /api/v3/site': { scopes: ['read'], optional: true },
+  'POST /api/v3/user/logout': { scopes: [], member: true, optional: true },
+  'GET /api/v3/user': { scopes: ['read'], optional: true },
+  'GET /api/v3/community': { scopes: ['read'], optional: true },
+  'GET /api/v3/community/list': { scopes: ['read'], optional: true },
+  'POST /api/v3/community/follow': { scopes: ['follow', 'write'], member: true, optional: true },
+  'GET /api/v3/search': { scopes: ['read'], optional: true },
+  'GET /api/v3/resolve_object': { scopes: ['read'], member: true, optional: true },
 };
 
 describe('declared route scopes', () => {

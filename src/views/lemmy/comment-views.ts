@@ -3,7 +3,7 @@
 // from it) with `deleted: true` and empty content, as Lemmy sends it.
 import type { CommentRow, LinkRowStore } from '../../store/link-rows.js';
 import type { LemmyAddresses, LemmyCommunity, LemmyPerson, LemmySubscribed } from './objects.js';
-import { apIdOf, type LemmyPost, lemmyPost, PostViews } from './post-views.js';
+import { apIdOf, type LemmyPost, lemmyPost, type PostViews } from './post-views.js';
 
 export interface LemmyComment {
   id: number;
