@@ -6,8 +6,9 @@
 // community announces reaches Stoa signed and is accepted there.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { api, FED_ENV, type Json } from '../support/api.js';
-import { startFakeActorPeer, verifyReceived, type FakePeer, type SignedPostOptions } from '../support/fake-actor-peer.js';
+import { sha256Digest, startFakeActorPeer, verifyReceived, type FakePeer, type SignedPostOptions } from '../support/fake-actor-peer.js';
 import { LEMMY_CONTEXT, LEMMY_SIGNED_HEADERS, lemmyFixture, startFakeLemmy, type FakeLemmy } from '../support/fake-lemmy.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -113,6 +114,45 @@ describe('the fake Lemmy community on its own', () => {
     await lemmy.settled();
     assert.deepEqual(lemmy.sent, [], 'no Accept went out');
     assert.ok(!peer.posts().some((p) => p.body?.['type'] === 'Accept'));
+  });
+
+  it('answers any bytes at its inboxes with a 4xx and does nothing (property)', async () => {
+    const before = lemmy.received.length;
+    const body = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.json({ maxDepth: 3 }),
+      fc.constant(JSON.stringify(follow())),
+      fc.string({ unit: 'binary', maxLength: 100 }),
+    );
+    const signature = fc.oneof(
+      fc.constant(undefined),
+      fc.string({ maxLength: 120 }),
+      fc
+        .tuple(fc.string({ maxLength: 40 }), fc.subarray([...LEMMY_SIGNED_HEADERS, 'accept', '(created)']), fc.base64String({ maxLength: 64 }))
+        .map(([keyId, headers, sig]) => `keyId="${keyId}",algorithm="hs2019",headers="${headers.join(' ')}",signature="${sig}"`),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        body,
+        signature,
+        fc.boolean(),
+        fc.constantFrom('/inbox', lemmy.community.inbox.slice(lemmy.url.length), '/u/picard/inbox', '/nowhere'),
+        fc.constantFrom('application/activity+json', 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"', 'text/plain'),
+        async (text, sig, rightDigest, path, type) => {
+          const headers: Record<string, string> = { 'content-type': type, date: new Date().toUTCString() };
+          headers['digest'] = rightDigest ? sha256Digest(text) : 'SHA-256=AAAA';
+          if (sig !== undefined) headers['signature'] = sig;
+          const r = await fetch(lemmy.url + path, { method: 'POST', headers, body: text });
+          await r.arrayBuffer();
+          assert.ok(r.status >= 400 && r.status < 500, `${r.status} for ${JSON.stringify({ text, sig, path, type })}`);
+        },
+      ),
+      { seed: 37, numRuns: 120 },
+    );
+    assert.ok(lemmy.received.slice(before).every((d) => d.status >= 400 && !d.verified));
+    assert.deepEqual(lemmy.followers(), []);
+    await lemmy.settled();
+    assert.deepEqual(lemmy.sent, []);
   });
 
   it("accepts a Follow signed by the actor's key: an Accept in Lemmy's shape, signed by the group over Lemmy's headers", async () => {
