@@ -124,10 +124,14 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
       assert.equal(typeof community.id, 'number');
       const got = await client.getCommunity({ name: lemmy.communityHandle });
       assert.equal(got.community_view.community.id, community.id);
-      assert.deepEqual(
-        got.moderators.map((m) => m.moderator.actor_id),
-        [lemmy.user('picard').id],
-      );
+      // The moderators collection (the Group's attributedTo) may be read after the Group itself.
+      await eventually(async () => {
+        const { moderators } = await client.getCommunity({ id: community.id });
+        assert.deepEqual(
+          moderators.map((m) => m.moderator.actor_id),
+          [lemmy.user('picard').id],
+        );
+      }, WAIT_MS);
       const followed = await client.followCommunity({ community_id: community.id, follow: true });
       assert.ok(['Pending', 'Subscribed'].includes(followed.community_view.subscribed));
       return community.id;
