@@ -4,8 +4,9 @@
 // Lemmy's own web UI and apps do. Both members follow the community; a Lemmy user's post reaches both once (Lemmy
 // announces it twice); A's member comments and votes, the community re-announces, B sees A's comment (attributed to
 // A's member, so fetched from A, the Announce being the community's) and the score; the Lemmy user's reply builds the
-// tree on both; A's member's link post reaches the fake as Lemmy's Page, signed over content-type, and B; edits and
-// deletes apply on both; a downvote on A, where the operator turned downvotes off, is refused and nothing is sent.
+// tree on both; A's member's link post reaches the fake as Lemmy's Page, signed over content-type, and B; votes from
+// B and from a Lemmy user (and Lemmy's Undo of it, a new Like) count on both; a downvote on A, where the operator
+// turned downvotes off, is refused and nothing is sent; edits and deletes from both sides apply on both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LemmyHttp, type CommentView, type PostView } from 'lemmy-js-client';
@@ -283,6 +284,18 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
     assertVerified(await receivedBy(geordiActor, 'Like', wesComment.comment.ap_id));
     assert.equal(lemmy.counts(wesComment.comment.ap_id).upvotes, 2);
     await inTree(wes, postOnA.post.id, wesComment.comment.ap_id, (c) => assert.equal(c.counts.upvotes, before + 1));
+  });
+
+  it("a Lemmy user's vote on A's comment counts on A and B, and Lemmy's Undo of it (a new Like, not the vote) takes it back", async () => {
+    const upvotes = async (): Promise<[number, number]> => [
+      (await inTree(wes, postOnA.post.id, wesComment.comment.ap_id)).counts.upvotes,
+      (await inTree(geordi, postOnB.post.id, wesComment.comment.ap_id)).counts.upvotes,
+    ];
+    const [onA, onB] = await upvotes();
+    await lemmy.vote('picard', wesComment.comment.ap_id, 1);
+    await eventually(async () => assert.deepEqual(await upvotes(), [onA + 1, onB + 1]), WAIT_MS);
+    await lemmy.vote('picard', wesComment.comment.ap_id, 0);
+    await eventually(async () => assert.deepEqual(await upvotes(), [onA, onB]), WAIT_MS);
   });
 
   it('a downvote on A, where downvotes are off, is refused with downvotes_are_disabled and nothing reaches the fake', async () => {

@@ -793,8 +793,10 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       if (score === 0) {
         const previous = o.votes.get(u.id);
         if (previous === undefined) throw new Error(`${u.name} has no vote on ${objectId}`);
+        // Lemmy 0.19 undoes any vote with an Undo of a *new* Like (activities/voting/mod.rs: "Lemmy API doesn't
+        // distinguish between Undo/Like and Undo/Dislike"): neither the id nor the type of the vote it takes back.
         const f = fixture(previous === 1 ? 'activities/voting/undo_like_note.json' : 'activities/voting/undo_dislike_page.json');
-        activity = { ...f, actor: u.id, object: vote(previous === 1 ? 'Like' : 'Dislike'), audience: community.id, type: 'Undo', id: activityId('Undo') };
+        activity = { ...f, actor: u.id, object: vote('Like'), audience: community.id, type: 'Undo', id: activityId('Undo') };
         o.votes.delete(u.id);
       } else {
         activity = vote(score === 1 ? 'Like' : 'Dislike');
