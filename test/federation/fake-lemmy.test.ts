@@ -216,6 +216,9 @@ describe('the fake Lemmy community on its own', () => {
     assert.equal(announced.body!['actor'], lemmy.community.id);
     assert.ok(verifyReceived(announced, lemmy.communityPublicKeyPem).signatureValid);
 
+    assert.equal((await lemmyPost(like)).status, 400, 'an activity id seen before');
+    assert.equal(lemmy.counts(id).upvotes, 2);
+
     const stranger = { ...like, object: `${lemmy.url}/post/999`, id: peer.newId('like') };
     assert.equal((await lemmyPost(stranger)).status, 400, 'a vote on what the community does not hold');
   });

@@ -195,6 +195,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   const activities = new Map<string, Doc>(); // what the fake sent, served at its id
   const followers = new Map<string, Follower>();
   const actorKeys = new Map<string, Doc>(); // fetched remote actors, by id
+  const seen = new Set<string>(); // ids of the activities received
   const received: LemmyDelivery[] = [];
   const sent: LemmySent[] = [];
   const pending = new Set<Promise<unknown>>();
@@ -517,6 +518,9 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       verified = true;
       const id = idOf(activity);
       if (!id || new URL(id).origin !== new URL(actorId).origin) throw new Refusal(400, 'activity id not on the actor origin');
+      // Lemmy records every activity id it receives and refuses one it has seen (insert_received_activity).
+      if (seen.has(id)) throw new Refusal(400, 'duplicate activity');
+      seen.add(id);
       await act(activity, actorId, actor);
       return record(200, null);
     } catch (e) {
