@@ -7,50 +7,15 @@
 // Dislike, Undo) is counted and re-announced to every follower, with the compat Announce{Page} for posts. Its own
 // users post, comment, vote, edit and delete on command, announced the same way. See docs/decisions/0057-fake-lemmy.md.
 import http from 'node:http';
-import { generateKeyPair, randomUUID, sign as rsaSign, verify as rsaVerify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { generateKeyPair, sign as rsaSign, verify as rsaVerify } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseSignature, sha256Digest, signingString } from './fake-actor-peer.js';
+import { AP_JSON, asArray, type Doc, idOf, isRecord, LemmyDocuments, withContext } from './lemmy-documents.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/lemmy/', import.meta.url));
-/** The hosts Lemmy's fixtures name; all of them become the fake's own origin when a fixture is loaded. */
-const FIXTURE_ORIGINS = /https?:\/\/(?:enterprise\.lemmy\.ml|ds9\.lemmy\.ml|lemmy\.ml)/g;
-/** What Lemmy 0.19 puts at the top of every document it serves or sends (crates/apub/src/lib.rs). */
-export const LEMMY_CONTEXT = ['https://join-lemmy.org/context.json', 'https://www.w3.org/ns/activitystreams'];
-export const LEMMY_VERSION = '0.19.9';
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-const AP_JSON = 'application/activity+json';
+export { LEMMY_CONTEXT, LEMMY_VERSION, lemmyFixture } from './lemmy-documents.js';
 /** The headers Lemmy signs on every POST (activitypub-federation), and so the ones this fake demands. */
 export const LEMMY_SIGNED_HEADERS = ['(request-target)', 'content-type', 'date', 'digest', 'host'] as const;
-/** Lemmy 0.19's Page fields (protocol/objects/page.rs): what survives its parsing, and so its compat Announce{Page}. */
-const PAGE_FIELDS = [
-  'type',
-  'id',
-  'attributedTo',
-  'to',
-  'name',
-  'cc',
-  'content',
-  'mediaType',
-  'source',
-  'attachment',
-  'image',
-  'sensitive',
-  'published',
-  'updated',
-  'language',
-  'audience',
-  'tag',
-];
-
-type Doc = Record<string, unknown>;
-
-/** A Lemmy fixture (path relative to crates/apub/assets/lemmy/), its hosts moved onto `origin`. */
-export function lemmyFixture(path: string, origin = 'https://enterprise.lemmy.ml'): Doc {
-  return JSON.parse(readFileSync(FIXTURES + path, 'utf8').replace(FIXTURE_ORIGINS, origin)) as Doc;
-}
 
 export interface LemmyUser {
   readonly name: string;
@@ -155,17 +120,6 @@ async function rsaKeyPair(): Promise<{ publicKeyPem: string; privateKeyPem: stri
   return { publicKeyPem: publicKey, privateKeyPem: privateKey };
 }
 
-const isRecord = (x: unknown): x is Doc => typeof x === 'object' && x !== null && !Array.isArray(x);
-const asArray = (x: unknown): unknown[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]);
-const idOf = (x: unknown): string | null => (typeof x === 'string' ? x : isRecord(x) && typeof x['id'] === 'string' ? x['id'] : null);
-const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-/** Lemmy renders markdown; paragraphs of escaped text are all the fake's users write. */
-const markdownToHtml = (md: string): string =>
-  md
-    .split(/\n{2,}/)
-    .map((p) => `<p>${escapeHtml(p)}</p>\n`)
-    .join('');
-
 function send(res: http.ServerResponse, status: number, body?: unknown, type = AP_JSON): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) });
@@ -202,6 +156,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   const localPosts: string[] = [];
   let nextPost = 1;
   let nextComment = 1;
+  let localComments = 0;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -230,18 +185,10 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   const host = `127.0.0.1:${port}`;
-  const community = {
-    name: communityName,
-    id: `${base}/c/${communityName}`,
-    inbox: `${base}/c/${communityName}/inbox`,
-    followers: `${base}/c/${communityName}/followers`,
-    keyId: `${base}/c/${communityName}#main-key`,
-  };
+  const docs = new LemmyDocuments(base, host, communityName, title);
+  const community = docs.community;
   const groupKeys = await rsaKeyPair();
   const siteKeys = await rsaKeyPair();
-  const fixture = (path: string): Doc => lemmyFixture(path, base);
-  const withContext = (doc: Doc): Doc => ({ '@context': LEMMY_CONTEXT, ...doc });
-  const activityId = (kind: string): string => `${base}/activities/${kind.toLowerCase()}/${randomUUID()}`;
 
   const user = (name: string): LemmyUser => {
     const u = users.get(name);
@@ -256,157 +203,6 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   };
   for (const name of opts.users ?? ['picard']) await addUser(name);
   const moderators = [...users.values()].map((u) => u.id);
-
-  // ---- documents, each built from its fixture --------------------------------------------------------------------
-
-  const groupDocument = (): Doc => {
-    const g = fixture('objects/group.json');
-    delete g['icon'];
-    delete g['image'];
-    return withContext({
-      ...g,
-      id: community.id,
-      preferredUsername: communityName,
-      name: title,
-      summary: `<p>${escapeHtml(title)}, a community on a fake Lemmy</p>\n`,
-      source: { content: `${title}, a community on a fake Lemmy`, mediaType: 'text/markdown' },
-      inbox: community.inbox,
-      followers: community.followers,
-      attributedTo: `${community.id}/moderators`,
-      // Lemmy 0.19 writes the double slash itself (objects/community.rs); the fake serves both spellings.
-      featured: `${community.id}//featured`,
-      endpoints: { sharedInbox: `${base}/inbox` },
-      outbox: `${community.id}/outbox`,
-      publicKey: { id: community.keyId, owner: community.id, publicKeyPem: groupKeys.publicKeyPem },
-    });
-  };
-  const personDocument = (u: LemmyUser): Doc => {
-    const p = fixture('objects/person.json');
-    delete p['icon'];
-    delete p['image'];
-    delete p['matrixUserId'];
-    return withContext({
-      ...p,
-      id: u.id,
-      preferredUsername: u.name,
-      name: u.name,
-      summary: `<p>${escapeHtml(u.name)} of the fake Lemmy</p>\n`,
-      source: { content: `${u.name} of the fake Lemmy`, mediaType: 'text/markdown' },
-      inbox: u.inbox,
-      outbox: `${u.id}/outbox`,
-      endpoints: { sharedInbox: `${base}/inbox` },
-      publicKey: { id: u.keyId, owner: u.id, publicKeyPem: u.publicKeyPem },
-    });
-  };
-  const siteDocument = (): Doc => {
-    const s = fixture('objects/instance.json');
-    return withContext({
-      ...s,
-      id: `${base}/`,
-      name: 'Fake Lemmy',
-      preferredUsername: host,
-      inbox: `${base}/inbox`,
-      outbox: `${base}/site_outbox`,
-      publicKey: { id: `${base}/#main-key`, owner: `${base}/`, publicKeyPem: siteKeys.publicKeyPem },
-    });
-  };
-  const pageDocument = (id: string, creator: string, p: { name: string; url?: string; body?: string }, published: string, updated?: string): Doc => {
-    const page = fixture('objects/page.json');
-    delete page['image'];
-    delete page['language']; // undetermined: Lemmy leaves it out
-    const doc: Doc = {
-      ...page,
-      id,
-      attributedTo: creator,
-      to: [community.id, PUBLIC],
-      cc: [],
-      audience: community.id,
-      name: p.name,
-      attachment: p.url ? [{ type: 'Link', href: p.url }] : [],
-      sensitive: false,
-      published,
-      tag: [{ href: id, name: `#${communityName}`, type: 'Hashtag' }],
-    };
-    if (p.body) {
-      doc['content'] = markdownToHtml(p.body);
-      doc['source'] = { content: p.body, mediaType: 'text/markdown' };
-    } else {
-      delete doc['content'];
-      delete doc['source'];
-    }
-    if (updated) doc['updated'] = updated;
-    return doc;
-  };
-  const noteDocument = (id: string, creator: string, parent: LemmyObject, text: string, published: string, updated?: string): Doc => {
-    const note = fixture('objects/note.json');
-    delete note['language'];
-    delete note['updated'];
-    const doc: Doc = {
-      ...note,
-      id,
-      attributedTo: creator,
-      to: [PUBLIC],
-      cc: [community.id, parent.creator],
-      audience: community.id,
-      inReplyTo: parent.id,
-      content: markdownToHtml(text),
-      source: { content: text, mediaType: 'text/markdown' },
-      tag: [{ href: parent.creator, type: 'Mention', name: mentionName(parent.creator) }],
-      distinguished: false,
-      published,
-    };
-    if (updated) doc['updated'] = updated;
-    return doc;
-  };
-  const mentionName = (actorId: string): string => {
-    const u = new URL(actorId);
-    return `@${u.pathname.split('/').pop()}@${u.host}`;
-  };
-  const tombstone = (id: string): Doc => ({ ...fixture('objects/tombstone.json'), id });
-
-  const outboxDocument = (): Doc => {
-    const o = fixture('collections/group_outbox.json');
-    const items = localPosts
-      .slice(-20)
-      .reverse()
-      .map((id) => objects.get(id)!)
-      .filter((p) => !p.deleted)
-      .map((p) => announceOf({ ...createTemplate('create_page', p.creator), object: p.doc }));
-    return withContext({ ...o, id: `${community.id}/outbox`, totalItems: items.length, orderedItems: items });
-  };
-
-  // ---- activities, each from its fixture ------------------------------------------------------------------------
-
-  const createTemplate = (which: 'create_page' | 'create_note' | 'update_page', actor: string): Doc => {
-    const a = fixture(`activities/create_or_update/${which}.json`);
-    return { ...a, actor, to: [PUBLIC], cc: [community.id], audience: community.id, id: activityId(which === 'update_page' ? 'Update' : 'Create') };
-  };
-  /** Lemmy's Announce of an activity: from the community, to Public, cc its followers; the inner without context. */
-  const announceOf = (inner: Doc): Doc => {
-    const a = fixture('activities/community/announce_create_page.json');
-    const { '@context': _dropped, ...object } = inner;
-    return {
-      ...a,
-      actor: community.id,
-      to: [PUBLIC],
-      object,
-      cc: [community.followers],
-      type: 'Announce',
-      id: `${base}/activities/announce/${String(inner['type']).toLowerCase()}/${randomUUID()}`,
-    };
-  };
-  /**
-   * Lemmy 0.19's compat Announce{Page} (activities/community/announce.rs): the Page as Lemmy parsed it, given an
-   * activity id and the actor by its RawAnnouncableActivities wrapper, which serde writes before the Page's own
-   * fields, the Page's `id` among them: the JSON names `id` twice, and readers keep the last (the Page's).
-   */
-  const compatAnnounceBody = (page: Doc, actor: string): string => {
-    const a = announceOf({ type: 'Page' });
-    const fields = PAGE_FIELDS.filter((k) => page[k] !== undefined).map((k) => `${JSON.stringify(k)}:${JSON.stringify(page[k])}`);
-    const object = `{"id":${JSON.stringify(activityId('Announce'))},"actor":${JSON.stringify(actor)},${fields.join(',')}}`;
-    const outer = JSON.stringify(withContext({ ...a, object: '\u0000object' }));
-    return outer.replace('"\\u0000object"', object);
-  };
 
   // ---- delivery ---------------------------------------------------------------------------------------------------
 
@@ -436,11 +232,11 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   /** What Lemmy does with an activity in a local community: Announce{activity} to every follower, then Announce{Page} for a post. */
   const announce = async (inner: Doc): Promise<void> => {
     activities.set(String(inner['id']), inner);
-    const outer = withContext(announceOf(inner));
+    const outer = withContext(docs.announce(inner));
     activities.set(String(outer['id']), outer);
     const object = isRecord(inner['object']) ? inner['object'] : null;
     const compat =
-      (inner['type'] === 'Create' || inner['type'] === 'Update') && object?.['type'] === 'Page' ? compatAnnounceBody(object, String(inner['actor'])) : null;
+      (inner['type'] === 'Create' || inner['type'] === 'Update') && object?.['type'] === 'Page' ? docs.compatAnnounce(object, String(inner['actor'])) : null;
     await Promise.all(
       followerInboxes().map(async (inbox) => {
         await deliver(inbox, JSON.stringify(outer), groupSigner);
@@ -540,9 +336,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
         const inboxUrl = idOf(endpoints['sharedInbox']) ?? idOf(actor['inbox']);
         if (!inboxUrl) throw new Refusal(400, 'follower has no inbox');
         followers.set(actorId, { actor: actorId, inbox: inboxUrl });
-        const accept = { ...fixture('activities/following/accept.json') };
-        const follow = { actor: actorId, to: a['to'] === undefined ? null : asArray(a['to']), object: community.id, type: 'Follow', id: idOf(a) };
-        const doc = withContext({ ...accept, actor: community.id, to: [actorId], object: follow, type: 'Accept', id: activityId('Accept') });
+        const doc = docs.accept(a, actorId);
         activities.set(String(doc['id']), doc);
         void deliver(inboxUrl, JSON.stringify(doc), groupSigner);
         return;
@@ -642,46 +436,42 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   const answerGet = (res: http.ServerResponse, url: URL): void => {
     const p = url.pathname;
     if (p === '/.well-known/webfinger') return webfinger(res, url.searchParams.get('resource') ?? '');
-    if (p === '/.well-known/nodeinfo')
-      return send(res, 200, { links: [{ rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1', href: `${base}/nodeinfo/2.1` }] }, 'application/json');
-    if (p === '/nodeinfo/2.1') return send(res, 200, nodeinfo(), 'application/json');
-    if (p === '/') return send(res, 200, siteDocument());
+    if (p === '/.well-known/nodeinfo') return send(res, 200, docs.nodeinfoLinks(), 'application/json');
+    if (p === '/nodeinfo/2.1') return send(res, 200, docs.nodeinfo(users.size, localPosts.length, localComments), 'application/json');
+    if (p === '/') return send(res, 200, docs.site(siteKeys.publicKeyPem));
     const c = /^\/c\/([^/]+)(\/\/featured|\/featured|\/followers|\/moderators|\/outbox)?$/.exec(p);
     if (c) {
       if (c[1] !== communityName) return send(res, 404, { error: 'couldnt_find_community' }, 'application/json');
       switch (c[2]) {
         case undefined:
-          return send(res, 200, groupDocument());
+          return send(res, 200, docs.group(groupKeys.publicKeyPem));
         case '/followers':
-          return send(
-            res,
-            200,
-            withContext({ ...fixture('collections/group_followers.json'), id: community.followers, totalItems: followers.size, items: [] }),
-          );
+          return send(res, 200, docs.followers(followers.size));
         case '/moderators':
-          return send(res, 200, withContext({ ...fixture('collections/group_moderators.json'), id: `${community.id}/moderators`, orderedItems: moderators }));
-        case '/outbox':
-          return send(res, 200, outboxDocument());
+          return send(res, 200, docs.moderators(moderators));
+        case '/outbox': {
+          const latest = localPosts
+            .slice(-20)
+            .reverse()
+            .map((id) => objects.get(id)!)
+            .filter((o) => !o.deleted);
+          return send(res, 200, docs.outbox(latest));
+        }
         default:
-          return send(
-            res,
-            200,
-            withContext({ ...fixture('collections/group_featured_posts.json'), id: `${community.id}/featured`, totalItems: 0, orderedItems: [] }),
-          );
+          return send(res, 200, docs.featured());
       }
     }
     const u = /^\/u\/([^/]+)(\/outbox)?$/.exec(p);
     if (u) {
       const found = users.get(u[1]!);
       if (!found) return send(res, 404, { error: 'couldnt_find_person' }, 'application/json');
-      if (u[2]) return send(res, 200, withContext({ ...fixture('collections/person_outbox.json'), id: `${found.id}/outbox`, orderedItems: [], totalItems: 0 }));
-      return send(res, 200, personDocument(found));
+      return send(res, 200, u[2] ? docs.personOutbox(found) : docs.person(found));
     }
     if (/^\/(?:post|comment)\/\d+$/.test(p)) {
       const o = objects.get(base + p);
       if (!o?.local) return send(res, 404, { error: 'not_found' }, 'application/json');
       // A deleted post or comment is served as a Tombstone with 410 Gone (http/post.rs, create_apub_tombstone_response).
-      if (o.deleted) return send(res, 410, withContext(tombstone(o.id)));
+      if (o.deleted) return send(res, 410, docs.tombstone(o.id));
       return send(res, 200, withContext(o.doc));
     }
     const activity = activities.get(base + p);
@@ -689,28 +479,15 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     return send(res, 404, { error: 'not_found' }, 'application/json');
   };
 
-  /** Lemmy's WebFinger (routes/webfinger.rs): a profile page and a self link typed Person or Group. */
+  /** Lemmy's WebFinger (routes/webfinger.rs): the subject echoed, links for a user and for the community by that name. */
   const webfinger = (res: http.ServerResponse, resource: string): void => {
     const m = /^acct:([^@]+)@(.+)$/.exec(resource);
     if (!m || m[2] !== host) return send(res, 404);
-    const links = (id: string, kind: 'Person' | 'Group') => [
-      { rel: 'http://webfinger.net/rel/profile-page', type: 'text/html', href: id },
-      { rel: 'self', type: AP_JSON, href: id, properties: { 'https://www.w3.org/ns/activitystreams#type': kind } },
-      ...(kind === 'Person' ? [{ rel: 'http://ostatus.org/schema/1.0/subscribe', template: `${base}/activitypub/externalInteraction?uri={uri}` }] : []),
-    ];
-    const found = [...(users.has(m[1]!) ? links(user(m[1]!).id, 'Person') : []), ...(m[1] === communityName ? links(community.id, 'Group') : [])];
-    if (found.length === 0) return send(res, 404);
-    send(res, 200, { subject: resource, links: found }, 'application/jrd+json');
+    const person = users.get(m[1]!);
+    const links = [...(person ? docs.webfingerLinks(person.id, 'Person') : []), ...(m[1] === communityName ? docs.webfingerLinks(community.id, 'Group') : [])];
+    if (links.length === 0) return send(res, 404);
+    send(res, 200, { subject: resource, links }, 'application/jrd+json');
   };
-  const nodeinfo = (): Doc => ({
-    version: '2.1',
-    software: { name: 'lemmy', version: LEMMY_VERSION, repository: 'https://github.com/LemmyNet/lemmy', homepage: 'https://join-lemmy.org/' },
-    protocols: ['activitypub'],
-    usage: { users: { total: users.size, activeHalfyear: users.size, activeMonth: users.size }, localPosts: localPosts.length, localComments: 0 },
-    openRegistrations: true,
-    services: { inbound: [], outbound: [] },
-    metadata: {},
-  });
 
   // ---- the fake's own users' actions ------------------------------------------------------------------------------
 
@@ -757,10 +534,10 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     async post(name, p) {
       const u = user(name);
       const id = `${base}/post/${nextPost++}`;
-      const page = pageDocument(id, u.id, p, now());
+      const page = docs.page(id, u.id, p, now());
       objects.set(id, { id, kind: 'post', local: true, creator: u.id, postId: id, parentId: null, doc: page, deleted: false, votes: new Map([[u.id, 1]]) });
       localPosts.push(id);
-      const create: Doc = { ...createTemplate('create_page', u.id), object: page };
+      const create: Doc = { ...docs.create('create_page', u.id), object: page };
       await announce(create);
       return { id, activityId: String(create['id']) };
     },
@@ -769,7 +546,8 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       const parent = objects.get(parentId);
       if (!parent) throw new Error(`the fake Lemmy holds no ${parentId}`);
       const id = `${base}/comment/${nextComment++}`;
-      const note = noteDocument(id, u.id, parent, text, now());
+      const note = docs.note(id, u.id, parent, text, now());
+      localComments++;
       objects.set(id, {
         id,
         kind: 'comment',
@@ -781,7 +559,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
         deleted: false,
         votes: new Map([[u.id, 1]]),
       });
-      const create: Doc = { ...createTemplate('create_note', u.id), cc: [community.id, parent.creator], tag: note['tag'], object: note };
+      const create: Doc = { ...docs.create('create_note', u.id), cc: [community.id, parent.creator], tag: note['tag'], object: note };
       await announce(create);
       return { id, activityId: String(create['id']) };
     },
@@ -789,21 +567,14 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       const u = user(name);
       const o = objects.get(objectId);
       if (!o) throw new Error(`the fake Lemmy holds no ${objectId}`);
-      const vote = (kind: 'Like' | 'Dislike'): Doc => {
-        const f = fixture(kind === 'Like' ? 'activities/voting/like_note.json' : 'activities/voting/dislike_page.json');
-        return { ...f, actor: u.id, object: objectId, audience: community.id, type: kind, id: activityId(kind) };
-      };
       let activity: Doc;
       if (score === 0) {
         const previous = o.votes.get(u.id);
         if (previous === undefined) throw new Error(`${u.name} has no vote on ${objectId}`);
-        // Lemmy 0.19 undoes any vote with an Undo of a *new* Like (activities/voting/mod.rs: "Lemmy API doesn't
-        // distinguish between Undo/Like and Undo/Dislike"): neither the id nor the type of the vote it takes back.
-        const f = fixture(previous === 1 ? 'activities/voting/undo_like_note.json' : 'activities/voting/undo_dislike_page.json');
-        activity = { ...f, actor: u.id, object: vote('Like'), audience: community.id, type: 'Undo', id: activityId('Undo') };
+        activity = docs.undoVote(previous === 1 ? 'Like' : 'Dislike', u.id, objectId);
         o.votes.delete(u.id);
       } else {
-        activity = vote(score === 1 ? 'Like' : 'Dislike');
+        activity = docs.vote(score === 1 ? 'Like' : 'Dislike', u.id, objectId);
         o.votes.set(u.id, score);
       }
       await announce(activity);
@@ -817,12 +588,12 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
         const source = isRecord(o.doc['source']) ? String(o.doc['source']['content']) : undefined;
         const href = asArray(o.doc['attachment']).find((x): x is Doc => isRecord(x) && typeof x['href'] === 'string')?.['href'] as string | undefined;
         const p = { name: changes.name ?? String(o.doc['name']), url: changes.url ?? href, body: changes.body ?? source };
-        o.doc = pageDocument(o.id, u.id, p, published, now());
+        o.doc = docs.page(o.id, u.id, p, published, now());
       } else {
         const parent = objects.get(o.parentId!)!;
-        o.doc = noteDocument(o.id, u.id, parent, changes.text ?? changes.body ?? '', published, now());
+        o.doc = docs.note(o.id, u.id, parent, changes.text ?? changes.body ?? '', published, now());
       }
-      const update: Doc = { ...createTemplate('update_page', u.id), object: o.doc };
+      const update: Doc = { ...docs.create('update_page', u.id), object: o.doc };
       if (o.kind === 'comment') Object.assign(update, { cc: o.doc['cc'], tag: o.doc['tag'] });
       await announce(update);
       return { activityId: String(update['id']) };
@@ -831,8 +602,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       const u = user(name);
       const o = localObject(objectId, u);
       o.deleted = true;
-      const f = fixture('activities/deletion/delete_page.json');
-      const del = { ...f, actor: u.id, to: [PUBLIC], object: objectId, cc: [community.id], audience: community.id, type: 'Delete', id: activityId('Delete') };
+      const del = docs.delete(u.id, objectId);
       await announce(del);
       return { activityId: String(del['id']) };
     },
