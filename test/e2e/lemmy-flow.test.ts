@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LemmyHttp, type CommentView, type PostView } from 'lemmy-js-client';
-import { FED_ENV } from '../support/api.js';
+import { api, FED_ENV, type Json } from '../support/api.js';
 import { LEMMY_SIGNED_HEADERS, startFakeLemmy, type FakeLemmy, type LemmyDelivery } from '../support/fake-lemmy.js';
 import { deliveriesDone } from '../support/federation-wait.js';
 import { createMembers } from '../support/members.js';
@@ -44,6 +44,7 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
   let geordi: LemmyHttp; // B's member
   let wesActor: string;
   let geordiActor: string;
+  let geordiMastodon: string; // B's member's Mastodon API token
   let communityOnA: number;
   let communityOnB: number;
   // The Lemmy user's post, its ids on A and B; A's member's comment; the Lemmy user's reply; A's member's link post.
@@ -94,7 +95,8 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
 
   before(async () => {
     [lemmy, a, b] = await Promise.all([startFakeLemmy(), startTestServer({ ...FED_ENV, LINK_DOWNVOTES: 'false' }), startTestServer(FED_ENV)]);
-    await Promise.all([createMembers(a, ['wes']), createMembers(b, ['geordi'])]);
+    const [, onB] = await Promise.all([createMembers(a, ['wes']), createMembers(b, ['geordi'])]);
+    geordiMastodon = onB.token['geordi']!;
     [wes, geordi] = await Promise.all([signedIn(a, 'wes'), signedIn(b, 'geordi')]);
     wesActor = `${a.url}/users/wes`;
     geordiActor = `${b.url}/users/geordi`;
@@ -184,6 +186,10 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
       full.moderators.map((m) => m.moderator.actor_id),
       [lemmy.user('picard').id],
     );
+    // A Mastodon client on B sees the post as the group's boost, one, whichever Announce came first.
+    const group = (await api(b.url, geordiMastodon, 'GET', `/api/v1/accounts/lookup?acct=${lemmy.communityHandle}`)).body;
+    const boosts = (await api(b.url, geordiMastodon, 'GET', `/api/v1/accounts/${group.id}/statuses`)).body as Json[];
+    assert.equal(boosts.filter((x) => x.reblog?.uri === lemmyPost).length, 1);
     const inCommunity = await geordi.getPosts({ community_id: communityOnB, sort: 'New' });
     assert.deepEqual(
       inCommunity.posts.filter((p) => p.post.ap_id === lemmyPost).map((p) => p.post.id),
