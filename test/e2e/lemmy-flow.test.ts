@@ -188,8 +188,10 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
     );
     // A Mastodon client on B sees the post as the group's boost, one, whichever Announce came first.
     const group = (await api(b.url, geordiMastodon, 'GET', `/api/v1/accounts/lookup?acct=${lemmy.communityHandle}`)).body;
-    const boosts = (await api(b.url, geordiMastodon, 'GET', `/api/v1/accounts/${group.id}/statuses`)).body as Json[];
-    assert.equal(boosts.filter((x) => x.reblog?.uri === lemmyPost).length, 1);
+    await eventually(async () => {
+      const boosts = (await api(b.url, geordiMastodon, 'GET', `/api/v1/accounts/${group.id}/statuses`)).body as Json[];
+      assert.equal(boosts.filter((x) => x.reblog?.uri === lemmyPost).length, 1);
+    }, WAIT_MS);
     const inCommunity = await geordi.getPosts({ community_id: communityOnB, sort: 'New' });
     assert.deepEqual(
       inCommunity.posts.filter((p) => p.post.ap_id === lemmyPost).map((p) => p.post.id),
