@@ -140,6 +140,8 @@ describe('a Lemmy community, inbound', () => {
     assert.equal(shown.account.acct, `lemmy_alpha@${peer.host}`);
     assert.match(shown.content, /^<p><strong>test post<\/strong><\/p><p><a href="https:\/\/lemmy\.ml\/pictrs\/image\/xl8W7FZfk9\.jpg"/);
     assert.match(shown.content, /<p>test body<\/p>/);
+    assert.equal(shown.language, 'ko');
+    assert.equal(shown.visibility, 'public');
   });
 
   it('stores the post once when Lemmy announces it again in the compat form (the Page, then its id)', async () => {
