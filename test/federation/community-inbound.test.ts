@@ -136,6 +136,7 @@ describe('a Lemmy community, inbound', () => {
     const boosts = feed.filter((x) => x.reblog?.uri === page.id);
     assert.equal(boosts.length, 1, 'the Group’s boost is in the follower’s home');
     assert.equal(boosts[0].account.acct, `main@${peer.host}`);
+    assert.equal(boosts[0].account.group, true, 'Mastodon clients see a group');
     const shown = boosts[0].reblog;
     assert.equal(shown.account.acct, `lemmy_alpha@${peer.host}`);
     assert.match(shown.content, /^<p><strong>test post<\/strong><\/p><p><a href="https:\/\/lemmy\.ml\/pictrs\/image\/xl8W7FZfk9\.jpg"/);
