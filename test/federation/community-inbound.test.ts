@@ -163,6 +163,23 @@ describe('a Lemmy community, inbound', () => {
     assert.equal(shown.favourites_count, 0);
   });
 
+  it('stores one post and one boost when both Announces of a post arrive at once', async () => {
+    const create = fixture('activities/create_or_update/create_page.json', 'both');
+    const forms = [announce(peer, groupId, create), announce(peer, groupId, create.object), announce(peer, groupId, create.object.id)];
+    const sent = await Promise.all(forms.map((a) => peer.signedPost(`${s.url}/inbox`, a, { actor: 'main' })));
+    assert.deepEqual(
+      sent.map((r) => r.status),
+      [202, 202, 202],
+    );
+    await eventually(async () =>
+      assert.equal((await q('SELECT 1 FROM inbox_jobs WHERE activity_id = ANY($1) AND processed_at IS NOT NULL', [forms.map((a) => a.id)])).length, 3),
+    );
+    const [st] = await q('SELECT id FROM statuses WHERE uri = $1', [create.object.id]);
+    assert.ok(st);
+    assert.equal((await q('SELECT count(*)::int AS n FROM lemmy_posts WHERE status_id = $1', [st.id]))[0].n, 1);
+    assert.equal((await q('SELECT count(*)::int AS n FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL', [st.id]))[0].n, 1);
+  });
+
   it('files Lemmy’s own announce_create_page.json verbatim (no audience, no body)', async () => {
     const a = fixture('activities/community/announce_create_page.json');
     await announced(a.object);
