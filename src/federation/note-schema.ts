@@ -110,7 +110,7 @@ const rawNoteSchema = z
 
 function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
   const contentMap = isRecord(raw['contentMap']) ? raw['contentMap'] : null;
-  const language = contentMap ? (Object.keys(contentMap).find((k) => /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(k)) ?? null) : null;
+  const language = (contentMap ? (Object.keys(contentMap).find((k) => LANGUAGE.test(k)) ?? null) : null) ?? lemmyLanguage(raw['language']);
   const content =
     text(raw['content'], MAX_CONTENT) ??
     (contentMap
@@ -157,6 +157,14 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     markdown: markdownOf(raw['source']),
     link: linkOf(raw),
   };
+}
+
+const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
+
+/** Lemmy's `language: {identifier, name}` ('und' is none). */
+function lemmyLanguage(x: unknown): string | null {
+  const id = isRecord(x) ? x['identifier'] : undefined;
+  return typeof id === 'string' && id !== 'und' && LANGUAGE.test(id) ? id : null;
 }
 
 function markdownOf(source: unknown): string | null {

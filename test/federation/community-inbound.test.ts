@@ -136,10 +136,13 @@ describe('a Lemmy community, inbound', () => {
     const boosts = feed.filter((x) => x.reblog?.uri === page.id);
     assert.equal(boosts.length, 1, 'the Group’s boost is in the follower’s home');
     assert.equal(boosts[0].account.acct, `main@${peer.host}`);
+    assert.equal(boosts[0].account.group, true, 'Mastodon clients see a group');
     const shown = boosts[0].reblog;
     assert.equal(shown.account.acct, `lemmy_alpha@${peer.host}`);
     assert.match(shown.content, /^<p><strong>test post<\/strong><\/p><p><a href="https:\/\/lemmy\.ml\/pictrs\/image\/xl8W7FZfk9\.jpg"/);
     assert.match(shown.content, /<p>test body<\/p>/);
+    assert.equal(shown.language, 'ko');
+    assert.equal(shown.visibility, 'public');
   });
 
   it('stores the post once when Lemmy announces it again in the compat form (the Page, then its id)', async () => {
@@ -158,6 +161,23 @@ describe('a Lemmy community, inbound', () => {
     const shown = (await api(s.url, ann, 'GET', `/api/v1/statuses/${statuses[0].id}`)).body;
     assert.equal(shown.reblogs_count, 1, 'Mastodon clients count the one boost');
     assert.equal(shown.favourites_count, 0);
+  });
+
+  it('stores one post and one boost when both Announces of a post arrive at once', async () => {
+    const create = fixture('activities/create_or_update/create_page.json', 'both');
+    const forms = [announce(peer, groupId, create), announce(peer, groupId, create.object), announce(peer, groupId, create.object.id)];
+    const sent = await Promise.all(forms.map((a) => peer.signedPost(`${s.url}/inbox`, a, { actor: 'main' })));
+    assert.deepEqual(
+      sent.map((r) => r.status),
+      [202, 202, 202],
+    );
+    await eventually(async () =>
+      assert.equal((await q('SELECT 1 FROM inbox_jobs WHERE activity_id = ANY($1) AND processed_at IS NOT NULL', [forms.map((a) => a.id)])).length, 3),
+    );
+    const [st] = await q('SELECT id FROM statuses WHERE uri = $1', [create.object.id]);
+    assert.ok(st);
+    assert.equal((await q('SELECT count(*)::int AS n FROM lemmy_posts WHERE status_id = $1', [st.id]))[0].n, 1);
+    assert.equal((await q('SELECT count(*)::int AS n FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL', [st.id]))[0].n, 1);
   });
 
   it('files Lemmy’s own announce_create_page.json verbatim (no audience, no body)', async () => {

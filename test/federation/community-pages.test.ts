@@ -27,6 +27,8 @@ describe('community Pages and Notes, as parsed', () => {
       `<p><strong>Post title</strong></p><p><a href="${ORIGIN}/pictrs/image/eOtYb9iEiB.png" rel="nofollow noopener noreferrer" target="_blank">${ORIGIN}/pictrs/image/eOtYb9iEiB.png</a></p><p>This is a post in the /c/tenforward community</p>\n`,
     );
     assert.deepEqual(p.note.attachments, [], 'a Link attachment is the post’s link, not media');
+    assert.equal(p.note.language, 'fr', 'Lemmy’s language identifier');
+    assert.equal(pieceFrom({ ...fixture('objects/page.json'), language: { identifier: 'und', name: 'Undetermined' } })!.note.language, null);
   });
 
   it("reads Lemmy's Note: a comment in reply, with its markdown", () => {
