@@ -320,7 +320,12 @@ export class CommunityInbox {
     if (inner?.success && (inner.data.actor !== u.actor || (inner.data.type !== 'Like' && inner.data.type !== 'Dislike'))) return;
     const voteId = inner?.success ? inner.data.id : u.objectId;
     const voter = await this.d.accounts.byUri(u.actor);
-    if (voteId && voter) await this.d.links.unvoteByUri(voteId, voter.id);
+    if (!voter || (voteId && (await this.d.links.unvoteByUri(voteId, voter.id)))) return;
+    // Lemmy 0.19's UndoVote embeds a vote with a fresh id, not the one it sent: it takes back whatever vote the voter
+    // holds on that object, and so do we.
+    const target = inner?.success ? inner.data.objectId : null;
+    const s = target ? await this.statusByUri(target) : undefined;
+    if (s) await this.d.links.vote(s.id, voter.id, 0, null);
   }
 
   /** A Delete of a post or comment of this community: by its author, or a moderator's removal the Group announces. */

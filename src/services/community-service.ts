@@ -6,7 +6,7 @@
 // votes to the community's inbox only (it re-announces them).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
-import { Errors } from '../errors.js';
+import { ApiError, Errors } from '../errors.js';
 import { actorUri } from '../federation/activities.js';
 import { communityDeleteActivity, createOrUpdateActivity, undoVoteActivity, voteActivity } from '../federation/community-documents.js';
 import type { LocalNotes } from '../federation/local-notes.js';
@@ -56,11 +56,15 @@ export class CommunityService implements CommunityActions {
 
   async follow(me: Account, communityId: number, follow: boolean): Promise<SubscribedType> {
     const group = await this.group(communityId);
-    if (!follow) {
-      await this.d.followService.unfollow(me, group);
-      return 'NotSubscribed';
+    try {
+      if (!follow) {
+        await this.d.followService.unfollow(me, group);
+        return 'NotSubscribed';
+      }
+      await this.d.followService.follow(me, group);
+    } catch (e) {
+      throw lemmyRefusal(e);
     }
-    await this.d.followService.follow(me, group);
     // Remote: pending until the Group's Accept arrives (inbox-handlers.ts turns the request into a follow).
     return (await this.d.follows.find('follows', me.id, group.id)) ? 'Subscribed' : 'Pending';
   }
@@ -345,4 +349,11 @@ function checkBody(body: string): string {
 function checkComment(content: string): string {
   if (!/\S/.test(content)) throw Errors.lemmy(400, 'couldnt_create_comment');
   return checkBody(content);
+}
+
+/** The follow service's refusals (Mastodon's texts) as Lemmy's codes: a block either way, or a domain the member blocks. */
+function lemmyRefusal(e: unknown): unknown {
+  if (!(e instanceof ApiError) || e.status === 400 || e.status === 401 || e.status === 429 || e.status >= 500) return e;
+  if (e.status === 404) return Errors.lemmy(404, 'couldnt_find_community');
+  return Errors.lemmy(400, /block/i.test(e.error) ? 'community_is_blocked' : 'domain_blocked');
 }

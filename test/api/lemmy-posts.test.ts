@@ -46,6 +46,8 @@ interface Known {
   score: number;
   comments: number;
   newest: number;
+  /** Lemmy's newest_comment_time_necro. */
+  necro: number;
 }
 
 before(async () => {
@@ -62,6 +64,7 @@ describe('post/list sorts', () => {
 
   before(async () => {
     community = (await seed.community('sorts')).id;
+    const commenter = await seed.author('sortcommenter');
     const { rnd } = seeded(37);
     const now = Date.now();
     // Ages from an hour to past a year, so each Top window holds a different set; none near a window's edge.
@@ -73,12 +76,17 @@ describe('post/list sorts', () => {
       const p = await seed.post(author, community, { at: new Date(published), score });
       const n = Math.floor(rnd() * 4);
       let newest = published;
+      // Active decays from Lemmy's newest_comment_time_necro: the newest comment not the author's own that came
+      // within 2 days of the post (no necro-bumping). Comments alternate between another member and the author.
+      let necro = published;
       for (let i = 0; i < n; i++) {
         const at = published + (age * HOUR * (i + 1)) / (n + 1.5);
-        await seed.comment(author, p, null, new Date(at));
+        const byOther = i % 2 === 0;
+        await seed.comment(byOther ? commenter : author, p, null, new Date(at));
         newest = Math.max(newest, at);
+        if (byOther && at - published < 48 * HOUR) necro = Math.max(necro, at);
       }
-      known.push({ id: p.id, published, score, comments: n, newest });
+      known.push({ id: p.id, published, score, comments: n, newest, necro });
     }
     // Every rank computed at one moment (Lemmy's periodic refresh), as the formula below is.
     await seed.links.refreshRanks();
@@ -114,7 +122,7 @@ describe('post/list sorts', () => {
       Active: () =>
         [...known].sort(
           byKeys(
-            (k) => hotRank(k.score, hours(k.newest)),
+            (k) => hotRank(k.score, hours(k.necro)),
             (k) => k.published,
           ),
         ),
