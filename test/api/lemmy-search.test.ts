@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { LemmyHttp } from 'lemmy-js-client';
+import { FollowStore } from '../../src/store/follows.js';
 import { LinkAggregatorStore } from '../../src/store/link-aggregator.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
@@ -107,6 +108,27 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     assert.equal((await anon.search({ q: 'pangolin', community_id: newsId })).posts.length, 1);
     assert.equal((await anon.search({ q: 'pangolin', community_name: `news@${peer.host}` })).posts.length, 1);
     assert.equal(await failure(anon.search({ q: 'pangolin', community_id: 777 })), 'couldnt_find_community');
+  });
+
+  it('keeps to the listing type: Local finds nothing (no community lives here), Subscribed only followed communities', async () => {
+    const bob = as('bob');
+    assert.deepEqual(await bob.search({ q: 'pangolin', listing_type: 'Local' }), { type_: 'All', comments: [], posts: [], communities: [], users: [] });
+    assert.deepEqual((await bob.search({ q: 'pangolin', listing_type: 'Subscribed' })).posts, []);
+    assert.deepEqual((await anon.search({ q: 'pangolin', listing_type: 'Subscribed' })).posts, []);
+    // Bob follows the community (as its Accept leaves it).
+    const group = await s.app.db.one<{ id: string }>('SELECT account_id::text AS id FROM lemmy_communities WHERE id = $1', [newsId]);
+    await new FollowStore(s.app.db).follow(m.id['bob']!, group!.id, null);
+    const subscribed = await bob.search({ q: 'pangolin', listing_type: 'Subscribed' });
+    assert.deepEqual(
+      subscribed.posts.map((p) => p.post.id),
+      [post['open']!.id],
+    );
+    assert.equal(subscribed.comments.length, 1);
+    assert.deepEqual(
+      (await bob.search({ q: 'news', type_: 'Communities', listing_type: 'Subscribed' })).communities.map((c) => c.subscribed),
+      ['Subscribed'],
+    );
+    assert.deepEqual((await as('stranger').search({ q: 'news', type_: 'Communities', listing_type: 'Subscribed' })).communities, []);
   });
 
   it('shows a local person with their posts, comments and counts, by name or id', async () => {
