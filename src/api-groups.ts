@@ -76,6 +76,8 @@ export interface ApiParts {
   readonly scheduledPosts: ScheduledPosts;
   readonly pollService: PollService;
   readonly interactionService: InteractionService;
+  /** A member's posts, comments, votes, follows and saves in link-aggregator communities (the /api/v3 adapter's writes). */
+  readonly communities?: CommunityActions;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
   readonly adminAccountViews: AdminAccountViews;
@@ -85,8 +87,6 @@ export interface ApiParts {
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
   readonly announcementViews: AnnouncementViews;
-  /** The community service (follows, posts, comments, votes of /api/v3); without it, following alone. */
-  readonly communityActions?: CommunityActions;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -134,7 +134,8 @@ export function apiGroups(p: ApiParts) {
     postViews,
     commentViews: new CommentViews(postViews.objects.rows, postViews),
     siteView: new SiteView({ config, uris, accounts: s.accounts, links: s.linkAggregator, site: linkSite, objects: postViews.objects, people: lemmyPeople }),
-    communities: p.communityActions ?? communityFollows({ accounts: s.accounts, follows: s.follows, links: s.linkAggregator, followService }),
+    // Without the community service (a node wired before it), following alone, through the follow service.
+    communities: p.communities ?? communityFollows({ accounts: s.accounts, follows: s.follows, links: s.linkAggregator, followService }),
   };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {

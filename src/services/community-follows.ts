@@ -1,7 +1,7 @@
 // A member following a community (a Group account filed in lemmy_communities) through the ordinary follow service:
 // a Follow to the Group, pending until its Accept. The community service (CommunityActions) does this and more; this
 // is the follow alone, for a node wired without it.
-import { ApiError, Errors } from '../errors.js';
+import { Errors } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts.js';
 import type { FollowStore } from '../store/follows.js';
 import type { LinkAggregatorStore } from '../store/link-aggregator.js';
@@ -21,21 +21,10 @@ export function communityFollows(d: CommunityFollowDeps): Pick<CommunityActions,
       const accountId = await d.links.communityAccount(communityId);
       const group = accountId === undefined ? undefined : await d.accounts.byId(accountId);
       if (!group || group.deletedAt || group.suspendedAt) throw Errors.lemmy(404, 'couldnt_find_community');
-      try {
-        if (follow) await d.followService.follow(me, group);
-        else await d.followService.unfollow(me, group);
-      } catch (e) {
-        throw lemmyRefusal(e);
-      }
+      if (follow) await d.followService.follow(me, group);
+      else await d.followService.unfollow(me, group);
       if (await d.follows.find('follows', me.id, group.id)) return 'Subscribed';
       return (await d.follows.find('follow_requests', me.id, group.id)) ? 'Pending' : 'NotSubscribed';
     },
   };
-}
-
-/** The follow service's refusals (Mastodon's texts) as Lemmy's codes: a block either way, or a domain the member blocks. */
-function lemmyRefusal(e: unknown): unknown {
-  if (!(e instanceof ApiError) || e.status === 400 || e.status === 401 || e.status === 429 || e.status >= 500) return e;
-  if (e.status === 404) return Errors.lemmy(404, 'couldnt_find_community');
-  return Errors.lemmy(400, /block/i.test(e.error) ? 'community_is_blocked' : 'domain_blocked');
 }
