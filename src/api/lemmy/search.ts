@@ -8,7 +8,7 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import { communityViews } from './communities.js';
 import { lemmyMember, type LemmySiteDeps, viewerOf } from './deps.js';
-import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './params.js';
+import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
 import { personById } from './users.js';
 
 const SEARCH_TYPES = ['All', 'Comments', 'Posts', 'Communities', 'Users', 'Url'] as const;

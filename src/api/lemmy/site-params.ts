@@ -1,4 +1,4 @@
-// The parameter rules the adapter's routes share (/api/v3, Lemmy's snake_case names): ids as JSON numbers or digit
+// The parameter rules the adapter's site, people, community and search routes share (/api/v3, Lemmy's snake_case names): ids as JSON numbers or digit
 // strings (query strings carry text), Lemmy's page and limit, its booleans, its enums. Malformed input is a 400 with
 // a Lemmy-style code, never a 5xx.
 import { z } from 'zod';
