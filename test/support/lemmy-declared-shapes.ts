@@ -51,7 +51,7 @@ function check(type: string, value: unknown, where: string): void {
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
     assert.ok(Array.isArray(value), `${where}: an array`);
-    value.forEach((v, i) => check(array[1]!, v, `${where}[${i}]`));
+    for (const [i, v] of value.entries()) check(array[1]!, v, `${where}[${i}]`);
     return;
   }
   if (/^"/.test(type)) {
