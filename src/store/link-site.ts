@@ -42,11 +42,14 @@ const LISTED = 'a.deleted_at IS NULL AND a.suspended_at IS NULL';
 export class LinkSiteStore {
   constructor(private readonly db: Database) {}
 
-  /** The accounts of the members whose role holds Administrator (bit 0), oldest first. */
+  /**
+   * The site's admins: the members whose role holds Administrator (bit 0, Mastodon's Owner) or Manage Settings (bit
+   * 6, its Admin role), oldest first, as the views' is_admin (store/link-rows.ts).
+   */
   async adminAccountIds(): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(
       `SELECT a.id::text AS id FROM users u JOIN roles r ON r.id = u.role_id JOIN accounts a ON a.id = u.account_id
-        WHERE (r.permissions & 1) = 1 AND NOT u.disabled AND a.suspended_at IS NULL ORDER BY u.created_at, u.id`,
+        WHERE (r.permissions & 65) <> 0 AND NOT u.disabled AND a.suspended_at IS NULL ORDER BY u.created_at, u.id`,
     );
     return rows.map((r) => r.id);
   }

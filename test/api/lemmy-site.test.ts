@@ -18,7 +18,7 @@ describe('GET /api/v3/site', () => {
 
   before(async () => {
     s = await startTestServer({ INSTANCE_TITLE: 'Agora', INSTANCE_DESCRIPTION: 'A place to talk.' });
-    m = await createMembers(s, ['alice', 'bob']);
+    m = await createMembers(s, ['alice', 'bob', 'boss', 'mod'], { boss: 'admin', mod: 'moderator' });
   });
   after(() => s.stop());
 
@@ -38,12 +38,17 @@ describe('GET /api/v3/site', () => {
     assert.equal(v.local_site.federation_enabled, true);
     assert.equal(typeof v.local_site_rate_limit.post, 'number');
     for (const k of ['users', 'posts', 'comments', 'communities'] as const) assert.equal(typeof v.counts[k], 'number', k);
-    assert.equal(v.counts.users, 3);
+    assert.equal(v.counts.users, 5);
     assert.equal(site.my_user, undefined);
+    // Lemmy's admins: Mastodon's Owner (Administrator) and Admin (Manage Settings) roles, not moderators.
     assert.deepEqual(
-      site.admins.map((a) => [a.person.name, a.is_admin, a.person.local]),
-      [['admin', true, true]],
+      site.admins.map((a) => [a.person.name, a.person.local]),
+      [
+        ['admin', true],
+        ['boss', true],
+      ],
     );
+    assert.equal(site.admins[0]!.is_admin, true);
     assert.equal(typeof site.admins[0]!.person.id, 'number');
     assert.equal(typeof site.admins[0]!.counts.post_count, 'number');
     assert.ok(site.all_languages.some((l) => l.code === 'und' && typeof l.id === 'number'));
@@ -73,7 +78,9 @@ describe('GET /api/v3/site', () => {
     assert.equal(again.local_user_view.person.id, view.person.id);
   });
 
-  it('shows an admin as one', async () => {
+  it('shows an admin as one: the Admin role too, not a moderator', async () => {
+    assert.equal((await lemmy(s, m.token['boss']).getSite()).my_user?.local_user_view.local_user.admin, true);
+    assert.equal((await lemmy(s, m.token['mod']).getSite()).my_user?.local_user_view.local_user.admin, false);
     const site = await lemmy(s, await adminToken(s)).getSite();
     assert.equal(site.my_user?.local_user_view.local_user.admin, true);
     assert.equal(site.my_user?.local_user_view.person.id, site.admins[0]!.person.id);

@@ -174,7 +174,7 @@ export class SiteView {
           blur_nsfw: true,
           auto_expand: false,
           infinite_scroll_enabled: false,
-          admin: hasPermission(user.permissions, 'administrator'),
+          admin: hasPermission(user.permissions, 'manageSettings'),
           post_listing_mode: 'List',
           totp_2fa_enabled: false,
           enable_keyboard_navigation: false,
