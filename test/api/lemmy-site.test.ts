@@ -95,7 +95,7 @@ describe('GET /api/v3/site', () => {
 describe('GET /api/v3/site with downvotes switched off', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ LINK_DOWNVOTES: 'false', REGISTRATIONS: 'approval' });
+    s = await startTestServer({ LINK_DOWNVOTES: 'false', REGISTRATIONS: 'approval', INSTANCE_STATS_MAX_AGE_MS: '0' });
   });
   after(() => s.stop());
 
@@ -103,5 +103,11 @@ describe('GET /api/v3/site with downvotes switched off', () => {
     const site = await lemmy(s).getSite();
     assert.equal(site.site_view.local_site.enable_downvotes, false);
     assert.equal(site.site_view.local_site.registration_mode, 'RequireApplication');
+  });
+
+  it('counts afresh when INSTANCE_STATS_MAX_AGE_MS is 0', async () => {
+    const before = (await lemmy(s).getSite()).site_view.counts.users;
+    await createMembers(s, ['newcomer']);
+    assert.equal((await lemmy(s).getSite()).site_view.counts.users, before + 1);
   });
 });
