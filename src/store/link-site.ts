@@ -32,17 +32,24 @@ const COMMENT_ORDER: Record<ItemOrder, string> = {
   comments: 'm.child_count DESC, m.published DESC, m.id DESC',
 };
 
+/** SQL: post p lies in a community the member (a parameter) follows. */
+const inFollowedCommunity = (member: string) =>
+  `p.community_id IN (SELECT fc.id FROM lemmy_communities fc JOIN follows ff ON ff.target_account_id = fc.account_id WHERE ff.account_id = ${member})`;
+
 // A community is listed while its Group is neither deleted nor suspended.
 const LISTED = 'a.deleted_at IS NULL AND a.suspended_at IS NULL';
 
 export class LinkSiteStore {
   constructor(private readonly db: Database) {}
 
-  /** The accounts of the members whose role holds Administrator (bit 0), oldest first. */
+  /**
+   * The site's admins: the members whose role holds Administrator (bit 0, Mastodon's Owner) or Manage Settings (bit
+   * 6, its Admin role), oldest first, as the views' is_admin (store/link-rows.ts).
+   */
   async adminAccountIds(): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(
       `SELECT a.id::text AS id FROM users u JOIN roles r ON r.id = u.role_id JOIN accounts a ON a.id = u.account_id
-        WHERE (r.permissions & 1) = 1 AND NOT u.disabled AND a.suspended_at IS NULL ORDER BY u.created_at, u.id`,
+        WHERE (r.permissions & 65) <> 0 AND NOT u.disabled AND a.suspended_at IS NULL ORDER BY u.created_at, u.id`,
     );
     return rows.map((r) => r.id);
   }
@@ -101,14 +108,15 @@ export class LinkSiteStore {
   }
 
   /** Known communities whose name or title contains the words, most followed first. */
-  async searchCommunities(q: string, nsfw: boolean, limit: number, offset: number): Promise<number[]> {
+  async searchCommunities(q: string, o: { nsfw: boolean; followedBy?: string; limit: number; offset: number }): Promise<number[]> {
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT c.id::int AS id FROM lemmy_communities c JOIN accounts a ON a.id = c.account_id
         WHERE ${LISTED} AND ($2 OR NOT c.nsfw) AND (a.username ILIKE $1 OR a.display_name ILIKE $1)
+          AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = $5::bigint AND f.target_account_id = c.account_id))
         ORDER BY ${FOLLOWERS} DESC, c.id
         LIMIT $3 OFFSET $4`,
-      [like, nsfw, limit, offset],
+      [like, o.nsfw, o.limit, o.offset, o.followedBy ?? null],
     );
     return rows.map((r) => r.id);
   }
@@ -150,7 +158,7 @@ export class LinkSiteStore {
   async searchPosts(
     q: string,
     viewer: string | null,
-    o: { communityId?: number; creator?: string; url: boolean; order?: ItemOrder; limit: number; offset: number },
+    o: { communityId?: number; creator?: string; followedBy?: string; url: boolean; order?: ItemOrder; limit: number; offset: number },
   ): Promise<number[]> {
     const values: unknown[] = [o.url ? q : `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
@@ -158,6 +166,7 @@ export class LinkSiteStore {
     where += ` AND ${visibleTo(v)} AND ${listable()}${v ? ` AND ${quiet(v)}` : ''}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
+    if (o.followedBy !== undefined) where += ` AND ${inFollowedCommunity(`$${values.push(o.followedBy)}`)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id WHERE ${where}
         ORDER BY ${POST_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
@@ -170,13 +179,14 @@ export class LinkSiteStore {
   async searchComments(
     q: string,
     viewer: string | null,
-    o: { communityId?: number; creator?: string; order?: ItemOrder; limit: number; offset: number },
+    o: { communityId?: number; creator?: string; followedBy?: string; order?: ItemOrder; limit: number; offset: number },
   ): Promise<number[]> {
     const values: unknown[] = [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
     let where = `m.body ILIKE $1 AND ${visibleTo(v)} AND ${listable()}${v ? ` AND ${quiet(v)}` : ''}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
+    if (o.followedBy !== undefined) where += ` AND ${inFollowedCommunity(`$${values.push(o.followedBy)}`)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT m.id::int AS id FROM lemmy_comments m JOIN lemmy_posts p ON p.id = m.post_id JOIN statuses s ON s.id = m.status_id
         WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,

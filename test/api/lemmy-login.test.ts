@@ -10,6 +10,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { RoleId } from '../../src/auth/permissions.js';
 import { UserStore } from '../../src/store/users.js';
 import { api } from '../support/api.js';
+import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -50,6 +51,7 @@ describe('POST /api/v3/user/login and logout', () => {
     assert.equal(typeof res.jwt, 'string');
     assert.equal(res.registration_created, false);
     assert.equal(res.verify_email_sent, false);
+    assertDeclaredShape('LoginResponse', res);
     const site = await client(s, '10.0.0.1', res.jwt).getSite();
     assert.equal(site.my_user?.local_user_view.person.name, 'alice');
     assert.equal(typeof site.my_user?.local_user_view.person.id, 'number');
@@ -87,7 +89,9 @@ describe('POST /api/v3/user/login and logout', () => {
 
   it('logout revokes the token everywhere', async () => {
     const { jwt } = await client(s, '10.0.0.5').login({ username_or_email: 'alice', password: PASSWORD });
-    assert.equal((await client(s, '10.0.0.5', jwt).logout()).success, true);
+    const out = await client(s, '10.0.0.5', jwt).logout();
+    assert.equal(out.success, true);
+    assertDeclaredShape('SuccessResponse', out);
     assert.equal((await api(s.url, jwt, 'GET', '/api/v1/accounts/verify_credentials')).status, 401);
     assert.equal((await api(s.url, jwt, 'GET', '/api/v3/site')).status, 401);
     // Anonymous: Lemmy's not_logged_in.

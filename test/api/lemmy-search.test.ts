@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { LemmyHttp } from 'lemmy-js-client';
+import { FollowStore } from '../../src/store/follows.js';
 import { LinkAggregatorStore } from '../../src/store/link-aggregator.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
+import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -100,6 +102,9 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     );
     assert.deepEqual((await anon.search({ q: 'https://pangolin.example/', type_: 'Url' })).posts, []);
     const all = await anon.search({ q: 'pangolin' });
+    assertDeclaredShape('SearchResponse', all);
+    assertDeclaredShape('SearchResponse', await anon.search({ q: 'a', type_: 'Users' }));
+    assertDeclaredShape('SearchResponse', await anon.search({ q: 'news', type_: 'Communities' }));
     assert.equal(all.type_, 'All');
     assert.equal(all.posts.length, 1);
     assert.equal(all.comments.length, 1);
@@ -107,6 +112,27 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     assert.equal((await anon.search({ q: 'pangolin', community_id: newsId })).posts.length, 1);
     assert.equal((await anon.search({ q: 'pangolin', community_name: `news@${peer.host}` })).posts.length, 1);
     assert.equal(await failure(anon.search({ q: 'pangolin', community_id: 777 })), 'couldnt_find_community');
+  });
+
+  it('keeps to the listing type: Local finds nothing (no community lives here), Subscribed only followed communities', async () => {
+    const bob = as('bob');
+    assert.deepEqual(await bob.search({ q: 'pangolin', listing_type: 'Local' }), { type_: 'All', comments: [], posts: [], communities: [], users: [] });
+    assert.deepEqual((await bob.search({ q: 'pangolin', listing_type: 'Subscribed' })).posts, []);
+    assert.deepEqual((await anon.search({ q: 'pangolin', listing_type: 'Subscribed' })).posts, []);
+    // Bob follows the community (as its Accept leaves it).
+    const group = await s.app.db.one<{ id: string }>('SELECT account_id::text AS id FROM lemmy_communities WHERE id = $1', [newsId]);
+    await new FollowStore(s.app.db).follow(m.id['bob']!, group!.id, null);
+    const subscribed = await bob.search({ q: 'pangolin', listing_type: 'Subscribed' });
+    assert.deepEqual(
+      subscribed.posts.map((p) => p.post.id),
+      [post['open']!.id],
+    );
+    assert.equal(subscribed.comments.length, 1);
+    assert.deepEqual(
+      (await bob.search({ q: 'news', type_: 'Communities', listing_type: 'Subscribed' })).communities.map((c) => c.subscribed),
+      ['Subscribed'],
+    );
+    assert.deepEqual((await as('stranger').search({ q: 'news', type_: 'Communities', listing_type: 'Subscribed' })).communities, []);
   });
 
   it('shows a local person with their posts, comments and counts, by name or id', async () => {
@@ -140,6 +166,8 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       [commentId],
     );
     assert.deepEqual(bob.moderates, []);
+    assertDeclaredShape('GetPersonDetailsResponse', bob);
+    assertDeclaredShape('GetPersonDetailsResponse', byId);
     // Saved things are one's own.
     assert.equal((await api(s.url, m.token['alice'], 'POST', `/api/v1/statuses/${post['open']!.statusId}/bookmark`)).status, 200);
     assert.deepEqual(
@@ -157,6 +185,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     assert.equal(d.person_view.person.local, false);
     assert.equal(d.person_view.person.actor_id, peer.actor('carol').id);
     assert.equal(d.person_view.person.display_name, 'Carol');
+    assertDeclaredShape('GetPersonDetailsResponse', d);
     assert.equal((await anon.getPersonDetails({ username: handle })).person_view.person.id, d.person_view.person.id);
     assert.equal(await failure(anon.getPersonDetails({ username: 'nobody' })), 'couldnt_find_person');
     assert.equal(await failure(anon.getPersonDetails({ person_id: 987_654 })), 'couldnt_find_person');
@@ -175,10 +204,14 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     const found = await alice.resolveObject({ q: post['open']!.uri });
     assert.equal(found.post?.post.id, post['open']!.id);
     assert.equal(found.comment, undefined);
+    assertDeclaredShape('ResolveObjectResponse', found);
     const comment = await as('stranger').resolveObject({ q: commentUri });
     assert.equal(comment.comment?.comment.id, commentId);
     assert.equal(comment.comment?.post.id, post['open']!.id);
     assert.equal(comment.post, undefined);
+    assertDeclaredShape('ResolveObjectResponse', comment);
+    assertDeclaredShape('ResolveObjectResponse', await alice.resolveObject({ q: `!news@${peer.host}` }));
+    assertDeclaredShape('ResolveObjectResponse', await alice.resolveObject({ q: peer.actor('carol').id }));
     // A private post is not resolved for someone who may not read it.
     assert.equal(await failure(as('stranger').resolveObject({ q: post['private']!.uri })), 'couldnt_find_object');
     assert.equal(await failure(alice.resolveObject({ q: `${peer.url}/nothing/here` })), 'couldnt_find_object');
@@ -192,6 +225,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       m.id['alice']!,
     ]);
     const community = await anon.getCommunity({ id: newsId });
+    assertDeclaredShape('GetCommunityResponse', community);
     assert.deepEqual(
       community.moderators.map((x) => [x.moderator.name, x.community.id]),
       [
@@ -203,7 +237,9 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       (await anon.getPersonDetails({ person_id: carol.id })).moderates.map((x) => [x.community.name, x.moderator.id]),
       [['news', carol.id]],
     );
-    const me = (await as('alice').getSite()).my_user!;
+    const site = await as('alice').getSite();
+    assertDeclaredShape('GetSiteResponse', site);
+    const me = site.my_user!;
     assert.deepEqual(
       me.moderates.map((x) => [x.community.id, x.moderator.name]),
       [[newsId, 'alice']],

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LemmyHttp } from 'lemmy-js-client';
 import { adminToken, api } from '../support/api.js';
+import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -17,7 +18,7 @@ describe('GET /api/v3/site', () => {
 
   before(async () => {
     s = await startTestServer({ INSTANCE_TITLE: 'Agora', INSTANCE_DESCRIPTION: 'A place to talk.' });
-    m = await createMembers(s, ['alice', 'bob']);
+    m = await createMembers(s, ['alice', 'bob', 'boss', 'mod'], { boss: 'admin', mod: 'moderator' });
   });
   after(() => s.stop());
 
@@ -37,16 +38,22 @@ describe('GET /api/v3/site', () => {
     assert.equal(v.local_site.federation_enabled, true);
     assert.equal(typeof v.local_site_rate_limit.post, 'number');
     for (const k of ['users', 'posts', 'comments', 'communities'] as const) assert.equal(typeof v.counts[k], 'number', k);
-    assert.equal(v.counts.users, 3);
+    assert.equal(v.counts.users, 5);
     assert.equal(site.my_user, undefined);
+    // Lemmy's admins: Mastodon's Owner (Administrator) and Admin (Manage Settings) roles, not moderators.
     assert.deepEqual(
-      site.admins.map((a) => [a.person.name, a.is_admin, a.person.local]),
-      [['admin', true, true]],
+      site.admins.map((a) => [a.person.name, a.person.local]),
+      [
+        ['admin', true],
+        ['boss', true],
+      ],
     );
+    assert.equal(site.admins[0]!.is_admin, true);
     assert.equal(typeof site.admins[0]!.person.id, 'number');
     assert.equal(typeof site.admins[0]!.counts.post_count, 'number');
     assert.ok(site.all_languages.some((l) => l.code === 'und' && typeof l.id === 'number'));
     for (const k of ['discussion_languages', 'taglines', 'custom_emojis', 'blocked_urls'] as const) assert.deepEqual(site[k], [], k);
+    assertDeclaredShape('GetSiteResponse', site);
   });
 
   it('carries my_user for a signed-in member: their person, not an admin, nothing followed, their blocks', async () => {
@@ -65,12 +72,15 @@ describe('GET /api/v3/site', () => {
       me.person_blocks.map((b) => [b.person.name, b.target.name]),
       [['alice', 'bob']],
     );
+    assertDeclaredShape('GetSiteResponse', await lemmy(s, m.token['alice']).getSite());
     // The person id is stable: the same in the admins' list as in my_user, call after call.
     const again = (await lemmy(s, m.token['alice']).getSite()).my_user!;
     assert.equal(again.local_user_view.person.id, view.person.id);
   });
 
-  it('shows an admin as one', async () => {
+  it('shows an admin as one: the Admin role too, not a moderator', async () => {
+    assert.equal((await lemmy(s, m.token['boss']).getSite()).my_user?.local_user_view.local_user.admin, true);
+    assert.equal((await lemmy(s, m.token['mod']).getSite()).my_user?.local_user_view.local_user.admin, false);
     const site = await lemmy(s, await adminToken(s)).getSite();
     assert.equal(site.my_user?.local_user_view.local_user.admin, true);
     assert.equal(site.my_user?.local_user_view.person.id, site.admins[0]!.person.id);
@@ -85,7 +95,7 @@ describe('GET /api/v3/site', () => {
 describe('GET /api/v3/site with downvotes switched off', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ LINK_DOWNVOTES: 'false', REGISTRATIONS: 'approval' });
+    s = await startTestServer({ LINK_DOWNVOTES: 'false', REGISTRATIONS: 'approval', INSTANCE_STATS_MAX_AGE_MS: '0' });
   });
   after(() => s.stop());
 
@@ -93,5 +103,11 @@ describe('GET /api/v3/site with downvotes switched off', () => {
     const site = await lemmy(s).getSite();
     assert.equal(site.site_view.local_site.enable_downvotes, false);
     assert.equal(site.site_view.local_site.registration_mode, 'RequireApplication');
+  });
+
+  it('counts afresh when INSTANCE_STATS_MAX_AGE_MS is 0', async () => {
+    const before = (await lemmy(s).getSite()).site_view.counts.users;
+    await createMembers(s, ['newcomer']);
+    assert.equal((await lemmy(s).getSite()).site_view.counts.users, before + 1);
   });
 });

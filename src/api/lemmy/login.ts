@@ -14,7 +14,7 @@ import type { AuthEventListener } from '../../store/auth-events.js';
 import type { TokenStore } from '../../store/oauth-tokens.js';
 import type { UserStore } from '../../store/users.js';
 import { lemmyMember } from './deps.js';
-import { parse } from './params.js';
+import { parse } from './site-params.js';
 
 export interface LemmyLoginDeps {
   readonly log: Logger;

@@ -8,7 +8,7 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import { communityViews } from './communities.js';
 import { lemmyMember, type LemmySiteDeps, viewerOf } from './deps.js';
-import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './params.js';
+import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
 import { personById } from './users.js';
 
 const SEARCH_TYPES = ['All', 'Comments', 'Posts', 'Communities', 'Users', 'Url'] as const;
@@ -54,19 +54,27 @@ export function lemmySearchRoutes(d: LemmySiteDeps): Route[] {
           creator = (await personById(d, q.creator_id))?.id;
           if (creator === undefined) throw Errors.lemmy(404, 'couldnt_find_person');
         }
+        // Lemmy's listing_type: Local is this server's communities (there are none: every community is another
+        // server's), Subscribed the member's (nothing for an anonymous caller), All and ModeratorView everything.
+        const listing = q.listing_type ?? 'All';
+        if (listing === 'Local' || (listing === 'Subscribed' && viewer === null)) return json(200, empty);
+        const followedBy = listing === 'Subscribed' ? viewer! : undefined;
         const scoped = {
           limit: l,
           offset,
           order: itemOrder(q.sort),
           ...(communityId === undefined ? {} : { communityId }),
           ...(creator === undefined ? {} : { creator }),
+          ...(followedBy === undefined ? {} : { followedBy }),
         };
         const want = (t: (typeof SEARCH_TYPES)[number]) => type === 'All' || type === t;
         const [postIds, commentIds, communityIds, people] = await Promise.all([
           want('Posts') || type === 'Url' ? d.site.searchPosts(q.q, viewer, { ...scoped, url: type === 'Url' }) : [],
           want('Comments') ? d.site.searchComments(q.q, viewer, scoped) : [],
-          want('Communities') && communityId === undefined && creator === undefined ? d.site.searchCommunities(q.q.replace(/^!/, ''), false, l, offset) : [],
-          want('Users') && communityId === undefined && creator === undefined && NAME_WORDS.test(q.q)
+          want('Communities') && communityId === undefined && creator === undefined
+            ? d.site.searchCommunities(q.q.replace(/^!/, ''), { nsfw: false, limit: l, offset, ...(followedBy === undefined ? {} : { followedBy }) })
+            : [],
+          want('Users') && communityId === undefined && creator === undefined && followedBy === undefined && NAME_WORDS.test(q.q)
             ? d.accounts.search(q.q.replace(/^[@!]/, ''), { limit: l, offset })
             : [],
         ]);

@@ -39,7 +39,24 @@ export class SiteView {
   // The site's creation time as Lemmy shows it: when this node first rendered it (stable for its life).
   private readonly published = new Date().toISOString();
 
+  // The counts read at most once per INSTANCE_STATS_MAX_AGE_MS per node, as the instance documents' (a Lemmy client
+  // reads the site on every start; counting posts on each would cost a scan of the largest tables).
+  private counts: { readonly at: number; readonly value: ReturnType<LinkSiteStore['siteCounts']> } | undefined;
+
   constructor(private readonly d: SiteViewDeps) {}
+
+  private siteCounts(): ReturnType<LinkSiteStore['siteCounts']> {
+    const now = Date.now();
+    if (this.counts === undefined || now - this.counts.at >= this.d.config.instance.statsMaxAgeMs) {
+      const value = this.d.site.siteCounts();
+      this.counts = { at: now, value };
+      // A failed count is not kept: the next request counts again.
+      value.catch(() => {
+        if (this.counts?.value === value) this.counts = undefined;
+      });
+    }
+    return this.counts.value;
+  }
 
   /** Lemmy's Site: this server, as its instance actor presents it. */
   async site() {
@@ -61,7 +78,7 @@ export class SiteView {
 
   async response(user: LocalUser | null) {
     const { config } = this.d;
-    const [site, counts, adminIds] = await Promise.all([this.site(), this.d.site.siteCounts(), this.d.site.adminAccountIds()]);
+    const [site, counts, adminIds] = await Promise.all([this.site(), this.siteCounts(), this.d.site.adminAccountIds()]);
     const admins = await this.d.people.views(adminIds, user?.accountId ?? null);
     return {
       site_view: {
@@ -174,7 +191,7 @@ export class SiteView {
           blur_nsfw: true,
           auto_expand: false,
           infinite_scroll_enabled: false,
-          admin: hasPermission(user.permissions, 'administrator'),
+          admin: hasPermission(user.permissions, 'manageSettings'),
           post_listing_mode: 'List',
           totp_2fa_enabled: false,
           enable_keyboard_navigation: false,
