@@ -52,7 +52,7 @@ before(async () => {
   s = await startTestServer({}, undefined, { communityActions: double });
   double.attach(s.app.db);
   seed = lemmySeed(s.app.db);
-  m = await createMembers(s, ['alice', 'bob', 'carol']);
+  m = await createMembers(s, ['alice', 'bob', 'carol'], { carol: 'admin' });
 });
 after(() => s.stop());
 
@@ -390,6 +390,7 @@ describe("a member's posts, votes and saves", () => {
     assert.equal(made.post_view.post.local, true);
     assert.match(made.post_view.post.ap_id, /\/users\/alice\/statuses\/\d+$/);
     assert.equal(made.post_view.my_vote, undefined);
+    assert.equal(made.post_view.creator_is_admin, false);
 
     const up = await alice.likePost({ post_id: id, score: 1 });
     assert.equal(up.post_view.my_vote, 1);
@@ -451,11 +452,16 @@ describe("a member's posts, votes and saves", () => {
     assert.deepEqual(await raw('POST', 'post', { name: 'ok', community_id: 999999 }, alice), { status: 404, body: { error: 'couldnt_find_community' } });
     assert.deepEqual(await raw('POST', 'post', { community_id: 'one' }, alice), { status: 400, body: { error: 'invalid_body_field' } });
     assert.deepEqual(await raw('PUT', 'post/save', { post_id: anyPost }, alice), { status: 400, body: { error: 'invalid_body_field' } });
+    // A token without `write` is refused by the route's rule before anything runs.
+    const readOnly = await m.tokenFor('alice', ['read']);
+    assert.equal((await raw('POST', 'post/like', { post_id: anyPost, score: 1 }, readOnly)).status, 403);
     assert.equal(double.calls.length, before);
   });
 
   it('a downvote the community service refuses is its error, as Lemmy sends it', async () => {
-    const p = (await client(m.token['carol']).createPost({ name: 'vote on me', community_id: community })).post_view.post.id;
+    const made = (await client(m.token['carol']).createPost({ name: 'vote on me', community_id: community })).post_view;
+    assert.equal(made.creator_is_admin, true, 'carol is an administrator');
+    const p = made.post.id;
     double.enableDownvotes = false;
     try {
       await assert.rejects(client(m.token['carol']).likePost({ post_id: p, score: -1 }), { message: 'downvotes_are_disabled' });
