@@ -105,7 +105,7 @@ export type CommentRow = {
   readonly creatorIsModerator: boolean;
 };
 
-const ACCOUNT_COLUMNS = `a.id::text AS "accountId", a.username, a.domain, a.display_name AS "displayName", a.note, a.uri,
+const ACCOUNT_COLUMNS = `a.id::text AS "accountId", a.username, a.domain, a.bot, a.display_name AS "displayName", a.note, a.uri,
   a.avatar_file AS "avatarFile", a.avatar_remote_url AS "avatarRemoteUrl", a.header_file AS "headerFile",
   a.header_remote_url AS "headerRemoteUrl", a.suspended_at IS NOT NULL AS suspended, a.deleted_at IS NOT NULL AS deleted,
   ${lemmyTime('COALESCE(a.published_at, a.created_at)')} AS published, li.id::int AS "instanceId"`;

@@ -14,6 +14,7 @@ import { PostViews } from '../../src/views/lemmy/post-views.js';
 import { CommunityActionsDouble } from '../support/community-actions-double.js';
 import { seeded } from '../support/feed-fixtures.js';
 import { HOUR, lemmySeed } from '../support/lemmy-seed.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -155,6 +156,8 @@ describe('post/list sorts', () => {
 
   it('counts are the votes and comments seeded', async () => {
     const got = await client().getPosts({ community_id: community, sort: 'New', limit: 50 });
+    assertLemmyShape('GetPostsResponse', got);
+    assertLemmyShape('GetPostsResponse', await client(m.token['alice']).getPosts({ community_id: community, sort: 'Hot', limit: 3 }));
     for (const v of got.posts) {
       const k = known.find((x) => x.id === v.post.id)!;
       assert.equal(v.counts.score, k.score);
@@ -343,6 +346,7 @@ describe('GET post', () => {
     const comment = await seed.comment(commentAuthor, p, null, new Date());
 
     const got = await client(m.token['carol']).getPost({ id: p.id });
+    assertLemmyShape('GetPostResponse', got);
     assert.equal(got.post_view.post.name, 'An article');
     assert.equal(got.post_view.post.url, url);
     assert.equal(got.post_view.post.body, 'Some *markdown*');
@@ -382,6 +386,7 @@ describe("a member's posts, votes and saves", () => {
   it('posts, edits, votes, saves and deletes through the community service, answering PostViews', async () => {
     const alice = client(m.token['alice']);
     const made = await alice.createPost({ name: '  A title  ', community_id: community, url: 'https://example.org/x', body: 'hello', nsfw: false });
+    assertLemmyShape('PostResponse', made);
     const id = made.post_view.post.id;
     assert.equal(made.post_view.post.name, 'A title');
     assert.equal(made.post_view.post.url, 'https://example.org/x');
@@ -393,6 +398,7 @@ describe("a member's posts, votes and saves", () => {
     assert.equal(made.post_view.creator_is_admin, false);
 
     const up = await alice.likePost({ post_id: id, score: 1 });
+    assertLemmyShape('PostResponse', up);
     assert.equal(up.post_view.my_vote, 1);
     assert.deepEqual([up.post_view.counts.upvotes, up.post_view.counts.downvotes, up.post_view.counts.score], [1, 0, 1]);
     const down = await alice.likePost({ post_id: id, score: -1 });
@@ -422,6 +428,7 @@ describe("a member's posts, votes and saves", () => {
     await assert.rejects(client(m.token['bob']).editPost({ post_id: id, name: 'mine now' }), { message: 'no_post_edit_allowed' });
 
     const gone = await alice.deletePost({ post_id: id, deleted: true });
+    assertLemmyShape('PostResponse', gone);
     assert.equal(gone.post_view.post.deleted, true);
     assert.ok(!ids((await alice.getPosts({ community_id: community, sort: 'New' })).posts).includes(id));
     await assert.rejects(alice.getPost({ id }), { message: 'couldnt_find_post' });
