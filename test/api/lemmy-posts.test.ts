@@ -497,3 +497,45 @@ describe('post/list and post under random query strings', () => {
     );
   });
 });
+
+describe('the write routes under random bodies', () => {
+  it('answer 200, or a 4xx with an error code: never a 5xx', async () => {
+    const c = await seed.community('fuzzed');
+    const alice = client(m.token['alice']);
+    const post = (await alice.createPost({ name: 'fuzz me', community_id: c.id })).post_view.post.id;
+    const comment = (await alice.createComment({ post_id: post, content: 'and me' })).comment_view.comment.id;
+    const remote = (await seed.post(await seed.author('fuzzy'), c.id)).id;
+    const routes = [
+      ['POST', 'post'],
+      ['PUT', 'post'],
+      ['POST', 'post/delete'],
+      ['POST', 'post/like'],
+      ['PUT', 'post/save'],
+      ['POST', 'comment'],
+      ['PUT', 'comment'],
+      ['POST', 'comment/delete'],
+      ['POST', 'comment/like'],
+      ['PUT', 'comment/save'],
+    ] as const;
+    const keys = ['name', 'community_id', 'url', 'body', 'nsfw', 'post_id', 'deleted', 'score', 'save', 'content', 'parent_id', 'comment_id', 'honeypot'];
+    const value = fc.oneof(
+      fc.constantFrom(c.id, post, comment, remote, 0, -1, 987654, 1.5, 2 ** 53, '1', null, true, false, {}, [], 'https://example.com/a', 'ftp://x', ''),
+      fc.string({ maxLength: 20 }),
+      fc.integer({ min: -3, max: 3 }),
+    );
+    const body = fc.oneof(
+      fc.array(fc.tuple(fc.constantFrom(...keys), value), { maxLength: 6 }).map((pairs) => JSON.stringify(Object.fromEntries(pairs))),
+      fc.string({ maxLength: 30 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, fc.constantFrom('alice', 'bob', null), async ([method, path], text, who) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (who) headers['authorization'] = `Bearer ${m.token[who]}`;
+        const r = await fetch(`${s.url}/api/v3/${path}`, { method, headers, body: text });
+        const answer = (await r.json()) as Record<string, unknown>;
+        assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500 && typeof answer['error'] === 'string'), `${method} ${path} ${text}: ${r.status}`);
+      }),
+      { seed: 37, numRuns: 150 },
+    );
+  });
+});
