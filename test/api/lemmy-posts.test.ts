@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { LemmyHttp, type PostView, type SortType } from 'lemmy-js-client';
+import { DomainBlockStore } from '../../src/store/domain-blocks.js';
 import { LinkPageStore } from '../../src/store/link-pages.js';
 import { LinkRowStore } from '../../src/store/link-rows.js';
 import { LocalUris } from '../../src/urls/local-uris.js';
@@ -305,6 +306,24 @@ describe('post/list listings and visibility', () => {
     const forBob = await listed(m.token['bob']);
     assert.deepEqual(new Set(forBob), new Set([shown, hidden['blocked'], hidden['muted'], hidden['domain']]));
     assert.deepEqual(new Set(await listed(undefined)), new Set(forBob));
+  });
+
+  it("the operator's domain blocks: a silenced domain's posts only in the follower's Subscribed, a suspended one's nowhere", async () => {
+    const f = (await client(m.token['alice']).getPosts({ type_: 'Subscribed', limit: 1 })).posts[0]!.community.id;
+    const quiet = await seed.post(await seed.author('quiet', 'silenced.test'), f);
+    const banned = await seed.post(await seed.author('banned', 'gone.test'), f);
+    const blocks = new DomainBlockStore(s.app.db);
+    const block = { rejectMedia: false, rejectReports: false, privateComment: null, publicComment: null, obfuscate: false };
+    await blocks.create({ ...block, domain: 'silenced.test', severity: 'silence' });
+    await blocks.create({ ...block, domain: 'gone.test', severity: 'suspend' });
+    const subscribed = ids((await client(m.token['alice']).getPosts({ type_: 'Subscribed', sort: 'New', limit: 50 })).posts);
+    assert.ok(subscribed.includes(quiet.id) && !subscribed.includes(banned.id));
+    for (const token of [m.token['alice'], m.token['bob'], undefined]) {
+      const all = ids((await client(token).getPosts({ community_id: f, sort: 'New', limit: 50 })).posts);
+      assert.ok(all.includes(followed) && !all.includes(quiet.id) && !all.includes(banned.id));
+    }
+    await assert.rejects(client().getPost({ id: banned.id }), { message: 'couldnt_find_post' });
+    await s.app.db.exec(`DELETE FROM lemmy_posts WHERE id = ANY($1::int[])`, [[quiet.id, banned.id]]);
   });
 
   it('nsfw posts only with show_nsfw', async () => {
