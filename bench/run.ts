@@ -12,6 +12,8 @@
 // Environment: BENCH_DURATION (seconds, default 10), BENCH_LOG_LEVEL (Stoa's LOG_LEVEL, default info),
 // BENCH_SCALE (full, small or off; see bench/scale.ts), BENCH_TIMELINES (the same as --only=), BENCH_ADVISE_DURATION, BENCH_ADVISE_INBOX_MS (see
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
+// Issue 37's link aggregator (bench/lemmy-posts.ts): post/list sorted Hot over 100,000 posts in 200 communities, a
+// ratio to verify_credentials in the same run, after the timelines; --lemmy runs only that.
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
 // bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { postmasterPid } from './pg-cpu.js';
 import { startBare, startStoa, type ServerProcess, type StoaProcess } from './processes.js';
 import { measureScale, scaleTable } from './scale.js';
 import { measureTimelines, timelinesTable } from './timelines.js';
+import { measureLemmy } from './lemmy-posts.js';
 import { table, type Row } from './report.js';
 import { scenarios, type Scenario } from './scenarios.js';
 import { measureHistory, realHistoryTable } from './history.js';
@@ -70,6 +73,14 @@ async function timelines(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: W
   process.stdout.write(`\nTimelines (issue 19), load average ${loadavg()}\n${timelinesTable(rows)}\n`);
 }
 
+async function lemmy(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSettings): Promise<void> {
+  const { rows, seed } = await measureLemmy(wrk, stoa, db.url, await postmasterPid(db.url), s);
+  const refresh = seed.refresh
+    ? `; one refreshRanks over them: ${seed.refresh.posts.toLocaleString('en-US')} posts in ${(seed.refresh.ms / 1000).toFixed(2)} s`
+    : '';
+  process.stdout.write(`\nLink aggregator (issue 37): 100,000 posts in 200 communities${refresh}, load average ${loadavg()}\n${timelinesTable(rows)}\n`);
+}
+
 async function main(): Promise<number> {
   // Remote history across many origins, some slow (issue 34): no wrk, its own database and Stoa.
   if (process.argv.includes('--history-origins')) {
@@ -86,7 +97,8 @@ async function main(): Promise<number> {
   const onlyList = onlyArg ? onlyArg.slice('--only='.length) : process.env['BENCH_TIMELINES'];
   const only = onlyList ? new Set(onlyList.split(',').map((t) => t.trim())) : undefined;
   const flags = new Set(args.filter((a) => a !== onlyArg));
-  for (const f of flags) if (f !== '--timelines' && f !== '--advise') throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise)`);
+  for (const f of flags)
+    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy') throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -129,12 +141,18 @@ async function main(): Promise<number> {
     const bare = servers[0]!;
     process.stderr.write(`bench: bare uWS pid ${bare.pid} at ${bare.url}; Stoa pid ${stoa.pid} at ${stoa.url} (LOG_LEVEL=${logLevel}, logs to /dev/null)\n`);
 
+    if (flags.has('--lemmy')) {
+      await lemmy(wrk, stoa, db, settings);
+      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+      return 0;
+    }
     if (!flags.has('--timelines')) {
       const rows: Row[] = [];
       for (const sc of scenarios) rows.push(await runScenario(wrk, sc, bare, stoa, db, settings));
       process.stdout.write(`\n${table(rows)}\n`);
     }
     await timelines(wrk, stoa, db, settings, only);
+    if (!flags.has('--timelines')) await lemmy(wrk, stoa, db, settings);
     await cleanup();
     const scale = await measureScale(wrk, settings);
     if (scale) process.stdout.write(`\n${scaleTable(scale)}\n`);

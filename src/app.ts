@@ -13,6 +13,8 @@ import { createStreaming, type Streaming } from './api/streaming/streaming.js';
 import { ruleEntity } from './entities/instance-extras.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
+import type { CommunityService } from './services/community-service.js';
+import type { LinkAggregatorStore } from './store/link-aggregator.js';
 import type { RemoteActors } from './federation/remote-actors.js';
 import { BearerAuth } from './http/auth.js';
 import { HttpServer } from './http/server.js';
@@ -56,6 +58,9 @@ export interface App {
     readonly statements: IdentityStatementStore;
     /** Runs one remote-history job (tests drive it directly with their own ledger). */
     readonly history: HistoryRunner;
+    /** A member's actions in link-aggregator communities, and their records (tests drive them directly). */
+    readonly communities: CommunityService;
+    readonly links: LinkAggregatorStore;
   };
   /** Remote history: its jobs and settings, and the scheduler (absent without a runner, or before it started). */
   readonly history: {

@@ -54,6 +54,11 @@ import { scheduledStatusRoutes } from './api/scheduled-statuses.js';
 import { quoteRoutes } from './api/quotes.js';
 import { timelineRoutes } from './api/timelines.js';
 import { linkTimelineRoutes } from './api/link-timeline.js';
+import { lemmyCommunityRoutes } from './api/lemmy/communities.js';
+import { lemmyLoginRoutes } from './api/lemmy/login.js';
+import { lemmySearchRoutes } from './api/lemmy/search.js';
+import { lemmySiteRoutes } from './api/lemmy/site.js';
+import { lemmyUserRoutes } from './api/lemmy/users.js';
 import { trendRoutes } from './api/trends.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
@@ -273,6 +278,15 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/trends'], trendRoutes(api.trends)),
     mount(['/api/v1/admin/trends'], adminTrendRoutes(api.adminTrends)),
     mount(['/api/v1/timelines/link'], linkTimelineRoutes(api.linkTimeline)),
+    // The link-aggregator adapter (Lemmy 0.19's /api/v3): the site, signing in, people, communities, search.
+    mount(['/api/v3/site'], lemmySiteRoutes(api.lemmySite)),
+    mount(
+      ['/api/v3/user/login', '/api/v3/user/logout'],
+      lemmyLoginRoutes({ ...api.lemmyLogin, tokens: oauth.tokens, signInThrottle: web.signInThrottle, authEvents }),
+    ),
+    mount(['/api/v3/user'], lemmyUserRoutes(api.lemmySite)),
+    mount(['/api/v3/community'], lemmyCommunityRoutes(api.lemmySite)),
+    mount(['/api/v3/search', '/api/v3/resolve_object'], lemmySearchRoutes(api.lemmySite)),
     mount(['/api/v1/domain_blocks'], memberDomainBlockRoutes(api.memberDomainBlocks)),
     mount(
       ['/api/v1/suggestions', '/api/v2/suggestions', '/api/v1/admin/accounts/:id/feature', '/api/v1/admin/accounts/:id/unfeature'],

@@ -13,6 +13,7 @@ import { NodeWatch } from '../actors/node-watch.js';
 import { exponentialBackoff } from '../actors/policy.js';
 import { startPollCloser } from '../actors/poll-closer.js';
 import { startTrendsRefresher } from '../actors/trends-refresher.js';
+import { startRankRefresher } from '../actors/rank-refresher.js';
 import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
@@ -115,6 +116,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'lemmy-ranks', start: () => startLemmyRanks(d), restart: 'permanent', shutdownMs: 5_000 },
   ];
   return { children, running: d.running };
 }
@@ -298,6 +300,26 @@ function startTrends({ w, clock }: Child): Process {
   return startTrendsRefresher({
     refresh: () => w.trends.refreshIfDue(new Date(clock.now()), TRENDS_EVERY_MS),
     onError: (err) => w.fedLog.error({ err }, 'trends refresh failed'),
+  });
+}
+
+/**
+ * The link aggregator's ranks decay this often, on one node of the cluster at a time: Lemmy 0.19's scheduler
+ * (update_hot_ranks every 10 minutes), so Hot and Active order quiet posts as a Lemmy server would. A vote or a comment
+ * ranks its post at once (triggers); between refreshes a quiet post's rank is at most 10 minutes stale.
+ */
+const LEMMY_RANKS_EVERY_MS = 10 * 60_000;
+
+/** Decays the Hot and Active ranks of the week's posts and comments (the link aggregator, /api/v3). */
+function startLemmyRanks({ w, clock }: Child): Process {
+  return startRankRefresher({
+    refresh: async () => {
+      const started = performance.now();
+      const r = await w.linkRanks.refreshIfDue(new Date(clock.now()), LEMMY_RANKS_EVERY_MS);
+      if (r.refreshed) w.fedLog.debug({ posts: r.posts, ms: Math.round(performance.now() - started) }, 'lemmy ranks refreshed');
+      return r;
+    },
+    onError: (err) => w.fedLog.error({ err }, 'lemmy rank refresh failed'),
   });
 }
 

@@ -33,6 +33,8 @@ export interface NewLinkPost {
 }
 
 const POST_COLUMNS = `id::int AS id, status_id::text AS "statusId", community_id::int AS "communityId", name, url, body`;
+/** Rows per statement of the rank refresh (Lemmy's batch: larger ones tend to seq scans and hold more locks). */
+const RANK_BATCH = 1000;
 const COMMENT_COLUMNS = `id::int AS id, status_id::text AS "statusId", post_id::int AS "postId", path`;
 
 export class LinkAggregatorStore {
@@ -165,17 +167,48 @@ export class LinkAggregatorStore {
     return (await this.db.exec('DELETE FROM lemmy_votes WHERE uri = $1 AND account_id = $2', [uri, accountId])) > 0;
   }
 
-  /** Decays every rank still above 0 (a week's posts): Lemmy's scheduled refresh. Returns the posts touched. */
+  /**
+   * Decays the ranks (Lemmy's scheduled refresh, migration 073): every post and comment whose time lies within the
+   * last week or ahead, in batches of 1000 that skip rows a vote holds (the next refresh takes them), then the rows
+   * still ranked above 0 that have aged out. Returns the posts touched.
+   */
   async refreshRanks(): Promise<number> {
-    const posts = await this.db.exec(
-      `UPDATE lemmy_posts SET hot_rank = lemmy_hot_rank(score, published), hot_rank_active = lemmy_hot_rank(score, newest_comment_time)
-       WHERE hot_rank > 0 OR hot_rank_active > 0`,
+    let posts = await this.refreshInBatches(
+      'lemmy_posts',
+      'newest_comment_time',
+      'hot_rank = lemmy_hot_rank(t.score, t.published), hot_rank_active = lemmy_hot_rank(t.score, t.newest_comment_time_necro)',
     );
-    await this.db.exec(
-      `UPDATE lemmy_comments SET hot_rank = lemmy_hot_rank(score, published)
-       WHERE hot_rank > 0`,
+    posts += await this.db.exec(
+      `UPDATE lemmy_posts SET hot_rank = lemmy_hot_rank(score, published), hot_rank_active = lemmy_hot_rank(score, newest_comment_time_necro)
+       WHERE (hot_rank > 0 OR hot_rank_active > 0) AND newest_comment_time <= now() - interval '7 days'`,
     );
+    await this.refreshInBatches('lemmy_comments', 'published', 'hot_rank = lemmy_hot_rank(t.score, t.published)');
+    await this.db.exec(`UPDATE lemmy_comments SET hot_rank = lemmy_hot_rank(score, published) WHERE hot_rank > 0 AND published <= now() - interval '7 days'`);
     return posts;
+  }
+
+  /** Walks the rows whose `time` is within the last week or ahead, by (time, id), one batch per statement. */
+  private async refreshInBatches(table: 'lemmy_posts' | 'lemmy_comments', time: string, set: string): Promise<number> {
+    let total = 0;
+    // The key as text: a timestamptz has microseconds, a Date only milliseconds. The batch's ids as an array: the
+    // update then reads them by primary key (joined as a set, the planner hashes the whole table for each batch).
+    let after = { at: '-infinity', id: '0' };
+    for (;;) {
+      const r = (await this.db.one<{ n: number; at: string | null; id: string | null }>(
+        `WITH batch AS (
+           SELECT id FROM ${table}
+           WHERE ${time} > now() - interval '7 days' AND (${time}, id) > ($1::timestamptz, $2::bigint)
+           ORDER BY ${time}, id LIMIT ${RANK_BATCH} FOR UPDATE SKIP LOCKED
+         ), done AS (
+           UPDATE ${table} t SET ${set} WHERE t.id = ANY (ARRAY(SELECT id FROM batch)) RETURNING t.${time} AS at, t.id
+         ), last AS (SELECT at, id FROM done ORDER BY at DESC, id DESC LIMIT 1)
+         SELECT (SELECT count(*)::int FROM done) AS n, (SELECT at::text FROM last) AS at, (SELECT id::text FROM last) AS id`,
+        [after.at, after.id],
+      ))!;
+      total += r.n;
+      if (r.n < RANK_BATCH || r.at === null || r.id === null) return total;
+      after = { at: r.at, id: r.id };
+    }
   }
 
   private async ensure(table: string, column: string, value: string): Promise<number> {

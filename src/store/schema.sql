@@ -363,10 +363,19 @@ CREATE OR REPLACE FUNCTION public.lemmy_comments_count()
  LANGUAGE plpgsql
 AS $function$
   BEGIN
-    UPDATE lemmy_posts SET comments = comments + 1,
-        newest_comment_time = greatest(newest_comment_time, NEW.published),
-        hot_rank_active = lemmy_hot_rank(score, greatest(newest_comment_time, NEW.published))
-      WHERE id = NEW.post_id;
+    UPDATE lemmy_posts p SET comments = p.comments + 1,
+        newest_comment_time = greatest(p.newest_comment_time, NEW.published),
+        newest_comment_time_necro = n.necro,
+        hot_rank_active = lemmy_hot_rank(p.score, n.necro)
+      FROM (SELECT CASE
+                     WHEN p2.published > NEW.published - interval '2 days'
+                       AND (SELECT account_id FROM statuses WHERE id = p2.status_id)
+                           IS DISTINCT FROM (SELECT account_id FROM statuses WHERE id = NEW.status_id)
+                       THEN greatest(p2.newest_comment_time_necro, NEW.published)
+                     ELSE p2.newest_comment_time_necro
+                   END AS necro
+            FROM lemmy_posts p2 WHERE p2.id = NEW.post_id) n
+      WHERE p.id = NEW.post_id;
     UPDATE lemmy_comments SET child_count = child_count + 1
       WHERE post_id = NEW.post_id AND id <> NEW.id AND NEW.path LIKE path || '.%';
     RETURN NULL;
@@ -401,8 +410,8 @@ CREATE OR REPLACE FUNCTION public.lemmy_hot_rank(score integer, published timest
  STABLE
 AS $function$
     SELECT CASE
-      WHEN extract(epoch FROM (now() - published)) / 3600 >= 0 AND extract(epoch FROM (now() - published)) / 3600 < 168
-        THEN log(greatest(2, score + 2)::numeric)::double precision / power(extract(epoch FROM (now() - published))::double precision / 3600 + 2, 1.8)
+      WHEN now() - published > interval '0' AND now() - published < interval '7 days'
+        THEN log(greatest(2, score + 2)::double precision) / power(extract(epoch FROM (now() - published))::double precision / 3600 + 2, 1.8)
       ELSE 0.0
     END
   $function$;
@@ -412,8 +421,9 @@ CREATE OR REPLACE FUNCTION public.lemmy_posts_rank()
  LANGUAGE plpgsql
 AS $function$
   BEGIN
+    NEW.newest_comment_time_necro := coalesce(NEW.newest_comment_time_necro, NEW.published);
     NEW.hot_rank := lemmy_hot_rank(NEW.score, NEW.published);
-    NEW.hot_rank_active := lemmy_hot_rank(NEW.score, NEW.newest_comment_time);
+    NEW.hot_rank_active := lemmy_hot_rank(NEW.score, NEW.newest_comment_time_necro);
     RETURN NEW;
   END
   $function$;
@@ -430,7 +440,7 @@ AS $function$
     IF up = 0 AND down = 0 THEN RETURN NULL; END IF;
     UPDATE lemmy_posts SET upvotes = upvotes + up, downvotes = downvotes + down, score = score + up - down,
         hot_rank = lemmy_hot_rank(score + up - down, published),
-        hot_rank_active = lemmy_hot_rank(score + up - down, newest_comment_time)
+        hot_rank_active = lemmy_hot_rank(score + up - down, newest_comment_time_necro)
       WHERE status_id = sid;
     IF NOT FOUND THEN
       UPDATE lemmy_comments SET upvotes = upvotes + up, downvotes = downvotes + down, score = score + up - down,
@@ -1178,6 +1188,8 @@ CREATE TABLE lemmy_comments (
 );
 CREATE INDEX lemmy_comments_path ON lemmy_comments USING btree (path text_pattern_ops);
 CREATE INDEX lemmy_comments_post ON lemmy_comments USING btree (post_id, path text_pattern_ops);
+CREATE INDEX lemmy_comments_ranked ON lemmy_comments USING btree (published) WHERE (hot_rank > (0)::double precision);
+CREATE INDEX lemmy_comments_recent ON lemmy_comments USING btree (published, id);
 CREATE TRIGGER lemmy_comments_count AFTER INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_count();
 CREATE TRIGGER lemmy_comments_rank BEFORE INSERT ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_rank();
 CREATE TRIGGER lemmy_comments_uncount AFTER DELETE ON lemmy_comments FOR EACH ROW EXECUTE FUNCTION lemmy_comments_uncount();
@@ -1218,23 +1230,24 @@ CREATE TABLE lemmy_persons (
 );
 
 CREATE TABLE lemmy_posts (
-  id                  bigint DEFAULT nextval('lemmy_posts_id_seq'::regclass) NOT NULL,
-  status_id           bigint NOT NULL,
-  community_id        bigint NOT NULL,
-  name                text NOT NULL,
-  url                 text,
-  body                text DEFAULT ''::text NOT NULL,
-  nsfw                boolean DEFAULT false NOT NULL,
-  locked              boolean DEFAULT false NOT NULL,
-  featured_community  boolean DEFAULT false NOT NULL,
-  published           timestamp with time zone NOT NULL,
-  upvotes             integer DEFAULT 0 NOT NULL,
-  downvotes           integer DEFAULT 0 NOT NULL,
-  score               integer DEFAULT 0 NOT NULL,
-  comments            integer DEFAULT 0 NOT NULL,
-  newest_comment_time timestamp with time zone NOT NULL,
-  hot_rank            double precision DEFAULT 0 NOT NULL,
-  hot_rank_active     double precision DEFAULT 0 NOT NULL,
+  id                        bigint DEFAULT nextval('lemmy_posts_id_seq'::regclass) NOT NULL,
+  status_id                 bigint NOT NULL,
+  community_id              bigint NOT NULL,
+  name                      text NOT NULL,
+  url                       text,
+  body                      text DEFAULT ''::text NOT NULL,
+  nsfw                      boolean DEFAULT false NOT NULL,
+  locked                    boolean DEFAULT false NOT NULL,
+  featured_community        boolean DEFAULT false NOT NULL,
+  published                 timestamp with time zone NOT NULL,
+  upvotes                   integer DEFAULT 0 NOT NULL,
+  downvotes                 integer DEFAULT 0 NOT NULL,
+  score                     integer DEFAULT 0 NOT NULL,
+  comments                  integer DEFAULT 0 NOT NULL,
+  newest_comment_time       timestamp with time zone NOT NULL,
+  hot_rank                  double precision DEFAULT 0 NOT NULL,
+  hot_rank_active           double precision DEFAULT 0 NOT NULL,
+  newest_comment_time_necro timestamp with time zone NOT NULL,
   CONSTRAINT lemmy_posts_pkey PRIMARY KEY (id),
   CONSTRAINT lemmy_posts_status_id_key UNIQUE (status_id),
   CONSTRAINT lemmy_posts_community_id_fkey FOREIGN KEY (community_id) REFERENCES lemmy_communities(id) ON DELETE CASCADE,
@@ -1248,6 +1261,7 @@ CREATE INDEX lemmy_posts_community_new ON lemmy_posts USING btree (community_id,
 CREATE INDEX lemmy_posts_hot ON lemmy_posts USING btree (hot_rank DESC, published DESC, id DESC);
 CREATE INDEX lemmy_posts_new ON lemmy_posts USING btree (published DESC, id DESC);
 CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (published) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
+CREATE INDEX lemmy_posts_recent ON lemmy_posts USING btree (newest_comment_time, id);
 CREATE INDEX lemmy_posts_score ON lemmy_posts USING btree (score DESC, published DESC, id DESC);
 CREATE TRIGGER lemmy_posts_rank BEFORE INSERT ON lemmy_posts FOR EACH ROW EXECUTE FUNCTION lemmy_posts_rank();
 

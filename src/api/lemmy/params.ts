@@ -73,3 +73,46 @@ export async function namedCommunity(
   if (id === undefined) throw Errors.lemmy(404, 'couldnt_find_community');
   return id;
 }
+
+/** Lemmy's page (1-based) and limit (at most 50), as the site's routes name them. */
+export const page = PAGING.page;
+export const limit = PAGING.limit;
+
+export const SORTS = [
+  'Active',
+  'Hot',
+  'New',
+  'Old',
+  'TopDay',
+  'TopWeek',
+  'TopMonth',
+  'TopYear',
+  'TopAll',
+  'MostComments',
+  'NewComments',
+  'TopHour',
+  'TopSixHour',
+  'TopTwelveHour',
+  'TopThreeMonths',
+  'TopSixMonths',
+  'TopNineMonths',
+  'Controversial',
+  'Scaled',
+] as const;
+export const sortType = z.enum(SORTS).optional();
+export const listingType = z.enum(['All', 'Local', 'Subscribed', 'ModeratorView']).optional();
+
+/** How a person's or a search's posts and comments are ordered for a Lemmy sort (Hot and Active: newest first). */
+export function itemOrder(sort: (typeof SORTS)[number] | undefined): 'new' | 'old' | 'top' | 'comments' {
+  if (sort === 'Old') return 'old';
+  if (sort?.startsWith('Top') || sort === 'Controversial') return 'top';
+  if (sort === 'MostComments') return 'comments';
+  return 'new';
+}
+
+/** Parses input with a schema, or throws Lemmy's 400 (`code`, default `invalid_query`). */
+export function parse<S extends z.ZodType>(schema: S, input: unknown, code = 'invalid_query'): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw Errors.lemmy(400, code);
+  return r.data;
+}
