@@ -48,6 +48,8 @@ interface Known {
   score: number;
   comments: number;
   newest: number;
+  /** Lemmy's newest_comment_time_necro: the newest comment by someone else within two days of the post. */
+  necro: number;
 }
 
 before(async () => {
@@ -75,12 +77,16 @@ describe('post/list sorts', () => {
       const p = await seed.post(author, community, { at: new Date(published), score });
       const n = Math.floor(rnd() * 4);
       let newest = published;
+      let necro = published;
       for (let i = 0; i < n; i++) {
         const at = published + (age * HOUR * (i + 1)) / (n + 1.5);
-        await seed.comment(author, p, null, new Date(at));
+        // Every other comment is the author's own, which Lemmy's Active does not count.
+        const own = i % 2 === 1;
+        await seed.comment(own ? author : await seed.author(`commenter${age}-${i}`), p, null, new Date(at));
         newest = Math.max(newest, at);
+        if (!own && at - published < 48 * HOUR) necro = Math.max(necro, at);
       }
-      known.push({ id: p.id, published, score, comments: n, newest });
+      known.push({ id: p.id, published, score, comments: n, newest, necro });
     }
     // Every rank computed at one moment (Lemmy's periodic refresh), as the formula below is.
     await seed.links.refreshRanks();
@@ -116,7 +122,7 @@ describe('post/list sorts', () => {
       Active: () =>
         [...known].sort(
           byKeys(
-            (k) => hotRank(k.score, hours(k.newest)),
+            (k) => hotRank(k.score, hours(k.necro)),
             (k) => k.published,
           ),
         ),
