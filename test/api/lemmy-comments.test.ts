@@ -310,6 +310,7 @@ describe("a member's comments, votes and saves", () => {
       body: { error: 'couldnt_find_comment' },
     });
     assert.deepEqual(await raw('POST', 'comment', { post_id: post, content: '  ' }, alice), { status: 400, body: { error: 'invalid_body_field' } });
+    assert.deepEqual(await raw('POST', 'comment', { post_id: post, content: 'nul\u0000' }, alice), { status: 400, body: { error: 'invalid_body_field' } });
     assert.deepEqual(await raw('POST', 'comment/like', { comment_id: some, score: 5 }, alice), { status: 400, body: { error: 'invalid_vote_value' } });
     assert.deepEqual(await raw('POST', 'comment/like', { comment_id: 987654, score: 1 }, alice), { status: 404, body: { error: 'couldnt_find_comment' } });
     assert.deepEqual(await raw('PUT', 'comment/save', { comment_id: some, save: 'yes' }, alice), { status: 400, body: { error: 'invalid_body_field' } });

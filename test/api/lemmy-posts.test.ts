@@ -224,6 +224,7 @@ describe('post/list sorts', () => {
     assert.deepEqual(await raw('GET', 'post/list?sort=Newest'), { status: 400, body: { error: 'invalid_query' } });
     assert.deepEqual(await raw('GET', 'post/list?type_=Everything'), { status: 400, body: { error: 'invalid_query' } });
     assert.deepEqual(await raw('GET', 'post/list?limit=51'), { status: 400, body: { error: 'invalid_query' } });
+    assert.deepEqual(await raw('GET', 'post/list?community_name=a%00b'), { status: 400, body: { error: 'invalid_query' } });
     assert.equal((await client().getPosts({ community_id: community })).posts.length, 10, "Lemmy's default limit");
   });
 
@@ -484,6 +485,11 @@ describe("a member's posts, votes and saves", () => {
     assert.deepEqual(await raw('POST', 'post', { name: 'ok', community_id: 999999 }, alice), { status: 404, body: { error: 'couldnt_find_community' } });
     assert.deepEqual(await raw('POST', 'post', { community_id: 'one' }, alice), { status: 400, body: { error: 'invalid_body_field' } });
     assert.deepEqual(await raw('PUT', 'post/save', { post_id: anyPost }, alice), { status: 400, body: { error: 'invalid_body_field' } });
+    assert.deepEqual(await raw('POST', 'post', { name: 'ok', community_id: community, body: 'a\u0000b' }, alice), {
+      status: 400,
+      body: { error: 'invalid_body_field' },
+    });
+    assert.deepEqual(await raw('POST', 'post', { name: 'o\u0000k', community_id: community }, alice), { status: 400, body: { error: 'invalid_post_title' } });
     // A token without `write` is refused by the route's rule before anything runs.
     const readOnly = await m.tokenFor('alice', ['read']);
     assert.equal((await raw('POST', 'post/like', { post_id: anyPost, score: 1 }, readOnly)).status, 403);
