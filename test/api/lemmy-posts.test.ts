@@ -514,7 +514,7 @@ describe('post/list and post under random query strings', () => {
     const keys = ['type_', 'sort', 'page', 'limit', 'community_id', 'community_name', 'saved_only', 'show_nsfw', 'page_cursor', 'liked_only', 'id', 'x'];
     const values = fc.oneof(
       fc.constantFrom('All', 'Local', 'Subscribed', 'Hot', 'New', 'TopDay', 'true', 'false', '0', '-1', '1', '50', '51', '1e3', '', 'NaN', '9007199254740993'),
-      fc.string({ maxLength: 12 }),
+      fc.string({ maxLength: 12, unit: 'binary' }),
       fc.integer({ min: -5, max: 100_000 }).map(String),
     );
     const query = fc.array(fc.tuple(fc.constantFrom(...keys), values), { maxLength: 6 });
@@ -551,12 +551,12 @@ describe('the write routes under random bodies', () => {
     const keys = ['name', 'community_id', 'url', 'body', 'nsfw', 'post_id', 'deleted', 'score', 'save', 'content', 'parent_id', 'comment_id', 'honeypot'];
     const value = fc.oneof(
       fc.constantFrom(c.id, post, comment, remote, 0, -1, 987654, 1.5, 2 ** 53, '1', null, true, false, {}, [], 'https://example.com/a', 'ftp://x', ''),
-      fc.string({ maxLength: 20 }),
+      fc.string({ maxLength: 20, unit: 'binary' }),
       fc.integer({ min: -3, max: 3 }),
     );
     const body = fc.oneof(
       fc.array(fc.tuple(fc.constantFrom(...keys), value), { maxLength: 6 }).map((pairs) => JSON.stringify(Object.fromEntries(pairs))),
-      fc.string({ maxLength: 30 }),
+      fc.string({ maxLength: 30, unit: 'binary' }),
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), body, fc.constantFrom('alice', 'bob', null), async ([method, path], text, who) => {
