@@ -456,6 +456,9 @@ describe("a member's posts, votes and saves", () => {
     const gone = await alice.deletePost({ post_id: id, deleted: true });
     assertLemmyShape('PostResponse', gone);
     assert.equal(gone.post_view.post.deleted, true);
+    assert.equal(gone.post_view.post.name, 'A better title');
+    assert.equal(gone.post_view.post.url, undefined);
+    assert.equal(gone.post_view.post.body, undefined);
     assert.ok(!ids((await alice.getPosts({ community_id: community, sort: 'New' })).posts).includes(id));
     await assert.rejects(alice.getPost({ id }), { message: 'couldnt_find_post' });
     assert.deepEqual(

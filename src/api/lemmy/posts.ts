@@ -220,14 +220,15 @@ export function lemmyPostRoutes(d: LemmyPostDeps): Route[] {
         const b = parseWith(DeletePost, req.fields, 'invalid_body_field');
         const me = await memberAccount(d.accounts, who);
         await visiblePost(b.post_id, me.id);
-        // A deleted post is gone from the stores' reading rules; Lemmy answers with it marked deleted.
-        const before = await postView(b.post_id, me.id);
         // Restoring a deleted post is not offered by the community service (a Delete is final here).
         if (!b.deleted) throw Errors.lemmy(400, 'couldnt_update_post');
+        // Read before: a post the service removes outright can no longer be rendered after.
+        const before = await postView(b.post_id, me.id);
         await d.communities.deletePost(me, b.post_id);
         const [after] = await d.views.render([b.post_id], me.id);
-        const view = after ?? before;
-        return json(200, { post_view: { ...view, post: { ...view.post, deleted: true } } });
+        // Lemmy answers with the post marked deleted, its title kept, its body and link gone (as lemmyPost does).
+        const { url: _url, body: _body, ...kept } = (after ?? before).post;
+        return json(200, { post_view: { ...(after ?? before), post: { ...kept, deleted: true } } });
       },
     }),
     route({
