@@ -36,7 +36,7 @@ function check(type: string, value: unknown, at: string): void {
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
     assert.ok(Array.isArray(value), `${at}: an array`);
-    value.forEach((v, i) => check(array[1]!, v, `${at}[${i}]`));
+    for (const [i, v] of value.entries()) check(array[1]!, v, `${at}[${i}]`);
     return;
   }
   if (type === 'string' || type === 'number' || type === 'boolean') {
