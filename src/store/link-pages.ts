@@ -202,7 +202,7 @@ export class LinkPageStore {
     const rows = await this.db.rows<{ id: number }>(
       `SELECT p.id::int AS id FROM lemmy_posts o JOIN lemmy_posts p ON p.url = o.url AND p.id <> o.id
        JOIN statuses s ON s.id = p.status_id JOIN lemmy_communities c ON c.id = p.community_id
-       WHERE o.id = ${id} AND o.url IS NOT NULL AND ${where.join(' AND ')}
+       WHERE o.id = ${id} AND o.url IS NOT NULL AND p.url IS NOT NULL AND ${where.join(' AND ')}
        ORDER BY p.published DESC, p.id DESC LIMIT ${ps.add(limit)}`,
       ps.values,
       'prepared',

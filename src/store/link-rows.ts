@@ -25,7 +25,7 @@ export type PersonRow = {
   readonly deleted: boolean;
   readonly published: string;
   readonly instanceId: number;
-  /** A member whose role holds Administrator. */
+  /** A member whose role runs the site (Administrator or Manage Settings: Mastodon's Owner and Admin roles). */
   readonly admin: boolean;
   /** The viewer blocks them (always false for no viewer). */
   readonly blocked: boolean;
@@ -105,7 +105,7 @@ export type CommentRow = {
   readonly creatorIsModerator: boolean;
 };
 
-const ACCOUNT_COLUMNS = `a.id::text AS "accountId", a.username, a.domain, a.display_name AS "displayName", a.note, a.uri,
+const ACCOUNT_COLUMNS = `a.id::text AS "accountId", a.username, a.domain, a.bot, a.display_name AS "displayName", a.note, a.uri,
   a.avatar_file AS "avatarFile", a.avatar_remote_url AS "avatarRemoteUrl", a.header_file AS "headerFile",
   a.header_remote_url AS "headerRemoteUrl", a.suspended_at IS NOT NULL AS suspended, a.deleted_at IS NOT NULL AS deleted,
   ${lemmyTime('COALESCE(a.published_at, a.created_at)')} AS published, li.id::int AS "instanceId"`;
@@ -113,8 +113,11 @@ const ACCOUNT_COLUMNS = `a.id::text AS "accountId", a.username, a.domain, a.disp
 // The viewer ($2, null for none) blocking the account a.
 const VIEWER_BLOCKS = `($2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = $2::bigint AND vb.target_account_id = a.id))`;
 
+// Lemmy's site admins: the roles holding Administrator (1) or Manage Settings (64), Mastodon's Owner and Admin.
+const SITE_ADMIN = 1 | 64;
+
 const PEOPLE = `SELECT lp.id::int AS "personId", ${ACCOUNT_COLUMNS},
-    EXISTS (SELECT 1 FROM users u JOIN roles r ON r.id = u.role_id WHERE u.account_id = a.id AND r.permissions & 1 = 1) AS admin,
+    EXISTS (SELECT 1 FROM users u JOIN roles r ON r.id = u.role_id WHERE u.account_id = a.id AND r.permissions & ${SITE_ADMIN} <> 0) AS admin,
     ${VIEWER_BLOCKS} AS blocked
   FROM unnest($1::bigint[]) AS k(id) JOIN accounts a ON a.id = k.id
   LEFT JOIN lemmy_persons lp ON lp.account_id = a.id LEFT JOIN lemmy_instances li ON li.domain = lower(COALESCE(a.domain, ''))`;

@@ -304,7 +304,6 @@ const STREAMING = [
   ].map((p) => `GET /api/v1/streaming/${p}`),
 ];
 
-
 /** API routes Mastodon serves without a token (as far as the route table is concerned). */
 const OPEN = new Set([
   'GET /api/v1/instance',

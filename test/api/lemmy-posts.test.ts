@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { LemmyHttp, type PostView, type SortType } from 'lemmy-js-client';
+import { DomainBlockStore } from '../../src/store/domain-blocks.js';
 import { LinkPageStore } from '../../src/store/link-pages.js';
 import { LinkRowStore } from '../../src/store/link-rows.js';
 import { LocalUris } from '../../src/urls/local-uris.js';
@@ -14,6 +15,7 @@ import { PostViews } from '../../src/views/lemmy/post-views.js';
 import { CommunityActionsDouble } from '../support/community-actions-double.js';
 import { seeded } from '../support/feed-fixtures.js';
 import { HOUR, lemmySeed } from '../support/lemmy-seed.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -46,7 +48,7 @@ interface Known {
   score: number;
   comments: number;
   newest: number;
-  /** Lemmy's newest_comment_time_necro. */
+  /** Lemmy's newest_comment_time_necro: the newest comment by someone else within two days of the post. */
   necro: number;
 }
 
@@ -54,7 +56,7 @@ before(async () => {
   s = await startTestServer({}, undefined, { communityActions: double });
   double.attach(s.app.db);
   seed = lemmySeed(s.app.db);
-  m = await createMembers(s, ['alice', 'bob', 'carol']);
+  m = await createMembers(s, ['alice', 'bob', 'carol'], { carol: 'admin' });
 });
 after(() => s.stop());
 
@@ -64,7 +66,6 @@ describe('post/list sorts', () => {
 
   before(async () => {
     community = (await seed.community('sorts')).id;
-    const commenter = await seed.author('sortcommenter');
     const { rnd } = seeded(37);
     const now = Date.now();
     // Ages from an hour to past a year, so each Top window holds a different set; none near a window's edge.
@@ -76,15 +77,14 @@ describe('post/list sorts', () => {
       const p = await seed.post(author, community, { at: new Date(published), score });
       const n = Math.floor(rnd() * 4);
       let newest = published;
-      // Active decays from Lemmy's newest_comment_time_necro: the newest comment not the author's own that came
-      // within 2 days of the post (no necro-bumping). Comments alternate between another member and the author.
       let necro = published;
       for (let i = 0; i < n; i++) {
         const at = published + (age * HOUR * (i + 1)) / (n + 1.5);
-        const byOther = i % 2 === 0;
-        await seed.comment(byOther ? commenter : author, p, null, new Date(at));
+        // Every other comment is the author's own, which Lemmy's Active does not count.
+        const own = i % 2 === 1;
+        await seed.comment(own ? author : await seed.author(`commenter${age}-${i}`), p, null, new Date(at));
         newest = Math.max(newest, at);
-        if (byOther && at - published < 48 * HOUR) necro = Math.max(necro, at);
+        if (!own && at - published < 48 * HOUR) necro = Math.max(necro, at);
       }
       known.push({ id: p.id, published, score, comments: n, newest, necro });
     }
@@ -163,6 +163,8 @@ describe('post/list sorts', () => {
 
   it('counts are the votes and comments seeded', async () => {
     const got = await client().getPosts({ community_id: community, sort: 'New', limit: 50 });
+    assertLemmyShape('GetPostsResponse', got);
+    assertLemmyShape('GetPostsResponse', await client(m.token['alice']).getPosts({ community_id: community, sort: 'Hot', limit: 3 }));
     for (const v of got.posts) {
       const k = known.find((x) => x.id === v.post.id)!;
       assert.equal(v.counts.score, k.score);
@@ -222,6 +224,7 @@ describe('post/list sorts', () => {
     assert.deepEqual(await raw('GET', 'post/list?sort=Newest'), { status: 400, body: { error: 'invalid_query' } });
     assert.deepEqual(await raw('GET', 'post/list?type_=Everything'), { status: 400, body: { error: 'invalid_query' } });
     assert.deepEqual(await raw('GET', 'post/list?limit=51'), { status: 400, body: { error: 'invalid_query' } });
+    assert.deepEqual(await raw('GET', 'post/list?community_name=a%00b'), { status: 400, body: { error: 'invalid_query' } });
     assert.equal((await client().getPosts({ community_id: community })).posts.length, 10, "Lemmy's default limit");
   });
 
@@ -312,6 +315,24 @@ describe('post/list listings and visibility', () => {
     assert.deepEqual(new Set(await listed(undefined)), new Set(forBob));
   });
 
+  it("the operator's domain blocks: a silenced domain's posts only in the follower's Subscribed, a suspended one's nowhere", async () => {
+    const f = (await client(m.token['alice']).getPosts({ type_: 'Subscribed', limit: 1 })).posts[0]!.community.id;
+    const quiet = await seed.post(await seed.author('quiet', 'silenced.test'), f);
+    const banned = await seed.post(await seed.author('banned', 'gone.test'), f);
+    const blocks = new DomainBlockStore(s.app.db);
+    const block = { rejectMedia: false, rejectReports: false, privateComment: null, publicComment: null, obfuscate: false };
+    await blocks.create({ ...block, domain: 'silenced.test', severity: 'silence' });
+    await blocks.create({ ...block, domain: 'gone.test', severity: 'suspend' });
+    const subscribed = ids((await client(m.token['alice']).getPosts({ type_: 'Subscribed', sort: 'New', limit: 50 })).posts);
+    assert.ok(subscribed.includes(quiet.id) && !subscribed.includes(banned.id));
+    for (const token of [m.token['alice'], m.token['bob'], undefined]) {
+      const all = ids((await client(token).getPosts({ community_id: f, sort: 'New', limit: 50 })).posts);
+      assert.ok(all.includes(followed) && !all.includes(quiet.id) && !all.includes(banned.id));
+    }
+    await assert.rejects(client().getPost({ id: banned.id }), { message: 'couldnt_find_post' });
+    await s.app.db.exec(`DELETE FROM lemmy_posts WHERE id = ANY($1::int[])`, [[quiet.id, banned.id]]);
+  });
+
   it('nsfw posts only with show_nsfw', async () => {
     assert.ok(!(await listed(m.token['bob'])).includes(hidden['nsfw']!));
     assert.ok((await listed(m.token['bob'], { show_nsfw: true })).includes(hidden['nsfw']!));
@@ -351,6 +372,7 @@ describe('GET post', () => {
     const comment = await seed.comment(commentAuthor, p, null, new Date());
 
     const got = await client(m.token['carol']).getPost({ id: p.id });
+    assertLemmyShape('GetPostResponse', got);
     assert.equal(got.post_view.post.name, 'An article');
     assert.equal(got.post_view.post.url, url);
     assert.equal(got.post_view.post.body, 'Some *markdown*');
@@ -390,6 +412,7 @@ describe("a member's posts, votes and saves", () => {
   it('posts, edits, votes, saves and deletes through the community service, answering PostViews', async () => {
     const alice = client(m.token['alice']);
     const made = await alice.createPost({ name: '  A title  ', community_id: community, url: 'https://example.org/x', body: 'hello', nsfw: false });
+    assertLemmyShape('PostResponse', made);
     const id = made.post_view.post.id;
     assert.equal(made.post_view.post.name, 'A title');
     assert.equal(made.post_view.post.url, 'https://example.org/x');
@@ -398,8 +421,10 @@ describe("a member's posts, votes and saves", () => {
     assert.equal(made.post_view.post.local, true);
     assert.match(made.post_view.post.ap_id, /\/users\/alice\/statuses\/\d+$/);
     assert.equal(made.post_view.my_vote, undefined);
+    assert.equal(made.post_view.creator_is_admin, false);
 
     const up = await alice.likePost({ post_id: id, score: 1 });
+    assertLemmyShape('PostResponse', up);
     assert.equal(up.post_view.my_vote, 1);
     assert.deepEqual([up.post_view.counts.upvotes, up.post_view.counts.downvotes, up.post_view.counts.score], [1, 0, 1]);
     const down = await alice.likePost({ post_id: id, score: -1 });
@@ -429,7 +454,11 @@ describe("a member's posts, votes and saves", () => {
     await assert.rejects(client(m.token['bob']).editPost({ post_id: id, name: 'mine now' }), { message: 'no_post_edit_allowed' });
 
     const gone = await alice.deletePost({ post_id: id, deleted: true });
+    assertLemmyShape('PostResponse', gone);
     assert.equal(gone.post_view.post.deleted, true);
+    assert.equal(gone.post_view.post.name, 'A better title');
+    assert.equal(gone.post_view.post.url, undefined);
+    assert.equal(gone.post_view.post.body, undefined);
     assert.ok(!ids((await alice.getPosts({ community_id: community, sort: 'New' })).posts).includes(id));
     await assert.rejects(alice.getPost({ id }), { message: 'couldnt_find_post' });
     assert.deepEqual(
@@ -459,11 +488,21 @@ describe("a member's posts, votes and saves", () => {
     assert.deepEqual(await raw('POST', 'post', { name: 'ok', community_id: 999999 }, alice), { status: 404, body: { error: 'couldnt_find_community' } });
     assert.deepEqual(await raw('POST', 'post', { community_id: 'one' }, alice), { status: 400, body: { error: 'invalid_body_field' } });
     assert.deepEqual(await raw('PUT', 'post/save', { post_id: anyPost }, alice), { status: 400, body: { error: 'invalid_body_field' } });
+    assert.deepEqual(await raw('POST', 'post', { name: 'ok', community_id: community, body: 'a\u0000b' }, alice), {
+      status: 400,
+      body: { error: 'invalid_body_field' },
+    });
+    assert.deepEqual(await raw('POST', 'post', { name: 'o\u0000k', community_id: community }, alice), { status: 400, body: { error: 'invalid_post_title' } });
+    // A token without `write` is refused by the route's rule before anything runs.
+    const readOnly = await m.tokenFor('alice', ['read']);
+    assert.equal((await raw('POST', 'post/like', { post_id: anyPost, score: 1 }, readOnly)).status, 403);
     assert.equal(double.calls.length, before);
   });
 
   it('a downvote the community service refuses is its error, as Lemmy sends it', async () => {
-    const p = (await client(m.token['carol']).createPost({ name: 'vote on me', community_id: community })).post_view.post.id;
+    const made = (await client(m.token['carol']).createPost({ name: 'vote on me', community_id: community })).post_view;
+    assert.equal(made.creator_is_admin, true, 'carol is an administrator');
+    const p = made.post.id;
     double.enableDownvotes = false;
     try {
       await assert.rejects(client(m.token['carol']).likePost({ post_id: p, score: -1 }), { message: 'downvotes_are_disabled' });
@@ -478,7 +517,7 @@ describe('post/list and post under random query strings', () => {
     const keys = ['type_', 'sort', 'page', 'limit', 'community_id', 'community_name', 'saved_only', 'show_nsfw', 'page_cursor', 'liked_only', 'id', 'x'];
     const values = fc.oneof(
       fc.constantFrom('All', 'Local', 'Subscribed', 'Hot', 'New', 'TopDay', 'true', 'false', '0', '-1', '1', '50', '51', '1e3', '', 'NaN', '9007199254740993'),
-      fc.string({ maxLength: 12 }),
+      fc.string({ maxLength: 12, unit: 'binary' }),
       fc.integer({ min: -5, max: 100_000 }).map(String),
     );
     const query = fc.array(fc.tuple(fc.constantFrom(...keys), values), { maxLength: 6 });
@@ -489,6 +528,48 @@ describe('post/list and post under random query strings', () => {
         assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500 && typeof r.body['error'] === 'string'), `${path}?${qs}: ${r.status}`);
       }),
       { seed: 37, numRuns: 120 },
+    );
+  });
+});
+
+describe('the write routes under random bodies', () => {
+  it('answer 200, or a 4xx with an error code: never a 5xx', async () => {
+    const c = await seed.community('fuzzed');
+    const alice = client(m.token['alice']);
+    const post = (await alice.createPost({ name: 'fuzz me', community_id: c.id })).post_view.post.id;
+    const comment = (await alice.createComment({ post_id: post, content: 'and me' })).comment_view.comment.id;
+    const remote = (await seed.post(await seed.author('fuzzy'), c.id)).id;
+    const routes = [
+      ['POST', 'post'],
+      ['PUT', 'post'],
+      ['POST', 'post/delete'],
+      ['POST', 'post/like'],
+      ['PUT', 'post/save'],
+      ['POST', 'comment'],
+      ['PUT', 'comment'],
+      ['POST', 'comment/delete'],
+      ['POST', 'comment/like'],
+      ['PUT', 'comment/save'],
+    ] as const;
+    const keys = ['name', 'community_id', 'url', 'body', 'nsfw', 'post_id', 'deleted', 'score', 'save', 'content', 'parent_id', 'comment_id', 'honeypot'];
+    const value = fc.oneof(
+      fc.constantFrom(c.id, post, comment, remote, 0, -1, 987654, 1.5, 2 ** 53, '1', null, true, false, {}, [], 'https://example.com/a', 'ftp://x', ''),
+      fc.string({ maxLength: 20, unit: 'binary' }),
+      fc.integer({ min: -3, max: 3 }),
+    );
+    const body = fc.oneof(
+      fc.array(fc.tuple(fc.constantFrom(...keys), value), { maxLength: 6 }).map((pairs) => JSON.stringify(Object.fromEntries(pairs))),
+      fc.string({ maxLength: 30, unit: 'binary' }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, fc.constantFrom('alice', 'bob', null), async ([method, path], text, who) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (who) headers['authorization'] = `Bearer ${m.token[who]}`;
+        const r = await fetch(`${s.url}/api/v3/${path}`, { method, headers, body: text });
+        const answer = (await r.json()) as Record<string, unknown>;
+        assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500 && typeof answer['error'] === 'string'), `${method} ${path} ${text}: ${r.status}`);
+      }),
+      { seed: 37, numRuns: 150 },
     );
   });
 });

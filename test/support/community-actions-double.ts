@@ -52,7 +52,7 @@ export class CommunityActionsDouble implements CommunityActions {
   async editPost(me: Account, postId: number, e: Parameters<CommunityActions['editPost']>[2]) {
     this.calls.push(`editPost:${postId}`);
     const post = (await this.s.links.postById(postId))!;
-    if ((await this.authorOf(post.statusId)) !== me.id) throw Errors.lemmy(403, 'no_post_edit_allowed');
+    if ((await this.authorOf(post.statusId)) !== me.id) throw Errors.lemmy(400, 'no_post_edit_allowed');
     const nsfw = (await this.s.db.one<{ nsfw: boolean }>('SELECT nsfw FROM lemmy_posts WHERE id = $1', [postId]))!.nsfw;
     await this.s.links.editPost(post.statusId, e.name ?? post.name, e.url === undefined ? post.url : e.url, e.body ?? post.body, e.nsfw ?? nsfw);
     await this.s.db.exec('UPDATE statuses SET edited_at = now() WHERE id = $1', [post.statusId]);
@@ -62,7 +62,7 @@ export class CommunityActionsDouble implements CommunityActions {
   async deletePost(me: Account, postId: number): Promise<void> {
     this.calls.push(`deletePost:${postId}`);
     const post = (await this.s.links.postById(postId))!;
-    if ((await this.authorOf(post.statusId)) !== me.id) throw Errors.lemmy(403, 'no_post_edit_allowed');
+    if ((await this.authorOf(post.statusId)) !== me.id) throw Errors.lemmy(400, 'no_post_edit_allowed');
     await this.s.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = $1', [post.statusId]);
   }
 
@@ -77,7 +77,7 @@ export class CommunityActionsDouble implements CommunityActions {
   async editComment(me: Account, commentId: number, content: string) {
     this.calls.push(`editComment:${commentId}`);
     const c = (await this.s.links.commentById(commentId))!;
-    if ((await this.authorOf(c.statusId)) !== me.id) throw Errors.lemmy(403, 'no_comment_edit_allowed');
+    if ((await this.authorOf(c.statusId)) !== me.id) throw Errors.lemmy(400, 'no_comment_edit_allowed');
     await this.s.links.editComment(c.statusId, content);
     await this.s.db.exec('UPDATE statuses SET edited_at = now() WHERE id = $1', [c.statusId]);
     return c;
@@ -86,7 +86,7 @@ export class CommunityActionsDouble implements CommunityActions {
   async deleteComment(me: Account, commentId: number): Promise<void> {
     this.calls.push(`deleteComment:${commentId}`);
     const c = (await this.s.links.commentById(commentId))!;
-    if ((await this.authorOf(c.statusId)) !== me.id) throw Errors.lemmy(403, 'no_comment_edit_allowed');
+    if ((await this.authorOf(c.statusId)) !== me.id) throw Errors.lemmy(400, 'no_comment_edit_allowed');
     await this.s.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = $1', [c.statusId]);
   }
 

@@ -12,7 +12,7 @@ import type { LinkAggregatorStore } from '../../store/link-aggregator.js';
 import type { LinkRowStore } from '../../store/link-rows.js';
 import type { CommentViews, LemmyCommentView } from '../../views/lemmy/comment-views.js';
 import { memberAccount, viewerOf } from '../callers.js';
-import { DEFAULT_LIMIT, lemmyBool, lemmyId, lemmyInt, namedCommunity, offsetOf, PAGING, parseWith, READ, signedIn, WRITE } from './params.js';
+import { DEFAULT_LIMIT, lemmyBool, lemmyId, lemmyInt, lemmyText, namedCommunity, offsetOf, PAGING, parseWith, READ, signedIn, WRITE } from './params.js';
 import { voteOf } from './posts.js';
 
 export interface LemmyCommentDeps {
@@ -33,7 +33,7 @@ const GetComments = z.object({
   max_depth: lemmyInt(1, 1000).optional(),
   ...PAGING,
   community_id: lemmyId.optional(),
-  community_name: z.string().min(1).max(300).optional(),
+  community_name: lemmyText(300).optional(),
   post_id: lemmyId.optional(),
   parent_id: lemmyId.optional(),
   saved_only: lemmyBool.optional(),
@@ -42,7 +42,7 @@ const GetComments = z.object({
 });
 
 // Lemmy's comment length limit (10,000 characters), never empty.
-const content = z.string().refine((s) => s.trim().length > 0 && s.length <= 10_000);
+const content = lemmyText(10_000).refine((s) => s.trim().length > 0);
 const CreateComment = z.object({ content, post_id: lemmyId, parent_id: lemmyId.optional() });
 const EditComment = z.object({ comment_id: lemmyId, content: content.optional() });
 const DeleteComment = z.object({ comment_id: lemmyId, deleted: z.boolean() });

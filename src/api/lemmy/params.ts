@@ -49,6 +49,14 @@ export const READ = { scopes: ['read'], optional: true } as const;
  */
 export const WRITE = { scopes: ['write'], member: true, optional: true } as const;
 
+/** Text PostgreSQL can store: no NUL (which no client sends on purpose), at most `max` characters. */
+export function lemmyText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'));
+}
+
 /** `name@host` or `name` (Lemmy's community_name). */
 export function splitCommunityName(v: string): { name: string; host: string | null } {
   const at = v.indexOf('@');

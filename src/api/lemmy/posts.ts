@@ -12,7 +12,7 @@ import type { LinkAggregatorStore } from '../../store/link-aggregator.js';
 import type { LinkRowStore } from '../../store/link-rows.js';
 import type { LemmyPostView, PostViews } from '../../views/lemmy/post-views.js';
 import { memberAccount, viewerOf } from '../callers.js';
-import { DEFAULT_LIMIT, lemmyBool, lemmyId, namedCommunity, offsetOf, PAGING, parseWith, READ, signedIn, WRITE } from './params.js';
+import { DEFAULT_LIMIT, lemmyBool, lemmyId, lemmyText, namedCommunity, offsetOf, PAGING, parseWith, READ, signedIn, WRITE } from './params.js';
 import { decodePostCursor, encodePostCursor } from './post-cursor.js';
 
 export interface LemmyPostDeps {
@@ -29,7 +29,7 @@ const GetPosts = z.object({
   sort: z.enum(POST_SORTS).optional(),
   ...PAGING,
   community_id: lemmyId.optional(),
-  community_name: z.string().min(1).max(300).optional(),
+  community_name: lemmyText(300).optional(),
   saved_only: lemmyBool.optional(),
   liked_only: lemmyBool.optional(),
   disliked_only: lemmyBool.optional(),
@@ -44,10 +44,11 @@ const GetPost = z.object({ id: lemmyId.optional(), comment_id: lemmyId.optional(
 // Lemmy's limits: a title of 1 to 200 characters, a link of at most 2000, a body of at most 10,000.
 const title = z
   .string()
+  .refine((s) => !s.includes('\u0000'))
   .transform((s) => s.trim())
   .pipe(z.string().min(1).max(200));
-const link = z.string().max(2000);
-const body = z.string().max(10_000);
+const link = lemmyText(2000);
+const body = lemmyText(10_000);
 
 const CreatePost = z.object({
   name: z.unknown(),
@@ -219,14 +220,15 @@ export function lemmyPostRoutes(d: LemmyPostDeps): Route[] {
         const b = parseWith(DeletePost, req.fields, 'invalid_body_field');
         const me = await memberAccount(d.accounts, who);
         await visiblePost(b.post_id, me.id);
-        // A deleted post is gone from the stores' reading rules; Lemmy answers with it marked deleted.
-        const before = await postView(b.post_id, me.id);
         // Restoring a deleted post is not offered by the community service (a Delete is final here).
         if (!b.deleted) throw Errors.lemmy(400, 'couldnt_update_post');
+        // Read before: a post the service removes outright can no longer be rendered after.
+        const before = await postView(b.post_id, me.id);
         await d.communities.deletePost(me, b.post_id);
         const [after] = await d.views.render([b.post_id], me.id);
-        const view = after ?? before;
-        return json(200, { post_view: { ...view, post: { ...view.post, deleted: true } } });
+        // Lemmy answers with the post marked deleted, its title kept, its body and link gone (as lemmyPost does).
+        const { url: _url, body: _body, ...kept } = (after ?? before).post;
+        return json(200, { post_view: { ...(after ?? before), post: { ...kept, deleted: true } } });
       },
     }),
     route({
