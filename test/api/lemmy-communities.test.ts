@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { LemmyHttp } from 'lemmy-js-client';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
-import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -71,7 +71,7 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
     assert.deepEqual(res.moderators, []);
     assert.deepEqual(res.discussion_languages, []);
     newsId = v.community.id;
-    assertDeclaredShape('GetCommunityResponse', res);
+    assertLemmyShape('GetCommunityResponse', res);
     // Known now: by id and by bare name for anyone, and the same id again.
     assert.equal((await anon.getCommunity({ id: newsId })).community_view.community.name, 'news');
     assert.equal((await anon.getCommunity({ name: 'news' })).community_view.community.id, newsId);
@@ -95,7 +95,7 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
     const all = await anon.listCommunities({ type_: 'All', sort: 'New' });
     assert.deepEqual(all.communities.map((c) => c.community.name).sort(), ['news', 'pets']);
     assert.ok(all.communities.every((c) => typeof c.counts.subscribers === 'number'));
-    assertDeclaredShape('ListCommunitiesResponse', all);
+    assertLemmyShape('ListCommunitiesResponse', all);
     assert.deepEqual((await anon.listCommunities({ type_: 'Local' })).communities, []);
     assert.deepEqual((await anon.listCommunities({ type_: 'Subscribed' })).communities, []);
     assert.deepEqual((await anon.listCommunities({ limit: 1 })).communities.length, 1);
@@ -109,7 +109,7 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
     const pending = await alice.followCommunity({ community_id: newsId, follow: true });
     assert.equal(pending.community_view.subscribed, 'Pending');
     assert.deepEqual(pending.discussion_languages, []);
-    assertDeclaredShape('CommunityResponse', pending);
+    assertLemmyShape('CommunityResponse', pending);
     const follow = await peer.waitForPost((p) => p.body?.['type'] === 'Follow' && p.body['object'] === peer.actor('news').id);
     const accepted = await peer.signedPost(
       `${s.url}/inbox`,
@@ -119,7 +119,7 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
     assert.equal(accepted.status, 202);
     await eventually(async () => assert.equal((await alice.getCommunity({ id: newsId })).community_view.subscribed, 'Subscribed'));
     const site = await alice.getSite();
-    assertDeclaredShape('GetSiteResponse', site);
+    assertLemmyShape('GetSiteResponse', site);
     assert.deepEqual(
       site.my_user?.follows.map((f) => [f.community.id, f.follower.name]),
       [[newsId, 'alice']],
@@ -159,7 +159,7 @@ describe('GET /api/v3/community, community/list and POST community/follow', () =
     assert.equal((await api(s.url, m.token['bob'], 'POST', `/api/v1/accounts/${group.body.id}/block`)).status, 200);
     const bob = as('bob');
     const pets = (await bob.getCommunity({ name: `pets@${peer.host}` })).community_view;
-    assertDeclaredShape('GetSiteResponse', await bob.getSite());
+    assertLemmyShape('GetSiteResponse', await bob.getSite());
     assert.equal(pets.blocked, true);
     assert.deepEqual(
       (await bob.getSite()).my_user?.community_blocks.map((b) => [b.person.name, b.community.id]),

@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { RoleId } from '../../src/auth/permissions.js';
 import { UserStore } from '../../src/store/users.js';
 import { api } from '../support/api.js';
-import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -51,7 +51,7 @@ describe('POST /api/v3/user/login and logout', () => {
     assert.equal(typeof res.jwt, 'string');
     assert.equal(res.registration_created, false);
     assert.equal(res.verify_email_sent, false);
-    assertDeclaredShape('LoginResponse', res);
+    assertLemmyShape('LoginResponse', res);
     const site = await client(s, '10.0.0.1', res.jwt).getSite();
     assert.equal(site.my_user?.local_user_view.person.name, 'alice');
     assert.equal(typeof site.my_user?.local_user_view.person.id, 'number');
@@ -91,7 +91,7 @@ describe('POST /api/v3/user/login and logout', () => {
     const { jwt } = await client(s, '10.0.0.5').login({ username_or_email: 'alice', password: PASSWORD });
     const out = await client(s, '10.0.0.5', jwt).logout();
     assert.equal(out.success, true);
-    assertDeclaredShape('SuccessResponse', out);
+    assertLemmyShape('SuccessResponse', out);
     assert.equal((await api(s.url, jwt, 'GET', '/api/v1/accounts/verify_credentials')).status, 401);
     assert.equal((await api(s.url, jwt, 'GET', '/api/v3/site')).status, 401);
     // Anonymous: Lemmy's not_logged_in.

@@ -12,7 +12,7 @@ import { FollowStore } from '../../src/store/follows.js';
 import { LinkAggregatorStore } from '../../src/store/link-aggregator.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
-import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -102,9 +102,9 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     );
     assert.deepEqual((await anon.search({ q: 'https://pangolin.example/', type_: 'Url' })).posts, []);
     const all = await anon.search({ q: 'pangolin' });
-    assertDeclaredShape('SearchResponse', all);
-    assertDeclaredShape('SearchResponse', await anon.search({ q: 'a', type_: 'Users' }));
-    assertDeclaredShape('SearchResponse', await anon.search({ q: 'news', type_: 'Communities' }));
+    assertLemmyShape('SearchResponse', all);
+    assertLemmyShape('SearchResponse', await anon.search({ q: 'a', type_: 'Users' }));
+    assertLemmyShape('SearchResponse', await anon.search({ q: 'news', type_: 'Communities' }));
     assert.equal(all.type_, 'All');
     assert.equal(all.posts.length, 1);
     assert.equal(all.comments.length, 1);
@@ -166,8 +166,8 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       [commentId],
     );
     assert.deepEqual(bob.moderates, []);
-    assertDeclaredShape('GetPersonDetailsResponse', bob);
-    assertDeclaredShape('GetPersonDetailsResponse', byId);
+    assertLemmyShape('GetPersonDetailsResponse', bob);
+    assertLemmyShape('GetPersonDetailsResponse', byId);
     // Saved things are one's own.
     assert.equal((await api(s.url, m.token['alice'], 'POST', `/api/v1/statuses/${post['open']!.statusId}/bookmark`)).status, 200);
     assert.deepEqual(
@@ -185,7 +185,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     assert.equal(d.person_view.person.local, false);
     assert.equal(d.person_view.person.actor_id, peer.actor('carol').id);
     assert.equal(d.person_view.person.display_name, 'Carol');
-    assertDeclaredShape('GetPersonDetailsResponse', d);
+    assertLemmyShape('GetPersonDetailsResponse', d);
     assert.equal((await anon.getPersonDetails({ username: handle })).person_view.person.id, d.person_view.person.id);
     assert.equal(await failure(anon.getPersonDetails({ username: 'nobody' })), 'couldnt_find_person');
     assert.equal(await failure(anon.getPersonDetails({ person_id: 987_654 })), 'couldnt_find_person');
@@ -204,14 +204,14 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     const found = await alice.resolveObject({ q: post['open']!.uri });
     assert.equal(found.post?.post.id, post['open']!.id);
     assert.equal(found.comment, undefined);
-    assertDeclaredShape('ResolveObjectResponse', found);
+    assertLemmyShape('ResolveObjectResponse', found);
     const comment = await as('stranger').resolveObject({ q: commentUri });
     assert.equal(comment.comment?.comment.id, commentId);
     assert.equal(comment.comment?.post.id, post['open']!.id);
     assert.equal(comment.post, undefined);
-    assertDeclaredShape('ResolveObjectResponse', comment);
-    assertDeclaredShape('ResolveObjectResponse', await alice.resolveObject({ q: `!news@${peer.host}` }));
-    assertDeclaredShape('ResolveObjectResponse', await alice.resolveObject({ q: peer.actor('carol').id }));
+    assertLemmyShape('ResolveObjectResponse', comment);
+    assertLemmyShape('ResolveObjectResponse', await alice.resolveObject({ q: `!news@${peer.host}` }));
+    assertLemmyShape('ResolveObjectResponse', await alice.resolveObject({ q: peer.actor('carol').id }));
     // A private post is not resolved for someone who may not read it.
     assert.equal(await failure(as('stranger').resolveObject({ q: post['private']!.uri })), 'couldnt_find_object');
     assert.equal(await failure(alice.resolveObject({ q: `${peer.url}/nothing/here` })), 'couldnt_find_object');
@@ -225,7 +225,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       m.id['alice']!,
     ]);
     const community = await anon.getCommunity({ id: newsId });
-    assertDeclaredShape('GetCommunityResponse', community);
+    assertLemmyShape('GetCommunityResponse', community);
     assert.deepEqual(
       community.moderators.map((x) => [x.moderator.name, x.community.id]),
       [
@@ -238,7 +238,7 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       [['news', carol.id]],
     );
     const site = await as('alice').getSite();
-    assertDeclaredShape('GetSiteResponse', site);
+    assertLemmyShape('GetSiteResponse', site);
     const me = site.my_user!;
     assert.deepEqual(
       me.moderates.map((x) => [x.community.id, x.moderator.name]),

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LemmyHttp } from 'lemmy-js-client';
 import { adminToken, api } from '../support/api.js';
-import { assertDeclaredShape } from '../support/lemmy-declared-shapes.js';
+import { assertLemmyShape } from '../support/lemmy-shapes.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -53,7 +53,7 @@ describe('GET /api/v3/site', () => {
     assert.equal(typeof site.admins[0]!.counts.post_count, 'number');
     assert.ok(site.all_languages.some((l) => l.code === 'und' && typeof l.id === 'number'));
     for (const k of ['discussion_languages', 'taglines', 'custom_emojis', 'blocked_urls'] as const) assert.deepEqual(site[k], [], k);
-    assertDeclaredShape('GetSiteResponse', site);
+    assertLemmyShape('GetSiteResponse', site);
   });
 
   it('carries my_user for a signed-in member: their person, not an admin, nothing followed, their blocks', async () => {
@@ -72,7 +72,7 @@ describe('GET /api/v3/site', () => {
       me.person_blocks.map((b) => [b.person.name, b.target.name]),
       [['alice', 'bob']],
     );
-    assertDeclaredShape('GetSiteResponse', await lemmy(s, m.token['alice']).getSite());
+    assertLemmyShape('GetSiteResponse', await lemmy(s, m.token['alice']).getSite());
     // The person id is stable: the same in the admins' list as in my_user, call after call.
     const again = (await lemmy(s, m.token['alice']).getSite()).my_user!;
     assert.equal(again.local_user_view.person.id, view.person.id);
