@@ -222,6 +222,56 @@ describe('the fake Lemmy community on its own', () => {
     const stranger = { ...like, object: `${lemmy.url}/post/999`, id: peer.newId('like') };
     assert.equal((await lemmyPost(stranger)).status, 400, 'a vote on what the community does not hold');
   });
+
+  it("its users' comments, votes, edits and deletes go out in the shapes of Lemmy's fixtures", async () => {
+    const inner = async (type: string, objectId: string): Promise<Doc> => {
+      const found = await peer.waitForPost((p) => {
+        const o = p.body?.['object'] as Doc | undefined;
+        const target = typeof o?.['object'] === 'string' ? o['object'] : (o?.['object'] as Doc | undefined)?.['id'];
+        return p.body?.['type'] === 'Announce' && o?.['type'] === type && (target === objectId || (o['object'] as Doc | undefined)?.['object'] === objectId);
+      });
+      assert.ok(verifyReceived(found, lemmy.communityPublicKeyPem).signatureValid);
+      return found.body!['object'] as Doc;
+    };
+    const { id: post } = await lemmy.post('picard', { name: 'Shore leave', body: 'Risa.' });
+    const { id: comment } = await lemmy.comment('picard', post, "Bring a horga'hn.");
+    const create = await inner('Create', comment);
+    assert.deepEqual(keysOf(create), keysOf(lemmyFixture('activities/create_or_update/create_note.json')));
+    const note = create['object'] as Doc;
+    assert.deepEqual(keysOf(note), keysOf(lemmyFixture('objects/note.json'), ['language', 'updated']));
+    assert.equal(note['inReplyTo'], post);
+    assert.deepEqual(note['source'], { content: "Bring a horga'hn.", mediaType: 'text/markdown' });
+
+    const dislike = await lemmy.vote('picard', post, -1);
+    const d = await inner('Dislike', post);
+    assert.equal(d['id'], dislike.activityId);
+    assert.deepEqual(keysOf(d), keysOf(lemmyFixture('activities/voting/dislike_page.json')));
+    assert.deepEqual(lemmy.counts(post), { upvotes: 0, downvotes: 1, score: -1 }, "the author's dislike replaces their own upvote");
+    await lemmy.vote('picard', post, 0);
+    const undo = await inner('Undo', post);
+    assert.deepEqual(keysOf(undo), keysOf(lemmyFixture('activities/voting/undo_dislike_page.json')));
+    const undone = undo['object'] as Doc;
+    assert.equal(undone['type'], 'Like', 'Lemmy undoes any vote with a new Like');
+    assert.notEqual(undone['id'], dislike.activityId);
+    assert.deepEqual(lemmy.counts(post), { upvotes: 0, downvotes: 0, score: 0 });
+
+    await lemmy.edit('picard', post, { name: 'Shore leave on Risa' });
+    const update = await inner('Update', post);
+    assert.deepEqual(keysOf(update), keysOf(lemmyFixture('activities/create_or_update/update_page.json')));
+    const page = update['object'] as Doc;
+    assert.equal(page['name'], 'Shore leave on Risa');
+    assert.deepEqual(page['source'], { content: 'Risa.', mediaType: 'text/markdown' }, 'the body kept');
+    assert.ok(page['updated']);
+    assert.equal((await get(post)).body.name, 'Shore leave on Risa');
+
+    await lemmy.delete('picard', comment);
+    const del = await inner('Delete', comment);
+    assert.deepEqual(keysOf(del), keysOf(lemmyFixture('activities/deletion/delete_page.json')));
+    assert.ok((del['to'] as string[]).includes('https://www.w3.org/ns/activitystreams#Public'));
+    const tomb = await get(comment);
+    assert.equal(tomb.status, 410);
+    assert.equal(tomb.body.type, 'Tombstone');
+  });
 });
 
 describe('the fake Lemmy community and a real Stoa', () => {
