@@ -168,7 +168,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       const path = req.url ?? '/';
       if (req.method === 'POST') {
         inbox(path, headers, body).then(
-          ({ status }) => send(res, status, status < 300 ? undefined : { error: received.at(-1)?.refusal ?? 'refused' }, 'application/json'),
+          ({ status, refusal }) => send(res, status, refusal === null ? undefined : { error: refusal }, 'application/json'),
           () => send(res, 500),
         );
         return;
@@ -271,7 +271,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   // ---- the inbox --------------------------------------------------------------------------------------------------
 
   const INBOX = /^\/(?:inbox|c\/[^/]+\/inbox|u\/[^/]+\/inbox)$/;
-  const inbox = async (path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number }> => {
+  const inbox = async (path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; refusal: string | null }> => {
     let signedHeaders: string[] = [];
     let algorithm: string | undefined;
     let keyId: string | undefined;
@@ -279,7 +279,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     let verified = false;
     const record = (status: number, refusal: string | null) => {
       received.push({ path, status, refusal, verified, signedHeaders, algorithm, keyId, headers, activity });
-      return { status };
+      return { status, refusal };
     };
     try {
       if (!INBOX.test(path)) throw new Refusal(404, 'no inbox here');
