@@ -16,6 +16,8 @@ import { eventually } from '../support/wait.js';
 
 type Doc = Record<string, unknown>;
 
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+
 const get = async (url: string, accept = 'application/activity+json'): Promise<{ status: number; type: string | null; body: Json }> => {
   const r = await fetch(url, { headers: { accept } });
   return { status: r.status, type: r.headers.get('content-type'), body: await r.json() };
@@ -219,6 +221,33 @@ describe('the fake Lemmy community on its own', () => {
     assert.equal((await lemmyPost(like)).status, 400, 'an activity id seen before');
     assert.equal(lemmy.counts(id).upvotes, 2);
 
+    // Lemmy's verify_is_public: a Delete (as a Create or Update) must name Public in `to` or `cc`.
+    const riker = peer.actor('riker').id;
+    const rikerPost = peer.newId('post');
+    const rikerPage = {
+      ...lemmyFixture('objects/page.json'),
+      id: rikerPost,
+      attributedTo: riker,
+      to: [lemmy.community.id, PUBLIC],
+      audience: lemmy.community.id,
+    };
+    const rikerCreate = { ...lemmyFixture('activities/create_or_update/create_page.json'), actor: riker, object: rikerPage, id: peer.newId('create') };
+    assert.equal((await lemmyPost(rikerCreate)).status, 200);
+    assert.equal(lemmy.object(rikerPost)?.creator, riker);
+    const unlisted = {
+      ...lemmyFixture('activities/deletion/delete_page.json'),
+      actor: riker,
+      object: rikerPost,
+      to: [],
+      cc: [lemmy.community.id],
+      id: peer.newId('delete'),
+    };
+    assert.equal((await lemmyPost(unlisted)).status, 400);
+    assert.equal(lemmy.received.at(-1)?.refusal, 'object_is_not_public');
+    assert.equal(lemmy.object(rikerPost)?.deleted, false);
+    assert.equal((await lemmyPost({ ...unlisted, to: [PUBLIC], id: peer.newId('delete') })).status, 200);
+    assert.equal(lemmy.object(rikerPost)?.deleted, true);
+
     const stranger = { ...like, object: `${lemmy.url}/post/999`, id: peer.newId('like') };
     assert.equal((await lemmyPost(stranger)).status, 400, 'a vote on what the community does not hold');
   });
@@ -267,7 +296,7 @@ describe('the fake Lemmy community on its own', () => {
     await lemmy.delete('picard', comment);
     const del = await inner('Delete', comment);
     assert.deepEqual(keysOf(del), keysOf(lemmyFixture('activities/deletion/delete_page.json')));
-    assert.ok((del['to'] as string[]).includes('https://www.w3.org/ns/activitystreams#Public'));
+    assert.ok((del['to'] as string[]).includes(PUBLIC));
     const tomb = await get(comment);
     assert.equal(tomb.status, 410);
     assert.equal(tomb.body.type, 'Tombstone');

@@ -11,7 +11,7 @@ import { generateKeyPair, sign as rsaSign, verify as rsaVerify } from 'node:cryp
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { parseSignature, sha256Digest, signingString } from './fake-actor-peer.js';
-import { AP_JSON, asArray, type Doc, idOf, isRecord, LemmyDocuments, withContext } from './lemmy-documents.js';
+import { AP_JSON, asArray, type Doc, idOf, isRecord, LemmyDocuments, PUBLIC, withContext } from './lemmy-documents.js';
 
 export { LEMMY_CONTEXT, LEMMY_VERSION, lemmyFixture } from './lemmy-documents.js';
 /** The headers Lemmy signs on every POST (activitypub-federation), and so the ones this fake demands. */
@@ -325,6 +325,10 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     }
   };
 
+  /** Lemmy's verify_is_public: Public among the activity's `to` or `cc`, or ObjectIsNotPublic. */
+  const verifyIsPublic = (a: Doc): void => {
+    if (![...asArray(a['to']), ...asArray(a['cc'])].includes(PUBLIC)) throw new Refusal(400, 'object_is_not_public');
+  };
   /** Lemmy's handling of a verified activity from a remote actor. Throws a Refusal when Lemmy would refuse it. */
   const act = async (a: Doc, actorId: string, actor: Doc): Promise<void> => {
     const type = a['type'];
@@ -343,6 +347,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       }
       case 'Create':
       case 'Update': {
+        verifyIsPublic(a);
         if (!isRecord(object)) throw new Refusal(400, `${type} without its object`);
         const objId = idOf(object);
         if (!objId || new URL(objId).origin !== new URL(actorId).origin) throw new Refusal(400, 'object not on the actor origin');
@@ -386,6 +391,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
         return void announceLater(a);
       }
       case 'Delete': {
+        verifyIsPublic(a);
         const target = objects.get(idOf(object) ?? '');
         if (!target) throw new Refusal(400, 'delete of an unknown object');
         if (target.creator !== actorId) throw new Refusal(400, 'not the creator');
