@@ -284,7 +284,7 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
     assert.equal(mine.post.id, wesPost.post.id, 'stored once on A, though the community announced it back');
   });
 
-  it("a member of B votes on A's comment: counted by the community, and on A", async () => {
+  it("a member of B votes on A's comment and takes the vote back: counted by the community, and on A", async () => {
     const onB = await inTree(geordi, postOnB.post.id, wesComment.comment.ap_id);
     const before = (await inTree(wes, postOnA.post.id, wesComment.comment.ap_id)).counts.upvotes;
     const liked = await geordi.likeComment({ comment_id: onB.comment.id, score: 1 });
@@ -292,6 +292,15 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
     assertVerified(await receivedBy(geordiActor, 'Like', wesComment.comment.ap_id));
     assert.equal(lemmy.counts(wesComment.comment.ap_id).upvotes, 2);
     await inTree(wes, postOnA.post.id, wesComment.comment.ap_id, (c) => assert.equal(c.counts.upvotes, before + 1));
+
+    // A vote of 0 takes it back: an Undo of that Like, to the community, which re-announces it.
+    const unliked = await geordi.likeComment({ comment_id: onB.comment.id, score: 0 });
+    assert.equal(unliked.comment_view.my_vote ?? 0, 0);
+    const undo = await lemmy.waitForDelivery((d) => d.activity?.['type'] === 'Undo' && d.activity['actor'] === geordiActor, WAIT_MS);
+    assertVerified(undo);
+    assert.equal(((undo.activity!['object'] as Doc)['object'] as string | undefined) ?? '', wesComment.comment.ap_id);
+    assert.equal(lemmy.counts(wesComment.comment.ap_id).upvotes, 1);
+    await inTree(wes, postOnA.post.id, wesComment.comment.ap_id, (c) => assert.equal(c.counts.upvotes, before));
   });
 
   it("a Lemmy user's vote on A's comment counts on A and B, and Lemmy's Undo of it (a new Like, not the vote) takes it back", async () => {
@@ -332,6 +341,7 @@ describe('a Lemmy community between two Stoa servers, driven by lemmy-js-client 
     await listed(geordi, wesPost.post.ap_id, (p) => {
       assert.equal(p.post.name, 'Dilithium matrix, realigned');
       assert.equal(p.post.body, 'Done.');
+      assert.equal(p.post.url, 'https://example.com/dilithium', 'the link kept');
       assert.ok(p.post.updated);
     });
 

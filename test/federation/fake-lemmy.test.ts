@@ -16,6 +16,8 @@ import { eventually } from '../support/wait.js';
 
 type Doc = Record<string, unknown>;
 
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+
 const get = async (url: string, accept = 'application/activity+json'): Promise<{ status: number; type: string | null; body: Json }> => {
   const r = await fetch(url, { headers: { accept } });
   return { status: r.status, type: r.headers.get('content-type'), body: await r.json() };
@@ -219,8 +221,85 @@ describe('the fake Lemmy community on its own', () => {
     assert.equal((await lemmyPost(like)).status, 400, 'an activity id seen before');
     assert.equal(lemmy.counts(id).upvotes, 2);
 
+    // Lemmy's verify_is_public: a Delete (as a Create or Update) must name Public in `to` or `cc`.
+    const riker = peer.actor('riker').id;
+    const rikerPost = peer.newId('post');
+    const rikerPage = {
+      ...lemmyFixture('objects/page.json'),
+      id: rikerPost,
+      attributedTo: riker,
+      to: [lemmy.community.id, PUBLIC],
+      audience: lemmy.community.id,
+    };
+    const rikerCreate = { ...lemmyFixture('activities/create_or_update/create_page.json'), actor: riker, object: rikerPage, id: peer.newId('create') };
+    assert.equal((await lemmyPost(rikerCreate)).status, 200);
+    assert.equal(lemmy.object(rikerPost)?.creator, riker);
+    const unlisted = {
+      ...lemmyFixture('activities/deletion/delete_page.json'),
+      actor: riker,
+      object: rikerPost,
+      to: [],
+      cc: [lemmy.community.id],
+      id: peer.newId('delete'),
+    };
+    assert.equal((await lemmyPost(unlisted)).status, 400);
+    assert.equal(lemmy.received.at(-1)?.refusal, 'object_is_not_public');
+    assert.equal(lemmy.object(rikerPost)?.deleted, false);
+    assert.equal((await lemmyPost({ ...unlisted, to: [PUBLIC], id: peer.newId('delete') })).status, 200);
+    assert.equal(lemmy.object(rikerPost)?.deleted, true);
+
     const stranger = { ...like, object: `${lemmy.url}/post/999`, id: peer.newId('like') };
     assert.equal((await lemmyPost(stranger)).status, 400, 'a vote on what the community does not hold');
+  });
+
+  it("its users' comments, votes, edits and deletes go out in the shapes of Lemmy's fixtures", async () => {
+    const inner = async (type: string, objectId: string): Promise<Doc> => {
+      const found = await peer.waitForPost((p) => {
+        const o = p.body?.['object'] as Doc | undefined;
+        const target = typeof o?.['object'] === 'string' ? o['object'] : (o?.['object'] as Doc | undefined)?.['id'];
+        return p.body?.['type'] === 'Announce' && o?.['type'] === type && (target === objectId || (o['object'] as Doc | undefined)?.['object'] === objectId);
+      });
+      assert.ok(verifyReceived(found, lemmy.communityPublicKeyPem).signatureValid);
+      return found.body!['object'] as Doc;
+    };
+    const { id: post } = await lemmy.post('picard', { name: 'Shore leave', body: 'Risa.' });
+    const { id: comment } = await lemmy.comment('picard', post, "Bring a horga'hn.");
+    const create = await inner('Create', comment);
+    assert.deepEqual(keysOf(create), keysOf(lemmyFixture('activities/create_or_update/create_note.json')));
+    const note = create['object'] as Doc;
+    assert.deepEqual(keysOf(note), keysOf(lemmyFixture('objects/note.json'), ['language', 'updated']));
+    assert.equal(note['inReplyTo'], post);
+    assert.deepEqual(note['source'], { content: "Bring a horga'hn.", mediaType: 'text/markdown' });
+
+    const dislike = await lemmy.vote('picard', post, -1);
+    const d = await inner('Dislike', post);
+    assert.equal(d['id'], dislike.activityId);
+    assert.deepEqual(keysOf(d), keysOf(lemmyFixture('activities/voting/dislike_page.json')));
+    assert.deepEqual(lemmy.counts(post), { upvotes: 0, downvotes: 1, score: -1 }, "the author's dislike replaces their own upvote");
+    await lemmy.vote('picard', post, 0);
+    const undo = await inner('Undo', post);
+    assert.deepEqual(keysOf(undo), keysOf(lemmyFixture('activities/voting/undo_dislike_page.json')));
+    const undone = undo['object'] as Doc;
+    assert.equal(undone['type'], 'Like', 'Lemmy undoes any vote with a new Like');
+    assert.notEqual(undone['id'], dislike.activityId);
+    assert.deepEqual(lemmy.counts(post), { upvotes: 0, downvotes: 0, score: 0 });
+
+    await lemmy.edit('picard', post, { name: 'Shore leave on Risa' });
+    const update = await inner('Update', post);
+    assert.deepEqual(keysOf(update), keysOf(lemmyFixture('activities/create_or_update/update_page.json')));
+    const page = update['object'] as Doc;
+    assert.equal(page['name'], 'Shore leave on Risa');
+    assert.deepEqual(page['source'], { content: 'Risa.', mediaType: 'text/markdown' }, 'the body kept');
+    assert.ok(page['updated']);
+    assert.equal((await get(post)).body.name, 'Shore leave on Risa');
+
+    await lemmy.delete('picard', comment);
+    const del = await inner('Delete', comment);
+    assert.deepEqual(keysOf(del), keysOf(lemmyFixture('activities/deletion/delete_page.json')));
+    assert.ok((del['to'] as string[]).includes(PUBLIC));
+    const tomb = await get(comment);
+    assert.equal(tomb.status, 410);
+    assert.equal(tomb.body.type, 'Tombstone');
   });
 });
 

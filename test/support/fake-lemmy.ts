@@ -11,7 +11,7 @@ import { generateKeyPair, sign as rsaSign, verify as rsaVerify } from 'node:cryp
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { parseSignature, sha256Digest, signingString } from './fake-actor-peer.js';
-import { AP_JSON, asArray, type Doc, idOf, isRecord, LemmyDocuments, withContext } from './lemmy-documents.js';
+import { AP_JSON, asArray, type Doc, idOf, isRecord, LemmyDocuments, PUBLIC, withContext } from './lemmy-documents.js';
 
 export { LEMMY_CONTEXT, LEMMY_VERSION, lemmyFixture } from './lemmy-documents.js';
 /** The headers Lemmy signs on every POST (activitypub-federation), and so the ones this fake demands. */
@@ -168,7 +168,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       const path = req.url ?? '/';
       if (req.method === 'POST') {
         inbox(path, headers, body).then(
-          ({ status }) => send(res, status, status < 300 ? undefined : { error: received.at(-1)?.refusal ?? 'refused' }, 'application/json'),
+          ({ status, refusal }) => send(res, status, refusal === null ? undefined : { error: refusal }, 'application/json'),
           () => send(res, 500),
         );
         return;
@@ -271,7 +271,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
   // ---- the inbox --------------------------------------------------------------------------------------------------
 
   const INBOX = /^\/(?:inbox|c\/[^/]+\/inbox|u\/[^/]+\/inbox)$/;
-  const inbox = async (path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number }> => {
+  const inbox = async (path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; refusal: string | null }> => {
     let signedHeaders: string[] = [];
     let algorithm: string | undefined;
     let keyId: string | undefined;
@@ -279,7 +279,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     let verified = false;
     const record = (status: number, refusal: string | null) => {
       received.push({ path, status, refusal, verified, signedHeaders, algorithm, keyId, headers, activity });
-      return { status };
+      return { status, refusal };
     };
     try {
       if (!INBOX.test(path)) throw new Refusal(404, 'no inbox here');
@@ -325,6 +325,10 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
     }
   };
 
+  /** Lemmy's verify_is_public: Public among the activity's `to` or `cc`, or ObjectIsNotPublic. */
+  const verifyIsPublic = (a: Doc): void => {
+    if (![...asArray(a['to']), ...asArray(a['cc'])].includes(PUBLIC)) throw new Refusal(400, 'object_is_not_public');
+  };
   /** Lemmy's handling of a verified activity from a remote actor. Throws a Refusal when Lemmy would refuse it. */
   const act = async (a: Doc, actorId: string, actor: Doc): Promise<void> => {
     const type = a['type'];
@@ -343,6 +347,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
       }
       case 'Create':
       case 'Update': {
+        verifyIsPublic(a);
         if (!isRecord(object)) throw new Refusal(400, `${type} without its object`);
         const objId = idOf(object);
         if (!objId || new URL(objId).origin !== new URL(actorId).origin) throw new Refusal(400, 'object not on the actor origin');
@@ -386,6 +391,7 @@ export async function startFakeLemmy(opts: FakeLemmyOptions = {}): Promise<FakeL
         return void announceLater(a);
       }
       case 'Delete': {
+        verifyIsPublic(a);
         const target = objects.get(idOf(object) ?? '');
         if (!target) throw new Refusal(400, 'delete of an unknown object');
         if (target.creator !== actorId) throw new Refusal(400, 'not the creator');
