@@ -1,0 +1,214 @@
+// Link preview cards (issue 38), end to end: pages served by a loopback test host (allowed as FED_ENV allows it) are
+// read in the background after a member posts a link; the card appears on the status, with its image through our
+// proxy and its blurhash, and the author's stream is told by `status.update`. A URL is fetched once for every status
+// linking it; private addresses (also reached through a redirect), non-HTML answers and statuses with media get no
+// card; an oEmbed provider's video is read; masto.js and Mastodon.py read `card`.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { decode } from 'blurhash';
+import { createRestAPIClient } from 'masto';
+import sharp from 'sharp';
+import { api, FED_ENV, type Json } from '../support/api.js';
+import { mastodonPy } from '../support/cli-clients.js';
+import { png, upload } from '../support/media.js';
+import { createMembers, type LocalMembers } from '../support/members.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { framesOf, openWs, subscribed, type WsClient } from '../support/streaming.js';
+import { eventually } from '../support/wait.js';
+
+describe('link preview cards', () => {
+  let s: TestServer;
+  let m: LocalMembers;
+  let host: http.Server;
+  let origin: string;
+  let photo: Buffer;
+  const hits = new Map<string, number>();
+
+  const page = (title: string, extra = '') => `<!doctype html><html lang="en-GB"><head><meta charset="utf-8">
+    <title>Fallback &amp; title</title>
+    <meta property="og:title" content="${title}">
+    <meta property="og:description" content="A page &amp; its description">
+    <meta property="og:image" content="/photo.jpg"><meta property="og:image:alt" content="A gradient">
+    <meta property="og:site_name" content="Test Site">${extra}
+    </head><body><p>Body text <meta property="og:title" content="not this"></p></body></html>`;
+
+  before(async () => {
+    photo = await sharp({ create: { width: 1200, height: 630, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+      .composite([{ input: png(300, 300), left: 100, top: 100 }])
+      .jpeg()
+      .toBuffer();
+    host = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+      if (path.startsWith('/article')) html(page(`Article ${path.slice(8)}`));
+      else if (path === '/photo.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo);
+      else if (path === '/plain') res.writeHead(200, { 'content-type': 'text/plain' }).end('<meta property="og:title" content="plain">');
+      else if (path === '/to-private') res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
+      else if (path === '/video') html(page('Video page', `<link rel="alternate" type="application/json+oembed" href="${origin}/oembed.json?url=x">`));
+      else if (path === '/oembed.json')
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            version: '1.0',
+            type: 'video',
+            title: 'A video',
+            author_name: 'Vid Author',
+            author_url: 'https://video.example/@author',
+            provider_name: 'VideoHost',
+            provider_url: 'https://video.example/',
+            width: 560,
+            height: 315,
+            html: '<iframe src="https://video.example/embed/1" width="560" height="315" onload="alert(1)"></iframe><script>alert(2)</script>',
+            thumbnail_url: `${origin}/photo.jpg`,
+          }),
+        );
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    s = await startTestServer(FED_ENV);
+    m = await createMembers(s, ['ada', 'bo']);
+  });
+  after(async () => {
+    await s?.stop();
+    await new Promise((r) => host?.close(r));
+  });
+
+  const post = async (who: string, status: string, extra: Json = {}) => {
+    const r = await api(s.url, m.token[who], 'POST', '/api/v1/statuses', { status, ...extra });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  };
+  const show = async (id: string) => (await api(s.url, m.token['ada'], 'GET', `/api/v1/statuses/${id}`)).body;
+  /** Until the status's card job is done (found or not). */
+  const settled = async (id: string) =>
+    eventually(async () => assert.equal((await s.app.db.pool.query('SELECT 1 FROM card_jobs WHERE status_id = $1', [id])).rowCount, 0));
+
+  it('reads a page with OpenGraph tags into a card, its image proxied with a blurhash, and streams status.update', async () => {
+    const ws: WsClient = await openWs(s.url, m.token['ada']);
+    try {
+      ws.send({ type: 'subscribe', stream: 'user' });
+      await subscribed(s, m.id['ada']!, 'user');
+      const st = await post('ada', `Read this: ${origin}/article1`);
+      // Posting never waits for the card.
+      assert.equal(st.card, null);
+      let card: Json;
+      await eventually(async () => {
+        card = (await show(st.id)).card;
+        assert.ok(card);
+      });
+      assert.equal(card.url, `${origin}/article1`);
+      assert.equal(card.title, 'Article 1');
+      assert.equal(card.description, 'A page & its description');
+      assert.equal(card.type, 'link');
+      assert.equal(card.provider_name, 'Test Site');
+      assert.equal(card.image_description, 'A gradient');
+      assert.equal(card.language, 'en');
+      assert.equal(card.html, '');
+      assert.deepEqual(card.authors, []);
+      for (const k of ['author_name', 'author_url', 'provider_url', 'embed_url']) assert.equal(typeof card[k], 'string', k);
+      // Mastodon's 400×400 box: 1200×630 becomes 400×210.
+      assert.deepEqual([card.width, card.height], [400, 210]);
+      assert.ok(card.image.startsWith(`${s.url}/media_proxy/cards/`), card.image);
+      const img = await fetch(card.image);
+      assert.equal(img.status, 200);
+      assert.equal(img.headers.get('content-type'), 'image/jpeg');
+      const meta = await sharp(Buffer.from(await img.arrayBuffer())).metadata();
+      assert.deepEqual([meta.width, meta.height, meta.exif], [400, 210, undefined]);
+      assert.match(card.blurhash, /^[0-9A-Za-z#$%*+,-.:;=?@[\]^_{|}~]{36}$/, 'four by four components');
+      const pixels = decode(card.blurhash, 8, 8);
+      assert.equal(pixels.length, 8 * 8 * 4);
+      assert.ok(pixels[0]! > pixels[2]!, 'the decoded placeholder is reddish, as the photo');
+      await eventually(() => {
+        const upd = framesOf(ws.frames, 'status.update').find((f) => f.payload?.id === st.id);
+        assert.ok(upd, 'status.update on the user stream');
+        assert.equal(upd.payload.card.title, 'Article 1');
+      });
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('fetches a URL once a day, its card shared by every status linking it', async () => {
+    const a = await post('ada', `${origin}/article2 first`);
+    await eventually(async () => assert.ok((await show(a.id)).card));
+    const b = await post('bo', `again: ${origin}/article2`);
+    await eventually(async () => assert.equal((await show(b.id)).card?.title, 'Article 2'));
+    assert.equal(hits.get('/article2'), 1);
+    // Two at once, in one round, are one fetch too.
+    const [c, d] = await Promise.all([post('ada', `${origin}/article3`), post('bo', `${origin}/article3`)]);
+    await eventually(async () => assert.ok((await show(c.id)).card && (await show(d.id)).card));
+    assert.equal(hits.get('/article3'), 1);
+    const cards = await s.app.db.pool.query('SELECT count(*)::int AS n FROM preview_cards WHERE url = $1', [`${origin}/article3`]);
+    assert.equal(cards.rows[0].n, 1);
+  });
+
+  it('makes no card of a private address, a redirect to one, or an answer that is not HTML', async () => {
+    const direct = await post('ada', 'inside http://10.0.0.1/admin');
+    const redirected = await post('ada', `${origin}/to-private`);
+    const plain = await post('ada', `${origin}/plain`);
+    for (const st of [direct, redirected, plain]) await settled(st.id);
+    for (const st of [direct, redirected, plain]) assert.equal((await show(st.id)).card, null);
+    assert.equal(hits.get('/to-private'), 1);
+    const errors = await s.app.db.pool.query('SELECT url, error FROM preview_cards WHERE url = ANY($1) ORDER BY url', [
+      ['http://10.0.0.1/admin', `${origin}/to-private`, `${origin}/plain`],
+    ]);
+    assert.deepEqual(
+      errors.rows.map((r) => [r.url.replace(origin, ''), r.error]),
+      [
+        ['http://10.0.0.1/admin', 'forbidden_address'],
+        ['/plain', 'not_html'],
+        ['/to-private', 'forbidden_address'],
+      ],
+    );
+  });
+
+  it('gives no card to a status with media, as Mastodon', async () => {
+    const up = await upload(s.url, m.token['ada'], png(20, 20));
+    assert.equal(up.status, 200);
+    const st = await post('ada', `${origin}/article4 with a picture`, { media_ids: [up.body.id] });
+    await settled(st.id);
+    assert.equal((await show(st.id)).card, null);
+    assert.equal(hits.get('/article4'), undefined);
+  });
+
+  it("reads an oEmbed provider's video: its iframe rebuilt, nothing else kept", async () => {
+    const st = await post('ada', `${origin}/video`);
+    let card: Json;
+    await eventually(async () => {
+      card = (await show(st.id)).card;
+      assert.ok(card);
+    });
+    assert.equal(card.type, 'video');
+    assert.equal(card.title, 'A video');
+    assert.equal(card.author_name, 'Vid Author');
+    assert.equal(card.author_url, 'https://video.example/@author');
+    assert.equal(card.provider_name, 'VideoHost');
+    assert.deepEqual([card.width, card.height], [560, 315]);
+    assert.equal(
+      card.html,
+      '<iframe src="https://video.example/embed/1" width="560" height="315" frameborder="0" allowfullscreen="true" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-forms"></iframe>',
+    );
+    assert.ok(card.image.startsWith(`${s.url}/media_proxy/cards/`));
+  });
+
+  it('is read by masto.js and Mastodon.py', async () => {
+    const st = await post('ada', `${origin}/article5`);
+    await eventually(async () => assert.ok((await show(st.id)).card));
+    const masto = createRestAPIClient({ url: s.url, accessToken: m.token['ada']! });
+    const got = await masto.v1.statuses.$select(st.id).fetch();
+    assert.equal(got.card?.title, 'Article 5');
+    assert.equal(got.card?.type, 'link');
+    assert.ok(got.card?.image?.startsWith(s.url));
+    const out = (await mastodonPy(
+      s.url,
+      'ada',
+      'member-password-1',
+      `card = m.status(${JSON.stringify(st.id)})['card']\nout['title'] = card['title']\nout['blurhash'] = card['blurhash']`,
+    )) as Json;
+    assert.equal(out.title, 'Article 5');
+    assert.equal(typeof out.blurhash, 'string');
+  });
+});
