@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { decode } from 'blurhash';
 import { createRestAPIClient } from 'masto';
 import sharp from 'sharp';
+import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { mastodonPy } from '../support/cli-clients.js';
 import { png, upload } from '../support/media.js';
@@ -69,7 +70,7 @@ describe('link preview cards', () => {
     await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
     s = await startTestServer(FED_ENV);
-    m = await createMembers(s, ['ada', 'bo']);
+    m = await createMembers(s, ['ada', 'bo', 'cy', 'di', 'ed', 'boss'], { boss: 'admin' });
   });
   after(async () => {
     await s?.stop();
@@ -192,6 +193,29 @@ describe('link preview cards', () => {
       '<iframe src="https://video.example/embed/1" width="560" height="315" frameborder="0" allowfullscreen="true" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-forms"></iframe>',
     );
     assert.ok(card.image.startsWith(`${s.url}/media_proxy/cards/`));
+  });
+
+  it('shows the same card in the trending links, with its history', async () => {
+    const boss = await m.tokenFor('boss', ['admin:read', 'admin:write']);
+    assert.equal((await api(s.url, boss, 'PUT', '/api/v1/admin/trends/settings', { review_required: false })).status, 200);
+    const posters = ['ada', 'bo', 'cy', 'di', 'ed'];
+    for (const who of posters)
+      assert.equal((await api(s.url, m.token[who], 'PATCH', '/api/v1/accounts/update_credentials', { discoverable: true })).status, 200);
+    const sts = [];
+    for (const who of posters) sts.push(await post(who, `trending: ${origin}/article6`));
+    for (const st of sts) await settled(st.id);
+    await new TrendStore(s.app.db).refresh(new Date());
+    const links = (await api(s.url, undefined, 'GET', '/api/v1/trends/links')).body;
+    const link = links.find((l: Json) => l.url === `${origin}/article6`);
+    assert.ok(link, JSON.stringify(links));
+    assert.equal(link.title, 'Article 6');
+    assert.equal(link.description, 'A page & its description');
+    assert.equal(link.provider_name, 'Test Site');
+    assert.ok(link.image.startsWith(`${s.url}/media_proxy/cards/`));
+    assert.equal(typeof link.blurhash, 'string');
+    assert.equal(link.history.length, 7);
+    assert.equal(link.history[0].accounts, '5');
+    assert.equal(hits.get('/article6'), 1);
   });
 
   it('is read by masto.js and Mastodon.py', async () => {
