@@ -195,6 +195,20 @@ describe('link preview cards', () => {
     assert.ok(card.image.startsWith(`${s.url}/media_proxy/cards/`));
   });
 
+  it('is fetched by a supervised actor, which takes a job whose lease ran out (its node died mid-fetch)', async () => {
+    const fetcher = s.app.supervisor.which('card-fetcher');
+    assert.ok(fetcher);
+    await fetcher.stop(1_000);
+    await eventually(() => assert.notEqual(s.app.supervisor.which('card-fetcher'), fetcher));
+    const st = await post('ada', 'no link here');
+    // As a dead node left it: claimed, its lease run out. The insert's NOTIFY wakes the fetchers.
+    await s.app.db.pool.query(`INSERT INTO card_jobs (status_id, url, lease_owner, lease_until) VALUES ($1, $2, 'gone-node', now() - interval '1 second')`, [
+      st.id,
+      `${origin}/article7`,
+    ]);
+    await eventually(async () => assert.equal((await show(st.id)).card?.title, 'Article 7'));
+  });
+
   it('shows the same card in the trending links, with its history', async () => {
     const boss = await m.tokenFor('boss', ['admin:read', 'admin:write']);
     assert.equal((await api(s.url, boss, 'PUT', '/api/v1/admin/trends/settings', { review_required: false })).status, 200);
