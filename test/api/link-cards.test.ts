@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { decode } from 'blurhash';
 import { createRestAPIClient } from 'masto';
 import sharp from 'sharp';
+import { LeaseStore } from '../../src/store/leases.js';
 import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { mastodonPy } from '../support/cli-clients.js';
@@ -200,13 +201,20 @@ describe('link preview cards', () => {
     assert.ok(fetcher);
     await fetcher.stop(1_000);
     await eventually(() => assert.notEqual(s.app.supervisor.which('card-fetcher'), fetcher));
-    const st = await post('ada', 'no link here');
-    // As a dead node left it: claimed, its lease run out. The insert's NOTIFY wakes the fetchers.
-    await s.app.db.pool.query(`INSERT INTO card_jobs (status_id, url, lease_owner, lease_until) VALUES ($1, $2, 'gone-node', now() - interval '1 second')`, [
-      st.id,
-      `${origin}/article7`,
-    ]);
-    await eventually(async () => assert.equal((await show(st.id)).card?.title, 'Article 7'));
+    const expired = await post('ada', 'no link here');
+    const held = await post('ada', 'nor here');
+    // As a dead node left them: claimed, one lease run out, the other still running. The insert's NOTIFY wakes the fetchers.
+    await s.app.db.pool.query(
+      `INSERT INTO card_jobs (status_id, url, lease_owner, lease_until)
+       VALUES ($1, $2, 'gone-node', now() - interval '1 second'), ($3, $4, 'gone-node', now() + interval '1 hour')`,
+      [expired.id, `${origin}/article7`, held.id, `${origin}/article8`],
+    );
+    await eventually(async () => assert.equal((await show(expired.id)).card?.title, 'Article 7'));
+    assert.equal((await show(held.id)).card, null);
+    // The node watch gives back the gone node's lease (as releaseExcept does for nodes not among the live ones).
+    // (This node's own leases are given back too, which costs it nothing here but a new claim.)
+    assert.equal((await new LeaseStore(s.app.db).releaseExcept([])).cards, 1);
+    await eventually(async () => assert.equal((await show(held.id)).card?.title, 'Article 8'));
   });
 
   it('shows the same card in the trending links, with its history', async () => {
