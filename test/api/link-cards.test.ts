@@ -14,6 +14,7 @@ import { LeaseStore } from '../../src/store/leases.js';
 import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { mastodonPy } from '../support/cli-clients.js';
+import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { png, upload } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -238,6 +239,46 @@ describe('link preview cards', () => {
     assert.equal(link.history.length, 7);
     assert.equal(link.history[0].accounts, '5');
     assert.equal(hits.get('/article6'), 1);
+  });
+
+  it('gives a remote post its card the same way, once its Create is delivered', async () => {
+    const AS = 'https://www.w3.org/ns/activitystreams';
+    const peer: FakePeer = await startFakeActorPeer();
+    try {
+      await peer.addActor('rem');
+      const rem = peer.actor('rem');
+      // bo follows the remote actor, so its public posts are kept here.
+      const found = (await api(s.url, m.token['bo'], 'GET', `/api/v2/search?q=${encodeURIComponent(`rem@${peer.host}`)}&resolve=true&type=accounts`)).body;
+      const remId = found.accounts[0].id;
+      assert.equal((await api(s.url, m.token['bo'], 'POST', `/api/v1/accounts/${remId}/follow`)).status, 200);
+      let follow: Json;
+      await eventually(() => {
+        follow = peer.posts().find((p) => p.body?.['type'] === 'Follow')?.body;
+        assert.ok(follow);
+      });
+      const accept = { '@context': AS, id: peer.newId('accepts'), type: 'Accept', actor: rem.id, object: follow };
+      assert.equal((await peer.signedPost(`${s.url}/inbox`, accept, { actor: 'rem' })).status, 202);
+      const note = {
+        id: peer.newId('notes'),
+        type: 'Note',
+        attributedTo: rem.id,
+        to: [`${AS}#Public`],
+        cc: [],
+        content: `<p>remote: <a href="https://${peer.host}/tags/x" class="mention hashtag" rel="tag">#<span>x</span></a> <a href="${origin}/article9">${origin}/article9</a></p>`,
+        published: new Date().toISOString(),
+      };
+      const create = { '@context': AS, id: `${note.id}/activity`, type: 'Create', actor: rem.id, to: note.to, cc: [], object: note };
+      assert.equal((await peer.signedPost(`${s.url}/inbox`, create, { actor: 'rem' })).status, 202);
+      let id = '';
+      await eventually(async () => {
+        const r = await s.app.db.pool.query('SELECT id::text AS id FROM statuses WHERE uri = $1', [note.id]);
+        assert.equal(r.rowCount, 1);
+        id = r.rows[0].id;
+      });
+      await eventually(async () => assert.equal((await show(id)).card?.title, 'Article 9'));
+    } finally {
+      await peer.stop();
+    }
   });
 
   it('is read by masto.js and Mastodon.py', async () => {
