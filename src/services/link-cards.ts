@@ -54,7 +54,7 @@ export class LinkCards {
           if (!p) byUrl.set(job.url, (p = this.cardFor(job.url)));
           card = await p;
         }
-        await this.d.cards.finish(job.statusId, card && card.error === null ? card.id : null);
+        await this.d.cards.finish(job.statusId, job.url, card && card.error === null ? card.id : null);
       }),
     );
     return { taken: jobs.length, nextInMs: jobs.length === limit ? 0 : await this.d.cards.nextDueInMs() };

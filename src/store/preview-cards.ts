@@ -108,6 +108,27 @@ export async function queueCard(q: Queryable, statusId: string, url: string): Pr
   await q.query('INSERT INTO card_jobs (status_id, url) VALUES ($1, $2) ON CONFLICT DO NOTHING', [statusId, url]);
 }
 
+/**
+ * An edited status's card follows its link (Mastodon's UpdateStatusService resets it): a card of another URL is taken
+ * off, and a new link is queued (a fetch under way for the old one then finds its job gone and shows nothing).
+ */
+export async function requeueCard(q: Queryable, statusId: string, url: string | null): Promise<void> {
+  const shown = await q.query<{ url: string }>('SELECT c.url FROM status_cards sc JOIN preview_cards c ON c.id = sc.card_id WHERE sc.status_id = $1', [
+    statusId,
+  ]);
+  const current = shown.rows[0]?.url ?? null;
+  if (current === url) return;
+  if (current !== null) await q.query('DELETE FROM status_cards WHERE status_id = $1', [statusId]);
+  if (url === null) await q.query('DELETE FROM card_jobs WHERE status_id = $1', [statusId]);
+  else {
+    await q.query(
+      `INSERT INTO card_jobs (status_id, url) VALUES ($1, $2)
+       ON CONFLICT (status_id) DO UPDATE SET url = EXCLUDED.url, queued_at = now(), lease_owner = NULL, lease_until = NULL`,
+      [statusId, url],
+    );
+  }
+}
+
 export interface CardJob {
   readonly statusId: string;
   readonly url: string;
@@ -209,16 +230,17 @@ export class PreviewCardStore {
    * Ends status `statusId`'s job: the status shows card `cardId` (null: none, the fetch failed or the status is not
    * to have one). One transaction: the job goes only with its outcome.
    */
-  async finish(statusId: string, cardId: string | null): Promise<void> {
+  async finish(statusId: string, url: string, cardId: string | null): Promise<void> {
     await this.db.tx(async (q) => {
-      if (cardId !== null) {
+      // The job for this very URL: an edit since may have queued another link (requeueCard), which this does not show.
+      const mine = await q.query('DELETE FROM card_jobs WHERE status_id = $1 AND url = $2', [statusId, url]);
+      if (cardId !== null && mine.rowCount === 1) {
         await q.query(
           `INSERT INTO status_cards (status_id, card_id) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM statuses WHERE id = $1)
            ON CONFLICT (status_id) DO UPDATE SET card_id = EXCLUDED.card_id WHERE status_cards.card_id <> EXCLUDED.card_id`,
           [statusId, cardId],
         );
       }
-      await q.query('DELETE FROM card_jobs WHERE status_id = $1', [statusId]);
     });
   }
 }

@@ -241,6 +241,19 @@ describe('link preview cards', () => {
     assert.equal(hits.get('/article6'), 1);
   });
 
+  it('follows an edit: a new link gets its card, no link none', async () => {
+    const st = await post('ada', `${origin}/article10`);
+    await eventually(async () => assert.equal((await show(st.id)).card?.title, 'Article 10'));
+    const edit = (status: string) => api(s.url, m.token['ada'], 'PUT', `/api/v1/statuses/${st.id}`, { status });
+    assert.equal((await edit(`now ${origin}/article11`)).status, 200);
+    await eventually(async () => assert.equal((await show(st.id)).card?.title, 'Article 11'));
+    assert.equal((await edit('no link any more')).status, 200);
+    assert.equal((await show(st.id)).card, null);
+    assert.equal((await edit(`back to ${origin}/article10`)).status, 200);
+    await eventually(async () => assert.equal((await show(st.id)).card?.title, 'Article 10'));
+    assert.equal(hits.get('/article10'), 1, 'the kept card, not fetched again');
+  });
+
   it('gives a remote post its card the same way, once its Create is delivered', async () => {
     const AS = 'https://www.w3.org/ns/activitystreams';
     const peer: FakePeer = await startFakeActorPeer();
