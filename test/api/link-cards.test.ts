@@ -49,6 +49,12 @@ describe('link preview cards', () => {
       if (path.startsWith('/article')) html(page(`Article ${path.slice(8)}`));
       else if (path === '/photo.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo);
       else if (path === '/plain') res.writeHead(200, { 'content-type': 'text/plain' }).end('<meta property="og:title" content="plain">');
+      else if (path === '/huge') {
+        // Past the 1 MiB cap, streamed without a length: the client stops reading at the cap.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.write(page('Huge'));
+        res.end(Buffer.alloc(2 * 1024 * 1024, 0x20));
+      } else if (path === '/gone') res.writeHead(410, { 'content-type': 'text/html' }).end(page('Gone'));
       else if (path === '/to-private') res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
       else if (path === '/video') html(page('Video page', `<link rel="alternate" type="application/json+oembed" href="${origin}/oembed.json?url=x">`));
       else if (path === '/oembed.json')
@@ -148,20 +154,24 @@ describe('link preview cards', () => {
     assert.equal(cards.rows[0].n, 1);
   });
 
-  it('makes no card of a private address, a redirect to one, or an answer that is not HTML', async () => {
+  it('makes no card of a private address, a redirect to one, an answer that is not HTML, too large or not 200', async () => {
     const direct = await post('ada', 'inside http://10.0.0.1/admin');
     const redirected = await post('ada', `${origin}/to-private`);
     const plain = await post('ada', `${origin}/plain`);
-    for (const st of [direct, redirected, plain]) await settled(st.id);
-    for (const st of [direct, redirected, plain]) assert.equal((await show(st.id)).card, null);
+    const huge = await post('ada', `${origin}/huge`);
+    const gone = await post('ada', `${origin}/gone`);
+    for (const st of [direct, redirected, plain, huge, gone]) await settled(st.id);
+    for (const st of [direct, redirected, plain, huge, gone]) assert.equal((await show(st.id)).card, null);
     assert.equal(hits.get('/to-private'), 1);
     const errors = await s.app.db.pool.query('SELECT url, error FROM preview_cards WHERE url = ANY($1) ORDER BY url', [
-      ['http://10.0.0.1/admin', `${origin}/to-private`, `${origin}/plain`],
+      ['http://10.0.0.1/admin', `${origin}/to-private`, `${origin}/plain`, `${origin}/huge`, `${origin}/gone`],
     ]);
     assert.deepEqual(
       errors.rows.map((r) => [r.url.replace(origin, ''), r.error]),
       [
         ['http://10.0.0.1/admin', 'forbidden_address'],
+        ['/gone', 'status_410'],
+        ['/huge', 'too_large'],
         ['/plain', 'not_html'],
         ['/to-private', 'forbidden_address'],
       ],
