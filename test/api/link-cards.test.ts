@@ -15,7 +15,7 @@ import { TrendStore } from '../../src/store/trends.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { mastodonPy } from '../support/cli-clients.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
-import { png, upload } from '../support/media.js';
+import { png, pngDeclaring, upload } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { framesOf, openWs, subscribed, type WsClient } from '../support/streaming.js';
@@ -54,7 +54,9 @@ describe('link preview cards', () => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.write(page('Huge'));
         res.end(Buffer.alloc(2 * 1024 * 1024, 0x20));
-      } else if (path === '/gone') res.writeHead(410, { 'content-type': 'text/html' }).end(page('Gone'));
+      } else if (path === '/bomb') html(page('Bomb').replace('/photo.jpg', '/bomb.png'));
+      else if (path === '/bomb.png') res.writeHead(200, { 'content-type': 'image/png' }).end(pngDeclaring(100_000, 100_000));
+      else if (path === '/gone') res.writeHead(410, { 'content-type': 'text/html' }).end(page('Gone'));
       else if (path === '/to-private') res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
       else if (path === '/video') html(page('Video page', `<link rel="alternate" type="application/json+oembed" href="${origin}/oembed.json?url=x">`));
       else if (path === '/oembed.json')
@@ -176,6 +178,18 @@ describe('link preview cards', () => {
         ['/to-private', 'forbidden_address'],
       ],
     );
+  });
+
+  it('keeps a card without its image when the image is a pixel bomb', async () => {
+    const st = await post('ada', `${origin}/bomb`);
+    let card: Json;
+    await eventually(async () => {
+      card = (await show(st.id)).card;
+      assert.ok(card);
+    });
+    assert.equal(card.title, 'Bomb');
+    assert.deepEqual([card.image, card.blurhash, card.width, card.height], [null, null, 0, 0]);
+    assert.equal(hits.get('/bomb.png'), 1);
   });
 
   it('gives no card to a status with media, as Mastodon', async () => {
