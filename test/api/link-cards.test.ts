@@ -192,13 +192,17 @@ describe('link preview cards', () => {
     assert.equal(hits.get('/bomb.png'), 1);
   });
 
-  it('gives no card to a status with media, as Mastodon', async () => {
+  it('gives no card to a status with media or a poll, as Mastodon', async () => {
     const up = await upload(s.url, m.token['ada'], png(20, 20));
     assert.equal(up.status, 200);
     const st = await post('ada', `${origin}/article4 with a picture`, { media_ids: [up.body.id] });
     await settled(st.id);
     assert.equal((await show(st.id)).card, null);
     assert.equal(hits.get('/article4'), undefined);
+    const polled = await post('ada', `${origin}/article12 which?`, { poll: { options: ['this', 'that'], expires_in: 3600 } });
+    await settled(polled.id);
+    assert.equal((await show(polled.id)).card, null);
+    assert.equal(hits.get('/article12'), undefined);
   });
 
   it("reads an oEmbed provider's video: its iframe rebuilt, nothing else kept", async () => {
