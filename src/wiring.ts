@@ -410,6 +410,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
         images: imagePool,
         tempDir: tempDirOf(config.dataDir),
         log: log.child({ component: 'link-cards' }),
+        baseUrl: config.baseUrl,
       }),
       mediaFiles,
       leases: s.leases,

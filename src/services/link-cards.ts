@@ -34,6 +34,8 @@ export interface LinkCardDeps {
   readonly images: { summarizeCardImage(task: Omit<CardImageTask, 'kind'>): Promise<CardImageResult> };
   readonly tempDir: string;
   readonly log: Logger;
+  /** Our own origin: links to it get no card (Mastodon's bad_url?: TagManager#local_url?). */
+  readonly baseUrl: string;
 }
 
 class NoCard extends Error {}
@@ -49,7 +51,7 @@ export class LinkCards {
     await Promise.all(
       jobs.map(async (job) => {
         let card: PreviewCard | null = null;
-        if (!job.skip) {
+        if (!job.skip && !this.isLocal(job.url)) {
           let p = byUrl.get(job.url);
           if (!p) byUrl.set(job.url, (p = this.cardFor(job.url)));
           card = await p;
@@ -58,6 +60,14 @@ export class LinkCards {
       }),
     );
     return { taken: jobs.length, nextInMs: jobs.length === limit ? 0 : await this.d.cards.nextDueInMs() };
+  }
+
+  private isLocal(url: string): boolean {
+    try {
+      return new URL(url).host === new URL(this.d.baseUrl).host;
+    } catch {
+      return false;
+    }
   }
 
   /** The card of `url`: the one kept if fetched within a day, else fetched now. */

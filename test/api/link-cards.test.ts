@@ -192,7 +192,7 @@ describe('link preview cards', () => {
     assert.equal(hits.get('/bomb.png'), 1);
   });
 
-  it('gives no card to a status with media or a poll, as Mastodon', async () => {
+  it('gives no card to a status with media or a poll, or to a link to this server, as Mastodon', async () => {
     const up = await upload(s.url, m.token['ada'], png(20, 20));
     assert.equal(up.status, 200);
     const st = await post('ada', `${origin}/article4 with a picture`, { media_ids: [up.body.id] });
@@ -203,6 +203,12 @@ describe('link preview cards', () => {
     await settled(polled.id);
     assert.equal((await show(polled.id)).card, null);
     assert.equal(hits.get('/article12'), undefined);
+    // Nor to a link to this server (Mastodon's local_url?): our own pages are not fetched as cards.
+    const local = await post('ada', `see ${s.url}/about`);
+    await settled(local.id);
+    assert.equal((await s.app.db.pool.query('SELECT 1 FROM links WHERE url = $1', [`${s.url}/about`])).rowCount, 1, 'it is the link of the post');
+    assert.equal((await show(local.id)).card, null);
+    assert.equal((await s.app.db.pool.query('SELECT 1 FROM preview_cards WHERE url = $1', [`${s.url}/about`])).rowCount, 0);
   });
 
   it("reads an oEmbed provider's video: its iframe rebuilt, nothing else kept", async () => {
