@@ -213,6 +213,7 @@ export function apiGroups(p: ApiParts) {
       retryMs: config.federation.mediaProxyRetryMs,
       cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
     },
+    cardImages: { cards: s.previewCards, files: mediaFiles },
     remoteImages: {
       config,
       log: mediaLog,

@@ -42,6 +42,7 @@ import { profileRoutes } from './api/profile.js';
 import { reactionRoutes } from './api/reactions.js';
 import { remoteHistoryRoutes } from './api/remote-history.js';
 import { remoteImageRoutes } from './api/remote-images.js';
+import { cardImageRoutes } from './api/card-images.js';
 import { reportRoutes } from './api/reports.js';
 import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
@@ -246,6 +247,7 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/media', '/api/v2/media', '/system/media'], takingFiles(mediaRoutes(api.media), 'POST /api/v1/media', 'POST /api/v2/media')),
     mount(['/media_proxy/:id'], mediaProxyRoutes({ ...api.mediaProxy, bearer: oauth.bearer })),
     mount(['/media_proxy/accounts'], remoteImageRoutes(api.remoteImages)),
+    mount(['/media_proxy/cards'], cardImageRoutes(api.cardImages)),
     // Timelines, lists, search.
     mount(['/api/v1/timelines/home', '/api/v1/timelines/public', '/api/v1/timelines/tag', '/api/v1/accounts/:id/statuses'], timelineRoutes(api.timelines)),
     mount(['/api/v1/lists', '/api/v1/timelines/list', '/api/v1/accounts/:id/lists'], listRoutes(api.lists)),

@@ -15,6 +15,7 @@ import { startPollCloser } from '../actors/poll-closer.js';
 import { startTrendsRefresher } from '../actors/trends-refresher.js';
 import { startRankRefresher } from '../actors/rank-refresher.js';
 import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
+import { startCardFetcher } from '../actors/card-fetcher.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -114,6 +115,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'poll-closer', start: () => startPolls(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'history-sweep', start: () => startSweep(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'card-fetcher', start: () => startCards(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'lemmy-ranks', start: () => startLemmyRanks(d), restart: 'permanent', shutdownMs: 5_000 },
@@ -260,6 +262,16 @@ function startScheduled({ w, log }: Child): Process {
   });
   w.wakes.scheduledDue.connect(() => publisher.kick());
   return publisher;
+}
+
+/** Fetches link preview cards for statuses queued with a link. */
+function startCards({ w, log, node }: Child): Process {
+  const fetcher = startCardFetcher({
+    processDue: (limit) => w.linkCards.processDue(node, limit),
+    onError: (err) => log.error({ err, component: 'card-fetcher' }, 'card fetcher round failed'),
+  });
+  w.wakes.cardsDue.connect(() => fetcher.kick());
+  return fetcher;
 }
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */

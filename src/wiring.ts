@@ -40,6 +40,7 @@ import { FollowService } from './services/follow-service.js';
 import { InteractionService } from './services/interaction-service.js';
 import { PollService } from './services/poll-service.js';
 import { StatusService } from './services/status-service.js';
+import { LinkCards } from './services/link-cards.js';
 import { ScheduledPosts } from './services/scheduled-posts.js';
 import type { Database } from './store/db.js';
 import { MediaFetchLocks } from './store/media-fetch-locks.js';
@@ -68,14 +69,7 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(
-  config: Config,
-  log: Logger,
-  db: Database,
-  clock: Clock,
-  storage = mediaStorage(config),
-  communityActions?: CommunityActions,
-) {
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config), communityActions?: CommunityActions) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -91,6 +85,8 @@ export async function wire(
     pushDue: new Wake<[hosts: readonly string[]]>(),
     // A scheduled post made or moved: the scheduled-publisher looks again for the earliest due time.
     scheduledDue: new Wake(afterCommit),
+    // A status queued for its link's card: the card-fetcher takes it.
+    cardsDue: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -406,6 +402,16 @@ export async function wire(
       polls: s.polls,
       pollService,
       scheduledPosts,
+      // Link preview cards, fetched in the background (the card-fetcher child).
+      linkCards: new LinkCards({
+        cards: s.previewCards,
+        http: httpClient,
+        files: mediaFiles,
+        images: imagePool,
+        tempDir: tempDirOf(config.dataDir),
+        log: log.child({ component: 'link-cards' }),
+        baseUrl: config.baseUrl,
+      }),
       mediaFiles,
       leases: s.leases,
       trends: s.trends,

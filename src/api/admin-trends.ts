@@ -58,7 +58,7 @@ export function adminTrendRoutes(d: AdminTrendApiDeps): Route[] {
   const link = async (id: string) => {
     const l = await d.trends.link(id);
     if (!l) throw Errors.notFound();
-    return adminLinkEntity(l);
+    return adminLinkEntity(l, d.baseUrl);
   };
   const status = async (id: string, viewerId: string, requiresReview: boolean) => {
     const s = await d.statuses.byId(id);
@@ -125,7 +125,11 @@ export function adminTrendRoutes(d: AdminTrendApiDeps): Route[] {
       handler: async (req) => {
         const page = offsetQuery(req.query, 10, 20);
         const rows = await d.trends.links(page.limit, page.offset, true);
-        return json(200, rows.map(adminLinkEntity), offsetLinks(d.baseUrl + req.path, page, rows.length));
+        return json(
+          200,
+          rows.map((l) => adminLinkEntity(l, d.baseUrl)),
+          offsetLinks(d.baseUrl + req.path, page, rows.length),
+        );
       },
     }),
     ...reviews(

@@ -68,7 +68,11 @@ export function trendRoutes(d: TrendApiDeps): Route[] {
       handler: async (req) => {
         const page = offsetQuery(req.query, LINKS.limit, LINKS.max);
         const rows = await d.trends.links(page.limit, page.offset);
-        return json(200, rows.map(linkEntity), offsetLinks(d.baseUrl + req.path, page, rows.length));
+        return json(
+          200,
+          rows.map((l) => linkEntity(l, d.baseUrl)),
+          offsetLinks(d.baseUrl + req.path, page, rows.length),
+        );
       },
     }),
   ];

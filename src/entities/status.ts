@@ -1,5 +1,5 @@
 // Status rows → Mastodon's Status entity (entities/Status.md), and a status's versions → StatusEdit. Everything a
-// client may rely on is present, with empty lists and nulls for what Stoa does not have (cards, custom emojis). The
+// client may rely on is present, with empty lists and nulls for what Stoa does not have (custom emojis, a card not yet fetched). The
 // entity is made of two halves: statusParts, the same for every reader (and cached), and the reader's StatusView.
 import type { LocalUris } from '../urls/local-uris.js';
 import type { Account } from '../store/accounts.js';
@@ -18,6 +18,8 @@ export interface StatusPartsContext {
   readonly application?: { readonly name: string; readonly website: string | null };
   /** MediaAttachment entities, in order. */
   readonly media: readonly unknown[];
+  /** The PreviewCard entity of the link it is about, once fetched (entities/preview-card.ts). */
+  readonly card?: unknown;
 }
 
 export function statusParts(s: Status, c: StatusPartsContext) {
@@ -33,6 +35,7 @@ export function statusParts(s: Status, c: StatusPartsContext) {
     media_attachments: c.media,
     mentions: c.mentions.map((m) => ({ id: m.id, username: m.username, url: m.domain ? (m.url ?? m.uri) : c.uris.profile(m.username), acct: acctOf(m) })),
     tags: s.tags.map((name) => ({ name, url: c.uris.tag(name) })),
+    card: c.card ?? null,
   };
 }
 
@@ -166,7 +169,7 @@ export function statusEntity(s: Status, p: StatusParts, c: StatusView) {
     mentions: p.mentions,
     tags: p.tags,
     emojis: [] as unknown[],
-    card: null,
+    card: p.card,
     replies_count: c.repliesCount,
     reblogs_count: c.reblogsCount,
     favourites_count: c.favouritesCount,

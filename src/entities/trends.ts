@@ -2,10 +2,11 @@
 // this one is the admin form's base), PreviewCard with history (Mastodon's REST::Trends::LinkSerializer) and their
 // Admin forms (REST::Admin::TagSerializer, REST::Admin::Trends::LinkSerializer), and a link publisher
 // (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
-// Links carry no fetched card yet (issue 38): the card's fields are Mastodon's empty values, its title the anchor's
-// text or else the URL.
+// A link with a fetched card (migration 076) shows it; one without (not fetched yet, or its fetch failed) shows
+// Mastodon's empty values, its title the anchor's text or else the URL.
 import type { Publisher } from '../store/trend-publishers.js';
 import type { LinkTrendRow, TagTrendRow } from '../store/trends.js';
+import { previewCardEntity } from './preview-card.js';
 
 export interface HistoryEntity {
   readonly day: string;
@@ -33,7 +34,8 @@ export function adminTagEntity(t: TagTrendRow, tagUrl: (name: string) => string,
   return { ...tagEntity(t, tagUrl), trendable, usable: true, requires_review: t.requiresReview, listable: true };
 }
 
-export function linkEntity(l: LinkTrendRow) {
+export function linkEntity(l: LinkTrendRow, baseUrl: string) {
+  if (l.card) return { ...previewCardEntity(l.card, baseUrl), history: l.history };
   return {
     url: l.url,
     title: l.title || l.url,
@@ -58,8 +60,8 @@ export function linkEntity(l: LinkTrendRow) {
 }
 
 /** REST::Admin::Trends::LinkSerializer: the link with its id and review state. */
-export function adminLinkEntity(l: LinkTrendRow) {
-  return { ...linkEntity(l), id: l.itemId, requires_review: l.requiresReview };
+export function adminLinkEntity(l: LinkTrendRow, baseUrl: string) {
+  return { ...linkEntity(l, baseUrl), id: l.itemId, requires_review: l.requiresReview };
 }
 
 /**

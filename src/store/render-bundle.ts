@@ -7,6 +7,7 @@ import { type Account, ACCOUNT_COLUMNS, type AccountDbRow, toAccount } from './a
 import type { Database } from './db.js';
 import { type Media, type MediaRow, toMedia } from './media.js';
 import { type Poll, type PollRow, toPoll } from './polls.js';
+import { CARD_COLUMNS, type PreviewCard, type PreviewCardRow, toCard } from './preview-cards.js';
 import type { ReactionSummary } from './reactions.js';
 import { STATUS_COLUMNS, type Status, type StatusRow, toStatus } from './statuses.js';
 import { visibleTo } from './visibility.js';
@@ -50,6 +51,8 @@ export interface RenderBundle {
   /** null without a viewer. */
   readonly flags: ViewerFlags | null;
   readonly media: ReadonlyMap<string, Media[]>;
+  /** Status id → its link's card (migration 076), for the statuses whose rows the bundle has. */
+  readonly cards: ReadonlyMap<string, PreviewCard>;
   readonly polls: ReadonlyMap<string, Poll>;
   /** Poll id → the viewer's choices; null without a viewer. */
   readonly ownVotes: ReadonlyMap<string, number[]> | null;
@@ -99,6 +102,8 @@ function bundleSql(): string {
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
         m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
       FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[]) AND NOT m.removed) x) AS media,
+    (SELECT json_agg(x) FROM (SELECT sc.status_id::text AS status_id, ${CARD_COLUMNS} FROM status_cards sc JOIN preview_cards c ON c.id = sc.card_id
+      WHERE sc.status_id = ANY(${ids}) AND sc.status_id <> ALL($4::bigint[]) AND c.error IS NULL) x) AS cards,
     ${dynamicItems('ids.a', v, 'counted.a', 'ids.a')}`,
     'ids.a',
     v,
@@ -169,6 +174,7 @@ export interface BundleRow {
   pinned: string[];
   muted: string[];
   media?: MediaRow[] | null;
+  cards?: (PreviewCardRow & { status_id: string })[] | null;
   polls: PollRow[] | null;
   own_votes: { poll_id: string; choices: number[] }[] | null;
   reactions: { status_id: string; emoji: string; url: string | null; n: number; me: boolean; accounts: string[] }[] | null;
@@ -283,6 +289,7 @@ export function toBundle(r: BundleRow, viewerId: string | null): RenderBundle {
             muted: new Set(r.muted),
           },
     media,
+    cards: new Map((r.cards ?? []).map((c) => [c.status_id, toCard(c)])),
     polls,
     ownVotes: viewerId === null ? null : new Map((r.own_votes ?? []).map((v) => [v.poll_id, v.choices])),
     reactions,

@@ -149,6 +149,15 @@ BEGIN
   RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.card_jobs_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_work', 'cards');
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.custom_filter_parts_changed()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -564,6 +573,15 @@ AS $function$
     GROUP BY r.status_id, r.emoji) rx
 $function$;
 
+CREATE OR REPLACE FUNCTION public.preview_cards_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_cache', 's:' || c.status_id::text) FROM status_cards c WHERE c.card_id = NEW.id;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_pushes()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -644,6 +662,18 @@ CREATE OR REPLACE FUNCTION public.status_cache_status()
 AS $function$
 BEGIN
   PERFORM pg_notify('stoa_cache', 's:' || OLD.id::text);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.status_cards_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_cache', 's:' || NEW.status_id::text);
+  IF EXISTS (SELECT 1 FROM statuses s WHERE s.id = NEW.status_id AND NOT s.history AND s.deleted_at IS NULL) THEN
+    PERFORM pg_notify('stoa_stream', json_build_object('event', 'status.update', 'status', NEW.status_id::text)::text);
+  END IF;
   RETURN NULL;
 END $function$;
 
@@ -937,6 +967,18 @@ CREATE TABLE bookmarks (
   CONSTRAINT bookmarks_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
 );
 CREATE INDEX bookmarks_status ON bookmarks USING btree (status_id);
+
+CREATE TABLE card_jobs (
+  status_id   bigint NOT NULL,
+  url         text NOT NULL,
+  queued_at   timestamp with time zone DEFAULT now() NOT NULL,
+  lease_owner text,
+  lease_until timestamp with time zone,
+  CONSTRAINT card_jobs_pkey PRIMARY KEY (status_id),
+  CONSTRAINT card_jobs_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX card_jobs_queued ON card_jobs USING btree (queued_at);
+CREATE TRIGGER card_jobs_wake AFTER INSERT ON card_jobs FOR EACH STATEMENT EXECUTE FUNCTION card_jobs_wake();
 
 CREATE TABLE custom_filter_keywords (
   id               bigint DEFAULT timestamp_id(now()) NOT NULL,
@@ -1554,6 +1596,38 @@ CREATE INDEX polls_update_due ON polls USING btree (update_due_at) WHERE (update
 CREATE INDEX polls_update_lease ON polls USING btree (update_lease_until) WHERE (update_lease_until IS NOT NULL);
 CREATE TRIGGER polls_cache AFTER INSERT OR DELETE ON polls FOR EACH ROW EXECUTE FUNCTION status_cache_poll();
 
+CREATE TABLE preview_cards (
+  id                 bigint DEFAULT timestamp_id(now()) NOT NULL,
+  url                text NOT NULL,
+  title              text DEFAULT ''::text NOT NULL,
+  description        text DEFAULT ''::text NOT NULL,
+  type               text DEFAULT 'link'::text NOT NULL,
+  author_name        text DEFAULT ''::text NOT NULL,
+  author_url         text DEFAULT ''::text NOT NULL,
+  provider_name      text DEFAULT ''::text NOT NULL,
+  provider_url       text DEFAULT ''::text NOT NULL,
+  html               text DEFAULT ''::text NOT NULL,
+  width              integer DEFAULT 0 NOT NULL,
+  height             integer DEFAULT 0 NOT NULL,
+  image_remote_url   text,
+  image_file         text,
+  image_content_type text,
+  image_width        integer,
+  image_height       integer,
+  image_description  text DEFAULT ''::text NOT NULL,
+  blurhash           text,
+  embed_url          text DEFAULT ''::text NOT NULL,
+  language           text,
+  published_at       timestamp with time zone,
+  fetched_at         timestamp with time zone,
+  error              text,
+  created_at         timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT preview_cards_pkey PRIMARY KEY (id),
+  CONSTRAINT preview_cards_url_key UNIQUE (url),
+  CONSTRAINT preview_cards_type_check CHECK (type = ANY (ARRAY['link'::text, 'photo'::text, 'video'::text, 'rich'::text]))
+);
+CREATE TRIGGER preview_cards_changed AFTER UPDATE ON preview_cards FOR EACH ROW WHEN (old.title IS DISTINCT FROM new.title OR old.description IS DISTINCT FROM new.description OR old.type IS DISTINCT FROM new.type OR old.author_name IS DISTINCT FROM new.author_name OR old.author_url IS DISTINCT FROM new.author_url OR old.provider_name IS DISTINCT FROM new.provider_name OR old.provider_url IS DISTINCT FROM new.provider_url OR old.html IS DISTINCT FROM new.html OR old.width IS DISTINCT FROM new.width OR old.height IS DISTINCT FROM new.height OR old.image_file IS DISTINCT FROM new.image_file OR old.image_description IS DISTINCT FROM new.image_description OR old.blurhash IS DISTINCT FROM new.blurhash OR old.embed_url IS DISTINCT FROM new.embed_url OR old.language IS DISTINCT FROM new.language OR old.published_at IS DISTINCT FROM new.published_at OR old.error IS DISTINCT FROM new.error) EXECUTE FUNCTION preview_cards_changed();
+
 CREATE TABLE publishers (
   id                  bigint DEFAULT timestamp_id(now()) NOT NULL,
   domain              text NOT NULL,
@@ -1698,6 +1772,16 @@ CREATE TABLE settings (
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT settings_pkey PRIMARY KEY (key)
 );
+
+CREATE TABLE status_cards (
+  status_id bigint NOT NULL,
+  card_id   bigint NOT NULL,
+  CONSTRAINT status_cards_pkey PRIMARY KEY (status_id),
+  CONSTRAINT status_cards_card_id_fkey FOREIGN KEY (card_id) REFERENCES preview_cards(id) ON DELETE CASCADE,
+  CONSTRAINT status_cards_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX status_cards_card ON status_cards USING btree (card_id);
+CREATE TRIGGER status_cards_changed AFTER INSERT OR UPDATE ON status_cards FOR EACH ROW EXECUTE FUNCTION status_cards_changed();
 
 CREATE TABLE status_counts (
   status_id  bigint NOT NULL,

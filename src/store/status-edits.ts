@@ -2,6 +2,7 @@
 // sensitivity, language, attachments and poll change together in one transaction; the first edit also records the
 // original; every version records its attachments (with their descriptions then) and its poll's options; an edit
 // that changes nothing is no edit (no version, no edited_at, nothing sent).
+import { requeueCard } from './preview-cards.js';
 import { linkStatus } from './status-links.js';
 import type { Database, Queryable } from './db.js';
 import { editAttachments, editRemoteAttachments, shownMedia, type MediaAttributes, type RemoteMedia } from './media.js';
@@ -68,8 +69,9 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
           created_at: Date;
           edited_at: Date | null;
           local: boolean;
+          history: boolean;
         }>(
-          'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at, local FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+          'SELECT account_id, text, content, spoiler_text, sensitive, language, created_at, edited_at, local, history FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
           [id],
         )
       ).rows[0];
@@ -104,7 +106,9 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
       await link(q, id, e.mentionIds, e.tags);
       // The link the edited text is about (trends, the link timeline), as a new status's.
       await q.query('DELETE FROM status_links WHERE status_id = $1', [id]);
-      await linkStatus(q, id, e.content, c.local);
+      const url = await linkStatus(q, id, e.content, c.local);
+      // Its card follows its link, as a new status's (not a history import's).
+      if (!c.history) await requeueCard(q, id, url);
       return 'edited';
     });
   } catch (err) {

@@ -4,10 +4,10 @@
 import type { Queryable } from './db.js';
 import { statusLink } from '../text/status-links.js';
 
-/** Indexes the status's link, if its HTML has one: one upsert of the link and one row (`local`: posted here). */
-export async function linkStatus(q: Queryable, statusId: string, html: string, local: boolean): Promise<void> {
+/** Indexes the status's link, if its HTML has one: one upsert of the link and one row (`local`: posted here); the link's URL, or null. */
+export async function linkStatus(q: Queryable, statusId: string, html: string, local: boolean): Promise<string | null> {
   const link = statusLink(html);
-  if (!link) return;
+  if (!link) return null;
   // The title a trending link shows is the anchor text of its first poster until cards are fetched (issue 38): only
   // a local member's, so that a remote server posting a real URL first cannot give it a headline of its choosing.
   const title = local ? link.title : '';
@@ -22,4 +22,5 @@ export async function linkStatus(q: Queryable, statusId: string, html: string, l
   if (r.rowCount === 0) {
     await q.query('INSERT INTO status_links (status_id, link_id) SELECT $1, id FROM links WHERE url = $2 ON CONFLICT DO NOTHING', [statusId, link.url]);
   }
+  return link.url;
 }

@@ -5,6 +5,7 @@ import { joinConversations, leaveConversations } from './conversations.js';
 import type { Database, Queryable } from './db.js';
 import { isId } from './ids.js';
 import { quiet, visibleTo } from './visibility.js';
+import { queueCard } from './preview-cards.js';
 import { linkStatus } from './status-links.js';
 import { editStatus, statusVersions, type EditOutcome, type StatusEdit, type StatusVersion } from './status-edits.js';
 import { STATUS_COLUMNS, VISIBILITIES, tagKey, toStatus, type NewStatus, type Status, type StatusRow } from './status-rows.js';
@@ -76,7 +77,11 @@ export class StatusStore {
       const id = inserted;
       await this.link(q, id, s.mentionIds, s.tags);
       // The link the status is about (trends, the link timeline): one upsert and one row, only when it has one.
-      if (!s.reblogOfId) await linkStatus(q, id, s.content, s.local);
+      if (!s.reblogOfId) {
+        const url = await linkStatus(q, id, s.content, s.local);
+        // Its preview card, fetched in the background (Mastodon's LinkCrawlWorker); not for history imports.
+        if (url !== null && !s.history) await queueCard(q, id, url);
+      }
       // A history post joins no conversation until a delivery promotes it (promote()).
       if (s.visibility === 'direct' && !s.history) await joinConversations(q, id);
       if (s.local) await notifyMembersChanged(this.db, q, [s.accountId]); // statuses_count

@@ -60,6 +60,7 @@ import { AnnouncementStore } from './announcements.js';
 import { InstanceActivityStore } from './instance-activity.js';
 import { InstanceRuleStore } from './instance-rules.js';
 import { InstanceTextStore } from './instance-texts.js';
+import { PreviewCardStore } from './preview-cards.js';
 import { ScheduledStatusStore } from './scheduled-statuses.js';
 import { QuoteStore } from './quotes.js';
 
@@ -85,6 +86,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     statements: new IdentityStatementStore(db),
     statuses: new StatusStore(db),
     scheduledStatuses: new ScheduledStatusStore(db),
+    previewCards: new PreviewCardStore(db),
     quotes: new QuoteStore(db),
     threads: new ThreadStore(db),
     timelines: new TimelineStore(db),

@@ -3,6 +3,7 @@
 // the last two days (today's accounts against yesterday's, Mastodon's day buckets in UTC, by the time a status
 // reached us: its id), scores them (trend-scores.ts) and rewrites each kind's rows in one transaction, so every node
 // serves the same lists and no request scores anything.
+import { CARD_COLUMNS, type PreviewCard, type PreviewCardRow, toCard } from './preview-cards.js';
 import type { Database, Queryable } from './db.js';
 import { addPublishersFor, publisherOf } from './trend-publishers.js';
 import { LINK_OPTIONS, TAG_OPTIONS, peakScore, statusScore, type Peak, type PeakOptions } from './trend-scores.js';
@@ -45,6 +46,8 @@ export interface TagTrendRow extends TrendRow {
 export interface LinkTrendRow extends TrendRow {
   readonly url: string;
   readonly title: string;
+  /** The link's fetched preview card (migration 076), when there is one. */
+  readonly card: PreviewCard | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -96,12 +99,15 @@ function toRow<R extends RankedRow>(r: R): TrendRow {
   return { itemId: r.item_id, history: r.history ?? [], requiresReview: r.trendable === null, trendable: r.trendable };
 }
 
-type LinkRankedRow = RankedRow & { url: string; title: string; publisher_reviewed: boolean };
+type LinkRankedRow = RankedRow & { url: string; title: string; publisher_reviewed: boolean; card: PreviewCardRow | null };
+
+/** Link `l`'s card as one JSON value (null without one, or when its fetch failed). */
+const CARD = `(SELECT row_to_json(x) FROM (SELECT ${CARD_COLUMNS} FROM preview_cards c WHERE c.url = l.url AND c.error IS NULL) x) AS card`;
 
 /** A link needs review while neither it nor its publisher has a verdict (Mastodon's PreviewCard#requires_review?). */
 function toLinkRow(r: LinkRankedRow): LinkTrendRow {
   const row = toRow(r);
-  return { ...row, requiresReview: row.requiresReview && !r.publisher_reviewed, url: r.url, title: r.title };
+  return { ...row, requiresReview: row.requiresReview && !r.publisher_reviewed, url: r.url, title: r.title, card: r.card ? toCard(r.card) : null };
 }
 
 export class TrendStore {
@@ -283,7 +289,7 @@ export class TrendStore {
   /** Trending links, best first, as tags(). */
   async links(limit: number, offset: number, all = false): Promise<LinkTrendRow[]> {
     const rows = await this.db.rows<LinkRankedRow>(
-      `SELECT t.item_id, t.history, l.url, l.title, ${LINK_REVIEW('t.item_id')}
+      `SELECT t.item_id, t.history, l.url, l.title, ${CARD}, ${LINK_REVIEW('t.item_id')}
        FROM trends t JOIN links l ON l.id = t.item_id ${PUBLISHER} ${ENABLED}
        WHERE t.kind = 'link' AND ${all ? 't.listed' : `${IS_ENABLED} AND ${shown('link')}`}
        ORDER BY t.score DESC, t.item_id DESC LIMIT $1 OFFSET $2`,
@@ -322,7 +328,7 @@ export class TrendStore {
   /** A link by id, as tag(). */
   async link(id: string): Promise<LinkTrendRow | undefined> {
     const r = await this.db.one<LinkRankedRow>(
-      `SELECT l.id AS item_id, (SELECT t.history FROM trends t WHERE t.kind = 'link' AND t.item_id = l.id) AS history, l.url, l.title,
+      `SELECT l.id AS item_id, (SELECT t.history FROM trends t WHERE t.kind = 'link' AND t.item_id = l.id) AS history, l.url, l.title, ${CARD},
          ${LINK_REVIEW('l.id')} FROM links l ${PUBLISHER} WHERE l.id = $1`,
       [id],
     );

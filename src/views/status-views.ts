@@ -7,6 +7,8 @@
 // likewise: those the AccountCache (account-cache.ts) holds are not read by the bundle (only their counts are) nor
 // rendered again.
 import type { LocalUris } from '../urls/local-uris.js';
+import { previewCardEntity } from '../entities/preview-card.js';
+import type { PreviewCard } from '../store/preview-cards.js';
 import { quoteApproval, statusEditEntity, statusEntity, statusParts, type QuoteApproval } from '../entities/status.js';
 import { accountJsonParts, accountJsonWithCounts, withAccountCounts } from '../entities/account.js';
 import type { Account } from '../store/accounts.js';
@@ -306,6 +308,7 @@ export class StatusViews {
           mentions: s.mentionIds.map((id) => b.accounts.get(id)).filter((a): a is Account => !!a),
           application: s.applicationId ? b.apps.get(s.applicationId) : undefined,
           media: (b.media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
+          card: cardOf(b.cards.get(s.id), this.mediaUrls.baseUrl),
         }),
       ),
       hasPoll: b.polls.has(s.id),
@@ -390,4 +393,8 @@ function frozen<T>(v: T): T {
     Object.freeze(v);
   }
   return v;
+}
+
+function cardOf(c: PreviewCard | undefined, baseUrl: string) {
+  return c ? previewCardEntity(c, baseUrl) : null;
 }
