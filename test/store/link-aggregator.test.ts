@@ -381,6 +381,14 @@ describe('rank refresh', () => {
     );
     assert.equal(wrong!.n, 0);
     await db.exec('ANALYZE lemmy_posts');
+    // The aged-out rows still ranked are found by the partial index, not by reading the week's.
+    const agedOut = JSON.stringify(
+      (await db.one<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (FORMAT JSON) SELECT id FROM lemmy_posts WHERE (hot_rank > 0 OR hot_rank_active > 0) AND newest_comment_time <= now() - interval '7 days'`,
+      ))!['QUERY PLAN'],
+    );
+    assert.match(agedOut, /"Index Name":"lemmy_posts_ranked"/, agedOut);
+    assert.match(agedOut, /"Index Cond":"\(newest_comment_time <=/, agedOut);
 
     const plan = async (where: string, params: unknown[]) =>
       JSON.stringify(
