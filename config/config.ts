@@ -29,6 +29,8 @@ export interface Config {
   /** The rendered-status cache's bounds (maxEntries 0: off, every page rendered from the database). */
   readonly statusCache: { readonly maxEntries: number; readonly maxBytes: number };
   readonly registrations: Registrations;
+  /** The link-aggregator adapter (/api/v3): whether members may downvote (Lemmy's enable_downvotes). */
+  readonly linkAggregator: { readonly downvotes: boolean };
   readonly verifyPool: { readonly minThreads: number; readonly maxThreads: number; readonly maxQueue: number; readonly idleTimeoutMs: number };
   readonly limits: {
     readonly bodyBytes: number;

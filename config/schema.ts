@@ -42,6 +42,8 @@ const EnvSchema = z.object({
   INSTANCE_DESCRIPTION: z.string().max(2000).default('A federated social server.'),
   CONTACT_EMAIL: z.string().max(320).default(''),
   REGISTRATIONS: z.enum(['closed', 'approval', 'open']).default('closed'),
+  // Lemmy's local_site.enable_downvotes: whether members of the link-aggregator adapter may vote -1 (a Dislike).
+  LINK_DOWNVOTES: flag.default(true),
   VERIFY_THREADS_MIN: positiveInt(1, 256).default(1),
   VERIFY_THREADS_MAX: positiveInt(1, 256).optional(),
   VERIFY_QUEUE: positiveInt(1, 1_000_000).default(1024),
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     statusCache: Object.freeze({ maxEntries: e.STATUS_CACHE_MAX_ENTRIES, maxBytes: e.STATUS_CACHE_MAX_BYTES }),
     registrations: e.REGISTRATIONS,
+    linkAggregator: Object.freeze({ downvotes: e.LINK_DOWNVOTES }),
     verifyPool: Object.freeze({ minThreads: e.VERIFY_THREADS_MIN, maxThreads, maxQueue: e.VERIFY_QUEUE, idleTimeoutMs: e.VERIFY_IDLE_MS }),
     limits: Object.freeze({
       bodyBytes: e.MAX_BODY_BYTES,

@@ -16,7 +16,18 @@ import type { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
 import type { MediaFiles } from './media/media-files.js';
 import { tempDirOf } from './media/temp-files.js';
+import { Finder } from './api/lemmy/finder.js';
+import type { LemmySiteDeps } from './api/lemmy/deps.js';
+import type { CommunityActions } from './services/community-actions.js';
+import { AdapterAppStore } from './store/adapter-apps.js';
+import { LinkRowStore } from './store/link-rows.js';
+import { LinkSiteStore } from './store/link-site.js';
+import { CommentViews } from './views/lemmy/comment-views.js';
+import { PersonViews } from './views/lemmy/person-views.js';
+import { PostViews } from './views/lemmy/post-views.js';
+import { SiteView } from './views/lemmy/site-view.js';
 import type { VapidKeys } from './push/vapid.js';
+import type { CommunityService } from './services/community-service.js';
 import { DomainBlockService } from './services/domain-block-service.js';
 import type { FollowService } from './services/follow-service.js';
 import type { InteractionService } from './services/interaction-service.js';
@@ -25,6 +36,7 @@ import type { StatusService } from './services/status-service.js';
 import type { ScheduledPosts } from './services/scheduled-posts.js';
 import { ScheduledViews } from './views/scheduled-views.js';
 import type { Database } from './store/db.js';
+import { LinkPageStore } from './store/link-pages.js';
 import { DomainBlockStore } from './store/domain-blocks.js';
 import type { MediaFetchLocks } from './store/media-fetch-locks.js';
 import type { Stores } from './store/stores.js';
@@ -65,6 +77,8 @@ export interface ApiParts {
   readonly scheduledPosts: ScheduledPosts;
   readonly pollService: PollService;
   readonly interactionService: InteractionService;
+  /** A member's posts, comments, votes, follows and saves in link-aggregator communities (the /api/v3 adapter's writes). */
+  readonly communities: CommunityService;
   readonly accountViews: AccountViews;
   readonly statusViews: StatusViews;
   readonly adminAccountViews: AdminAccountViews;
@@ -74,6 +88,8 @@ export interface ApiParts {
   readonly pushTokenKey: Buffer;
   readonly accountCache: AccountCache;
   readonly announcementViews: AnnouncementViews;
+  /** What a member does in a community through /api/v3: the community service, or a test's stand-in. */
+  readonly communityActions: CommunityActions;
 }
 
 export function apiGroups(p: ApiParts) {
@@ -103,7 +119,29 @@ export function apiGroups(p: ApiParts) {
     prune: manualPrune,
   };
   const tagViews = new TagViews(s.tags, uris);
+  // The link-aggregator adapter (/api/v3): its listings, its batched rows and the views over them.
+  const linkRows = new LinkRowStore(db);
+  const postViews = new PostViews(linkRows, { config, uris });
+  const lemmyReads = { accounts: s.accounts, links: s.linkAggregator, pages: new LinkPageStore(db), rows: linkRows, communities: p.communityActions };
   const searchApi = { config, log: apiLog, follows: s.follows, timelines: s.timelines, remote, notes, uris, tagViews, ...listed };
+  // The link-aggregator adapter's site, sign-in, people, communities and search (/api/v3, issue 37).
+  const linkSite = new LinkSiteStore(db);
+  const lemmyPeople = new PersonViews(postViews.objects, linkSite);
+  const lemmySite: LemmySiteDeps = {
+    config,
+    log: apiLog,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    links: s.linkAggregator,
+    site: linkSite,
+    finder: new Finder({ config, log: apiLog, accounts: s.accounts, statuses: s.statuses, links: s.linkAggregator, site: linkSite, remote, notes, uris }),
+    objects: postViews.objects,
+    people: lemmyPeople,
+    postViews,
+    commentViews: new CommentViews(postViews.objects.rows, postViews),
+    siteView: new SiteView({ config, uris, accounts: s.accounts, links: s.linkAggregator, site: linkSite, objects: postViews.objects, people: lemmyPeople }),
+    communities: p.communityActions,
+  };
   const notificationViews = { baseUrl, notifications: s.notifications, reports: s.reports, reportViews, ...listed };
   const api = {
     db,
@@ -198,6 +236,8 @@ export function apiGroups(p: ApiParts) {
     lists: { baseUrl, lists: s.lists, timelines: s.timelineRefs, ...listed },
     search: searchApi,
     tags: { baseUrl, accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
+    lemmyPosts: { ...lemmyReads, views: postViews },
+    lemmyComments: { ...lemmyReads, views: new CommentViews(linkRows, postViews) },
     featuredTags: { accounts: s.accounts, tags: s.tags, views: tagViews, publisher, uris },
     filters: { filters: s.filters, statuses: s.statuses },
     filtersV1: { filters: s.filters },
@@ -231,6 +271,8 @@ export function apiGroups(p: ApiParts) {
       tagUrl: (name: string) => uris.tag(name),
     },
     linkTimeline: { baseUrl, trends: s.trends, timelines: s.timelineRefs, views: statusViews },
+    lemmySite,
+    lemmyLogin: { log: apiLog, users: s.users, adapterApps: new AdapterAppStore(db), maxBodyBytes: config.limits.formBytes },
     // A member's own domain blocks, follow suggestions and the directory (issue 36).
     memberDomainBlocks: {
       baseUrl,

@@ -13,6 +13,8 @@ import { createStreaming, type Streaming } from './api/streaming/streaming.js';
 import { ruleEntity } from './entities/instance-extras.js';
 import { ensureFirstAdmin, openDatabase, type FirstAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
+import type { CommunityService } from './services/community-service.js';
+import type { LinkAggregatorStore } from './store/link-aggregator.js';
 import type { RemoteActors } from './federation/remote-actors.js';
 import { BearerAuth } from './http/auth.js';
 import { HttpServer } from './http/server.js';
@@ -31,6 +33,7 @@ import type { FollowStore } from './store/follows.js';
 import type { HistoryJobRunner, HistoryJobStore } from './store/history-jobs.js';
 import type { HistorySettingsStore } from './store/history-settings.js';
 import type { IdentityStatementStore } from './store/identity-statements.js';
+import type { CommunityActions } from './services/community-actions.js';
 import { startTree } from './supervision.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
@@ -55,6 +58,9 @@ export interface App {
     readonly statements: IdentityStatementStore;
     /** Runs one remote-history job (tests drive it directly with their own ledger). */
     readonly history: HistoryRunner;
+    /** A member's actions in link-aggregator communities, and their records (tests drive them directly). */
+    readonly communities: CommunityService;
+    readonly links: LinkAggregatorStore;
   };
   /** Remote history: its jobs and settings, and the scheduler (absent without a runner, or before it started). */
   readonly history: {
@@ -87,6 +93,8 @@ export interface StartOptions {
   readonly embeddedDiesWithProcess?: boolean;
   /** Runs remote history jobs instead of the real runner (tests inject their own). */
   readonly historyRunner?: HistoryJobRunner;
+  /** What members do in communities through /api/v3, in place of the node's own (tests of the routes). */
+  readonly communityActions?: CommunityActions;
 }
 
 export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
@@ -96,7 +104,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
   await storage.check();
   log.info({ kind: storage.kind, where: storage.where }, 'media storage ready');
   const { db, stopEmbedded } = await openDatabase(config, log, { dieWithProcess: opts.embeddedDiesWithProcess ?? false });
-  const { app: w, streaming: fanout, tree: work, api } = await wire(config, log, db, clock, storage);
+  const { app: w, streaming: fanout, tree: work, api } = await wire(config, log, db, clock, storage, opts.communityActions);
   const firstAdmin = await ensureFirstAdmin(w.users, config);
 
   // Streaming exists before the listener that feeds it: events may arrive as soon as it listens.

@@ -47,11 +47,18 @@ import { searcher, searchRoutes } from './api/search.js';
 import { statusActionRoutes } from './api/status-actions.js';
 import { featuredTagRoutes } from './api/featured-tags.js';
 import { tagRoutes } from './api/tags.js';
+import { lemmyCommentRoutes } from './api/lemmy/comments.js';
+import { lemmyPostRoutes } from './api/lemmy/posts.js';
 import { statusRoutes } from './api/statuses.js';
 import { scheduledStatusRoutes } from './api/scheduled-statuses.js';
 import { quoteRoutes } from './api/quotes.js';
 import { timelineRoutes } from './api/timelines.js';
 import { linkTimelineRoutes } from './api/link-timeline.js';
+import { lemmyCommunityRoutes } from './api/lemmy/communities.js';
+import { lemmyLoginRoutes } from './api/lemmy/login.js';
+import { lemmySearchRoutes } from './api/lemmy/search.js';
+import { lemmySiteRoutes } from './api/lemmy/site.js';
+import { lemmyUserRoutes } from './api/lemmy/users.js';
 import { trendRoutes } from './api/trends.js';
 import { actorRoutes } from './federation/actor-routes.js';
 import { discoveryRoutes } from './federation/discovery-routes.js';
@@ -245,6 +252,9 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v2/search', '/api/v1/accounts/search'], searchRoutes(api.search)),
     // Hashtags: followed (their posts reach home) and featured on profiles.
     mount(['/api/v1/tags', '/api/v1/followed_tags'], tagRoutes(api.tags)),
+    // The link-aggregator adapter (Lemmy 0.19's /api/v3): posts and comments.
+    mount(['/api/v3/post'], lemmyPostRoutes(api.lemmyPosts)),
+    mount(['/api/v3/comment'], lemmyCommentRoutes(api.lemmyComments)),
     mount(['/api/v1/featured_tags', '/api/v1/accounts/:id/featured_tags'], featuredTagRoutes(api.featuredTags)),
     // Content filters (v2, and v1 as Mastodon keeps it).
     mount(['/api/v2/filters'], filterRoutes(api.filters)),
@@ -268,6 +278,15 @@ export function routeTable({ api, oauth, web, instanceDocs, authEvents, metrics,
     mount(['/api/v1/trends'], trendRoutes(api.trends)),
     mount(['/api/v1/admin/trends'], adminTrendRoutes(api.adminTrends)),
     mount(['/api/v1/timelines/link'], linkTimelineRoutes(api.linkTimeline)),
+    // The link-aggregator adapter (Lemmy 0.19's /api/v3): the site, signing in, people, communities, search.
+    mount(['/api/v3/site'], lemmySiteRoutes(api.lemmySite)),
+    mount(
+      ['/api/v3/user/login', '/api/v3/user/logout'],
+      lemmyLoginRoutes({ ...api.lemmyLogin, tokens: oauth.tokens, signInThrottle: web.signInThrottle, authEvents }),
+    ),
+    mount(['/api/v3/user'], lemmyUserRoutes(api.lemmySite)),
+    mount(['/api/v3/community'], lemmyCommunityRoutes(api.lemmySite)),
+    mount(['/api/v3/search', '/api/v3/resolve_object'], lemmySearchRoutes(api.lemmySite)),
     mount(['/api/v1/domain_blocks'], memberDomainBlockRoutes(api.memberDomainBlocks)),
     mount(
       ['/api/v1/suggestions', '/api/v2/suggestions', '/api/v1/admin/accounts/:id/feature', '/api/v1/admin/accounts/:id/unfeature'],

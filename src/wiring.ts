@@ -22,6 +22,9 @@ import { LocalActors } from './federation/local-actors.js';
 import { LocalNotes } from './federation/local-notes.js';
 import { NoteHandlers } from './federation/note-handlers.js';
 import { Publisher } from './federation/publisher.js';
+import { CommunityActors } from './federation/community-actors.js';
+import type { Account } from './store/accounts.js';
+import { CommunityInbox } from './federation/community-inbox.js';
 import { RemoteActors } from './federation/remote-actors.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
@@ -50,7 +53,9 @@ import { STOA_VERSION } from './version.js';
 import { Wake } from './wake.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
+import { CommunityService } from './services/community-service.js';
 import { apiGroups } from './api-groups.js';
+import type { CommunityActions } from './services/community-actions.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
 
@@ -63,7 +68,14 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config)) {
+export async function wire(
+  config: Config,
+  log: Logger,
+  db: Database,
+  clock: Clock,
+  storage = mediaStorage(config),
+  communityActions?: CommunityActions,
+) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -112,6 +124,14 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   });
   const fedLog = log.child({ component: 'federation' });
   const remoteStatements = new RemoteStatements({ pool: verifyPool, statements: s.statements, clock, log: fedLog });
+  // A Group stored is filed as a community; its moderators are resolved through `remote` (made next).
+  const communityActors = new CommunityActors({
+    log: fedLog,
+    store: s.linkAggregator,
+    http: httpClient,
+    signer: localActors.instanceSigner,
+    resolve: (uri): Promise<Account> => remote.byUri(uri),
+  });
   const remote = new RemoteActors({
     config,
     log: fedLog,
@@ -120,9 +140,10 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     uris,
     signer: localActors.instanceSigner,
     statements: remoteStatements,
+    communities: communityActors,
   });
   const publisher = new Publisher(s.deliveries, s.follows, config, wakes.deliveryDue);
-  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris });
+  const localNotes = new LocalNotes({ config, statuses: s.statuses, accounts: s.accounts, media: s.media, polls: s.polls, uris, links: s.linkAggregator });
   const notes = new NoteHandlers({
     db,
     log: fedLog,
@@ -178,6 +199,22 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     reactions: s.reactions,
     notes: localNotes,
   });
+  const communityService = new CommunityService({
+    config,
+    db,
+    accounts: s.accounts,
+    statuses: s.statuses,
+    follows: s.follows,
+    interactions: s.interactions,
+    links: s.linkAggregator,
+    rules: s.communityRules,
+    notifier: s.notifications,
+    notes: localNotes,
+    publisher,
+    uris,
+    followService,
+    suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
+  });
   const inboxHandlers = new InboxHandlers({
     log: fedLog,
     accounts: s.accounts,
@@ -192,6 +229,22 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     statuses: s.statuses,
     rejectsReportsFrom: async (host) => (await s.domainBlocks.policyFor(host)).rejectReports,
     domainBlocks: s.accountDomainBlocks,
+    communities: new CommunityInbox({
+      log: fedLog,
+      db,
+      accounts: s.accounts,
+      follows: s.follows,
+      statuses: s.statuses,
+      remote,
+      links: s.linkAggregator,
+      media: s.media,
+      polls: s.polls,
+      notifier: s.notifications,
+      uris,
+      http: httpClient,
+      signer: localActors.instanceSigner,
+      suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
+    }),
   });
 
   // Remote history: one job's walk of an outbox and its imports (the scheduler that runs jobs holds it).
@@ -266,6 +319,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     scheduledPosts,
     pollService,
     interactionService,
+    communities: communityService,
     accountViews,
     statusViews,
     adminAccountViews,
@@ -275,6 +329,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     pushTokenKey,
     accountCache,
     announcementViews,
+    // A test may stand in for the service to drive the routes alone.
+    communityActions: communityActions ?? communityService,
   });
   const listed = { accounts: s.accounts, statuses: s.statuses, accountViews, statusViews };
 
@@ -301,7 +357,16 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       historyJobs: s.historyJobs,
       historySettings: s.historySettings,
       historyRunner,
-      federation: { accounts: s.accounts, follows: s.follows, deliveries: s.deliveries, remote, statements: s.statements, history: historyRunner },
+      federation: {
+        accounts: s.accounts,
+        follows: s.follows,
+        deliveries: s.deliveries,
+        remote,
+        statements: s.statements,
+        history: historyRunner,
+        communities: communityService,
+        links: s.linkAggregator,
+      },
     },
     /** Streaming's fan-out (api/streaming/): who is shown an event, and how it is rendered. */
     streaming: {

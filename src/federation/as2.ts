@@ -37,6 +37,16 @@ export interface ActorDoc {
   movedTo: string | null;
   memorial: boolean;
   suspended: boolean;
+  /** A Group's community (Lemmy, PieFed, Mbin); null for other actors. */
+  community: CommunityDoc | null;
+}
+
+export interface CommunityDoc {
+  /** The moderators collection: Lemmy and PieFed name it `attributedTo`, Mbin `moderators`. */
+  moderators: string | null;
+  postingRestrictedToMods: boolean;
+  /** The community is NSFW. */
+  sensitive: boolean;
 }
 
 export interface KeyDoc {
@@ -282,6 +292,14 @@ function normaliseActor(raw: z.output<typeof rawActorSchema>): ActorDoc {
     movedTo: refUrl(raw.movedTo),
     memorial: raw.memorial === true,
     suspended: raw.suspended === true,
+    community:
+      actorTypeOf(raw.type) === 'Group'
+        ? {
+            moderators: refUrl(raw.attributedTo) ?? refUrl(raw.moderators),
+            postingRestrictedToMods: raw.postingRestrictedToMods === true,
+            sensitive: raw.sensitive === true,
+          }
+        : null,
   };
 }
 

@@ -120,11 +120,21 @@ function checkFreshness(p: SignatureParams, r: SignedRequestParts, now: number):
   if (p.expires !== undefined && p.expires * 1000 < now) throw new SignatureError('stale_date', 'expired');
 }
 
-/** The headers we sign: POST carries a digest of its body, GET does not. */
-export function headersToSign(method: 'GET' | 'POST'): readonly string[] {
-  return method === 'POST' ? ['(request-target)', 'host', 'date', 'digest'] : ['(request-target)', 'host', 'date'];
+/**
+ * The headers we sign. A POST signs what Lemmy's verifier (activitypub-federation, http-signature-normalization)
+ * signs and expects, `(request-target) content-type date digest host`, which covers what Mastodon requires
+ * ((request-target), host, date, digest) and its body's type too; without a Content-Type, the rest. A GET carries
+ * no body: `(request-target) host date`.
+ */
+export function headersToSign(method: 'GET' | 'POST', hasContentType = false): readonly string[] {
+  if (method === 'GET') return ['(request-target)', 'host', 'date'];
+  return hasContentType ? ['(request-target)', 'content-type', 'date', 'digest', 'host'] : ['(request-target)', 'date', 'digest', 'host'];
 }
 
+/**
+ * `algorithm="hs2019"`: the key decides (ours are RSA, so RSASSA-PKCS1-v1_5 over SHA-256). Lemmy sends and expects
+ * it; Mastodon, GoToSocial, Misskey and Fedify accept it alongside rsa-sha256 (we accept both, parseSignatureHeader).
+ */
 export function signatureHeader(keyId: string, headers: readonly string[], signatureB64: string): string {
-  return `keyId="${keyId}",algorithm="rsa-sha256",headers="${headers.join(' ')}",signature="${signatureB64}"`;
+  return `keyId="${keyId}",algorithm="hs2019",headers="${headers.join(' ')}",signature="${signatureB64}"`;
 }

@@ -11,6 +11,7 @@ import type { ReportStore } from '../store/reports.js';
 import type { StatusStore } from '../store/statuses.js';
 import { answerFollowActivity } from './activities.js';
 import { activitySchema, actorSchema, asArray, idOf, type ActivityDoc } from './as2.js';
+import type { CommunityInbox } from './community-inbox.js';
 import { FetchError } from './fetch-errors.js';
 import type { LocalActors } from './local-actors.js';
 import type { NoteHandlers } from './note-handlers.js';
@@ -34,6 +35,8 @@ export interface InboxHandlerDeps {
   readonly rejectsReportsFrom: (host: string) => Promise<boolean>;
   /** Members' own domain blocks: a Follow from a domain the member blocks is rejected, as Mastodon's is. */
   readonly domainBlocks?: Pick<AccountDomainBlockStore, 'blocks'>;
+  /** What a community (a Group) announces: posts, comments, votes (community-inbox.ts). */
+  readonly communities?: Pick<CommunityInbox, 'onAnnounced'>;
 }
 
 export class InboxHandlers {
@@ -78,6 +81,7 @@ export class InboxHandlers {
       case 'EmojiReact':
         return this.d.notes.onLiked(a, signer, raw);
       case 'Announce':
+        if (signer.actorType === 'Group' && this.d.communities && (await this.d.communities.onAnnounced(a, signer))) return;
         return this.d.notes.onAnnounced(a, signer);
       case 'Flag':
         return this.onFlagged(a, signer, raw);

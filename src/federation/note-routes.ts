@@ -12,6 +12,7 @@ import { pageQuery } from '../http/pagination.js';
 import type { Request } from '../http/request.js';
 import type { Status } from '../store/statuses.js';
 import { AS_CONTEXT } from './activities.js';
+import { LEMMY_CONTEXT } from './community-documents.js';
 import { activityJson, wantsActivityJson } from './actor-routes.js';
 import type { LocalNotes } from './local-notes.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -65,8 +66,9 @@ export function noteRoutes(d: NoteRouteDeps): Route[] {
   const note = async (req: Request): Promise<Reply> => {
     const open = await openLocalStatus(d, req.params['name']!, req.params['id']!);
     if (!open) throw Errors.notFound();
-    const { note } = await d.notes.note(open.status, open.author);
-    return activityJson({ '@context': NOTE_CONTEXT, ...note });
+    const { note, community } = await d.notes.note(open.status, open.author);
+    // A community post or comment is read by Lemmy-family servers: their context defines its `source` and `audience`.
+    return activityJson({ '@context': community ? LEMMY_CONTEXT : NOTE_CONTEXT, ...note });
   };
 
   return [

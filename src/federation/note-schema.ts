@@ -36,6 +36,15 @@ export interface NoteDoc {
   name: string | null;
   /** The quoted post's id (FEP-044f quote, Misskey _misskey_quote, quoteUri, quoteUrl). */
   quote: string | null;
+  /** The community (Group) a post or comment is in, as `audience` names it (Lemmy, PieFed, Mbin). */
+  audience: string | null;
+  /** The author's markdown (`source` with mediaType text/markdown), as Lemmy clients render it; null when absent. */
+  markdown: string | null;
+  /**
+   * The link a Page is about: a `Link` attachment's href (Lemmy 0.19, PieFed), else a Page's `url` (older Lemmy,
+   * Mbin) when it is not the Page's own address.
+   */
+  link: string | null;
 }
 
 export interface NoteAttachment {
@@ -101,7 +110,7 @@ const rawNoteSchema = z
 
 function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
   const contentMap = isRecord(raw['contentMap']) ? raw['contentMap'] : null;
-  const language = contentMap ? (Object.keys(contentMap).find((k) => /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(k)) ?? null) : null;
+  const language = (contentMap ? (Object.keys(contentMap).find((k) => LANGUAGE.test(k)) ?? null) : null) ?? lemmyLanguage(raw['language']);
   const content =
     text(raw['content'], MAX_CONTENT) ??
     (contentMap
@@ -144,7 +153,35 @@ function normaliseNote(raw: z.output<typeof rawNoteSchema>): NoteDoc {
     poll: typeName(raw.type) === 'Question' ? pollOf(raw) : null,
     name: text(raw['name'], 200),
     quote: refUrl(raw['quote']) ?? refUrl(raw['_misskey_quote']) ?? refUrl(raw['quoteUri']) ?? refUrl(raw['quoteUrl']),
+    audience: refUrl(raw['audience']),
+    markdown: markdownOf(raw['source']),
+    link: linkOf(raw),
   };
+}
+
+const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
+
+/** Lemmy's `language: {identifier, name}` ('und' is none). */
+function lemmyLanguage(x: unknown): string | null {
+  const id = isRecord(x) ? x['identifier'] : undefined;
+  return typeof id === 'string' && id !== 'und' && LANGUAGE.test(id) ? id : null;
+}
+
+function markdownOf(source: unknown): string | null {
+  if (!isRecord(source) || source['mediaType'] !== 'text/markdown') return null;
+  return text(source['content'], MAX_CONTENT);
+}
+
+function linkOf(raw: Record<string, unknown>): string | null {
+  for (const a of asArray(raw['attachment']).slice(0, MAX_ATTACHMENTS)) {
+    if (isRecord(a) && a['type'] === 'Link') {
+      const href = httpUrl(a['href']);
+      if (href) return href;
+    }
+  }
+  if (typeName(raw['type']) !== 'Page') return null;
+  const url = firstHref(raw['url']);
+  return url !== null && url !== raw['id'] ? url : null;
 }
 
 export const noteSchema: z.ZodType<NoteDoc> = rawNoteSchema.transform(normaliseNote);

@@ -3,7 +3,16 @@
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore, RemoteAccountData } from '../store/accounts.js';
-import { actorLink, actorSchema, keyOrActorSchema, orderedCollectionSchema, webFingerSchema, type ActorDoc, type WebFingerDoc } from './as2.js';
+import {
+  actorLink,
+  actorSchema,
+  keyOrActorSchema,
+  orderedCollectionSchema,
+  webFingerSchema,
+  type ActorDoc,
+  type CommunityDoc,
+  type WebFingerDoc,
+} from './as2.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from '../urls/local-uris.js';
@@ -23,6 +32,8 @@ export interface RemoteActorsDeps {
   readonly signer: Signer;
   /** Verifies and stores the identity statements of every actor document stored. */
   readonly statements: { sync(account: Account, attachment: readonly unknown[], source?: JsonSource): Promise<void> };
+  /** Files every Group stored as a community (community-actors.ts). */
+  readonly communities?: { stored(group: Account, c: CommunityDoc): Promise<void> };
 }
 
 export class RemoteActors {
@@ -90,6 +101,7 @@ export class RemoteActors {
 
   private async stored(doc: ActorDoc, account: Account, source: JsonSource | undefined): Promise<Account> {
     await this.d.statements.sync(account, doc.attachment, source);
+    if (doc.community && this.d.communities) await this.d.communities.stored(account, doc.community);
     return account;
   }
 

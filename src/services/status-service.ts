@@ -200,7 +200,7 @@ export class StatusService {
   }
 
   private async federate(s: Status, author: Account, kind: 'create' | 'update' | 'delete', extra: readonly Account[] = []): Promise<void> {
-    const { note, mentions, parentAuthor } = await this.d.notes.note(s, author);
+    const { note, mentions, parentAuthor, community } = await this.d.notes.note(s, author);
     const activity =
       kind === 'create'
         ? createNoteActivity(note, this.d.uris, author)
@@ -209,6 +209,8 @@ export class StatusService {
           : deleteNoteActivity(note, this.d.uris, author);
     // The author of a remote post we reply to hears of the reply (unless the reply is direct and does not mention them).
     const audience = parentAuthor?.domain && s.visibility !== 'direct' ? [...mentions, parentAuthor] : [...mentions];
+    // A community post or comment edited or deleted through the Mastodon API: its community hears of it too.
+    if (community) audience.push(community);
     // The author of a remote post we quote hears of a public or unlisted quote, as Mastodon delivers it.
     const quoted = await this.quotedAuthor(s);
     const open = s.visibility === 'public' || s.visibility === 'unlisted';

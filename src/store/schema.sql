@@ -1263,6 +1263,7 @@ CREATE INDEX lemmy_posts_new ON lemmy_posts USING btree (published DESC, id DESC
 CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (newest_comment_time) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
 CREATE INDEX lemmy_posts_recent ON lemmy_posts USING btree (newest_comment_time, id);
 CREATE INDEX lemmy_posts_score ON lemmy_posts USING btree (score DESC, published DESC, id DESC);
+CREATE INDEX lemmy_posts_url ON lemmy_posts USING btree (url) WHERE (url IS NOT NULL);
 CREATE TRIGGER lemmy_posts_rank BEFORE INSERT ON lemmy_posts FOR EACH ROW EXECUTE FUNCTION lemmy_posts_rank();
 
 CREATE TABLE lemmy_votes (

@@ -41,6 +41,7 @@ import { StatusStore } from './statuses.js';
 import { StreamAudienceStore } from './stream-audience.js';
 import { TagStore } from './tags.js';
 import { LinkAggregatorStore } from './link-aggregator.js';
+import { CommunityRulesStore } from './community-rules.js';
 import { TimelineStore } from './timelines.js';
 import { TrendPublisherStore } from './trend-publishers.js';
 import { TrendStore } from './trends.js';
@@ -102,6 +103,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     tags: new TagStore(db),
     // The link aggregator (/api/v3): communities, posts, comments and votes, with Lemmy's numeric ids.
     linkAggregator: new LinkAggregatorStore(db),
+    communityRules: new CommunityRulesStore(db),
     filters: new FilterStore(db),
     reports: new ReportStore(db),
     media: new MediaStore(db),

@@ -680,6 +680,11 @@ const PUBLIC_READS: readonly Row[] = [
   { method: 'GET', path: '/api/v1/accounts/:bob/endorsements', scope: 'read:accounts', wrong: ['read:follows'] },
   { method: 'GET', path: '/api/v1/accounts/:bob/featured_tags', scope: 'read:accounts', wrong: ['read:statuses'] },
   { method: 'GET', path: '/api/v2/search?q=bob', scope: 'read:search', wrong: ['read:accounts'] },
+  // The link-aggregator adapter (/api/v3): Lemmy has no scopes, its reads take the whole of `read`.
+  { method: 'GET', path: '/api/v3/site', scope: 'read', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v3/user?username=bob', scope: 'read', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v3/community/list', scope: 'read', wrong: ['read:accounts'] },
+  { method: 'GET', path: '/api/v3/search?q=bob', scope: 'read', wrong: ['read:search'] },
 ];
 
 describe('route scopes', () => {

@@ -32,6 +32,7 @@ const PUBLIC_API = new Set([
   'GET /api/v1/peers/search',
   'GET /api/v1/streaming/health',
   'GET /api/oembed',
+  'POST /api/v3/user/login',
 ]);
 
 const key = (r: Route) => `${r.method} ${r.path}`;
