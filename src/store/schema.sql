@@ -1302,7 +1302,7 @@ CREATE INDEX lemmy_posts_community_hot ON lemmy_posts USING btree (community_id,
 CREATE INDEX lemmy_posts_community_new ON lemmy_posts USING btree (community_id, published DESC, id DESC);
 CREATE INDEX lemmy_posts_hot ON lemmy_posts USING btree (hot_rank DESC, published DESC, id DESC);
 CREATE INDEX lemmy_posts_new ON lemmy_posts USING btree (published DESC, id DESC);
-CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (published) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
+CREATE INDEX lemmy_posts_ranked ON lemmy_posts USING btree (newest_comment_time) WHERE ((hot_rank > (0)::double precision) OR (hot_rank_active > (0)::double precision));
 CREATE INDEX lemmy_posts_recent ON lemmy_posts USING btree (newest_comment_time, id);
 CREATE INDEX lemmy_posts_score ON lemmy_posts USING btree (score DESC, published DESC, id DESC);
 CREATE INDEX lemmy_posts_url ON lemmy_posts USING btree (url) WHERE (url IS NOT NULL);

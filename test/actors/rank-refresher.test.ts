@@ -74,6 +74,21 @@ describe('rank refresh claim', () => {
     assert.equal((await claim.refreshIfDue(new Date(now + TEN_MINUTES), TEN_MINUTES)).refreshed, true);
   });
 
+  it('lets exactly one of two nodes claiming at once refresh', async () => {
+    await db.exec(`DELETE FROM settings WHERE key = 'lemmy_ranks_refreshed_at'`);
+    const other = new Database(db.connectionString, 1, pino({ level: 'silent' }));
+    try {
+      const at = new Date();
+      const both = await Promise.all([
+        new LinkRankRefresh(db, links).refreshIfDue(at, TEN_MINUTES),
+        new LinkRankRefresh(other, new LinkAggregatorStore(other)).refreshIfDue(at, TEN_MINUTES),
+      ]);
+      assert.deepEqual(both.map((r) => r.refreshed).sort(), [false, true]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('gives the period back when the refresh fails, so the next round retries', async () => {
     await db.exec(`DELETE FROM settings WHERE key = 'lemmy_ranks_refreshed_at'`);
     const failing = new LinkRankRefresh(db, {

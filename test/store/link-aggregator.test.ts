@@ -119,6 +119,43 @@ describe('link aggregator records', () => {
     assert.equal((await postRow(p.id)).comments, 4);
   });
 
+  it('keeps paths, child counts and the post count true through any tree of replies and deletions (model)', async () => {
+    const command = fc.oneof(
+      fc.record({ op: fc.constant('reply' as const), parent: fc.option(fc.nat(30), { nil: null }) }),
+      fc.record({ op: fc.constant('delete' as const), pick: fc.nat(30) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (cmds) => {
+        const p = await newPost();
+        // The model: the comments that exist, with their parents' records as the store gave them.
+        const live: CommentRecord[] = [];
+        for (const c of cmds) {
+          if (c.op === 'reply') {
+            const parent = c.parent === null || live.length === 0 ? null : live[c.parent % live.length]!;
+            const made = await newComment(p.id, parent);
+            assert.equal(made.path, `${parent ? parent.path : '0'}.${made.id}`);
+            live.push(made);
+          } else if (live.length > 0) {
+            const [gone] = live.splice(c.pick % live.length, 1);
+            await db.exec('DELETE FROM statuses WHERE id = $1', [gone!.statusId]);
+          }
+        }
+        const rows = await db.rows<{ id: number; path: string; child_count: number }>(
+          'SELECT id::int AS id, path, child_count FROM lemmy_comments WHERE post_id = $1 ORDER BY id',
+          [p.id],
+        );
+        assert.deepEqual(
+          rows,
+          [...live]
+            .sort((a, b) => a.id - b.id)
+            .map((a) => ({ id: a.id, path: a.path, child_count: live.filter((b) => b.path.startsWith(`${a.path}.`)).length })),
+        );
+        assert.equal((await postRow(p.id)).comments, live.length);
+      }),
+      { seed: 370, numRuns: 15 },
+    );
+  });
+
   it("bumps the Active rank as Lemmy does: not by the post's author, not more than 2 days after the post", async () => {
     const published = Date.now() - 80 * HOUR;
     const p = await newPost(new Date(published));
@@ -344,6 +381,14 @@ describe('rank refresh', () => {
     );
     assert.equal(wrong!.n, 0);
     await db.exec('ANALYZE lemmy_posts');
+    // The aged-out rows still ranked are found by the partial index, not by reading the week's.
+    const agedOut = JSON.stringify(
+      (await db.one<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (FORMAT JSON) SELECT id FROM lemmy_posts WHERE (hot_rank > 0 OR hot_rank_active > 0) AND newest_comment_time <= now() - interval '7 days'`,
+      ))!['QUERY PLAN'],
+    );
+    assert.match(agedOut, /"Index Name":"lemmy_posts_ranked"/, agedOut);
+    assert.match(agedOut, /"Index Cond":"\(newest_comment_time <=/, agedOut);
 
     const plan = async (where: string, params: unknown[]) =>
       JSON.stringify(

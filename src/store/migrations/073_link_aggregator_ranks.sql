@@ -22,6 +22,9 @@ CREATE OR REPLACE FUNCTION lemmy_hot_rank(score integer, published timestamptz) 
 -- newest_comment_time >= published always (070 starts it at published and only raises it): the week's posts for
 -- both ranks.
 CREATE INDEX lemmy_posts_recent ON lemmy_posts (newest_comment_time, id);
+-- The ranked posts by the time their ranks end (070's was by published, which cannot find the aged-out ones).
+DROP INDEX lemmy_posts_ranked;
+CREATE INDEX lemmy_posts_ranked ON lemmy_posts (newest_comment_time) WHERE hot_rank > 0 OR hot_rank_active > 0;
 CREATE INDEX lemmy_comments_recent ON lemmy_comments (published, id);
 CREATE INDEX lemmy_comments_ranked ON lemmy_comments (published) WHERE hot_rank > 0;
 
