@@ -1,4 +1,5 @@
-// The image pool: Piscina worker threads that re-encode uploaded images and make their previews (sharp), built and
+// The image pool: Piscina worker threads that re-encode uploaded images and make their previews, and make remote
+// images' previews (sharp), built and
 // supervised as the verifier pool is. Decoding a 33-megapixel photo takes a core for a second: never on the event
 // loop. A full queue is a PoolBusyError (503 + Retry-After at the HTTP edge).
 //
@@ -7,6 +8,7 @@
 // these limits: they are bounded by limitInputPixels on every decode (reencode.ts, MEDIA_LIMITS.imageMatrix) and by
 // libvips streaming its pipelines, not by resourceLimits.
 import type { ResourceLimits } from 'node:worker_threads';
+import type { ImagePreviewer, PreviewResult, PreviewTask } from '../src/media/preview.js';
 import type { ImageReencoder, ReencodeResult, ReencodeTask } from '../src/media/reencode.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -21,13 +23,21 @@ export const IMAGE_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 128
 
 const TASK_FILE = new URL('./workers/image.js', import.meta.url).href;
 
-export class ImagePool extends WorkerPool<ReencodeTask, ReencodeResult> implements ImageReencoder {
+export class ImagePool extends WorkerPool<ReencodeTask | PreviewTask, ReencodeResult | PreviewResult> implements ImageReencoder, ImagePreviewer {
   constructor(options: ImagePoolOptions) {
     // No thread (and no libvips in memory) until the first image: most servers receive few.
     super('image-pool', TASK_FILE, { ...options, minThreads: 0, resourceLimits: IMAGE_WORKER_LIMITS });
   }
 
-  async reencode(task: ReencodeTask): Promise<ReencodeResult> {
+  reencode(task: ReencodeTask): Promise<ReencodeResult> {
+    return this.guarded(task) as Promise<ReencodeResult>;
+  }
+
+  preview(task: PreviewTask): Promise<PreviewResult> {
+    return this.guarded(task) as Promise<PreviewResult>;
+  }
+
+  private async guarded(task: ReencodeTask | PreviewTask): Promise<ReencodeResult | PreviewResult> {
     try {
       return await this.run(task);
     } catch (e) {

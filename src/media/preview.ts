@@ -3,6 +3,7 @@
 // preview scaled to about 32 pixels. JPEG, as Mastodon serves most previews, unless the image has an alpha channel:
 // then WebP, which keeps it (every Mastodon client shows WebP, an upload format Mastodon accepts). An animation's
 // preview is its first frame, still. Runs inside the image pool.
+import { rm } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
 import { BLURHASH_SIDE, blurhashOf } from './blurhash.js';
 import { boundedByArea, SMALL_PIXELS, type Size } from './image-sizes.js';
@@ -13,6 +14,38 @@ export interface Preview {
   readonly size: number;
   readonly contentType: 'image/jpeg' | 'image/webp';
   readonly blurhash: string;
+}
+
+/** A remote image kept as fetched (the media proxy): only its preview is made. */
+export interface PreviewTask {
+  readonly kind: 'preview';
+  readonly input: string;
+  readonly preview: string;
+  /** Width × height above which the file is refused before decoding. */
+  readonly maxPixels: number;
+}
+
+export type PreviewResult =
+  | { readonly ok: true; readonly width: number; readonly height: number; readonly preview: Preview }
+  | { readonly ok: false; readonly reason: 'too_many_pixels' | 'unreadable' };
+
+/** The preview making, as the pool offers it. */
+export interface ImagePreviewer {
+  preview(task: PreviewTask): Promise<PreviewResult>;
+}
+
+/** The preview of an image file, with the file's size as shown (oriented; an animation's frame). */
+export async function previewImage(task: PreviewTask): Promise<PreviewResult> {
+  try {
+    const source = sharp(task.input, { limitInputPixels: task.maxPixels, failOn: 'warning' }).autoOrient();
+    const m = await source.metadata();
+    const frame = m.pageHeight ?? m.height;
+    const [width, height] = (m.orientation ?? 1) >= 5 ? [frame, m.width] : [m.width, frame];
+    return { ok: true, width, height, preview: await writePreview(source, { width, height }, task.preview) };
+  } catch (e) {
+    await rm(task.preview, { force: true });
+    return { ok: false, reason: e instanceof Error && /pixel limit/i.test(e.message) ? 'too_many_pixels' : 'unreadable' };
+  }
 }
 
 /** Writes the preview of `source` (oriented, first frame; `oriented` is its size) to `output`. */

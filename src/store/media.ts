@@ -294,6 +294,23 @@ export class MediaStore {
   }
 
   /**
+   * A kept remote image's preview (media-proxy.ts), recorded once: false when the row no longer holds `fileName` or
+   * already has a preview (the caller's preview file is then not referenced). The real size is recorded too.
+   */
+  async previewed(
+    id: string,
+    fileName: string,
+    p: { previewFileName: string; smallWidth: number; smallHeight: number; blurhash: string; width: number; height: number },
+  ): Promise<boolean> {
+    const n = await this.db.exec(
+      `UPDATE media_attachments SET preview_file_name = $3, small_width = $4, small_height = $5, blurhash = $6, width = $7, height = $8
+       WHERE id = $1 AND file_name = $2 AND preview_file_name IS NULL`,
+      [id, fileName, p.previewFileName, p.smallWidth, p.smallHeight, p.blurhash, p.width, p.height],
+    );
+    return n > 0;
+  }
+
+  /**
    * A remote file now kept here, unless another fetch (on another node) kept one first: `was` is the file name the
    * fetch started from. False when the row had changed (the caller's file is then not referenced).
    */

@@ -47,10 +47,16 @@ export class MediaUrls {
     return m.remoteUrl && (visibility === 'private' || visibility === 'direct') ? `${plain}?sig=${this.sig(m.id)}` : plain;
   }
 
-  /** url() and the preview's address (mediaAddresses), for a status's attachment. */
+  /**
+   * url() and the preview's address (mediaAddresses), for a status's attachment; a remote image's preview, once the
+   * proxy has made it, is at the proxy's /small address (signed as its file is).
+   */
   addresses(m: Media, visibility: Visibility): MediaAddresses {
     const url = this.url(m, visibility);
-    return { url, preview: m.remoteUrl ? url : mediaAddresses(m, this.baseUrl, this.publicUrl).preview };
+    if (!m.remoteUrl) return { url, preview: mediaAddresses(m, this.baseUrl, this.publicUrl).preview };
+    if (!m.previewFileName) return { url, preview: url };
+    const at = url.indexOf('?');
+    return { url, preview: at < 0 ? `${url}/small` : `${url.slice(0, at)}/small${url.slice(at)}` };
   }
 
   /** Whether `sig` is the one this server gives out for the attachment. */
