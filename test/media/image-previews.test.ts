@@ -157,6 +157,10 @@ describe('image previews', () => {
     assert.deepEqual([shown.preview_url, shown.blurhash, shown.meta.small], [up.body.preview_url, up.body.blurhash, up.body.meta.small]);
     const again = await api(s.url, token, 'GET', `/api/v1/statuses/${post.body.id}`);
     assert.equal(again.body.media_attachments[0].preview_url, up.body.preview_url);
+    // Other servers are sent the blurhash in the Note's Document, as Mastodon sends it.
+    const note = (await (await fetch(post.body.uri, { headers: { Accept: 'application/activity+json' } })).json()) as Json;
+    assert.equal(note.attachment[0].blurhash, up.body.blurhash);
+    assert.equal(note['@context'][1].blurhash, 'toot:blurhash');
     const free = await upload(s.url, token, await halves(800, 800, '#000', '#fff').png().toBuffer());
     assert.equal((await api(s.url, token, 'DELETE', `/api/v1/media/${free.body.id}`)).status, 200);
     assert.equal((await fetch(free.body.preview_url)).status, 404, 'the preview goes with its upload');
