@@ -105,6 +105,25 @@ describe('image previews', () => {
     assert.equal(r.body.meta.focus.x, 0);
   });
 
+  it('converts a Display P3 photo to sRGB in the preview; the original keeps its profile', async () => {
+    const raw = Buffer.alloc(600 * 600 * 3);
+    for (let i = 0; i < raw.length; i += 3) raw.set([60, 200, 90], i);
+    // sRGB (60, 200, 90) stored as Display P3 values (about 103, 197, 103) with the P3 profile attached.
+    const p3 = await sharp(raw, { raw: { width: 600, height: 600, channels: 3 } })
+      .withIccProfile('p3')
+      .jpeg({ quality: 100 })
+      .toBuffer();
+    const stored = [...(await sharp(p3).keepIccProfile().raw().toBuffer()).subarray(0, 3)];
+    assert.ok(stored[0]! > 90, `P3 values stored: ${stored}`);
+    const r = await upload(s.url, token, p3, {}, 'image/jpeg');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await sharp((await served(r.body.url)).data).metadata()).hasProfile, true, 'the original keeps its ICC profile');
+    const small = (await served(r.body.preview_url)).data;
+    assert.equal((await sharp(small).metadata()).hasProfile, false, 'the preview is plain sRGB');
+    const shown = [...(await sharp(small).keepIccProfile().raw().toBuffer()).subarray(0, 3)];
+    assert.ok(close(shown, [60, 200, 90], 6), `sRGB values in the preview: ${shown}`);
+  });
+
   it('wide, tall, small, PNG with alpha, WebP, AVIF and an animated GIF', async () => {
     const cases: { name: string; data: Buffer; size: [number, number]; preview?: string }[] = [
       { name: 'wide', data: await halves(4000, 1000, '#20a040', '#20a040').png().toBuffer(), size: [4000, 1000] },
