@@ -1,6 +1,7 @@
 // A supervised Piscina pool: worker threads for CPU-bound work (verification, image re-encoding) with a bounded
 // queue. A full queue is an explicit PoolBusyError that the HTTP edge maps to 503 + Retry-After; a worker that dies
 // is replaced by Piscina and its error reaches the task's caller, not the process.
+import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { ExitSignal, type ExitReason, type Process } from './process.js';
 
@@ -17,6 +18,8 @@ export interface WorkerPoolOptions {
   readonly maxQueue: number;
   readonly idleTimeoutMs: number;
   readonly concurrentTasksPerWorker?: number;
+  /** V8 heap bounds of each worker thread (a thread past them dies; its task's caller gets the error). */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 export class WorkerPool<Task, Result> implements Process {
@@ -35,6 +38,7 @@ export class WorkerPool<Task, Result> implements Process {
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
       ...(options.concurrentTasksPerWorker !== undefined && { concurrentTasksPerWorker: options.concurrentTasksPerWorker }),
+      ...(options.resourceLimits !== undefined && { resourceLimits: options.resourceLimits }),
     });
     this.pool.on('error', () => undefined);
   }

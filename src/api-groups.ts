@@ -212,6 +212,8 @@ export function apiGroups(p: ApiParts) {
         s.domainBlocks.rejectsMediaFrom([(await s.accounts.byId(accountId))?.domain ?? null, DomainBlockStore.hostOf(url)]),
       retryMs: config.federation.mediaProxyRetryMs,
       cacheMaxBytes: config.federation.mediaProxyCacheMaxBytes,
+      images: imagePool,
+      tempDir: tempDirOf(config.dataDir),
     },
     cardImages: { cards: s.previewCards, files: mediaFiles },
     remoteImages: {

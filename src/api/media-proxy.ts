@@ -7,6 +7,10 @@
 // status: a public or unlisted post's media to anyone; a followers-only or direct post's to a request carrying the
 // address's `sig` (what its readers are given, entities/media.ts) or the bearer token of a reader; a deleted post's
 // to no one. Otherwise 404, and nothing is fetched. Ids are time-ordered, so guessing one must never be enough.
+// A remote image gets its `small` preview and blurhash (media/preview.ts, in the image pool) once, when its file is
+// kept, under the same cluster lock: served at /media_proxy/:id/small to whoever may see the file; a view there before
+// the file is kept fetches it as the file's address would, then serves the preview (or the file, when none was made).
+import { rm, writeFile } from 'node:fs/promises';
 import { ApiError, Errors } from '../errors.js';
 import { FetchError } from '../federation/fetch-errors.js';
 import type { HttpClient, Signer } from '../federation/http-client.js';
@@ -17,7 +21,9 @@ import { json } from '../http/respond.js';
 import { PUBLIC, route, type Authenticate, type Reply, type Route } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { humanBytes, MEDIA_LIMITS } from '../media/limits.js';
-import type { MediaFiles } from '../media/media-files.js';
+import { MediaFiles } from '../media/media-files.js';
+import type { ImagePreviewer } from '../media/preview.js';
+import { tempPath } from '../media/temp-files.js';
 import type { MediaFetchLocks } from '../store/media-fetch-locks.js';
 import { RecentFailures } from '../media/recent-failures.js';
 import { SingleFlight } from '../media/single-flight.js';
@@ -58,6 +64,10 @@ export interface MediaProxyDeps {
   readonly retryMs: number;
   /** The largest video or audio file kept (MEDIA_PROXY_CACHE_MAX_BYTES); a larger one is passed through. */
   readonly cacheMaxBytes: number;
+  /** The image pool, which makes a kept image's preview. */
+  readonly images: ImagePreviewer;
+  /** Where a kept image's bytes and preview are written for the pool (media/temp-files.ts). */
+  readonly tempDir: string;
 }
 
 type Fetched = { readonly fileName: string; readonly contentType: string } | { readonly refused: string } | { readonly tooLarge: true };
@@ -109,6 +119,7 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
       if (await d.media.cached(m.id, m.fileName, fileName, res.body.length, kind.contentType)) {
         // A copy whose file had gone from the storage is replaced: the old name is dropped too (a no-op if gone).
         if (m.fileName) await d.files.remove(m.fileName);
+        if (kind.type === 'image' && !m.previewFileName) await previewKept(m.id, fileName, res.body);
         return { fileName, contentType: kind.contentType };
       }
       // Kept meanwhile by a fetch on another node that did not wait for the lock: serve that one, drop ours.
@@ -123,55 +134,97 @@ export function mediaProxyRoutes(d: MediaProxyDeps): Route[] {
     }
   };
 
+  /** A kept image's preview and blurhash, made once (the caller holds the file's cluster lock); a failure is logged. */
+  const previewKept = async (id: string, fileName: string, body: Buffer): Promise<void> => {
+    const input = tempPath(d.tempDir, '.remote');
+    const output = tempPath(d.tempDir, '.preview');
+    try {
+      await writeFile(input, body, { mode: 0o600 });
+      const r = await d.images.preview({ kind: 'preview', input, preview: output, maxPixels: MEDIA_LIMITS.imageMatrix });
+      if (!r.ok) {
+        d.log.info({ media: id, reason: r.reason }, 'remote image not previewed');
+        return;
+      }
+      const name = await d.files.adopt(output, r.preview.contentType);
+      const p = { previewFileName: name, smallWidth: r.preview.width, smallHeight: r.preview.height, blurhash: r.preview.blurhash };
+      if (!(await d.media.previewed(id, fileName, { ...p, width: r.width, height: r.height }))) await d.files.remove(name);
+    } catch (err) {
+      // The file is served all the same, without a preview (the pool busy, the storage failing).
+      d.log.warn({ err, media: id }, 'remote image preview failed');
+    } finally {
+      await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
+    }
+  };
+
+  /** The file at /media_proxy/:id, fetched and kept on first view. */
+  const original = async (req: Request): Promise<Reply> => {
+    const p = await permitted(req);
+    if (!p) throw Errors.routeNotFound();
+    const { m, open } = p;
+    const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
+    // Checked on every view (not remembered): lifting the block serves the media again at once.
+    if (await d.rejectsMedia(p.authorId, m.remoteUrl!)) return failed('The server does not accept media from this domain');
+    const serve = async (fileName: string, contentType: string) => {
+      const f = await d.files.locate(fileName);
+      return f && fileReply(f, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
+    };
+    const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
+    if (kept) return kept;
+    // Not kept yet (or its file was removed from the storage): fetched now, once however many ask at the same time
+    // on whichever nodes.
+    const remembered = refused.get(m.id);
+    if (remembered !== undefined) return failed(remembered);
+    const cache = open ? 'public, max-age=86400' : PRIVATE_CACHE;
+    const streamed = async () => {
+      const part = await passThrough(parts, m, req.headers['range'], mediaHeaders(m.contentType, cache));
+      return 'refused' in part ? failed(part.refused) : part;
+    };
+    if (oversized.get(m.id)) return streamed();
+    // Under the cluster's lock the row is read again: a node that waited serves the copy the first one kept.
+    const got = await fetching.run(m.id, () =>
+      d.locks.once(`media:${m.id}`, async (): Promise<Fetched> => {
+        const now = await d.media.byId(m.id);
+        if (!now) return { refused: 'The attachment is gone' };
+        if (now.fileName && (await d.files.locate(now.fileName))) return { fileName: now.fileName, contentType: now.contentType };
+        return fetchFile(now, m.remoteUrl!);
+      }),
+    );
+    if ('tooLarge' in got) {
+      oversized.set(m.id, true);
+      return streamed();
+    }
+    if ('refused' in got) {
+      refused.set(m.id, got.refused);
+      return failed(got.refused);
+    }
+    const reply = await serve(got.fileName, got.contentType);
+    if (!reply) throw Errors.routeNotFound();
+    return reply;
+  };
+
   return [
     // No auth rule: who may see the file is decided by the post (permitted above), a token being only one way in.
+    route({ method: 'GET', path: '/media_proxy/:id', auth: PUBLIC, handler: original }),
     route({
       method: 'GET',
-      path: '/media_proxy/:id',
+      path: '/media_proxy/:id/small',
       auth: PUBLIC,
       handler: async (req): Promise<Reply> => {
         const p = await permitted(req);
         if (!p) throw Errors.routeNotFound();
-        const { m, open } = p;
-        const failed = (reason: string) => json(502, { error: FETCH_FAILED, error_description: reason }, { 'Cache-Control': 'no-store' });
-        // Checked on every view (not remembered): lifting the block serves the media again at once.
-        if (await d.rejectsMedia(p.authorId, m.remoteUrl!)) return failed('The server does not accept media from this domain');
-        const serve = async (fileName: string, contentType: string) => {
-          const f = await d.files.locate(fileName);
-          return f && fileReply(f, req.headers['range'], mediaHeaders(contentType, open ? undefined : PRIVATE_CACHE));
+        const small = async (): Promise<Reply | undefined> => {
+          const name = (await d.media.byId(p.m.id))?.previewFileName;
+          const f = name ? await d.files.locate(name) : undefined;
+          return f && fileReply(f, req.headers['range'], mediaHeaders(MediaFiles.contentTypeOf(name!), p.open ? undefined : PRIVATE_CACHE));
         };
-        const kept = m.fileName ? await serve(m.fileName, m.contentType) : undefined;
-        if (kept) return kept;
-        // Not kept yet (or its file was removed from the storage): fetched now, once however many ask at the same time
-        // on whichever nodes.
-        const remembered = refused.get(m.id);
-        if (remembered !== undefined) return failed(remembered);
-        const cache = open ? 'public, max-age=86400' : PRIVATE_CACHE;
-        const streamed = async () => {
-          const part = await passThrough(parts, m, req.headers['range'], mediaHeaders(m.contentType, cache));
-          return 'refused' in part ? failed(part.refused) : part;
-        };
-        if (oversized.get(m.id)) return streamed();
-        // Under the cluster's lock the row is read again: a node that waited serves the copy the first one kept.
-        const got = await fetching.run(m.id, () =>
-          d.locks.once(`media:${m.id}`, async (): Promise<Fetched> => {
-            const now = await d.media.byId(m.id);
-            if (!now) return { refused: 'The attachment is gone' };
-            if (now.fileName && (await d.files.locate(now.fileName))) return { fileName: now.fileName, contentType: now.contentType };
-            return fetchFile(now, m.remoteUrl!);
-          }),
-        );
-        if ('tooLarge' in got) {
-          oversized.set(m.id, true);
-          return streamed();
+        if (p.m.previewFileName && !(await d.rejectsMedia(p.authorId, p.m.remoteUrl!))) {
+          const kept = await small();
+          if (kept) return kept;
         }
-        if ('refused' in got) {
-          refused.set(m.id, got.refused);
-          return failed(got.refused);
-        }
-        const reply = await serve(got.fileName, got.contentType);
-        if (!reply) throw Errors.routeNotFound();
-        return reply;
+        // Not previewed yet: the file's own first view fetches it and makes the preview (or refuses, as it would).
+        const file = await original(req);
+        if (file.status >= 300 || p.m.type !== 'image') return file;
+        return (await small()) ?? file;
       },
     }),
   ];

@@ -8,8 +8,9 @@ import type { Request } from '../http/request.js';
 import { json } from '../http/respond.js';
 import { PUBLIC, route, type MemberPrincipal, type Reply, type Route, updateRoute } from '../http/types.js';
 import { mediaEntity } from '../entities/media.js';
-import { mediaUrl } from '../urls/media-urls.js';
+import { mediaAddresses } from '../urls/media-urls.js';
 import { humanBytes, MEDIA_LIMITS, uploadLimits } from '../media/limits.js';
+import { MediaFiles } from '../media/media-files.js';
 import { sniff, SUPPORTED_DESCRIPTION } from '../media/sniff.js';
 import { isId } from '../store/ids.js';
 import { description, focus, invalid } from './params.js';
@@ -47,7 +48,7 @@ function file(v: unknown): UploadedFile | null {
 
 export function mediaRoutes(d: MediaApiDeps): Route[] {
   const limits = uploadLimits(d.multipartBytes);
-  const entity = (m: Media) => mediaEntity(m, mediaUrl(m, d.baseUrl, d.publicUrl));
+  const entity = (m: Media) => mediaEntity(m, mediaAddresses(m, d.baseUrl, d.publicUrl));
   const own = async (req: Request, who: MemberPrincipal): Promise<Media> => {
     const owner = who.record.user.accountId;
     const id = req.params['id']!;
@@ -82,6 +83,12 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       focusX: p.data.focus?.[0] ?? 0,
       focusY: p.data.focus?.[1] ?? 0,
       remoteUrl: null,
+      ...(kept.preview && {
+        previewFileName: kept.preview.fileName,
+        smallWidth: kept.preview.width,
+        smallHeight: kept.preview.height,
+        blurhash: kept.preview.blurhash,
+      }),
     });
     return json(200, entity(m));
   };
@@ -123,10 +130,9 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         const gone = isId(id) ? await d.media.removeUnattached(who.record.user.accountId, id) : undefined;
         if (!gone) throw Errors.notFound();
         if (gone === 'attached') throw Errors.unprocessable('Media attachment is currently used by a status');
-        if (gone.fileName) {
-          const name = gone.fileName;
+        for (const name of [gone.fileName, gone.previewFileName]) {
           // The row is gone, so nothing names the file: a failure to remove it leaves an orphan, not a broken post.
-          await d.files.remove(name).catch((err: unknown) => d.log.warn({ err, name }, 'media file not removed'));
+          if (name) await d.files.remove(name).catch((err: unknown) => d.log.warn({ err, name }, 'media file not removed'));
         }
         return json(200, {});
       },
@@ -136,9 +142,10 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
       path: '/system/media/:name',
       auth: PUBLIC,
       handler: async (req) => {
-        const m = await d.media.byFileName(req.params['name']!);
+        const name = req.params['name']!;
+        const m = await d.media.byFileName(name);
         // Uploads only: a remote post's kept file is served by the proxy, which checks who may see the post.
-        const reply = m && !m.remoteUrl && (await serveFile(req, m.fileName!, m.contentType));
+        const reply = m && !m.remoteUrl && (await serveFile(req, name, name === m.fileName ? m.contentType : MediaFiles.contentTypeOf(name)));
         if (!reply) throw Errors.routeNotFound();
         return reply;
       },

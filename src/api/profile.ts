@@ -59,6 +59,9 @@ const UpdateCredentials = z.object({
 
 type ImageKind = 'avatar' | 'header';
 
+/** Profile image files with their still twins (a GIF's or WebP's PNG), all to be removed together. */
+const withStills = (files: readonly string[]): string[] => files.flatMap((f) => [f, ...(MediaFiles.stillOf(f) ? [MediaFiles.stillOf(f)!] : [])]);
+
 export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
   /** An uploaded image, checked by its bytes; '' (a cleared form field) means remove. */
   const image = async (v: unknown, kind: ImageKind): Promise<string | null | undefined> => {
@@ -73,7 +76,7 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
     if (sniffed.width !== null && sniffed.height !== null && sniffed.width * sniffed.height > MEDIA_LIMITS.imageMatrix) {
       throw Errors.validation(`${kind} images are limited to ${MEDIA_LIMITS.imageMatrix} pixels`);
     }
-    return (await keepUpload(d, f, sniffed)).fileName;
+    return (await keepUpload(d, f, sniffed, { as: kind })).fileName;
   };
 
   const apply = async (who: MemberPrincipal, change: ProfileChange) => {
@@ -87,7 +90,7 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
       },
       (changed) => changed,
     );
-    await Promise.all(replaced.map((f) => d.files.remove(f)));
+    await Promise.all(withStills(replaced).map((f) => d.files.remove(f)));
     const account = (await d.accounts.byId(accountId))!;
     await d.followService.announceProfile(account);
     return json(200, await d.views.credential((await d.users.byAccountId(accountId))!));
@@ -98,7 +101,9 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
 
   const serveImage = (kind: ImageKind) => async (req: Request) => {
     const name = req.params['name']!;
-    const f = (await d.accounts.profileImage(kind, name)) ? await d.files.locate(name) : undefined;
+    // A still PNG is served while its GIF or WebP is the account's image (MediaFiles.stillOf).
+    const owners = name.endsWith('.png') ? [name, MediaFiles.twinOf(name, 'image/gif'), MediaFiles.twinOf(name, 'image/webp')] : [name];
+    const f = (await d.accounts.profileImage(kind, owners)) ? await d.files.locate(name) : undefined;
     if (!f) throw Errors.routeNotFound();
     return fileReply(f, req.headers['range'], {
       'Content-Type': MediaFiles.contentTypeOf(name),
@@ -127,7 +132,7 @@ export function profileRoutes(d: AccountApiDeps & UploadDeps): Route[] {
         try {
           headerFile = await image(req.fields['header'], 'header');
         } catch (e) {
-          if (avatarFile) await d.files.remove(avatarFile); // nothing changes on a refused request
+          if (avatarFile) await Promise.all(withStills([avatarFile]).map((f) => d.files.remove(f))); // nothing changes on a refused request
           throw e;
         }
         return apply(who, {

@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.js';
 import type { LocalUser } from '../store/users.js';
 import { inlineHtml } from '../text/status-text.js';
 import { plainTextToHtml } from '../text/plain-text.js';
-import { missingImage, profileImageUrl, remoteImageUrl } from '../urls/media-urls.js';
+import { missingImage, profileImageStaticUrl, profileImageUrl, remoteImageUrl } from '../urls/media-urls.js';
 
 export interface AccountRow {
   readonly id: string;
@@ -52,6 +52,9 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     (remote
       ? a.headerRemoteUrl && remoteImageUrl(config, a.id, 'header', a.headerRemoteUrl)
       : a.headerFile && profileImageUrl(config, 'headers', a.headerFile)) || missingImage(config, 'headers');
+  // A local GIF or WebP has a still PNG twin; a remote account's image is given as it is (no still made of it yet).
+  const avatarStatic = !remote && a.avatarFile ? profileImageStaticUrl(config, 'avatars', a.avatarFile) : avatar;
+  const headerStatic = !remote && a.headerFile ? profileImageStaticUrl(config, 'headers', a.headerFile) : header;
   const created = new Date(remote && a.publishedAt ? a.publishedAt : a.createdAt);
   created.setUTCHours(0, 0, 0, 0); // Mastodon reports the sign-up day, not the instant
   return {
@@ -70,10 +73,10 @@ export function accountEntity(a: AccountRow, config: Config, counts?: AccountCou
     url: remote ? (a.url ?? a.uri!) : `${config.baseUrl}/@${a.username}`,
     uri: remote ? a.uri! : `${config.baseUrl}/users/${a.username}`,
     avatar,
-    avatar_static: avatar,
+    avatar_static: avatarStatic,
     avatar_description: '',
     header,
-    header_static: header,
+    header_static: headerStatic,
     header_description: '',
     ...countFields(a, counts),
     hide_collections: null,

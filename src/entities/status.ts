@@ -7,6 +7,7 @@ import type { Media } from '../store/media.js';
 import type { StatusVersion } from '../store/status-edits.js';
 import type { Status } from '../store/statuses.js';
 import { mediaEntity } from './media.js';
+import type { MediaAddresses } from '../urls/media-urls.js';
 
 /** What a status shows whoever reads it: rendered once per node and kept (views/status-cache.ts). */
 export interface StatusPartsContext {
@@ -197,8 +198,8 @@ export const STATIC_END = ',"replies_count":';
  * One version of a status as Mastodon's StatusEdit entity: its attachments with the descriptions they had then,
  * and its poll as options only (no `poll` key when it had none, as Mastodon).
  */
-/** urlOf: the address each attachment is served at (MediaUrls.url for the status). */
-export function statusEditEntity(v: StatusVersion, account: unknown, media: ReadonlyMap<string, Media>, urlOf: (m: Media) => string) {
+/** urlOf: the addresses each attachment is served at (MediaUrls.addresses for the status). */
+export function statusEditEntity(v: StatusVersion, account: unknown, media: ReadonlyMap<string, Media>, urlOf: (m: Media) => MediaAddresses) {
   return {
     content: v.content,
     spoiler_text: v.spoilerText,

@@ -17,6 +17,7 @@ export const NOTE_CONTEXT = [
     sensitive: 'as:sensitive',
     Hashtag: 'as:Hashtag',
     toot: 'http://joinmastodon.org/ns#',
+    blurhash: 'toot:blurhash',
     quoteUrl: 'as:quoteUrl',
     quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
     quoteUri: 'http://fedibird.com/ns#quoteUri',
@@ -100,6 +101,8 @@ export function noteDocument(p: NoteParts, uris: LocalUris, config: Config): Rec
       name: m.description,
       ...(m.width && m.height ? { width: m.width, height: m.height } : {}),
       focalPoint: [m.focusX, m.focusY],
+      // As Mastodon sends it: other servers show the placeholder before they fetch the file.
+      ...(m.blurhash ? { blurhash: m.blurhash } : {}),
     })),
     tag: [
       ...p.mentions.map((m) => ({ type: 'Mention', href: actorUri(m, uris), name: `@${m.username}@${m.domain ?? config.localDomain}` })),

@@ -42,6 +42,29 @@ export class MediaFiles {
     return name;
   }
 
+  /**
+   * Keeps a temporary file as the twin of a stored one: the same random name with this type's extension (an animated
+   * avatar's still PNG). What finds the one finds the other; the temporary file is consumed.
+   */
+  async adoptTwin(tempFile: string, of: string, contentType: string): Promise<string> {
+    const name = MediaFiles.twinOf(of, contentType);
+    await this.storage.putFile(name, tempFile, (await stat(tempFile)).size, contentType);
+    return name;
+  }
+
+  /** The twin name of a stored file for this content type (adoptTwin). */
+  static twinOf(name: string, contentType: string): string {
+    return `${name.slice(0, name.lastIndexOf('.'))}.${EXTENSIONS[contentType] ?? 'bin'}`;
+  }
+
+  /**
+   * The still PNG twin of a profile image that may be animated (a GIF or a WebP: uploads.ts writes one for each),
+   * null for any other; what `avatar_static` and `header_static` name.
+   */
+  static stillOf(name: string): string | null {
+    return /\.(gif|webp)$/.test(name) ? MediaFiles.twinOf(name, 'image/png') : null;
+  }
+
   /** The content type a stored file was saved as, by its extension. */
   static contentTypeOf(name: string): string {
     const ext = name.slice(name.lastIndexOf('.') + 1);

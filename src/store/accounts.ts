@@ -280,8 +280,9 @@ export class AccountStore {
   }
 
   /** Whether a local account's avatar or header is this file (what /system/accounts serves). */
-  async profileImage(kind: 'avatar' | 'header', fileName: string): Promise<boolean> {
+  /** Whether a live local account has one of these files as its avatar or header. */
+  async profileImage(kind: 'avatar' | 'header', fileNames: readonly string[]): Promise<boolean> {
     const column = kind === 'avatar' ? 'avatar_file' : 'header_file';
-    return (await this.db.one(`SELECT 1 FROM accounts WHERE ${column} = $1 AND domain IS NULL AND deleted_at IS NULL`, [fileName])) !== undefined;
+    return (await this.db.one(`SELECT 1 FROM accounts WHERE ${column} = ANY($1::text[]) AND domain IS NULL AND deleted_at IS NULL`, [fileNames])) !== undefined;
   }
 }

@@ -78,8 +78,9 @@ export class HistoryPruneStore {
       if (chosen.length > 0) {
         const r = await this.db.one<{ removed: number; media: number }>(
           `WITH gone AS (DELETE FROM statuses s WHERE s.id = ANY ($1::bigint[]) AND s.history AND NOT ${KEPT} RETURNING s.id),
-             media AS (SELECT m.file_name FROM media_attachments m JOIN gone ON m.status_id = gone.id),
-             queued AS (INSERT INTO media_cleanup (file_name) SELECT file_name FROM media WHERE file_name IS NOT NULL
+             media AS (SELECT m.file_name, m.preview_file_name FROM media_attachments m JOIN gone ON m.status_id = gone.id),
+             queued AS (INSERT INTO media_cleanup (file_name)
+                        SELECT f FROM media, unnest(ARRAY[file_name, preview_file_name]) AS f WHERE f IS NOT NULL
                         ON CONFLICT (file_name) DO NOTHING)
            SELECT (SELECT count(*) FROM gone)::int AS removed, (SELECT count(*) FROM media)::int AS media`,
           [chosen.map((c) => c.id)],

@@ -18,6 +18,11 @@ export interface Media {
   readonly focusX: number;
   readonly focusY: number;
   readonly remoteUrl: string | null;
+  /** An image's small preview (Mastodon's `small` style) on the media storage, its real size, and its blurhash. */
+  readonly previewFileName: string | null;
+  readonly smallWidth: number | null;
+  readonly smallHeight: number | null;
+  readonly blurhash: string | null;
 }
 
 export interface MediaRow {
@@ -35,6 +40,10 @@ export interface MediaRow {
   focus_x: number;
   focus_y: number;
   remote_url: string | null;
+  preview_file_name?: string | null;
+  small_width?: number | null;
+  small_height?: number | null;
+  blurhash?: string | null;
 }
 
 export const toMedia = (r: MediaRow): Media => ({
@@ -51,9 +60,15 @@ export const toMedia = (r: MediaRow): Media => ({
   focusX: r.focus_x,
   focusY: r.focus_y,
   remoteUrl: r.remote_url,
+  previewFileName: r.preview_file_name ?? null,
+  smallWidth: r.small_width ?? null,
+  smallHeight: r.small_height ?? null,
+  blurhash: r.blurhash ?? null,
 });
 
-export type NewMedia = Omit<Media, 'id' | 'statusId'>;
+/** The preview columns are optional: only an image upload has them when its row is made. */
+export type NewMedia = Omit<Media, 'id' | 'statusId' | 'previewFileName' | 'smallWidth' | 'smallHeight' | 'blurhash'> &
+  Partial<Pick<Media, 'previewFileName' | 'smallWidth' | 'smallHeight' | 'blurhash'>>;
 
 /** Mastodon's rule (PostStatusService#validate_media!): a video or an audio file is a post's only attachment. */
 export function mixesVideo(types: readonly MediaType[]): boolean {
@@ -74,8 +89,27 @@ export type RemoteMedia = Pick<Media, 'type' | 'contentType' | 'description' | '
 async function insert(q: Queryable, m: NewMedia, statusId: string | null, position: number): Promise<Media> {
   const r = await q.query<MediaRow>(
     `INSERT INTO media_attachments (account_id, status_id, type, content_type, file_name, file_size, width, height, description,
-       focus_x, focus_y, remote_url, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
-    [m.accountId, statusId, m.type, m.contentType, m.fileName, m.fileSize, m.width, m.height, m.description, m.focusX, m.focusY, m.remoteUrl, position],
+       focus_x, focus_y, remote_url, position, preview_file_name, small_width, small_height, blurhash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
+    [
+      m.accountId,
+      statusId,
+      m.type,
+      m.contentType,
+      m.fileName,
+      m.fileSize,
+      m.width,
+      m.height,
+      m.description,
+      m.focusX,
+      m.focusY,
+      m.remoteUrl,
+      position,
+      m.previewFileName ?? null,
+      m.smallWidth ?? null,
+      m.smallHeight ?? null,
+      m.blurhash ?? null,
+    ],
   );
   return toMedia(r.rows[0]!);
 }
@@ -184,8 +218,9 @@ export class MediaStore {
     return new Map(rows.map((r) => [r.id, toMedia(r)]));
   }
 
+  /** The attachment whose file or preview has this name. */
   async byFileName(name: string): Promise<Media | undefined> {
-    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1', [name]);
+    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1 OR preview_file_name = $1 LIMIT 1', [name]);
     return r && toMedia(r);
   }
 
@@ -227,18 +262,19 @@ export class MediaStore {
 
   /**
    * Deletes an upload of the member that no status and no scheduled post holds (Mastodon 4.4's DELETE
-   * /api/v1/media/:id); its file name is returned for the caller to remove the file. 'attached' when it is in use.
+   * /api/v1/media/:id); its file names (the file, its preview) are returned for the caller to remove the files.
+   * 'attached' when it is in use.
    */
-  async removeUnattached(accountId: string, id: string): Promise<{ fileName: string | null } | 'attached' | undefined> {
-    const r = await this.db.one<{ file_name: string | null; held: boolean }>(
-      `WITH m AS (SELECT id, file_name, status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
+  async removeUnattached(accountId: string, id: string): Promise<{ fileName: string | null; previewFileName: string | null } | 'attached' | undefined> {
+    const r = await this.db.one<{ file_name: string | null; preview_file_name: string | null; held: boolean }>(
+      `WITH m AS (SELECT id, file_name, preview_file_name, status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
          FROM media_attachments WHERE id = $1 AND account_id = $2 AND remote_url IS NULL FOR UPDATE),
        gone AS (DELETE FROM media_attachments d USING m WHERE d.id = m.id AND NOT m.held RETURNING d.id)
-       SELECT file_name, held FROM m`,
+       SELECT file_name, preview_file_name, held FROM m`,
       [id, accountId],
     );
     if (!r) return undefined;
-    return r.held ? 'attached' : { fileName: r.file_name };
+    return r.held ? 'attached' : { fileName: r.file_name, previewFileName: r.preview_file_name };
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {
@@ -255,6 +291,23 @@ export class MediaStore {
       out.set(m.statusId!, list);
     }
     return out;
+  }
+
+  /**
+   * A kept remote image's preview (media-proxy.ts), recorded once: false when the row no longer holds `fileName` or
+   * already has a preview (the caller's preview file is then not referenced). The real size is recorded too.
+   */
+  async previewed(
+    id: string,
+    fileName: string,
+    p: { previewFileName: string; smallWidth: number; smallHeight: number; blurhash: string; width: number; height: number },
+  ): Promise<boolean> {
+    const n = await this.db.exec(
+      `UPDATE media_attachments SET preview_file_name = $3, small_width = $4, small_height = $5, blurhash = $6, width = $7, height = $8
+       WHERE id = $1 AND file_name = $2 AND preview_file_name IS NULL`,
+      [id, fileName, p.previewFileName, p.smallWidth, p.smallHeight, p.blurhash, p.width, p.height],
+    );
+    return n > 0;
   }
 
   /**

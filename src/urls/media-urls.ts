@@ -2,6 +2,7 @@
 // direct posts), members' avatars and headers, remote accounts' images through the proxy, and the default images.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
+import { MediaFiles } from '../media/media-files.js';
 import type { Media } from '../store/media.js';
 import type { Visibility } from '../store/statuses.js';
 
@@ -12,6 +13,19 @@ import type { Visibility } from '../store/statuses.js';
 export function mediaUrl(m: Media, baseUrl: string, publicUrl?: string): string {
   if (m.remoteUrl) return `${baseUrl}/media_proxy/${m.id}`;
   return publicUrl ? `${publicUrl}/${m.fileName}` : `${baseUrl}/system/media/${m.fileName}`;
+}
+
+/** Where an attachment's file and its preview are loaded (the MediaAttachment's url and preview_url). */
+export interface MediaAddresses {
+  readonly url: string;
+  readonly preview: string;
+}
+
+/** mediaUrl, and the preview's address: an upload's own small file when it has one, the file itself otherwise. */
+export function mediaAddresses(m: Media, baseUrl: string, publicUrl?: string): MediaAddresses {
+  const url = mediaUrl(m, baseUrl, publicUrl);
+  if (m.remoteUrl || !m.previewFileName) return { url, preview: url };
+  return { url, preview: publicUrl ? `${publicUrl}/${m.previewFileName}` : `${baseUrl}/system/media/${m.previewFileName}` };
 }
 
 /**
@@ -33,6 +47,18 @@ export class MediaUrls {
     return m.remoteUrl && (visibility === 'private' || visibility === 'direct') ? `${plain}?sig=${this.sig(m.id)}` : plain;
   }
 
+  /**
+   * url() and the preview's address (mediaAddresses), for a status's attachment; a remote image's preview, once the
+   * proxy has made it, is at the proxy's /small address (signed as its file is).
+   */
+  addresses(m: Media, visibility: Visibility): MediaAddresses {
+    const url = this.url(m, visibility);
+    if (!m.remoteUrl) return { url, preview: mediaAddresses(m, this.baseUrl, this.publicUrl).preview };
+    if (!m.previewFileName) return { url, preview: url };
+    const at = url.indexOf('?');
+    return { url, preview: at < 0 ? `${url}/small` : `${url.slice(0, at)}/small${url.slice(at)}` };
+  }
+
   /** Whether `sig` is the one this server gives out for the attachment. */
   check(id: string, sig: unknown): boolean {
     if (typeof sig !== 'string') return false;
@@ -49,6 +75,11 @@ export class MediaUrls {
 /** Where a member's avatar or header file is served (the bucket's public host when S3_ALIAS_HOST is set). */
 export function profileImageUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
   return config.media.publicUrl ? `${config.media.publicUrl}/${file}` : `${config.baseUrl}/system/accounts/${kind}/${file}`;
+}
+
+/** Where its still version is (avatar_static, header_static): a GIF's or WebP's PNG twin, the file itself otherwise. */
+export function profileImageStaticUrl(config: Config, kind: 'avatars' | 'headers', file: string): string {
+  return profileImageUrl(config, kind, MediaFiles.stillOf(file) ?? file);
 }
 
 /**

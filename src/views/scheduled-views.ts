@@ -2,7 +2,7 @@
 import { mediaEntity } from '../entities/media.js';
 import { scheduledStatusEntity } from '../entities/scheduled-status.js';
 import type { ScheduledStatus, ScheduledStatusStore } from '../store/scheduled-statuses.js';
-import { mediaUrl } from '../urls/media-urls.js';
+import { mediaAddresses } from '../urls/media-urls.js';
 
 export class ScheduledViews {
   constructor(
@@ -16,7 +16,7 @@ export class ScheduledViews {
     return list.map((s) =>
       scheduledStatusEntity(
         s,
-        (media.get(s.id) ?? []).map((m) => mediaEntity(m, mediaUrl(m, this.baseUrl, this.publicUrl))),
+        (media.get(s.id) ?? []).map((m) => mediaEntity(m, mediaAddresses(m, this.baseUrl, this.publicUrl))),
       ),
     );
   }

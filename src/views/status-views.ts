@@ -139,7 +139,7 @@ export class StatusViews {
       ];
     }
     const media = await this.media.byIds([...new Set(versions.flatMap((v) => v.mediaIds))]);
-    return versions.map((v) => statusEditEntity(v, entity?.account, media, (m) => this.mediaUrls.url(m, s.visibility)));
+    return versions.map((v) => statusEditEntity(v, entity?.account, media, (m) => this.mediaUrls.addresses(m, s.visibility)));
   }
 
   async many(list: readonly Status[], viewerId: string | null, opts: { withText?: boolean } = {}): Promise<StatusEntity[]> {
@@ -307,7 +307,7 @@ export class StatusViews {
           author,
           mentions: s.mentionIds.map((id) => b.accounts.get(id)).filter((a): a is Account => !!a),
           application: s.applicationId ? b.apps.get(s.applicationId) : undefined,
-          media: (b.media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.url(m, s.visibility))),
+          media: (b.media.get(s.id) ?? []).map((m) => mediaEntity(m, this.mediaUrls.addresses(m, s.visibility))),
           card: cardOf(b.cards.get(s.id), this.mediaUrls.baseUrl),
         }),
       ),

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { MediaStore, type MediaType } from '../../src/store/media.js';
 import { StatusStore, type Visibility } from '../../src/store/statuses.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
@@ -353,6 +354,63 @@ describe('remote media proxy', () => {
       assert.equal(ok.status, 200);
       assert.deepEqual(ok.body, data);
       assert.equal(origin.requests('/flaky.png').length, 3);
+    });
+  });
+
+  describe('previews of remote images', () => {
+    /** The attachment as the API gives it to this reader. */
+    const shown = async (statusId: string, token?: string): Promise<Json> =>
+      (await api(s.url, token, 'GET', `/api/v1/statuses/${statusId}`)).body.media_attachments[0];
+
+    it("makes a remote image's preview and blurhash once, when its file is kept, and serves it at /small", async () => {
+      const data = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#c02040' } })
+        .jpeg()
+        .toBuffer();
+      origin.answers.set('/photo.jpg', file('image/jpeg', data));
+      const p = await remotePost('public', `${origin.base}/photo.jpg`);
+      const before = await shown(p.statusId);
+      assert.deepEqual([before.preview_url, before.blurhash], [p.bare, null], 'nothing to show before the file is kept');
+      assert.equal((await get(p.bare)).status, 200);
+      const after = await shown(p.statusId);
+      assert.equal(after.url, p.bare);
+      assert.equal(after.preview_url, `${p.bare}/small`);
+      assert.deepEqual(after.meta.original, { width: 1600, height: 1200, size: '1600x1200', aspect: 1600 / 1200 });
+      assert.deepEqual(after.meta.small, { width: 554, height: 415, size: '554x415', aspect: 554 / 415 });
+      assert.match(after.blurhash, /^.{36}$/);
+      const kept = (await media.byId(p.mediaId))!;
+      for (let i = 0; i < 2; i++) {
+        const r = await get(after.preview_url);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('content-type'), 'image/jpeg');
+        const m = await sharp(r.body).metadata();
+        assert.deepEqual([m.width, m.height], [554, 415]);
+      }
+      // Computed once: the same preview file and blurhash after more views, and the origin asked once.
+      assert.equal((await get(p.bare)).status, 200);
+      const again = (await media.byId(p.mediaId))!;
+      assert.deepEqual([again.previewFileName, again.blurhash], [kept.previewFileName, kept.blurhash]);
+      assert.equal(origin.requests('/photo.jpg').length, 1);
+    });
+
+    it("a first view at /small fetches the file once; a followers-only post's preview is signed like its file", async () => {
+      const data = await sharp({ create: { width: 900, height: 300, channels: 3, background: '#2040c0' } })
+        .png()
+        .toBuffer();
+      origin.answers.set('/wide.png', file('image/png', data));
+      const p = await remotePost('private', `${origin.base}/wide.png`);
+      notFound(await get(`${p.bare}/small`), 'anonymous');
+      assert.equal(origin.requests('/wide.png').length, 0);
+      const given = await shown(p.statusId, members.token['fay']);
+      const first = await get(`${p.bare}/small?${new URL(given.url).searchParams}`);
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('cache-control'), 'private, max-age=31536000, immutable');
+      const m = await sharp(first.body).metadata();
+      assert.deepEqual([m.format, m.width, m.height], ['jpeg', 831, 277]);
+      const after = await shown(p.statusId, members.token['fay']);
+      assert.match(after.preview_url, new RegExp(`^${p.bare}/small\\?sig=[\\w-]{32}$`));
+      assert.equal((await get(after.preview_url)).status, 200);
+      notFound(await get(`${p.bare}/small`), 'still not anonymous');
+      assert.equal(origin.requests('/wide.png').length, 1);
     });
   });
 });

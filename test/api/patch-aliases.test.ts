@@ -29,7 +29,16 @@ const TWINS = [
 ];
 
 /** PUT only: Pleroma's reactions (Phoenix routes PUT alone) and our own admin settings (no Rails route behind them). */
-const PUT_ONLY = ['/api/v1/admin/remote_history', '/api/v1/admin/trends/settings', '/api/v1/pleroma/statuses/:id/reactions/:emoji'];
+const PUT_ONLY = [
+  '/api/v1/admin/remote_history',
+  '/api/v1/admin/trends/settings',
+  '/api/v1/pleroma/statuses/:id/reactions/:emoji',
+  // Lemmy's API (/api/v3, actix-web) routes PUT alone: no Rails twin.
+  '/api/v3/post',
+  '/api/v3/post/save',
+  '/api/v3/comment',
+  '/api/v3/comment/save',
+];
 
 describe('PATCH beside PUT, as Rails routes them', () => {
   let s: TestServer;

@@ -59,7 +59,13 @@ describe('media on S3-compatible storage', () => {
     assert.equal(up.status, 200, JSON.stringify(up.body));
     const name = nameOf(up.body.url);
     assert.equal(up.body.url, `${s.url}/system/media/${name}`, 'served through the server (no S3_ALIAS_HOST)');
-    assert.deepEqual(await s3.keys(), [...before, name].sort(), 'stored in the bucket');
+    // The preview too (issue 38): an object beside the original, served by its own API address.
+    const preview = nameOf(up.body.preview_url);
+    assert.notEqual(preview, name);
+    assert.deepEqual(await s3.keys(), [...before, name, preview].sort(), 'stored in the bucket');
+    const small = await get(up.body.preview_url);
+    assert.equal(small.status, 200);
+    assert.deepEqual(small.body, await s3.bytes(preview));
     const stored = await s3.bytes(name);
 
     const whole = await get(up.body.url);
@@ -103,16 +109,20 @@ describe('media on S3-compatible storage', () => {
     const viewed = await get(r.attachment.url);
     assert.equal(viewed.status, 200);
     assert.deepEqual(viewed.body, picture);
-    const kept = (await s3.keys()).filter((k) => !before.includes(k));
-    assert.equal(kept.length, 1, 'the proxy keeps its copy in the bucket');
+    // The copy, and its preview (issue 38): both in the bucket.
+    const kept = (await s3.keys()).filter((k) => !before.includes(k)).sort((a, b) => Number(a.endsWith('.jpg')) - Number(b.endsWith('.jpg')));
+    assert.equal(kept.length, 2, 'the proxy keeps its copy and its preview in the bucket');
     assert.deepEqual(await s3.bytes(kept[0]!), picture);
+    const previewed = await get(`${r.attachment.url}/small`);
+    assert.equal(previewed.status, 200);
+    assert.deepEqual(previewed.body, await s3.bytes(kept[1]!));
     assert.deepEqual((await get(r.attachment.url)).body, picture);
     assert.equal(origin.requests(r.imagePath), 1, 'served from the bucket after the first view');
 
     const shown = await get(r.avatar);
     assert.equal(shown.status, 200);
     assert.deepEqual(shown.body, avatar);
-    const avatarKeys = (await s3.keys()).filter((k) => !before.includes(k) && k !== kept[0]);
+    const avatarKeys = (await s3.keys()).filter((k) => !before.includes(k) && !kept.includes(k));
     assert.equal(avatarKeys.length, 1, 'the remote avatar is kept in the bucket');
 
     // Past the retention (90 days unviewed), an operator's prune removes the post and deletes its copy.
@@ -120,7 +130,10 @@ describe('media on S3-compatible storage', () => {
     const pruned = await api(s.url, operator, 'POST', '/api/v1/admin/remote_history/prune');
     assert.equal(pruned.status, 200, pruned.text);
     assert.deepEqual(pruned.body, { removed: 1, media_queued: 1 });
-    await eventually(async () => assert.ok(!(await s3.keys()).includes(kept[0]!), 'the pruned copy is deleted from the bucket'));
+    await eventually(async () => {
+      const left = await s3.keys();
+      assert.ok(!left.includes(kept[0]!) && !left.includes(kept[1]!), 'the pruned copy and its preview are deleted from the bucket');
+    });
     assert.equal((await get(r.attachment.url)).status, 404);
   });
 });

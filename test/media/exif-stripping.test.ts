@@ -127,7 +127,8 @@ describe('uploaded images are re-encoded without metadata', () => {
     const avatar = await bytes(((await res.json()) as Json).avatar);
     assert.deepEqual(await leaks(avatar), NOTHING);
     const shape = await sharp(avatar).metadata();
-    assert.deepEqual([shape.format, shape.width, shape.height], ['jpeg', 200, 400]);
+    // Shown 200×400 (oriented): the avatar is its centred square, not enlarged to Mastodon's 400×400.
+    assert.deepEqual([shape.format, shape.width, shape.height], ['jpeg', 200, 200]);
   });
 
   it('re-encodes an animated GIF without its comment, keeping frames and delays, sized by its frame', async () => {
