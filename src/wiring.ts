@@ -68,14 +68,7 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(
-  config: Config,
-  log: Logger,
-  db: Database,
-  clock: Clock,
-  storage = mediaStorage(config),
-  communityActions?: CommunityActions,
-) {
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config), communityActions?: CommunityActions) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -91,6 +84,8 @@ export async function wire(
     pushDue: new Wake<[hosts: readonly string[]]>(),
     // A scheduled post made or moved: the scheduled-publisher looks again for the earliest due time.
     scheduledDue: new Wake(afterCommit),
+    // A video or audio upload queued for processing: this node's media processor takes it.
+    mediaQueued: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -407,6 +402,7 @@ export async function wire(
       pollService,
       scheduledPosts,
       mediaFiles,
+      mediaJobs: s.mediaJobs,
       leases: s.leases,
       trends: s.trends,
       // The link aggregator's rank decay (the lemmy-ranks child).

@@ -18,7 +18,21 @@ export interface Media {
   readonly focusX: number;
   readonly focusY: number;
   readonly remoteUrl: string | null;
+  /** A video or audio upload is 'queued' or 'running' until the media processor is done with it (or 'failed'). */
+  readonly processing: MediaProcessing;
+  /** Mastodon's meta for a processed video or audio file (length, duration, fps, original, small); null otherwise. */
+  readonly meta: Record<string, unknown> | null;
+  /** A processed video's poster frame; null otherwise. */
+  readonly previewFileName: string | null;
+  readonly blurhash: string | null;
+  /** Why processing failed. */
+  readonly processingError: string | null;
 }
+
+export type MediaProcessing = 'queued' | 'running' | 'done' | 'failed';
+
+/** Fields only the media processor writes (store/media-jobs.ts). */
+type ProcessingFields = 'processing' | 'meta' | 'previewFileName' | 'blurhash' | 'processingError';
 
 export interface MediaRow {
   [k: string]: unknown;
@@ -35,6 +49,11 @@ export interface MediaRow {
   focus_x: number;
   focus_y: number;
   remote_url: string | null;
+  processing: MediaProcessing;
+  meta: Record<string, unknown> | null;
+  preview_file_name: string | null;
+  blurhash: string | null;
+  processing_error: string | null;
 }
 
 export const toMedia = (r: MediaRow): Media => ({
@@ -51,9 +70,14 @@ export const toMedia = (r: MediaRow): Media => ({
   focusX: r.focus_x,
   focusY: r.focus_y,
   remoteUrl: r.remote_url,
+  processing: r.processing,
+  meta: r.meta,
+  previewFileName: r.preview_file_name,
+  blurhash: r.blurhash,
+  processingError: r.processing_error,
 });
 
-export type NewMedia = Omit<Media, 'id' | 'statusId'>;
+export type NewMedia = Omit<Media, 'id' | 'statusId' | ProcessingFields>;
 
 /** Mastodon's rule (PostStatusService#validate_media!): a video or an audio file is a post's only attachment. */
 export function mixesVideo(types: readonly MediaType[]): boolean {
@@ -185,7 +209,8 @@ export class MediaStore {
   }
 
   async byFileName(name: string): Promise<Media | undefined> {
-    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1', [name]);
+    // A processed video's poster is found by its name too.
+    const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1 OR preview_file_name = $1 LIMIT 1', [name]);
     return r && toMedia(r);
   }
 
@@ -223,6 +248,16 @@ export class MediaStore {
       [accountId, ids],
     );
     return rows.length === new Set(ids).size ? rows.map((r) => r.type) : null;
+  }
+
+  /** Whether any of these uploads is still being processed ('processing') or was refused by processing ('failed'). */
+  async unready(ids: readonly string[]): Promise<'processing' | 'failed' | null> {
+    const rows = await this.db.rows<{ processing: MediaProcessing }>(
+      `SELECT processing FROM media_attachments WHERE id = ANY($1::bigint[]) AND processing <> 'done'`,
+      [ids],
+    );
+    if (rows.some((r) => r.processing === 'failed')) return 'failed';
+    return rows.length > 0 ? 'processing' : null;
   }
 
   /**

@@ -97,7 +97,8 @@ function bundleSql(): string {
       AND a.id <> ALL($5::bigint[])) x) AS accounts,
     (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
-        m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position
+        m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position,
+        m.processing, m.meta, m.preview_file_name, m.blurhash, m.processing_error
       FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[]) AND NOT m.removed) x) AS media,
     ${dynamicItems('ids.a', v, 'counted.a', 'ids.a')}`,
     'ids.a',
