@@ -76,7 +76,11 @@ async function run(d: MediaProcessingDeps, job: MediaJob, signal: AbortSignal, l
     if (signal.aborted) return; // the job is another node's now
     if (!result.ok) {
       log.info({ error: result.error }, 'media refused by processing');
-      if (await d.jobs.failed(job.media.id, d.owner, result.error)) await d.files.remove(job.sourceFileName);
+      // The file goes before the row says so (a client told 422 finds nothing left of it), while the job is still ours.
+      if (await d.jobs.renew(job.media.id, d.owner, d.leaseMs)) {
+        await d.files.remove(job.sourceFileName);
+        await d.jobs.failed(job.media.id, d.owner, result.error);
+      }
       return;
     }
     const size = (await stat(result.output)).size;
