@@ -168,8 +168,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         const gone = isId(id) ? await d.media.removeUnattached(who.record.user.accountId, id) : undefined;
         if (!gone) throw Errors.notFound();
         if (gone === 'attached') throw Errors.unprocessable('Media attachment is currently used by a status');
-        if (gone.fileName) {
-          const name = gone.fileName;
+        for (const name of gone.fileNames) {
           // The row is gone, so nothing names the file: a failure to remove it leaves an orphan, not a broken post.
           await d.files.remove(name).catch((err: unknown) => d.log.warn({ err, name }, 'media file not removed'));
         }

@@ -174,6 +174,7 @@ export class StatusService {
       });
       if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
       if (outcome === 'media_mixed') throw Errors.validation(MEDIA_MIXED);
+      if (outcome === 'media_unready') throw Errors.unprocessable(MEDIA_NOT_READY);
       if (!edited) throw Errors.notFound();
       if (outcome === 'unchanged') return edited;
       if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end

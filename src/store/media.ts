@@ -127,8 +127,8 @@ async function show(q: Queryable, statusId: string, ids: readonly string[]): Pro
 /**
  * An edit of a local post: its attachments become `ids`, in order, each an upload of the member that is free or
  * already this post's (shown or taken out earlier), and `attributes` set descriptions and focus on them. null when
- * an id is not such an upload, 'mixed' when a video or audio file would not be alone (nothing is changed in either
- * case); otherwise whether the post's attachments look any different.
+ * an id is not such an upload, 'mixed' when a video or audio file would not be alone, 'unready' when one is not
+ * processed (nothing is changed in these cases); otherwise whether the post's attachments look any different.
  */
 export async function editAttachments(
   q: Queryable,
@@ -136,7 +136,7 @@ export async function editAttachments(
   statusId: string,
   ids: readonly string[],
   attributes: readonly MediaAttributes[],
-): Promise<boolean | null | 'mixed'> {
+): Promise<boolean | null | 'mixed' | 'unready'> {
   const before = (await shownMedia(q, statusId)).ids;
   const rows = (
     await q.query<MediaRow>(
@@ -147,6 +147,8 @@ export async function editAttachments(
   ).rows.map(toMedia);
   if (rows.length !== new Set(ids).size) return null;
   if (mixesVideo(rows.map((r) => r.type))) return 'mixed';
+  // Mastodon's UpdateStatusService: an upload not processed (or refused by processing) cannot be added.
+  if (rows.some((r) => r.processing !== 'done')) return 'unready';
   let changed = before.join() !== ids.join();
   for (const a of attributes) {
     const m = rows.find((r) => r.id === a.id);
@@ -262,18 +264,20 @@ export class MediaStore {
 
   /**
    * Deletes an upload of the member that no status and no scheduled post holds (Mastodon 4.4's DELETE
-   * /api/v1/media/:id); its file name is returned for the caller to remove the file. 'attached' when it is in use.
+   * /api/v1/media/:id); its file names are returned for the caller to remove the files. 'attached' when it is in use.
    */
-  async removeUnattached(accountId: string, id: string): Promise<{ fileName: string | null } | 'attached' | undefined> {
-    const r = await this.db.one<{ file_name: string | null; held: boolean }>(
-      `WITH m AS (SELECT id, file_name, status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
+  async removeUnattached(accountId: string, id: string): Promise<{ fileNames: string[] } | 'attached' | undefined> {
+    // Its poster and the file as sent (a video deleted before it was processed) go with it.
+    const r = await this.db.one<{ names: (string | null)[]; held: boolean }>(
+      `WITH m AS (SELECT id, ARRAY[file_name, preview_file_name, source_file_name] AS names,
+           status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
          FROM media_attachments WHERE id = $1 AND account_id = $2 AND remote_url IS NULL FOR UPDATE),
        gone AS (DELETE FROM media_attachments d USING m WHERE d.id = m.id AND NOT m.held RETURNING d.id)
-       SELECT file_name, held FROM m`,
+       SELECT names, held FROM m`,
       [id, accountId],
     );
     if (!r) return undefined;
-    return r.held ? 'attached' : { fileName: r.file_name };
+    return r.held ? 'attached' : { fileNames: r.names.filter((n): n is string => n !== null) };
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {

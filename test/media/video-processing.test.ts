@@ -168,6 +168,56 @@ describe('video and audio processing', () => {
     assert.ok(ok.body.media_attachments[0].url);
   });
 
+  it('refuses an edit adding an upload another node is still processing; deleting a video removes its file and poster', async () => {
+    const me = (await api(s.url, token, 'GET', '/api/v1/accounts/verify_credentials')).body;
+    const db = new pg.Pool({ connectionString: s.databaseUrl, max: 1 });
+    try {
+      // A row as another node's processor holds it (a live lease): nobody here takes it.
+      const held = (
+        await db.query<{ id: string }>(
+          `INSERT INTO media_attachments (account_id, type, content_type, processing, lease_owner, lease_until, attempts)
+           VALUES ($1, 'video', 'video/webm', 'running', 'elsewhere', now() + interval '1 hour', 1) RETURNING id::text`,
+          [me.id],
+        )
+      ).rows[0]!.id;
+      assert.equal((await api(s.url, token, 'GET', `/api/v1/media/${held}`)).status, 206);
+      const post = await api(s.url, token, 'POST', '/api/v1/statuses', { status: 'words first' });
+      const edit = await api(s.url, token, 'PUT', `/api/v1/statuses/${post.body.id}`, { status: 'words first', media_ids: [held] });
+      assert.equal(edit.status, 422);
+      assert.equal(edit.body.error, 'Cannot attach files that have not finished processing. Try again in a moment!');
+      const scheduled = await api(s.url, token, 'POST', '/api/v1/statuses', {
+        status: 'later',
+        media_ids: [held],
+        scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      assert.equal(scheduled.status, 422);
+      assert.equal((await api(s.url, token, 'DELETE', `/api/v1/media/${held}`)).status, 200);
+    } finally {
+      await db.end();
+    }
+    const mov = await make('k.mov', VIDEO, ['-c:v', 'mjpeg']);
+    const m = await processed(mov);
+    assert.equal((await fetch(m.preview_url)).status, 200);
+    assert.equal((await api(s.url, token, 'DELETE', `/api/v1/media/${m.id}`)).status, 200);
+    assert.equal((await fetch(m.url)).status, 404);
+    assert.equal((await fetch(m.preview_url)).status, 404);
+  });
+
+  it('makes FLAC and WAV audio MP3', async () => {
+    for (const [name, args] of [
+      ['l.flac', ['-c:a', 'flac']],
+      ['m.wav', []],
+    ] as const) {
+      const a = await processed(await make(name, SOUND, [...args]));
+      assert.equal(a.type, 'audio', name);
+      assert.deepEqual(
+        (await streams((await served(a.url)).data)).map((x) => x.codec_name),
+        ['mp3'],
+      );
+      assert.ok(Math.abs(a.meta.original.duration - 2) < 0.2, `${name}: ${a.meta.original.duration}`);
+    }
+  });
+
   it('answers POST /api/v1/media once the file is processed (200), as Mastodon v1 does', async () => {
     const webm = await make('i.webm', VIDEO, ['-c:v', 'libvpx', '-b:v', '200k']);
     const form = new FormData();
