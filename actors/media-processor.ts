@@ -1,7 +1,7 @@
 // The media processor: a supervised poller that makes uploaded video and audio servable, one job at a time on this
-// node (a transcode takes the cores it is given). Kicked when this node queues a job; otherwise it sleeps until a
-// lease held by another node runs out (that node may have died mid-job), and looks again at least once a minute for
-// jobs other nodes queued.
+// node (a transcode takes the cores it is given). Kicked when any node queues a job (stoa_work 'media', and this
+// node's wake port); otherwise it sleeps until a lease held by another node runs out (that node may have died
+// mid-job), and looks again at least once a minute.
 import { Poller } from './poller.js';
 
 export interface MediaProcessorDeps {

@@ -54,6 +54,7 @@ const WORK: Rows<WorkEvent> = {
   history: (_e, { w }) => w.wakes.historyDue.wake(),
   settings: (e, d) => SETTINGS.get(e.key)?.(d),
   scheduled: (_e, { w }) => w.wakes.scheduledDue.wake(),
+  media: (_e, { w }) => w.wakes.mediaQueued.wake(),
 };
 
 /** The listener connected (true) or lost (false): no notification reaches this node while it is away. */
@@ -75,6 +76,7 @@ function reset(connected: boolean, { w, streaming, recheckNodes }: ClusterEventD
     w.wakes.pushDue.wake([]);
     w.wakes.historyDue.wake();
     w.wakes.scheduledDue.wake();
+    w.wakes.mediaQueued.wake();
   }
 }
 

@@ -49,7 +49,8 @@ export type WorkEvent =
   | { readonly kind: 'push'; readonly host: string }
   | { readonly kind: 'history'; readonly origin: string }
   | { readonly kind: 'settings'; readonly key: string }
-  | { readonly kind: 'scheduled' };
+  | { readonly kind: 'scheduled' }
+  | { readonly kind: 'media' };
 
 const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300})|push:([^\s]{1,300}))$/;
 const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
@@ -58,6 +59,7 @@ function parseWork(p: string): WorkEvent | undefined {
   const s = SETTINGS_PAYLOAD.exec(p);
   if (s) return { kind: 'settings', key: s[1]! };
   if (p === 'scheduled') return { kind: 'scheduled' };
+  if (p === 'media') return { kind: 'media' };
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
   if (m[1]) return { kind: 'inbox' };

@@ -2,6 +2,7 @@
 // attachment row itself: 'queued' when uploaded, 'running' under a lease (owner, until) while a processor works on
 // it, then 'done' or 'failed'. A lease that ran out (its node died, or was killed mid-transcode) is claimed again;
 // a job claimed MAX_ATTEMPTS times without finishing (a file that kills whoever processes it) fails.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 import { toMedia, type Media, type MediaRow, type NewMedia } from './media.js';
 
@@ -33,9 +34,13 @@ export class MediaJobStore {
 
   /** An upload to be processed: the row, 'queued', with the file as sent (served by nobody until processed). */
   async queue(m: NewMedia, sourceFileName: string): Promise<Media> {
+    // Every node's processor hears of it (stoa_work 'media'); this node's is also kicked through its wake port.
     const r = await this.db.one<MediaRow>(
-      `INSERT INTO media_attachments (account_id, type, content_type, file_size, description, focus_x, focus_y, processing, source_file_name)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8) RETURNING *`,
+      `WITH m AS (
+         INSERT INTO media_attachments (account_id, type, content_type, file_size, description, focus_x, focus_y, processing, source_file_name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8) RETURNING *
+       ), told AS (SELECT pg_notify('${WORK_CHANNEL}', 'media'))
+       SELECT m.* FROM m, told`,
       [m.accountId, m.type, m.contentType, m.fileSize, m.description, m.focusX, m.focusY, sourceFileName],
     );
     return toMedia(r!);

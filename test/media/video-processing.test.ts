@@ -218,6 +218,21 @@ describe('video and audio processing', () => {
     }
   });
 
+  it("tells every node's processor of a queued job (stoa_work 'media')", async () => {
+    const c = new pg.Client({ connectionString: s.databaseUrl });
+    await c.connect();
+    try {
+      const heard: string[] = [];
+      c.on('notification', (n) => n.channel === 'stoa_work' && heard.push(n.payload ?? ''));
+      await c.query('LISTEN stoa_work');
+      const mp3 = await make('n.mp3', SOUND, ['-c:a', 'libmp3lame']);
+      assert.equal((await upload(s.url, token, mp3, {}, 'audio/mpeg')).status, 202);
+      await eventually(async () => assert.ok(heard.includes('media'), heard.join()));
+    } finally {
+      await c.end();
+    }
+  });
+
   it('answers POST /api/v1/media once the file is processed (200), as Mastodon v1 does', async () => {
     const webm = await make('i.webm', VIDEO, ['-c:v', 'libvpx', '-b:v', '200k']);
     const form = new FormData();
