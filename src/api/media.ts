@@ -155,7 +155,7 @@ export function mediaRoutes(d: MediaApiDeps): Route[] {
         const p = Describe.safeParse(req.fields);
         if (!p.success) throw invalid(p.error);
         const updated = await d.media.update(m.id, { description: p.data.description, focusX: p.data.focus?.[0], focusY: p.data.focus?.[1] });
-        return json(200, entity(updated!));
+        return processed(updated!, 206);
       },
     }),
     route({

@@ -181,6 +181,9 @@ describe('video and audio processing', () => {
         )
       ).rows[0]!.id;
       assert.equal((await api(s.url, token, 'GET', `/api/v1/media/${held}`)).status, 206);
+      const described = await api(s.url, token, 'PUT', `/api/v1/media/${held}`, { description: 'a clip' });
+      assert.equal(described.status, 206, 'described while processing: still 206, as Mastodon');
+      assert.equal(described.body.description, 'a clip');
       const post = await api(s.url, token, 'POST', '/api/v1/statuses', { status: 'words first' });
       const edit = await api(s.url, token, 'PUT', `/api/v1/statuses/${post.body.id}`, { status: 'words first', media_ids: [held] });
       assert.equal(edit.status, 422);
