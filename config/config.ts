@@ -84,6 +84,8 @@ export interface Config {
     readonly storage: LocalMediaStorage | S3MediaStorage;
     /** S3_ALIAS_HOST as an origin and path (`https://files.example`): uploads and members' images are loaded there. */
     readonly publicUrl: string | undefined;
+    /** Video and audio processing: the job lease, and each ffmpeg run's wall and CPU time; holdMs is test-only. */
+    readonly processing: { readonly leaseMs: number; readonly timeoutMs: number; readonly cpuSeconds: number; readonly holdMs: number };
   };
   /** Scheduled posts; both values exist for tests (the defaults are Mastodon's rule and no pause). */
   readonly scheduled: {

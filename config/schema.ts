@@ -79,6 +79,13 @@ const EnvSchema = z.object({
   SCHEDULED_MIN_OFFSET_MS: positiveInt(0, 300_000).default(300_000),
   SCHEDULED_PUBLISH_HOLD_MS: positiveInt(0, 600_000).default(0),
   MEDIA_PROXY_RETRY_MS: positiveInt(0, 86_400_000).default(60_000),
+  // Video and audio processing (actors/media-processor.ts): the lease a node holds a job under (renewed while ffmpeg
+  // runs; a dead node's job is taken over once it runs out), and the wall and CPU time of one ffmpeg run.
+  MEDIA_PROCESS_LEASE_MS: positiveInt(1_000, 3_600_000).default(60_000),
+  MEDIA_PROCESS_TIMEOUT_MS: positiveInt(1_000, 3_600_000).default(600_000),
+  MEDIA_PROCESS_CPU_SECONDS: positiveInt(1, 36_000).default(1_200),
+  // Test-only: a pause after a media job is claimed, so a test can kill the node that holds it. Leave unset.
+  MEDIA_PROCESS_HOLD_MS: positiveInt(0, 600_000).default(0),
   STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   STREAMING_HEARTBEAT_MS: positiveInt(100, 300_000).default(15_000),
   MEDIA_PROXY_CACHE_MAX_BYTES: positiveInt(1, MEDIA_LIMITS.videoBytes).default(MEDIA_LIMITS.videoBytes),
@@ -232,6 +239,12 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     media: Object.freeze({
       storage: Object.freeze(mediaStorage(e, dataDir)),
+      processing: Object.freeze({
+        leaseMs: e.MEDIA_PROCESS_LEASE_MS,
+        timeoutMs: e.MEDIA_PROCESS_TIMEOUT_MS,
+        cpuSeconds: e.MEDIA_PROCESS_CPU_SECONDS,
+        holdMs: e.MEDIA_PROCESS_HOLD_MS,
+      }),
       publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
     }),
     scheduled: Object.freeze({ minOffsetMs: e.SCHEDULED_MIN_OFFSET_MS, publishHoldMs: e.SCHEDULED_PUBLISH_HOLD_MS }),

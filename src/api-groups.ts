@@ -59,7 +59,7 @@ export interface ApiParts {
   readonly db: Database;
   readonly clock: Clock;
   readonly s: Stores;
-  readonly wakes: { readonly historyDue: Wake; readonly inboxQueued: Wake; readonly mediaCleanupQueued: Wake };
+  readonly wakes: { readonly historyDue: Wake; readonly inboxQueued: Wake; readonly mediaCleanupQueued: Wake; readonly mediaQueued: Wake };
   readonly uris: LocalUris;
   readonly rsa: RsaSigner;
   readonly verifyPool: VerifyPool;
@@ -198,7 +198,17 @@ export function apiGroups(p: ApiParts) {
     reactions: { accounts: s.accounts, statuses: s.statuses, reactions: s.reactions, service: interactionService, views: statusViews, accountViews },
     polls: { accounts: s.accounts, statuses: s.statuses, polls: s.polls, service: pollService },
     absentServices: { accounts: s.accounts },
-    media: { baseUrl, log: mediaLog, publicUrl: config.media.publicUrl, multipartBytes: config.limits.multipartBytes, media: s.media, ...uploads },
+    media: {
+      baseUrl,
+      log: mediaLog,
+      publicUrl: config.media.publicUrl,
+      multipartBytes: config.limits.multipartBytes,
+      media: s.media,
+      mediaJobs: s.mediaJobs,
+      mediaQueued: wakes.mediaQueued,
+      v1WaitMs: config.media.processing.timeoutMs,
+      ...uploads,
+    },
     mediaProxy: {
       log: mediaLog,
       media: s.media,

@@ -55,6 +55,7 @@ const WORK: Rows<WorkEvent> = {
   settings: (e, d) => SETTINGS.get(e.key)?.(d),
   scheduled: (_e, { w }) => w.wakes.scheduledDue.wake(),
   cards: (_e, { w }) => w.wakes.cardsDue.wake(),
+  media: (_e, { w }) => w.wakes.mediaQueued.wake(),
 };
 
 /** The listener connected (true) or lost (false): no notification reaches this node while it is away. */
@@ -77,6 +78,7 @@ function reset(connected: boolean, { w, streaming, recheckNodes }: ClusterEventD
     w.wakes.historyDue.wake();
     w.wakes.scheduledDue.wake();
     w.wakes.cardsDue.wake();
+    w.wakes.mediaQueued.wake();
   }
 }
 

@@ -16,6 +16,7 @@ import { startTrendsRefresher } from '../actors/trends-refresher.js';
 import { startRankRefresher } from '../actors/rank-refresher.js';
 import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
 import { startCardFetcher } from '../actors/card-fetcher.js';
+import { startMediaProcessor } from '../actors/media-processor.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -25,7 +26,9 @@ import type { Clock } from './clock.js';
 import { clusterEvents } from './cluster-events.js';
 import { deliverer } from './federation/deliver.js';
 import type { Logger } from './log.js';
+import { tempDirOf } from './media/temp-files.js';
 import { pushSender } from './push/push-sender.js';
+import { processNext } from './services/media-processing.js';
 import { AuthEventListener, LISTENER_RECONNECT_MAX_MS, liveNodes } from './store/auth-events.js';
 import type { Database } from './store/db.js';
 import type { HistoryJobRunner } from './store/history-jobs.js';
@@ -116,6 +119,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'history-sweep', start: () => startSweep(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'card-fetcher', start: () => startCards(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'media-processor', start: () => startMediaJobs(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'lemmy-ranks', start: () => startLemmyRanks(d), restart: 'permanent', shutdownMs: 5_000 },
@@ -272,6 +276,29 @@ function startCards({ w, log, node }: Child): Process {
   });
   w.wakes.cardsDue.connect(() => fetcher.kick());
   return fetcher;
+}
+
+/** Makes uploaded video and audio servable, one job at a time on this node. */
+function startMediaJobs({ w, config, node, log }: Child): Process {
+  const p = config.media.processing;
+  const mediaLog = log.child({ component: 'media-processor' });
+  const processor = startMediaProcessor({
+    processNext: () =>
+      processNext({
+        jobs: w.mediaJobs,
+        files: w.mediaFiles,
+        tempDir: tempDirOf(config.dataDir),
+        log: mediaLog,
+        owner: node,
+        leaseMs: p.leaseMs,
+        limits: { wallMs: p.timeoutMs, cpuSeconds: p.cpuSeconds },
+        holdMs: p.holdMs,
+      }),
+    nextLeaseEndMs: () => w.mediaJobs.nextLeaseEndMs(),
+    onError: (err) => mediaLog.error({ err }, 'media processor round failed'),
+  });
+  w.wakes.mediaQueued.connect(() => processor.kick());
+  return processor;
 }
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */

@@ -87,6 +87,8 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
     scheduledDue: new Wake(afterCommit),
     // A status queued for its link's card: the card-fetcher takes it.
     cardsDue: new Wake(afterCommit),
+    // A video or audio upload queued for processing: this node's media processor takes it.
+    mediaQueued: new Wake(afterCommit),
   };
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
@@ -413,6 +415,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
         baseUrl: config.baseUrl,
       }),
       mediaFiles,
+      mediaJobs: s.mediaJobs,
       leases: s.leases,
       trends: s.trends,
       // The link aggregator's rank decay (the lemmy-ranks child).

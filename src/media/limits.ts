@@ -9,7 +9,8 @@ export const MEDIA_LIMITS = {
   descriptionChars: 1500,
   /** Width × height of an image (7680×4320, as Mastodon); a larger image is refused. */
   imageMatrix: 33_177_600,
-  // Advertised as Mastodon does, for clients that transcode before uploading; not checked, as nothing here decodes video.
+  // Advertised as Mastodon does, for clients that transcode before uploading; checked by video processing
+  // (media/transcode.ts), which refuses a larger video or a faster frame rate.
   videoMatrix: 8_294_400,
   videoFrameRate: 120,
 } as const;

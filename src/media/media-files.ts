@@ -16,6 +16,8 @@ const EXTENSIONS: Record<string, string> = {
   'audio/mpeg': 'mp3',
   'audio/ogg': 'ogg',
   'audio/mp4': 'm4a',
+  'audio/wav': 'wav',
+  'audio/flac': 'flac',
 };
 const NAME = /^[a-f0-9]{32}\.[a-z0-9]{2,4}$/;
 

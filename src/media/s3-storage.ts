@@ -40,6 +40,11 @@ export class S3Storage implements MediaStorage {
       requestHandler: { connectionTimeout: o.openTimeoutMs, requestTimeout: o.readTimeoutMs },
       // A failed call is answered (a 404 or 502 for the file) rather than retried for long behind a waiting client.
       maxAttempts: 2,
+      // Checksums only where S3 requires them: the SDK's default sends a streamed file as aws-chunked with a trailing
+      // checksum, which many S3-compatible servers store framing and all (s3rver does: a video read back for
+      // processing was unreadable). Content-Length is always sent, so a short upload is refused anyway.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }
 

@@ -14,12 +14,15 @@ const FORMATS: readonly { readonly contentType: string; readonly alsoKnownAs: re
   { contentType: 'audio/mpeg', alsoKnownAs: ['audio/mp3'] },
   { contentType: 'audio/ogg', alsoKnownAs: [] },
   { contentType: 'audio/mp4', alsoKnownAs: ['audio/m4a', 'audio/x-m4a'] },
+  // Accepted and made MP3 by the media processor (media/transcode.ts).
+  { contentType: 'audio/wav', alsoKnownAs: ['audio/wave', 'audio/x-wav'] },
+  { contentType: 'audio/flac', alsoKnownAs: ['audio/x-flac'] },
 ];
 
 export const SUPPORTED_MIME_TYPES: readonly string[] = FORMATS.flatMap((f) => [f.contentType, ...f.alsoKnownAs]);
 
 /** What the refusal of an unknown file tells the member. */
-export const SUPPORTED_DESCRIPTION = 'Images (JPEG, PNG, GIF, WebP, AVIF), MP4, QuickTime and WebM video, MP3, Ogg and M4A audio';
+export const SUPPORTED_DESCRIPTION = 'Images (JPEG, PNG, GIF, WebP, AVIF), MP4, QuickTime and WebM video, MP3, Ogg, M4A, WAV and FLAC audio';
 
 // HEIF images (iPhone photos) are ISO BMFF too, but browsers cannot show them and nothing here converts them.
 const HEIF_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs', 'mif1', 'msf1', 'mif2']);
@@ -41,6 +44,9 @@ export function sniff(b: Buffer): Sniffed | null {
   }
   if (starts(b, [0xff, 0xd8, 0xff])) return { contentType: 'image/jpeg', type: 'image', ...jpegSize(b) };
   if (starts(b, [0x52, 0x49, 0x46, 0x46]) && starts(b, [0x57, 0x45, 0x42, 0x50], 8)) return { contentType: 'image/webp', type: 'image', ...webpSize(b) };
+  if (starts(b, [0x52, 0x49, 0x46, 0x46]) && starts(b, [0x57, 0x41, 0x56, 0x45], 8))
+    return { contentType: 'audio/wav', type: 'audio', width: null, height: null };
+  if (starts(b, [0x66, 0x4c, 0x61, 0x43])) return { contentType: 'audio/flac', type: 'audio', width: null, height: null };
   if (starts(b, [0x66, 0x74, 0x79, 0x70], 4)) return isoMedia(b);
   if (starts(b, [0x1a, 0x45, 0xdf, 0xa3])) return { contentType: 'video/webm', type: 'video', width: null, height: null };
   if (starts(b, [0x4f, 0x67, 0x67, 0x53])) return { contentType: 'audio/ogg', type: 'audio', width: null, height: null };

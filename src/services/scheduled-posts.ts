@@ -29,6 +29,7 @@ const REFUSALS: Record<ScheduleRefusal, string> = {
   daily: `You have exceeded the limit of ${SCHEDULED_DAILY_LIMIT} scheduled posts for today`,
   media: 'media_ids must name your own uploads not attached to another status',
   media_mixed: 'Cannot attach a video to a post that already contains images',
+  media_unready: 'Cannot attach files that have not finished processing. Try again in a moment!',
 };
 
 export interface ScheduledPostsDeps {

@@ -53,6 +53,9 @@ export interface PostEdit extends Pick<NewPost, 'text' | 'spoilerText' | 'sensit
 
 const MEDIA_REFUSED = 'media_ids must name your own uploads not attached to another status';
 /** Mastodon's words (media_attachments.validations.images_and_video). */
+// Mastodon's words (media_attachments.validations.not_ready) for an upload still being processed.
+const MEDIA_NOT_READY = 'Cannot attach files that have not finished processing. Try again in a moment!';
+const MEDIA_FAILED = 'Cannot attach files that could not be processed';
 const MEDIA_MIXED = 'Cannot attach a video to a post that already contains images';
 
 export interface StatusServiceDeps {
@@ -117,6 +120,8 @@ export class StatusService {
           const types = await this.d.media.usable(me.id, mediaIds);
           if (!types) throw Errors.validation(MEDIA_REFUSED);
           if (mixesVideo(types)) throw Errors.validation(MEDIA_MIXED);
+          const unready = await this.d.media.unready(mediaIds);
+          if (unready) throw Errors.unprocessable(unready === 'failed' ? MEDIA_FAILED : MEDIA_NOT_READY);
           if (!(await this.d.media.attach(me.id, status.id, mediaIds))) throw Errors.validation(MEDIA_REFUSED);
         }
         if (p.poll) {
@@ -169,6 +174,7 @@ export class StatusService {
       });
       if (outcome === 'media_refused') throw Errors.validation(MEDIA_REFUSED);
       if (outcome === 'media_mixed') throw Errors.validation(MEDIA_MIXED);
+      if (outcome === 'media_unready') throw Errors.unprocessable(MEDIA_NOT_READY);
       if (!edited) throw Errors.notFound();
       if (outcome === 'unchanged') return edited;
       if (p.poll) this.d.polls.onDue(); // the poll closer learns the new end

@@ -51,7 +51,8 @@ export type WorkEvent =
   | { readonly kind: 'settings'; readonly key: string }
   | { readonly kind: 'scheduled' }
   /** A status queued for its link's preview card (migration 076). */
-  | { readonly kind: 'cards' };
+  | { readonly kind: 'cards' }
+  | { readonly kind: 'media' };
 
 const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300})|push:([^\s]{1,300}))$/;
 const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
@@ -61,6 +62,7 @@ function parseWork(p: string): WorkEvent | undefined {
   if (s) return { kind: 'settings', key: s[1]! };
   if (p === 'scheduled') return { kind: 'scheduled' };
   if (p === 'cards') return { kind: 'cards' };
+  if (p === 'media') return { kind: 'media' };
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
   if (m[1]) return { kind: 'inbox' };

@@ -18,12 +18,24 @@ export interface Media {
   readonly focusX: number;
   readonly focusY: number;
   readonly remoteUrl: string | null;
-  /** An image's small preview (Mastodon's `small` style) on the media storage, its real size, and its blurhash. */
+  /** A small preview (Mastodon's `small` style) on the media storage: an image's own, or a processed video's poster
+   *  frame; its real size, and its blurhash. */
   readonly previewFileName: string | null;
   readonly smallWidth: number | null;
   readonly smallHeight: number | null;
   readonly blurhash: string | null;
+  /** A video or audio upload is 'queued' or 'running' until the media processor is done with it (or 'failed'). */
+  readonly processing: MediaProcessing;
+  /** Mastodon's meta for a processed video or audio file (length, duration, fps, original, small); null otherwise. */
+  readonly meta: Record<string, unknown> | null;
+  /** Why processing failed. */
+  readonly processingError: string | null;
 }
+
+export type MediaProcessing = 'queued' | 'running' | 'done' | 'failed';
+
+/** Fields only the media processor writes (store/media-jobs.ts). */
+type ProcessingFields = 'processing' | 'meta' | 'previewFileName' | 'blurhash' | 'processingError';
 
 export interface MediaRow {
   [k: string]: unknown;
@@ -40,10 +52,13 @@ export interface MediaRow {
   focus_x: number;
   focus_y: number;
   remote_url: string | null;
-  preview_file_name?: string | null;
+  preview_file_name: string | null;
   small_width?: number | null;
   small_height?: number | null;
-  blurhash?: string | null;
+  blurhash: string | null;
+  processing: MediaProcessing;
+  meta: Record<string, unknown> | null;
+  processing_error: string | null;
 }
 
 export const toMedia = (r: MediaRow): Media => ({
@@ -64,10 +79,13 @@ export const toMedia = (r: MediaRow): Media => ({
   smallWidth: r.small_width ?? null,
   smallHeight: r.small_height ?? null,
   blurhash: r.blurhash ?? null,
+  processing: r.processing,
+  meta: r.meta,
+  processingError: r.processing_error,
 });
 
 /** The preview columns are optional: only an image upload has them when its row is made. */
-export type NewMedia = Omit<Media, 'id' | 'statusId' | 'previewFileName' | 'smallWidth' | 'smallHeight' | 'blurhash'> &
+export type NewMedia = Omit<Media, 'id' | 'statusId' | ProcessingFields | 'smallWidth' | 'smallHeight'> &
   Partial<Pick<Media, 'previewFileName' | 'smallWidth' | 'smallHeight' | 'blurhash'>>;
 
 /** Mastodon's rule (PostStatusService#validate_media!): a video or an audio file is a post's only attachment. */
@@ -137,8 +155,8 @@ async function show(q: Queryable, statusId: string, ids: readonly string[]): Pro
 /**
  * An edit of a local post: its attachments become `ids`, in order, each an upload of the member that is free or
  * already this post's (shown or taken out earlier), and `attributes` set descriptions and focus on them. null when
- * an id is not such an upload, 'mixed' when a video or audio file would not be alone (nothing is changed in either
- * case); otherwise whether the post's attachments look any different.
+ * an id is not such an upload, 'mixed' when a video or audio file would not be alone, 'unready' when one is not
+ * processed (nothing is changed in these cases); otherwise whether the post's attachments look any different.
  */
 export async function editAttachments(
   q: Queryable,
@@ -146,7 +164,7 @@ export async function editAttachments(
   statusId: string,
   ids: readonly string[],
   attributes: readonly MediaAttributes[],
-): Promise<boolean | null | 'mixed'> {
+): Promise<boolean | null | 'mixed' | 'unready'> {
   const before = (await shownMedia(q, statusId)).ids;
   const rows = (
     await q.query<MediaRow>(
@@ -157,6 +175,8 @@ export async function editAttachments(
   ).rows.map(toMedia);
   if (rows.length !== new Set(ids).size) return null;
   if (mixesVideo(rows.map((r) => r.type))) return 'mixed';
+  // Mastodon's UpdateStatusService: an upload not processed (or refused by processing) cannot be added.
+  if (rows.some((r) => r.processing !== 'done')) return 'unready';
   let changed = before.join() !== ids.join();
   for (const a of attributes) {
     const m = rows.find((r) => r.id === a.id);
@@ -220,6 +240,7 @@ export class MediaStore {
 
   /** The attachment whose file or preview has this name. */
   async byFileName(name: string): Promise<Media | undefined> {
+    // A processed video's poster is found by its name too.
     const r = await this.db.one<MediaRow>('SELECT * FROM media_attachments WHERE file_name = $1 OR preview_file_name = $1 LIMIT 1', [name]);
     return r && toMedia(r);
   }
@@ -260,21 +281,32 @@ export class MediaStore {
     return rows.length === new Set(ids).size ? rows.map((r) => r.type) : null;
   }
 
+  /** Whether any of these uploads is still being processed ('processing') or was refused by processing ('failed'). */
+  async unready(ids: readonly string[]): Promise<'processing' | 'failed' | null> {
+    const rows = await this.db.rows<{ processing: MediaProcessing }>(
+      `SELECT processing FROM media_attachments WHERE id = ANY($1::bigint[]) AND processing <> 'done'`,
+      [ids],
+    );
+    if (rows.some((r) => r.processing === 'failed')) return 'failed';
+    return rows.length > 0 ? 'processing' : null;
+  }
+
   /**
    * Deletes an upload of the member that no status and no scheduled post holds (Mastodon 4.4's DELETE
-   * /api/v1/media/:id); its file names (the file, its preview) are returned for the caller to remove the files.
-   * 'attached' when it is in use.
+   * /api/v1/media/:id); its file names (the file, its preview or poster, the file as sent) are returned for the caller to remove the files. 'attached' when it is in use.
    */
-  async removeUnattached(accountId: string, id: string): Promise<{ fileName: string | null; previewFileName: string | null } | 'attached' | undefined> {
-    const r = await this.db.one<{ file_name: string | null; preview_file_name: string | null; held: boolean }>(
-      `WITH m AS (SELECT id, file_name, preview_file_name, status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
+  async removeUnattached(accountId: string, id: string): Promise<{ fileNames: string[] } | 'attached' | undefined> {
+    // Its poster and the file as sent (a video deleted before it was processed) go with it.
+    const r = await this.db.one<{ names: (string | null)[]; held: boolean }>(
+      `WITH m AS (SELECT id, ARRAY[file_name, preview_file_name, source_file_name] AS names,
+           status_id IS NOT NULL OR scheduled_status_id IS NOT NULL AS held
          FROM media_attachments WHERE id = $1 AND account_id = $2 AND remote_url IS NULL FOR UPDATE),
        gone AS (DELETE FROM media_attachments d USING m WHERE d.id = m.id AND NOT m.held RETURNING d.id)
-       SELECT file_name, preview_file_name, held FROM m`,
+       SELECT names, held FROM m`,
       [id, accountId],
     );
     if (!r) return undefined;
-    return r.held ? 'attached' : { fileName: r.file_name, previewFileName: r.preview_file_name };
+    return r.held ? 'attached' : { fileNames: r.names.filter((n): n is string => n !== null) };
   }
 
   async ofStatuses(statusIds: readonly string[]): Promise<Map<string, Media[]>> {

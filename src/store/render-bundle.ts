@@ -101,7 +101,7 @@ function bundleSql(): string {
     (SELECT json_agg(x) FROM (SELECT o.id::text AS id, o.name, o.website FROM oauth_apps o WHERE o.id = ANY(ARRAY(SELECT application_id::bigint FROM st))) x) AS apps,
     (SELECT json_agg(x ORDER BY x.status_id, x.position, x.id) FROM (SELECT m.id::text AS id, m.account_id::text AS account_id, m.status_id::text AS status_id,
         m.type, m.content_type, m.file_name, m.file_size::text AS file_size, m.width, m.height, m.description, m.focus_x, m.focus_y, m.remote_url, m.position,
-        m.preview_file_name, m.small_width, m.small_height, m.blurhash
+        m.preview_file_name, m.small_width, m.small_height, m.blurhash, m.processing, m.meta, m.processing_error
       FROM media_attachments m WHERE m.status_id = ANY(${ids}) AND m.status_id <> ALL($4::bigint[]) AND NOT m.removed) x) AS media,
     (SELECT json_agg(x) FROM (SELECT sc.status_id::text AS status_id, ${CARD_COLUMNS} FROM status_cards sc JOIN preview_cards c ON c.id = sc.card_id
       WHERE sc.status_id = ANY(${ids}) AND sc.status_id <> ALL($4::bigint[]) AND c.error IS NULL) x) AS cards,

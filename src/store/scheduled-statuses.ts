@@ -49,7 +49,7 @@ interface Row {
 const toScheduled = (r: Row): ScheduledStatus => ({ id: r.id, accountId: r.account_id, scheduledAt: r.scheduled_at, params: r.params });
 
 /** Why a schedule or a move was refused: Mastodon's limits, or uploads that are not the member's free ones. */
-export type ScheduleRefusal = 'total' | 'daily' | 'media' | 'media_mixed';
+export type ScheduleRefusal = 'total' | 'daily' | 'media' | 'media_mixed' | 'media_unready';
 
 class Refused extends Error {
   constructor(readonly why: ScheduleRefusal) {
@@ -90,13 +90,14 @@ export class ScheduledStatusStore {
         const ids = params.media_ids ?? [];
         if (ids.length) {
           // Free uploads of the member only: neither on a post nor reserved by another scheduled one.
-          const taken = await q.query<{ type: MediaType }>(
+          const taken = await q.query<{ type: MediaType; processing: string }>(
             `UPDATE media_attachments m SET scheduled_status_id = $1, position = t.n FROM unnest($3::bigint[]) WITH ORDINALITY AS t(id, n)
-             WHERE m.id = t.id AND m.account_id = $2 AND m.status_id IS NULL AND m.scheduled_status_id IS NULL RETURNING m.type`,
+             WHERE m.id = t.id AND m.account_id = $2 AND m.status_id IS NULL AND m.scheduled_status_id IS NULL RETURNING m.type, m.processing`,
             [row.id, accountId, ids],
           );
           if (taken.rows.length !== ids.length) throw new Refused('media');
           if (mixesVideo(taken.rows.map((r) => r.type))) throw new Refused('media_mixed');
+          if (taken.rows.some((r) => r.processing !== 'done')) throw new Refused('media_unready');
         }
         return { scheduled: toScheduled(row), created: true };
       });

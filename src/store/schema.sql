@@ -1402,14 +1402,23 @@ CREATE TABLE media_attachments (
   small_width         integer,
   small_height        integer,
   blurhash            text,
+  processing          text DEFAULT 'done'::text NOT NULL,
+  source_file_name    text,
+  meta                jsonb,
+  processing_error    text,
+  attempts            integer DEFAULT 0 NOT NULL,
+  lease_owner         text,
+  lease_until         timestamp with time zone,
   CONSTRAINT media_attachments_pkey PRIMARY KEY (id),
   CONSTRAINT media_attachments_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT media_attachments_scheduled_status_id_fkey FOREIGN KEY (scheduled_status_id) REFERENCES scheduled_statuses(id) ON DELETE SET NULL,
   CONSTRAINT media_attachments_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE,
+  CONSTRAINT media_attachments_processing_check CHECK (processing = ANY (ARRAY['queued'::text, 'running'::text, 'done'::text, 'failed'::text])),
   CONSTRAINT media_attachments_type_check CHECK (type = ANY (ARRAY['image'::text, 'gifv'::text, 'video'::text, 'audio'::text, 'unknown'::text]))
 );
 CREATE INDEX media_attachments_account ON media_attachments USING btree (account_id, id);
 CREATE INDEX media_attachments_preview_file_name ON media_attachments USING btree (preview_file_name) WHERE (preview_file_name IS NOT NULL);
+CREATE INDEX media_attachments_processing_idx ON media_attachments USING btree (id) WHERE (processing = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX media_attachments_scheduled ON media_attachments USING btree (scheduled_status_id) WHERE (scheduled_status_id IS NOT NULL);
 CREATE INDEX media_attachments_status ON media_attachments USING btree (status_id, "position") WHERE (status_id IS NOT NULL);
 CREATE TRIGGER media_attachments_cache AFTER INSERT OR DELETE OR UPDATE ON media_attachments FOR EACH ROW EXECUTE FUNCTION status_cache_media();

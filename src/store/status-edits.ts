@@ -23,7 +23,7 @@ export interface StatusEdit {
   readonly poll?: PollSpec | null;
 }
 
-export type EditOutcome = 'edited' | 'unchanged' | 'not_found' | 'media_refused' | 'media_mixed';
+export type EditOutcome = 'edited' | 'unchanged' | 'not_found' | 'media_refused' | 'media_mixed' | 'media_unready';
 
 export interface StatusVersion {
   readonly content: string;
@@ -86,6 +86,7 @@ export async function editStatus(db: Database, id: string, e: StatusEdit, link: 
             : await editRemoteAttachments(q, c.account_id, id, e.media.remote);
         if (media === null) throw new Outcome('media_refused');
         if (media === 'mixed') throw new Outcome('media_mixed');
+        if (media === 'unready') throw new Outcome('media_unready');
         changed ||= media;
       }
       if (e.poll !== undefined) changed = (await editPoll(q, id, c.account_id, e.poll)) || changed;

@@ -18,6 +18,7 @@ import { InteractionStore } from './interactions.js';
 import { ListStore } from './lists.js';
 import { FilterStore } from './filters.js';
 import { MarkerStore } from './markers.js';
+import { MediaJobStore } from './media-jobs.js';
 import { MediaStore } from './media.js';
 import { MuteStore } from './mutes.js';
 import { AccountNoteStore } from './account-notes.js';
@@ -109,6 +110,7 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     filters: new FilterStore(db),
     reports: new ReportStore(db),
     media: new MediaStore(db),
+    mediaJobs: new MediaJobStore(db),
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),

@@ -1,12 +1,17 @@
-// Media files streamed from disk over real HTTP: a 12 MiB video upload (kept as sent; images are re-encoded) comes
+// Media files streamed from disk over real HTTP: a 12 MiB H.264 video upload (kept as sent; images are re-encoded) comes
 // back byte for byte (also to a reader that takes its time, so the server waits on backpressure), byte ranges as players ask for them (206, suffix ranges,
 // 416 when unsatisfiable, the whole file for a header we do not understand), HEAD with the length only, and a
 // client that goes away mid-download leaves no open file behind.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ftyp, upload } from '../support/media.js';
+import { api } from '../support/api.js';
+import { upload } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -21,11 +26,37 @@ describe('media files streamed from disk', () => {
   before(async () => {
     s = await startTestServer();
     const m = await createMembers(s, ['una']);
-    data = ftyp('isom', ['iso2', 'mp41'], 12 * 1024 * 1024);
-    for (let i = 33; i < data.length; i += 4096) data[i] = i % 251; // not all zeros: misplaced chunks would show
+    // A real H.264 MP4 (kept as sent by processing) made 12 MiB long by a `free` box, a valid MP4's padding.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'stoa-stream-'));
+    const file = path.join(dir, 'a.mp4');
+    execFileSync('/usr/bin/ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      file,
+    ]);
+    const mp4 = await readFile(file);
+    await rm(dir, { recursive: true, force: true });
+    const free = Buffer.alloc(12 * 1024 * 1024);
+    free.writeUInt32BE(free.length, 0);
+    free.write('free', 4, 'latin1');
+    for (let i = 33; i < free.length; i += 4096) free[i] = i % 251; // not all zeros: misplaced chunks would show
+    data = Buffer.concat([mp4, free]);
     const r = await upload(s.url, m.token['una'], data, {}, 'video/mp4');
-    assert.equal(r.status, 200);
-    url = r.body.url;
+    assert.equal(r.status, 202);
+    await eventually(async () => {
+      const g = await api(s.url, m.token['una'], 'GET', `/api/v1/media/${r.body.id}`);
+      assert.equal(g.status, 200, g.text);
+      url = g.body.url;
+    }, 30_000);
   });
   after(async () => s?.stop());
 

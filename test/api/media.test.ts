@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { adminToken, api, type Json } from '../support/api.js';
-import { ftyp, imageInfo, png, upload } from '../support/media.js';
+import { h264Mp4, imageInfo, png, upload, uploadProcessed } from '../support/media.js';
 import { createMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -93,7 +93,7 @@ describe('media', () => {
   });
 
   it('refuses a video beside other media, when posting and when editing, as Mastodon does', async () => {
-    const video = (await upload(s.url, token['kai'], ftyp('isom', ['iso2', 'mp41']))).body;
+    const video = await uploadProcessed(s.url, token['kai'], h264Mp4());
     assert.equal(video.type, 'video');
     const image = (await upload(s.url, token['kai'], png(8, 8))).body;
     const mixed = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'both', media_ids: [image.id, video.id] });
@@ -103,7 +103,7 @@ describe('media', () => {
     const alone = await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'a clip', media_ids: [video.id] });
     assert.equal(alone.status, 200, JSON.stringify(alone.body));
     const pictured = (await api(s.url, token['kai'], 'POST', '/api/v1/statuses', { status: 'a picture', media_ids: [image.id] })).body;
-    const second = (await upload(s.url, token['kai'], ftyp('isom', ['iso2', 'mp41']))).body;
+    const second = await uploadProcessed(s.url, token['kai'], h264Mp4());
     const edited = await api(s.url, token['kai'], 'PUT', `/api/v1/statuses/${pictured.id}`, { status: 'a picture', media_ids: [image.id, second.id] });
     assert.equal(edited.status, 422);
     assert.equal(edited.body.error, 'Validation failed: Cannot attach a video to a post that already contains images');

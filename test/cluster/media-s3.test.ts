@@ -3,10 +3,14 @@
 // member's avatar is one too, deleted from the bucket when replaced; a remote post's image viewed through the proxy
 // and a remote avatar are kept there, and pruning the remote history deletes the image's object.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startHistoryOrigin, type HistoryOrigin } from '../support/history-origin.js';
-import { png, upload } from '../support/media.js';
+import { png, upload, uploadProcessed } from '../support/media.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { importRemoteWithImage, serveRemoteWithImage } from '../support/remote-media.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
@@ -51,6 +55,22 @@ describe('media on S3-compatible storage', () => {
     await s?.stop();
     await origin?.close();
     await s3?.close();
+  });
+
+  it('a video upload is processed from the bucket: the MOV as sent goes, the MP4 and its poster are objects', async () => {
+    const before = await s3.keys();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'stoa-s3-video-'));
+    const file = path.join(dir, 'a.mov');
+    execFileSync('/usr/bin/ffmpeg', ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'mjpeg', file]);
+    const mov = await readFile(file);
+    await rm(dir, { recursive: true, force: true });
+    const v = await uploadProcessed(s.url, m.token['ann'], mov);
+    assert.equal(v.type, 'video');
+    const made = (await s3.keys()).filter((k) => !before.includes(k)).sort();
+    assert.deepEqual(made, [nameOf(v.url), nameOf(v.preview_url)].sort(), 'the file as sent is gone from the bucket');
+    const served = await get(v.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.body.toString('latin1', 4, 8), 'ftyp');
   });
 
   it('an upload is an object in the bucket, served by its API address whole and by byte range', async () => {

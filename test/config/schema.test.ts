@@ -57,7 +57,12 @@ describe('configuration', () => {
   });
 
   it('reads the media storage: a directory by default, or an S3 bucket with Mastodon-style variables', () => {
-    assert.deepEqual(loadConfig({ STOA_DATA_DIR: '/srv/stoa' }).media, { storage: { kind: 'local', dir: '/srv/stoa/media' }, publicUrl: undefined });
+    const processing = { leaseMs: 60_000, timeoutMs: 600_000, cpuSeconds: 1_200, holdMs: 0 };
+    assert.deepEqual(loadConfig({ STOA_DATA_DIR: '/srv/stoa' }).media, {
+      storage: { kind: 'local', dir: '/srv/stoa/media' },
+      processing,
+      publicUrl: undefined,
+    });
     assert.deepEqual(loadConfig({ MEDIA_DIR: '/mnt/shared/media' }).media.storage, { kind: 'local', dir: '/mnt/shared/media' });
     const s3 = { S3_ENABLED: 'true', S3_BUCKET: 'stoa-files', AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 'secret' };
     assert.deepEqual(loadConfig({ ...s3, S3_ENDPOINT: 'http://minio:9000', S3_ALIAS_HOST: 'files.example/media' }).media, {
@@ -72,6 +77,7 @@ describe('configuration', () => {
         openTimeoutMs: 5000,
         readTimeoutMs: 5000,
       },
+      processing,
       publicUrl: 'https://files.example/media',
     });
     const aws = loadConfig({ ...s3, S3_REGION: 'eu-west-3' }).media.storage;

@@ -1,5 +1,9 @@
 // Media for tests: real PNGs of any size, ISO BMFF headers, and uploads through POST /api/v2/media.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import type { Json } from './api.js';
@@ -131,4 +135,44 @@ export async function uploadStreamed(base: string, token: string, u: StreamedUpl
     req.write(u.head);
     pump();
   });
+}
+
+let mp4: Buffer | undefined;
+
+/** A real H.264 MP4 (1 s, 160×120, made once with ffmpeg): processing keeps it as sent. */
+export function h264Mp4(): Buffer {
+  if (!mp4) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'stoa-mp4-'));
+    const file = path.join(dir, 'a.mp4');
+    execFileSync('/usr/bin/ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      file,
+    ]);
+    mp4 = readFileSync(file);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return mp4;
+}
+
+/** Uploads a video or audio file (202) and waits until GET /api/v1/media/:id answers it processed (200). */
+export async function uploadProcessed(base: string, token: string | undefined, data: Buffer, fields: Record<string, string> = {}): Promise<Json> {
+  const r = await upload(base, token, data, fields, 'application/octet-stream');
+  if (r.status !== 202) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
+  for (const until = Date.now() + 60_000; Date.now() < until; ) {
+    const g = await fetch(`${base}/api/v1/media/${r.body.id}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    if (g.status === 200) return (await g.json()) as Json;
+    if (g.status !== 206) throw new Error(`processing answered ${g.status}: ${await g.text()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('not processed within a minute');
 }
