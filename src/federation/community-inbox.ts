@@ -193,6 +193,9 @@ export class CommunityInbox {
   private async file(piece: Piece, group: Account, announceId: string | null, depth = 0): Promise<void> {
     const { note } = piece;
     if (note.audience && note.audience !== group.uri && !(await this.audienceIsNoCommunity(note.audience))) return;
+    // A piece of another origin than the Group's is this community's only when it says so itself (it was fetched from
+    // its origin): else any Group could claim anyone's status as its post, and then delete it.
+    if (!sameOrigin(note.id, group.uri!) && !namesGroup(note, group.uri!)) return;
     const author = await this.heard(note.attributedTo);
     if (!author) return;
     const visibility = visibilityOf(note, author.followersUrl);
@@ -255,11 +258,15 @@ export class CommunityInbox {
     return owner ? { post: owner, comment: comment! } : null;
   }
 
-  /** The status of a post or comment: held already (a history copy promoted), or stored now. */
+  /**
+   * The status of a post or comment: held already (a history copy promoted, or one this community filed), or stored
+   * now. A status held as an ordinary one stays so: a community's announce does not take it over.
+   */
   private async statusFor(note: NoteDoc, author: Account, parent: Status | undefined, visibility: 'public' | 'unlisted', content: string) {
     const held = await this.d.statuses.byUri(note.id);
     if (held) {
       if (held.accountId !== author.id || held.deletedAt) return undefined;
+      if (!held.history && !(await this.filed(held))) return undefined;
       if (held.history) await this.d.statuses.promote(held.id);
       return held;
     }
@@ -274,6 +281,11 @@ export class CommunityInbox {
       await this.d.notifier.newPost(status);
     }
     return status;
+  }
+
+  /** True when a status is filed as a post or comment of some community (whose, the caller checks). */
+  private async filed(s: Status): Promise<boolean> {
+    return !!(await this.d.links.postByStatus(s.id)) || !!(await this.d.links.commentByStatus(s.id));
   }
 
   /** An edit of a post or comment we hold (true), else false: an Update of one we never saw files it. */
@@ -361,6 +373,11 @@ export class CommunityInbox {
     const localId = this.d.uris.statusIdOf(uri);
     return localId ? this.d.statuses.byId(localId) : this.d.statuses.byUri(uri);
   }
+}
+
+/** The piece names the Group as its community: its `audience`, or among its addressees. */
+function namesGroup(note: NoteDoc, groupUri: string): boolean {
+  return note.audience === groupUri || note.to.includes(groupUri) || note.cc.includes(groupUri);
 }
 
 /** A Page, Note or other post type, parsed; null when it is not one. */

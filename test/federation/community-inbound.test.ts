@@ -320,6 +320,32 @@ describe('a Lemmy community, inbound', () => {
     assert.equal(await statusRow(missing.id), undefined);
   });
 
+  it('files no status of another origin that does not name the Group, and deletes none on its word', async () => {
+    const mallory = other.actor('mallory').id;
+    const plain = {
+      id: `${other.url}/statuses/950`,
+      type: 'Note',
+      attributedTo: mallory,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      cc: [`${mallory}/followers`],
+      content: '<p>an ordinary status</p>',
+      published: '2026-01-01T00:00:00Z',
+    };
+    other.serve(plain);
+    const found = await api(s.url, bob, 'GET', `/api/v2/search?type=statuses&resolve=true&q=${encodeURIComponent(plain.id)}`);
+    assert.equal(found.body.statuses?.length, 1, found.text);
+    const create = fixture('activities/create_or_update/create_page.json', 'claim');
+    await announced({ ...create, actor: mallory, object: plain });
+    assert.equal(await postRow(plain.id), undefined, 'the existing status stays plain');
+    // Nor is a fresh one of another origin filed when it names no community.
+    const fresh = { ...plain, id: `${other.url}/statuses/951` };
+    other.serve(fresh);
+    await announced({ ...fixture('activities/create_or_update/create_page.json', 'claim2'), actor: mallory, object: fresh });
+    assert.equal(await statusRow(fresh.id), undefined);
+    await announced({ ...fixture('activities/deletion/delete_page.json', 'claim3'), actor: mallory, object: plain.id });
+    assert.equal((await statusRow(plain.id))?.deleted_at, null, 'the status stays');
+  });
+
   it('fetches the ancestors of a comment whose thread it does not hold, without boosting the old post', async () => {
     const post = { ...fixture('objects/page.json', 'old'), id: `${peer.url}/post/77`, name: 'an older post' };
     const parent = { ...fixture('objects/note.json', 'old'), id: `${peer.url}/comment/77`, inReplyTo: post.id };
