@@ -95,7 +95,7 @@ export class CommunityInbox {
         await this.voted(activity, group);
         return true;
       case 'Undo':
-        await this.undone(activity);
+        await this.undone(activity, group);
         return true;
       case 'Delete':
         await this.deleted(activity, group);
@@ -250,7 +250,7 @@ export class CommunityInbox {
   }
 
   /** The post a status is, or the post and comment it is a comment of. */
-  private async threadOf(s: Status): Promise<{ post: LinkPostRecord; comment: CommentRecord | null } | null> {
+  private async threadOf(s: Pick<Status, 'id'>): Promise<{ post: LinkPostRecord; comment: CommentRecord | null } | null> {
     const post = await this.d.links.postByStatus(s.id);
     if (post) return { post, comment: null };
     const comment = await this.d.links.commentByStatus(s.id);
@@ -326,18 +326,26 @@ export class CommunityInbox {
     await this.d.links.vote(s.id, voter.id, v.type === 'Dislike' ? -1 : 1, v.id);
   }
 
-  /** An Undo of a vote (by the voter); other Undos (of a Delete, a Block) are not kept here. */
-  private async undone(u: ActivityDoc): Promise<void> {
+  /**
+   * An Undo of a vote (by the voter); other Undos (of a Delete, a Block) are not kept here. Only a vote on this
+   * community's post or comment: a Group has no word on votes in another community.
+   */
+  private async undone(u: ActivityDoc, group: Account): Promise<void> {
     const inner = isRecord(u.object) ? activitySchema.safeParse(u.object) : undefined;
     if (inner?.success && (inner.data.actor !== u.actor || (inner.data.type !== 'Like' && inner.data.type !== 'Dislike'))) return;
     const voteId = inner?.success ? inner.data.id : u.objectId;
     const voter = await this.d.accounts.byUri(u.actor);
-    if (!voter || (voteId && (await this.d.links.unvoteByUri(voteId, voter.id)))) return;
+    if (!voter) return;
+    const votedOn = voteId ? await this.d.links.voteStatusByUri(voteId, voter.id) : undefined;
+    if (votedOn) {
+      if (await this.inCommunity({ id: votedOn }, group)) await this.d.links.unvoteByUri(voteId!, voter.id);
+      return;
+    }
     // Lemmy 0.19's UndoVote embeds a vote with a fresh id, not the one it sent: it takes back whatever vote the voter
     // holds on that object, and so do we.
     const target = inner?.success ? inner.data.objectId : null;
     const s = target ? await this.statusByUri(target) : undefined;
-    if (s) await this.d.links.vote(s.id, voter.id, 0, null);
+    if (s && (await this.inCommunity(s, group))) await this.d.links.vote(s.id, voter.id, 0, null);
   }
 
   /** A Delete of a post or comment of this community: by its author, or a moderator's removal the Group announces. */
@@ -348,7 +356,7 @@ export class CommunityInbox {
     await this.d.statuses.softDelete(s.id);
   }
 
-  private async inCommunity(s: Status, group: Account): Promise<boolean> {
+  private async inCommunity(s: Pick<Status, 'id'>, group: Account): Promise<boolean> {
     const thread = await this.threadOf(s);
     return !!thread && thread.post.communityId === (await this.d.links.communityOf(group.id));
   }

@@ -254,6 +254,25 @@ describe('a Lemmy community, inbound', () => {
     assert.equal((await postRow(pageId))?.downvotes, 1);
   });
 
+  it('takes back no vote in the community on another Group’s word', async () => {
+    const pageId = fixture('activities/create_or_update/create_page.json').object.id;
+    const dislike = fixture('activities/voting/dislike_page.json'); // lemmy_alpha's, counted by the test above
+    assert.equal((await postRow(pageId))?.downvotes, 1);
+    const evil = await addLemmyCommunity(peer, 'evil', [peer.actor('picard').id]);
+    const found = await api(s.url, bob, 'GET', `/api/v2/search?type=accounts&resolve=true&q=${encodeURIComponent(`evil@${peer.host}`)}`);
+    const evilAccount = found.body.accounts[0].id;
+    assert.equal((await api(s.url, bob, 'POST', `/api/v1/accounts/${evilAccount}/follow`)).status, 200);
+    const follow = (await peer.waitForPost((r) => r.path === '/users/evil/inbox' && r.body?.['type'] === 'Follow')).body!;
+    const accept = { ...fixture('activities/following/accept.json', 'evil'), actor: evil, to: [follow['actor']], object: follow };
+    assert.equal((await peer.signedPost(`${s.url}/inbox`, accept, { actor: 'evil' })).status, 202);
+    await eventually(async () => assert.equal((await api(s.url, bob, 'GET', `/api/v1/accounts/relationships?id[]=${evilAccount}`)).body[0].following, true));
+    const undo = fixture('activities/voting/undo_dislike_page.json', 'evil');
+    // By the vote's own id, and (as Lemmy sends it) with a fresh id: neither is the evil Group's to take back.
+    await announced({ ...undo, object: dislike }, peer, 'evil');
+    await announced({ ...undo, id: peer.newId('activities/undo'), object: { ...dislike, id: peer.newId('activities/dislike') } }, peer, 'evil');
+    assert.equal((await postRow(pageId))?.downvotes, 1);
+  });
+
   it('applies an announced Update to the status and the post', async () => {
     const update = fixture('activities/create_or_update/update_page.json');
     await announced(update);
