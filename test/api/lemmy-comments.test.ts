@@ -296,6 +296,12 @@ describe("a member's comments, votes and saves", () => {
         [reply.comment.id, false],
       ],
     );
+    // A deleted comment counts no more (as Lemmy 0.19's counts), in its post and in its ancestors.
+    assert.equal((await client().getPost({ id: post })).post_view.counts.comments, 1);
+    await client(m.token['bob']).deleteComment({ comment_id: reply.comment.id, deleted: true });
+    assert.equal((await client().getPost({ id: post })).post_view.counts.comments, 0);
+    const top2 = (await client().getComments({ post_id: post, max_depth: 8 })).comments.find((x) => x.comment.id === c.comment.id)!;
+    assert.equal(top2.counts.child_count, 0);
   });
 
   it("answers Lemmy's error codes, and nothing reaches the service", async () => {

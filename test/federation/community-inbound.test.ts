@@ -302,9 +302,13 @@ describe('a Lemmy community, inbound', () => {
 
   it('applies a moderator’s removal and the author’s Delete announced by the Group', async () => {
     const remove = fixture('activities/deletion/remove_note.json');
+    const held = await commentRow(remove.object);
+    const counted = async () => (await q('SELECT comments FROM lemmy_posts WHERE id = $1', [held?.post_id]))[0]?.comments;
+    const before = await counted();
     await announced(remove);
     const comment = await statusRow(remove.object);
     assert.ok(comment.deleted_at, 'the comment is removed');
+    assert.equal(await counted(), before - 1, 'and counts no more in its post');
     const del = fixture('activities/deletion/delete_page.json');
     await announced(del);
     const page = await statusRow(del.object);
