@@ -111,12 +111,12 @@ export function lemmySearchRoutes(d: LemmySiteDeps): Route[] {
         }
         if (found.kind === 'status' && (await d.statuses.canSee(found.status, viewer))) {
           const post = await d.links.postByStatus(found.status.id);
-          if (post) {
+          if (post && (await d.site.postVisible(post.id, viewer))) {
             const [view] = await d.postViews.render([post.id], viewer);
             if (view) return json(200, { post: view });
           }
           const comment = await d.links.commentByStatus(found.status.id);
-          if (comment) {
+          if (comment && (await d.site.postVisible(comment.postId, viewer))) {
             const [view] = await d.commentViews.render([comment.id], viewer);
             if (view) return json(200, { comment: view });
           }
