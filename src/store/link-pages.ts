@@ -124,7 +124,8 @@ export function postVisible(viewer: string | null, inFeeds: boolean, s = 's', gr
   const where = [`NOT ${s}.history`, readableRow(viewer, s)];
   // A suspended or deleted community takes its posts with it (as a suspended author does).
   where.push(`NOT EXISTS (SELECT 1 FROM accounts ga WHERE ga.id = ${group} AND (ga.suspended_at IS NOT NULL OR ga.deleted_at IS NOT NULL))`);
-  if (inFeeds) where.push(publicFeedable(s));
+  // An unlisted post (Mastodon's: kept out of public timelines) is in no feed but the Subscribed one.
+  if (inFeeds) where.push(`${s}.visibility = 0`, publicFeedable(s));
   if (viewer !== null) where.push(notSilenced(viewer, `${s}.account_id`), notSilenced(viewer, group));
   return where;
 }

@@ -333,6 +333,19 @@ describe('post/list listings and visibility', () => {
     await s.app.db.exec(`DELETE FROM lemmy_posts WHERE id = ANY($1::int[])`, [[quiet.id, banned.id]]);
   });
 
+  it('an unlisted post is in no feed but the follower’s Subscribed', async () => {
+    const f = (await client(m.token['alice']).getPosts({ type_: 'Subscribed', limit: 1 })).posts[0]!.community.id;
+    const unlisted = await seed.post(await seed.author('unlistedone'), f, { visibility: 1 });
+    try {
+      for (const token of [m.token['alice'], m.token['bob'], undefined]) {
+        assert.ok(!ids((await client(token).getPosts({ type_: 'All', sort: 'New', limit: 50 })).posts).includes(unlisted.id));
+      }
+      assert.ok(ids((await client(m.token['alice']).getPosts({ type_: 'Subscribed', sort: 'New', limit: 50 })).posts).includes(unlisted.id));
+    } finally {
+      await s.app.db.exec('DELETE FROM lemmy_posts WHERE id = $1', [unlisted.id]);
+    }
+  });
+
   it('nsfw posts only with show_nsfw', async () => {
     assert.ok(!(await listed(m.token['bob'])).includes(hidden['nsfw']!));
     assert.ok((await listed(m.token['bob'], { show_nsfw: true })).includes(hidden['nsfw']!));
