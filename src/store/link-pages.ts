@@ -240,6 +240,8 @@ export class LinkPageStore {
       where.push(`c.account_id IN (SELECT f.target_account_id FROM follows f WHERE f.account_id = ${viewer}
         UNION ALL SELECT fr.target_account_id FROM follow_requests fr WHERE fr.account_id = ${viewer})`);
     }
+    // Comments across posts are a public feed: the operator's silence applies (within a thread, as in Mastodon, not).
+    if (q.postId === null && q.parentPath === null && q.listing !== 'Subscribed') where.push(publicFeedable('s'));
     if (q.postId !== null) where.push(`cm.post_id = ${ps.add(q.postId)}`);
     if (q.communityId !== null) where.push(`p.community_id = ${ps.add(q.communityId)}`);
     if (q.parentPath !== null) {
