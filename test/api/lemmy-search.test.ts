@@ -281,6 +281,34 @@ describe('GET /api/v3/user, search and resolve_object', () => {
     );
   });
 
+  it('answers NULs and ids past PostgreSQL integers with 400 or 404, never 422 (property)', async () => {
+    const nul = fc.string({ maxLength: 8 }).map((t) => `${t}\u0000${t}`);
+    const huge = fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }).map(String);
+    const asks = fc.oneof(
+      nul.map((v) => `/api/v3/search?q=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/search?q=a&community_name=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/resolve_object?q=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/user?username=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/community?name=${encodeURIComponent(v)}`),
+      huge.map((v) => `/api/v3/community?id=${v}`),
+      huge.map((v) => `/api/v3/user?person_id=${v}`),
+      huge.map((v) => `/api/v3/search?q=a&community_id=${v}`),
+      huge.map((v) => `/api/v3/post?id=${v}`),
+      huge.map((v) => `/api/v3/comment/list?post_id=${v}`),
+      huge.map((v) => `/api/v3/comment/list?parent_id=${v}`),
+      huge.map((v) => `/api/v3/post/list?community_id=${v}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(asks, fc.boolean(), async (path, signedIn) => {
+        const r = await api(s.url, signedIn ? m.token['stranger'] : undefined, 'GET', path);
+        // resolve_object is for members: anonymous, not_logged_in.
+        assert.ok(r.status === 400 || r.status === 404 || (r.status === 401 && !signedIn), `${path}: ${r.status} ${r.text}`);
+        assert.equal(typeof (r.body as Json).error, 'string', r.text);
+      }),
+      { seed: 37, numRuns: 80 },
+    );
+  });
+
   it('lists nothing of a community the viewer blocks or that is suspended, nor a saved post whose author is', async () => {
     await peer.addActor('quiet', { displayName: 'Quiet', extra: { type: 'Group' } });
     const quiet = (await as('alice').getCommunity({ name: `!quiet@${peer.host}` })).community_view.community.id;
