@@ -446,6 +446,20 @@ describe('LINK_DOWNVOTES=false', () => {
     await peer?.stop();
   });
 
+  it('refuses a suspended community: couldnt_find_community, nothing sent', async () => {
+    const banned = await s.app.federation.remote.byUri(await community(peer, 'banned'));
+    const bannedId = await s.app.federation.links.communityId(banned.id);
+    await s.app.db.exec('UPDATE accounts SET suspended_at = now() WHERE id = $1', [banned.id]);
+    await createMembers(s, ['erin']);
+    const erin = (await s.app.federation.accounts.byHandle('erin', null))!;
+    const sent = peer.posts().length;
+    const c = s.app.federation.communities;
+    const gone = { status: 404, message: 'couldnt_find_community' };
+    assert.deepEqual(await errorOf(c.createPost(erin, { communityId: bannedId, name: 'Hello?', url: null, body: '', nsfw: false, applicationId: null })), gone);
+    assert.deepEqual(await errorOf(c.follow(erin, bannedId, true)), gone);
+    assert.equal(peer.posts().length, sent);
+  });
+
   it('refuses a member’s −1 with downvotes_are_disabled, storing and sending nothing; +1 still goes', async () => {
     const group = await community(peer, 'nodown');
     await createMembers(s, ['carol', 'dave']);
