@@ -68,14 +68,7 @@ export function mediaStorage(config: Config): MediaStorage {
   return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }
 
-export async function wire(
-  config: Config,
-  log: Logger,
-  db: Database,
-  clock: Clock,
-  storage = mediaStorage(config),
-  communityActions?: CommunityActions,
-) {
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config), communityActions?: CommunityActions) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
@@ -244,6 +237,7 @@ export async function wire(
       http: httpClient,
       signer: localActors.instanceSigner,
       suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
+      downvotes: config.linkAggregator.downvotes,
     }),
   });
 

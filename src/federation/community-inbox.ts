@@ -47,6 +47,8 @@ export interface CommunityInboxDeps {
   readonly signer: Signer;
   /** The operator's federation policy: true when that host (`host:port`) is suspended. */
   readonly suspended: (host: string) => Promise<boolean>;
+  /** LINK_DOWNVOTES: when off, incoming Dislikes are not counted (as Lemmy 0.19 with enable_downvotes off). */
+  readonly downvotes: boolean;
 }
 
 /** A post or comment as a community carries it: the parsed object and its type. */
@@ -318,7 +320,7 @@ export class CommunityInbox {
 
   /** A vote on a post or comment of this community, on its word; keyed by the vote's id for its Undo. */
   private async voted(v: ActivityDoc, group: Account): Promise<void> {
-    if (!v.objectId) return;
+    if (!v.objectId || (v.type === 'Dislike' && !this.d.downvotes)) return;
     const s = await this.statusByUri(v.objectId);
     if (!s || s.deletedAt || !(await this.inCommunity(s, group))) return;
     const voter = await this.heard(v.actor);
