@@ -242,6 +242,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       http: httpClient,
       signer: localActors.instanceSigner,
       suspended: async (host) => (await s.domainBlocks.policyFor(host)).suspend,
+      downvotes: config.linkAggregator.downvotes,
     }),
   });
 

@@ -47,6 +47,8 @@ export interface CommunityInboxDeps {
   readonly signer: Signer;
   /** The operator's federation policy: true when that host (`host:port`) is suspended. */
   readonly suspended: (host: string) => Promise<boolean>;
+  /** LINK_DOWNVOTES: when off, incoming Dislikes are not counted (as Lemmy 0.19 with enable_downvotes off). */
+  readonly downvotes: boolean;
 }
 
 /** A post or comment as a community carries it: the parsed object and its type. */
@@ -95,7 +97,7 @@ export class CommunityInbox {
         await this.voted(activity, group);
         return true;
       case 'Undo':
-        await this.undone(activity);
+        await this.undone(activity, group);
         return true;
       case 'Delete':
         await this.deleted(activity, group);
@@ -193,6 +195,9 @@ export class CommunityInbox {
   private async file(piece: Piece, group: Account, announceId: string | null, depth = 0): Promise<void> {
     const { note } = piece;
     if (note.audience && note.audience !== group.uri && !(await this.audienceIsNoCommunity(note.audience))) return;
+    // A piece of another origin than the Group's is this community's only when it says so itself (it was fetched from
+    // its origin): else any Group could claim anyone's status as its post, and then delete it.
+    if (!sameOrigin(note.id, group.uri!) && !namesGroup(note, group.uri!)) return;
     const author = await this.heard(note.attributedTo);
     if (!author) return;
     const visibility = visibilityOf(note, author.followersUrl);
@@ -247,7 +252,7 @@ export class CommunityInbox {
   }
 
   /** The post a status is, or the post and comment it is a comment of. */
-  private async threadOf(s: Status): Promise<{ post: LinkPostRecord; comment: CommentRecord | null } | null> {
+  private async threadOf(s: Pick<Status, 'id'>): Promise<{ post: LinkPostRecord; comment: CommentRecord | null } | null> {
     const post = await this.d.links.postByStatus(s.id);
     if (post) return { post, comment: null };
     const comment = await this.d.links.commentByStatus(s.id);
@@ -255,11 +260,15 @@ export class CommunityInbox {
     return owner ? { post: owner, comment: comment! } : null;
   }
 
-  /** The status of a post or comment: held already (a history copy promoted), or stored now. */
+  /**
+   * The status of a post or comment: held already (a history copy promoted, or one this community filed), or stored
+   * now. A status held as an ordinary one stays so: a community's announce does not take it over.
+   */
   private async statusFor(note: NoteDoc, author: Account, parent: Status | undefined, visibility: 'public' | 'unlisted', content: string) {
     const held = await this.d.statuses.byUri(note.id);
     if (held) {
       if (held.accountId !== author.id || held.deletedAt) return undefined;
+      if (!held.history && !(await this.filed(held))) return undefined;
       if (held.history) await this.d.statuses.promote(held.id);
       return held;
     }
@@ -274,6 +283,11 @@ export class CommunityInbox {
       await this.d.notifier.newPost(status);
     }
     return status;
+  }
+
+  /** True when a status is filed as a post or comment of some community (whose, the caller checks). */
+  private async filed(s: Status): Promise<boolean> {
+    return !!(await this.d.links.postByStatus(s.id)) || !!(await this.d.links.commentByStatus(s.id));
   }
 
   /** An edit of a post or comment we hold (true), else false: an Update of one we never saw files it. */
@@ -306,7 +320,7 @@ export class CommunityInbox {
 
   /** A vote on a post or comment of this community, on its word; keyed by the vote's id for its Undo. */
   private async voted(v: ActivityDoc, group: Account): Promise<void> {
-    if (!v.objectId) return;
+    if (!v.objectId || (v.type === 'Dislike' && !this.d.downvotes)) return;
     const s = await this.statusByUri(v.objectId);
     if (!s || s.deletedAt || !(await this.inCommunity(s, group))) return;
     const voter = await this.heard(v.actor);
@@ -314,18 +328,26 @@ export class CommunityInbox {
     await this.d.links.vote(s.id, voter.id, v.type === 'Dislike' ? -1 : 1, v.id);
   }
 
-  /** An Undo of a vote (by the voter); other Undos (of a Delete, a Block) are not kept here. */
-  private async undone(u: ActivityDoc): Promise<void> {
+  /**
+   * An Undo of a vote (by the voter); other Undos (of a Delete, a Block) are not kept here. Only a vote on this
+   * community's post or comment: a Group has no word on votes in another community.
+   */
+  private async undone(u: ActivityDoc, group: Account): Promise<void> {
     const inner = isRecord(u.object) ? activitySchema.safeParse(u.object) : undefined;
     if (inner?.success && (inner.data.actor !== u.actor || (inner.data.type !== 'Like' && inner.data.type !== 'Dislike'))) return;
     const voteId = inner?.success ? inner.data.id : u.objectId;
     const voter = await this.d.accounts.byUri(u.actor);
-    if (!voter || (voteId && (await this.d.links.unvoteByUri(voteId, voter.id)))) return;
+    if (!voter) return;
+    const votedOn = voteId ? await this.d.links.voteStatusByUri(voteId, voter.id) : undefined;
+    if (votedOn) {
+      if (await this.inCommunity({ id: votedOn }, group)) await this.d.links.unvoteByUri(voteId!, voter.id);
+      return;
+    }
     // Lemmy 0.19's UndoVote embeds a vote with a fresh id, not the one it sent: it takes back whatever vote the voter
     // holds on that object, and so do we.
     const target = inner?.success ? inner.data.objectId : null;
     const s = target ? await this.statusByUri(target) : undefined;
-    if (s) await this.d.links.vote(s.id, voter.id, 0, null);
+    if (s && (await this.inCommunity(s, group))) await this.d.links.vote(s.id, voter.id, 0, null);
   }
 
   /** A Delete of a post or comment of this community: by its author, or a moderator's removal the Group announces. */
@@ -336,7 +358,7 @@ export class CommunityInbox {
     await this.d.statuses.softDelete(s.id);
   }
 
-  private async inCommunity(s: Status, group: Account): Promise<boolean> {
+  private async inCommunity(s: Pick<Status, 'id'>, group: Account): Promise<boolean> {
     const thread = await this.threadOf(s);
     return !!thread && thread.post.communityId === (await this.d.links.communityOf(group.id));
   }
@@ -361,6 +383,11 @@ export class CommunityInbox {
     const localId = this.d.uris.statusIdOf(uri);
     return localId ? this.d.statuses.byId(localId) : this.d.statuses.byUri(uri);
   }
+}
+
+/** The piece names the Group as its community: its `audience`, or among its addressees. */
+function namesGroup(note: NoteDoc, groupUri: string): boolean {
+  return note.audience === groupUri || note.to.includes(groupUri) || note.cc.includes(groupUri);
 }
 
 /** A Page, Note or other post type, parsed; null when it is not one. */

@@ -259,7 +259,7 @@ export class CommunityService implements CommunityActions {
   private async group(communityId: number): Promise<Account> {
     const accountId = await this.d.links.communityAccount(communityId);
     const group = accountId ? await this.d.accounts.byId(accountId) : undefined;
-    if (!group || group.deletedAt || !group.uri) throw Errors.lemmy(404, 'couldnt_find_community');
+    if (!group || group.deletedAt || group.suspendedAt || !group.uri) throw Errors.lemmy(404, 'couldnt_find_community');
     // A community whose server the operator suspended is gone for members, as its posts are (store/visibility.ts).
     if (group.domain && (await this.d.suspended(group.domain))) throw Errors.lemmy(404, 'couldnt_find_community');
     return group;

@@ -163,6 +163,12 @@ export class LinkAggregatorStore {
   }
 
   /** An Undo of the vote whose activity id is `uri`, by `accountId` only. True when one went. */
+  /** The status a vote (by its activity's id) is on, for checking whose community it is before taking it back. */
+  async voteStatusByUri(uri: string, accountId: string): Promise<string | undefined> {
+    return (await this.db.one<{ status_id: string }>('SELECT status_id::text FROM lemmy_votes WHERE uri = $1 AND account_id = $2', [uri, accountId]))
+      ?.status_id;
+  }
+
   async unvoteByUri(uri: string, accountId: string): Promise<boolean> {
     return (await this.db.exec('DELETE FROM lemmy_votes WHERE uri = $1 AND account_id = $2', [uri, accountId])) > 0;
   }

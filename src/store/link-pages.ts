@@ -116,14 +116,26 @@ class Params {
   }
 }
 
-/** The rules for a post's status s and its community's Group account c.account_id, as the viewer sees them. */
-function postVisible(viewer: string | null, inFeeds: boolean): string[] {
-  const where = ['NOT s.history', readableRow(viewer, 's')];
+/**
+ * The rules for a post's status `s` and its community's Group account `group`, as the viewer sees them: the one
+ * composition every list of posts (feeds, search, a person's page, saved) reads through.
+ */
+export function postVisible(viewer: string | null, inFeeds: boolean, s = 's', group = 'c.account_id'): string[] {
+  const where = [`NOT ${s}.history`, readableRow(viewer, s)];
   // A suspended or deleted community takes its posts with it (as a suspended author does).
-  where.push('NOT EXISTS (SELECT 1 FROM accounts ga WHERE ga.id = c.account_id AND (ga.suspended_at IS NOT NULL OR ga.deleted_at IS NOT NULL))');
-  if (inFeeds) where.push(publicFeedable('s'));
-  if (viewer !== null) where.push(notSilenced(viewer, 's.account_id'), notSilenced(viewer, 'c.account_id'));
+  where.push(`NOT EXISTS (SELECT 1 FROM accounts ga WHERE ga.id = ${group} AND (ga.suspended_at IS NOT NULL OR ga.deleted_at IS NOT NULL))`);
+  // An unlisted post (Mastodon's: kept out of public timelines) is in no feed but the Subscribed one.
+  if (inFeeds) where.push(`${s}.visibility = 0`, publicFeedable(s));
+  if (viewer !== null) where.push(notSilenced(viewer, `${s}.account_id`), notSilenced(viewer, group));
   return where;
+}
+
+/**
+ * A comment's status `s` under the same rules, and its post's status `ps` too (a comment under a deleted or hidden
+ * post is not listed), the community's Group being `group`.
+ */
+export function commentVisible(viewer: string | null, s = 's', ps = 'ps', group = 'c.account_id'): string[] {
+  return [...new Set([...postVisible(viewer, false, s, group), ...postVisible(viewer, false, ps, group)])];
 }
 
 export class LinkPageStore {
@@ -228,6 +240,8 @@ export class LinkPageStore {
       where.push(`c.account_id IN (SELECT f.target_account_id FROM follows f WHERE f.account_id = ${viewer}
         UNION ALL SELECT fr.target_account_id FROM follow_requests fr WHERE fr.account_id = ${viewer})`);
     }
+    // Comments across posts are a public feed: the operator's silence applies (within a thread, as in Mastodon, not).
+    if (q.postId === null && q.parentPath === null && q.listing !== 'Subscribed') where.push(publicFeedable('s'));
     if (q.postId !== null) where.push(`cm.post_id = ${ps.add(q.postId)}`);
     if (q.communityId !== null) where.push(`p.community_id = ${ps.add(q.communityId)}`);
     if (q.parentPath !== null) {

@@ -3,7 +3,7 @@
 // communities (Group accounts filed in lemmy_communities) with their counts, a member's follows of them, and the
 // search of posts and comments under the house's visibility rules (remote-history rows never listed).
 import type { Database } from './db.js';
-import { listable, quiet, visibleTo } from './visibility.js';
+import { commentVisible, LinkPageStore, postVisible } from './link-pages.js';
 
 export type CommunityListSort = 'new' | 'old' | 'subscribers' | 'posts' | 'comments' | 'active';
 
@@ -36,11 +36,22 @@ const COMMENT_ORDER: Record<ItemOrder, string> = {
 const inFollowedCommunity = (member: string) =>
   `p.community_id IN (SELECT fc.id FROM lemmy_communities fc JOIN follows ff ON ff.target_account_id = fc.account_id WHERE ff.account_id = ${member})`;
 
+/** Joins a post p's community c, for the visibility rules (link-pages.ts postVisible). */
+const COMMUNITY = 'JOIN lemmy_communities c ON c.id = p.community_id';
 // A community is listed while its Group is neither deleted nor suspended.
 const LISTED = 'a.deleted_at IS NULL AND a.suspended_at IS NULL';
 
 export class LinkSiteStore {
-  constructor(private readonly db: Database) {}
+  private readonly pages: LinkPageStore;
+
+  constructor(private readonly db: Database) {
+    this.pages = new LinkPageStore(db);
+  }
+
+  /** A post the viewer may open (resolve_object): the feeds' rules (link-pages.ts postVisible). */
+  postVisible(postId: number, viewer: string | null): Promise<boolean> {
+    return this.pages.postVisible(postId, viewer);
+  }
 
   /**
    * The site's admins: the members whose role holds Administrator (bit 0, Mastodon's Owner) or Manage Settings (bit
@@ -163,12 +174,12 @@ export class LinkSiteStore {
     const values: unknown[] = [o.url ? q : `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
     let where = o.url ? 'p.url = $1' : '(p.name ILIKE $1 OR p.body ILIKE $1 OR p.url ILIKE $1)';
-    where += ` AND ${visibleTo(v)} AND ${listable()}${v ? ` AND ${quiet(v)}` : ''}`;
+    where += ` AND ${postVisible(v, false).join(' AND ')}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
     if (o.followedBy !== undefined) where += ` AND ${inFollowedCommunity(`$${values.push(o.followedBy)}`)}`;
     const rows = await this.db.rows<{ id: number }>(
-      `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id WHERE ${where}
+      `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id ${COMMUNITY} WHERE ${where}
         ORDER BY ${POST_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
@@ -183,13 +194,13 @@ export class LinkSiteStore {
   ): Promise<number[]> {
     const values: unknown[] = [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
-    let where = `m.body ILIKE $1 AND ${visibleTo(v)} AND ${listable()}${v ? ` AND ${quiet(v)}` : ''}`;
+    let where = `m.body ILIKE $1 AND ${commentVisible(v).join(' AND ')}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     if (o.creator !== undefined) where += ` AND s.account_id = $${values.push(o.creator)}`;
     if (o.followedBy !== undefined) where += ` AND ${inFollowedCommunity(`$${values.push(o.followedBy)}`)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT m.id::int AS id FROM lemmy_comments m JOIN lemmy_posts p ON p.id = m.post_id JOIN statuses s ON s.id = m.status_id
-        WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        JOIN statuses ps ON ps.id = p.status_id ${COMMUNITY} WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);
@@ -199,10 +210,10 @@ export class LinkSiteStore {
   async personPosts(author: string, viewer: string | null, o: { communityId?: number; order?: ItemOrder; limit: number; offset: number }): Promise<number[]> {
     const values: unknown[] = [author];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
-    let where = `s.account_id = $1 AND ${visibleTo(v)}`;
+    let where = `s.account_id = $1 AND ${postVisible(v, false).join(' AND ')}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     const rows = await this.db.rows<{ id: number }>(
-      `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id WHERE ${where}
+      `SELECT p.id::int AS id FROM lemmy_posts p JOIN statuses s ON s.id = p.status_id ${COMMUNITY} WHERE ${where}
         ORDER BY ${POST_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
@@ -216,11 +227,11 @@ export class LinkSiteStore {
   ): Promise<number[]> {
     const values: unknown[] = [author];
     const v = viewer === null ? null : `$${values.push(viewer)}`;
-    let where = `s.account_id = $1 AND ${visibleTo(v)}`;
+    let where = `s.account_id = $1 AND ${commentVisible(v).join(' AND ')}`;
     if (o.communityId !== undefined) where += ` AND p.community_id = $${values.push(o.communityId)}`;
     const rows = await this.db.rows<{ id: number }>(
       `SELECT m.id::int AS id FROM lemmy_comments m JOIN lemmy_posts p ON p.id = m.post_id JOIN statuses s ON s.id = m.status_id
-        WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
+        JOIN statuses ps ON ps.id = p.status_id ${COMMUNITY} WHERE ${where} ORDER BY ${COMMENT_ORDER[o.order ?? 'new']} LIMIT $${values.push(o.limit)} OFFSET $${values.push(o.offset)}`,
       values,
     );
     return rows.map((r) => r.id);
@@ -231,7 +242,10 @@ export class LinkSiteStore {
     const rows = await this.db.rows<{ post: number | null; comment: number | null }>(
       `SELECT p.id::int AS post, m.id::int AS comment FROM bookmarks b
          LEFT JOIN lemmy_posts p ON p.status_id = b.status_id LEFT JOIN lemmy_comments m ON m.status_id = b.status_id
-        WHERE b.account_id = $1 AND (p.id IS NOT NULL OR m.id IS NOT NULL) ORDER BY b.id DESC LIMIT $2 OFFSET $3`,
+         LEFT JOIN lemmy_posts mp ON mp.id = m.post_id
+         JOIN lemmy_communities c ON c.id = COALESCE(p.community_id, mp.community_id)
+         JOIN statuses s ON s.id = b.status_id JOIN statuses ps ON ps.id = COALESCE(p.status_id, mp.status_id)
+        WHERE b.account_id = $1 AND ${commentVisible('$1::bigint').join(' AND ')} ORDER BY b.id DESC LIMIT $2 OFFSET $3`,
       [member, o.limit, o.offset],
     );
     return { posts: rows.flatMap((r) => (r.post === null ? [] : [r.post])), comments: rows.flatMap((r) => (r.comment === null ? [] : [r.comment])) };

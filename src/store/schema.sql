@@ -401,11 +401,30 @@ AS $function$
   END
   $function$;
 
+CREATE OR REPLACE FUNCTION public.lemmy_comments_soft_uncount()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    c lemmy_comments%ROWTYPE;
+    d integer := CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE -1 END;
+  BEGIN
+    SELECT * INTO c FROM lemmy_comments WHERE status_id = NEW.id;
+    IF NOT FOUND THEN RETURN NULL; END IF;
+    UPDATE lemmy_posts SET comments = greatest(comments + d, 0) WHERE id = c.post_id;
+    UPDATE lemmy_comments SET child_count = greatest(child_count + d, 0)
+      WHERE post_id = c.post_id AND id <> c.id AND c.path LIKE path || '.%';
+    RETURN NULL;
+  END
+  $function$;
+
 CREATE OR REPLACE FUNCTION public.lemmy_comments_uncount()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
   BEGIN
+    -- Counted down already when its status was deleted.
+    IF EXISTS (SELECT 1 FROM statuses WHERE id = OLD.status_id AND deleted_at IS NOT NULL) THEN RETURN NULL; END IF;
     UPDATE lemmy_posts SET comments = greatest(comments - 1, 0) WHERE id = OLD.post_id;
     UPDATE lemmy_comments SET child_count = greatest(child_count - 1, 0)
       WHERE post_id = OLD.post_id AND id <> OLD.id AND OLD.path LIKE path || '.%';
@@ -1928,6 +1947,7 @@ CREATE TRIGGER account_counts_status_insert AFTER INSERT ON statuses FOR EACH RO
 CREATE TRIGGER account_counts_status_update AFTER UPDATE OF deleted_at, visibility, account_id, created_at ON statuses FOR EACH ROW WHEN (old.deleted_at IS DISTINCT FROM new.deleted_at OR old.visibility IS DISTINCT FROM new.visibility OR old.account_id IS DISTINCT FROM new.account_id OR old.created_at IS DISTINCT FROM new.created_at) EXECUTE FUNCTION account_counts_of_status();
 CREATE TRIGGER home_feeds_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
 CREATE TRIGGER home_feeds_status_promote AFTER UPDATE OF history ON statuses FOR EACH ROW WHEN (old.history AND NOT new.history AND new.deleted_at IS NULL) EXECUTE FUNCTION home_feeds_of_status();
+CREATE TRIGGER lemmy_comments_soft_uncount AFTER UPDATE OF deleted_at ON statuses FOR EACH ROW WHEN ((old.deleted_at IS NULL) <> (new.deleted_at IS NULL)) EXECUTE FUNCTION lemmy_comments_soft_uncount();
 CREATE TRIGGER list_feeds_status_insert AFTER INSERT ON statuses FOR EACH ROW WHEN (NOT new.history AND new.deleted_at IS NULL AND new.visibility <= 2) EXECUTE FUNCTION list_feeds_of_status();
 CREATE TRIGGER list_feeds_status_promote AFTER UPDATE OF history ON statuses FOR EACH ROW WHEN (old.history AND NOT new.history AND new.deleted_at IS NULL AND new.visibility <= 2) EXECUTE FUNCTION list_feeds_of_status();
 CREATE TRIGGER status_counts_delete AFTER DELETE ON statuses FOR EACH ROW EXECUTE FUNCTION status_counts_of_status();

@@ -191,6 +191,20 @@ describe('comment/list: the tree', () => {
     assert.deepEqual(paged, whole);
   });
 
+  it("keeps a silenced author's comments out of the list across posts, not out of the thread", async () => {
+    const quiet = await seed.author('silencedone');
+    await s.app.db.exec('UPDATE accounts SET silenced_at = now() WHERE id = $1', [quiet]);
+    const r = await seed.comment(quiet, post, null, new Date(Date.now() - HOUR), 'silenced comment');
+    try {
+      const across = ids((await client(m.token['bob']).getComments({ type_: 'All', sort: 'New', limit: 50 })).comments);
+      assert.ok(!across.includes(r.id));
+      assert.ok(ids((await client().getComments({ sort: 'New', limit: 50 })).comments).every((id) => id !== r.id));
+      assert.ok(ids((await client(m.token['bob']).getComments({ post_id: post.id, max_depth: 8 })).comments).includes(r.id));
+    } finally {
+      await s.app.db.exec('DELETE FROM lemmy_comments WHERE id = $1', [r.id]);
+    }
+  });
+
   it('a deleted comment stays in the tree, deleted and empty; its replies still hang from it', async () => {
     const parent = known.find((k) => known.some((x) => parentPath(x.path) === k.path))!;
     await s.app.db.exec('UPDATE statuses SET deleted_at = now() WHERE id = (SELECT status_id FROM lemmy_comments WHERE id = $1)', [parent.id]);
@@ -296,6 +310,12 @@ describe("a member's comments, votes and saves", () => {
         [reply.comment.id, false],
       ],
     );
+    // A deleted comment counts no more (as Lemmy 0.19's counts), in its post and in its ancestors.
+    assert.equal((await client().getPost({ id: post })).post_view.counts.comments, 1);
+    await client(m.token['bob']).deleteComment({ comment_id: reply.comment.id, deleted: true });
+    assert.equal((await client().getPost({ id: post })).post_view.counts.comments, 0);
+    const top2 = (await client().getComments({ post_id: post, max_depth: 8 })).comments.find((x) => x.comment.id === c.comment.id)!;
+    assert.equal(top2.counts.child_count, 0);
   });
 
   it("answers Lemmy's error codes, and nothing reaches the service", async () => {

@@ -210,6 +210,32 @@ describe('post/list sorts', () => {
     await s.app.db.exec('DELETE FROM lemmy_posts WHERE id = $1', [late]);
   });
 
+  it('a cursor whose keys do not cast is a 400, never a 422 (property)', async () => {
+    const sorts = ['Hot', 'Active', 'New', 'Old', 'TopDay', 'TopAll', 'Scaled', 'Controversial', 'MostComments', 'NewComments'] as const;
+    // Real cursors, one per sort: each property run spoils one of its keys.
+    const real: Record<string, string[]> = {};
+    for (const sort of sorts) {
+      const next = (await client().getPosts({ sort, limit: 1 })).next_page;
+      if (next) real[sort] = JSON.parse(Buffer.from(next, 'base64url').toString('utf8'));
+    }
+    assert.ok(Object.keys(real).length >= 5, JSON.stringify(real));
+    const bad = fc.oneof(
+      fc.constantFrom('1e999', '-1e999', '2026-02-30 00:00:00+00', '0000-01-01 00:00:00+00', '2026-13-01 00:00:00+00'),
+      fc.constantFrom('2026-01-01 25:00:00+00', '2026-01-01 00:00:00+16', '2026-01-01 00:61:00+00', '99999999999999999999', '1e308'),
+      fc.string({ maxLength: 30 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(real)), fc.nat(), bad, async (sort, at, key) => {
+        const keys = [...real[sort]!];
+        keys[1 + (at % (keys.length - 1))] = key;
+        const cursor = Buffer.from(JSON.stringify(keys)).toString('base64url');
+        const r = await raw('GET', `post/list?sort=${sort}&page_cursor=${cursor}`);
+        assert.ok(r.status === 200 || r.status === 400, `${JSON.stringify(keys)}: ${r.status} ${JSON.stringify(r.body)}`);
+      }),
+      { seed: 37, numRuns: 150 },
+    );
+  });
+
   it('a cursor is bound to its sort; a forged one is a 400', async () => {
     const first = await client().getPosts({ community_id: community, sort: 'New', limit: 2 });
     assert.ok(first.next_page);
@@ -331,6 +357,19 @@ describe('post/list listings and visibility', () => {
     }
     await assert.rejects(client().getPost({ id: banned.id }), { message: 'couldnt_find_post' });
     await s.app.db.exec(`DELETE FROM lemmy_posts WHERE id = ANY($1::int[])`, [[quiet.id, banned.id]]);
+  });
+
+  it('an unlisted post is in no feed but the follower’s Subscribed', async () => {
+    const f = (await client(m.token['alice']).getPosts({ type_: 'Subscribed', limit: 1 })).posts[0]!.community.id;
+    const unlisted = await seed.post(await seed.author('unlistedone'), f, { visibility: 1 });
+    try {
+      for (const token of [m.token['alice'], m.token['bob'], undefined]) {
+        assert.ok(!ids((await client(token).getPosts({ type_: 'All', sort: 'New', limit: 50 })).posts).includes(unlisted.id));
+      }
+      assert.ok(ids((await client(m.token['alice']).getPosts({ type_: 'Subscribed', sort: 'New', limit: 50 })).posts).includes(unlisted.id));
+    } finally {
+      await s.app.db.exec('DELETE FROM lemmy_posts WHERE id = $1', [unlisted.id]);
+    }
   });
 
   it('nsfw posts only with show_nsfw', async () => {

@@ -280,4 +280,67 @@ describe('GET /api/v3/user, search and resolve_object', () => {
       { seed: 37, numRuns: 60 },
     );
   });
+
+  it('answers NULs and ids past PostgreSQL integers with 400 or 404, never 422 (property)', async () => {
+    const nul = fc.string({ maxLength: 8 }).map((t) => `${t}\u0000${t}`);
+    const huge = fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }).map(String);
+    const asks = fc.oneof(
+      nul.map((v) => `/api/v3/search?q=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/search?q=a&community_name=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/resolve_object?q=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/user?username=${encodeURIComponent(v)}`),
+      nul.map((v) => `/api/v3/community?name=${encodeURIComponent(v)}`),
+      huge.map((v) => `/api/v3/community?id=${v}`),
+      huge.map((v) => `/api/v3/user?person_id=${v}`),
+      huge.map((v) => `/api/v3/search?q=a&community_id=${v}`),
+      huge.map((v) => `/api/v3/post?id=${v}`),
+      huge.map((v) => `/api/v3/comment/list?post_id=${v}`),
+      huge.map((v) => `/api/v3/comment/list?parent_id=${v}`),
+      huge.map((v) => `/api/v3/post/list?community_id=${v}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(asks, fc.boolean(), async (path, signedIn) => {
+        const r = await api(s.url, signedIn ? m.token['stranger'] : undefined, 'GET', path);
+        // resolve_object is for members: anonymous, not_logged_in.
+        assert.ok(r.status === 400 || r.status === 404 || (r.status === 401 && !signedIn), `${path}: ${r.status} ${r.text}`);
+        assert.equal(typeof (r.body as Json).error, 'string', r.text);
+      }),
+      { seed: 37, numRuns: 80 },
+    );
+  });
+
+  it('lists nothing of a community the viewer blocks or that is suspended, nor a saved post whose author is', async () => {
+    await peer.addActor('quiet', { displayName: 'Quiet', extra: { type: 'Group' } });
+    const quiet = (await as('alice').getCommunity({ name: `!quiet@${peer.host}` })).community_view.community.id;
+    const st = await api(s.url, m.token['alice'], 'POST', '/api/v1/statuses', { status: 'Armadillo facts' });
+    const inQuiet = await links.recordPost({
+      statusId: st.body.id,
+      communityId: quiet,
+      name: 'Armadillo facts',
+      url: null,
+      body: 'x',
+      nsfw: false,
+      published: new Date(),
+    });
+    const found = async (c: LemmyHttp) => (await c.search({ q: 'armadillo', type_: 'Posts' })).posts.map((p) => p.post.id);
+    const alicePosts = async () => (await anon.getPersonDetails({ username: 'alice', limit: 50 })).posts.map((p) => p.post.id);
+    assert.deepEqual(await found(as('stranger')), [inQuiet.id]);
+    const group = (await s.app.db.one<{ id: string }>('SELECT account_id::text AS id FROM lemmy_communities WHERE id = $1', [quiet]))!.id;
+    assert.equal((await api(s.url, m.token['stranger'], 'POST', `/api/v1/accounts/${group}/block`)).status, 200);
+    assert.deepEqual(await found(as('stranger')), [], 'the blocked community');
+    assert.deepEqual(await found(anon), [inQuiet.id]);
+    assert.ok((await alicePosts()).includes(inQuiet.id));
+    // A saved post whose author is suspended since.
+    const bobs = await filePost('bob', 'Armadillo saved', null);
+    assert.equal((await api(s.url, m.token['stranger'], 'POST', `/api/v1/statuses/${bobs.statusId}/bookmark`)).status, 200);
+    const saved = async () => (await as('stranger').getPersonDetails({ username: 'stranger', saved_only: true })).posts.map((p) => p.post.id);
+    assert.deepEqual(await saved(), [bobs.id]);
+    await s.app.db.exec('UPDATE accounts SET suspended_at = now() WHERE id = $1', [m.id['bob']]);
+    assert.deepEqual(await saved(), []);
+    // The suspended community takes its posts out of search and the author's page.
+    await s.app.db.exec('UPDATE accounts SET suspended_at = now() WHERE id = $1', [group]);
+    assert.deepEqual(await found(anon), []);
+    assert.ok(!(await alicePosts()).includes(inQuiet.id));
+    assert.ok((await alicePosts()).includes(post['open']!.id));
+  });
 });

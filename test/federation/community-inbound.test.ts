@@ -254,6 +254,25 @@ describe('a Lemmy community, inbound', () => {
     assert.equal((await postRow(pageId))?.downvotes, 1);
   });
 
+  it('takes back no vote in the community on another Group’s word', async () => {
+    const pageId = fixture('activities/create_or_update/create_page.json').object.id;
+    const dislike = fixture('activities/voting/dislike_page.json'); // lemmy_alpha's, counted by the test above
+    assert.equal((await postRow(pageId))?.downvotes, 1);
+    const evil = await addLemmyCommunity(peer, 'evil', [peer.actor('picard').id]);
+    const found = await api(s.url, bob, 'GET', `/api/v2/search?type=accounts&resolve=true&q=${encodeURIComponent(`evil@${peer.host}`)}`);
+    const evilAccount = found.body.accounts[0].id;
+    assert.equal((await api(s.url, bob, 'POST', `/api/v1/accounts/${evilAccount}/follow`)).status, 200);
+    const follow = (await peer.waitForPost((r) => r.path === '/users/evil/inbox' && r.body?.['type'] === 'Follow')).body!;
+    const accept = { ...fixture('activities/following/accept.json', 'evil'), actor: evil, to: [follow['actor']], object: follow };
+    assert.equal((await peer.signedPost(`${s.url}/inbox`, accept, { actor: 'evil' })).status, 202);
+    await eventually(async () => assert.equal((await api(s.url, bob, 'GET', `/api/v1/accounts/relationships?id[]=${evilAccount}`)).body[0].following, true));
+    const undo = fixture('activities/voting/undo_dislike_page.json', 'evil');
+    // By the vote's own id, and (as Lemmy sends it) with a fresh id: neither is the evil Group's to take back.
+    await announced({ ...undo, object: dislike }, peer, 'evil');
+    await announced({ ...undo, id: peer.newId('activities/undo'), object: { ...dislike, id: peer.newId('activities/dislike') } }, peer, 'evil');
+    assert.equal((await postRow(pageId))?.downvotes, 1);
+  });
+
   it('applies an announced Update to the status and the post', async () => {
     const update = fixture('activities/create_or_update/update_page.json');
     await announced(update);
@@ -283,9 +302,13 @@ describe('a Lemmy community, inbound', () => {
 
   it('applies a moderator’s removal and the author’s Delete announced by the Group', async () => {
     const remove = fixture('activities/deletion/remove_note.json');
+    const held = await commentRow(remove.object);
+    const counted = async () => (await q('SELECT comments FROM lemmy_posts WHERE id = $1', [held?.post_id]))[0]?.comments;
+    const before = await counted();
     await announced(remove);
     const comment = await statusRow(remove.object);
     assert.ok(comment.deleted_at, 'the comment is removed');
+    assert.equal(await counted(), before - 1, 'and counts no more in its post');
     const del = fixture('activities/deletion/delete_page.json');
     await announced(del);
     const page = await statusRow(del.object);
@@ -318,6 +341,32 @@ describe('a Lemmy community, inbound', () => {
     const missing = { ...forged, id: `${other.url}/post/901` };
     await announced({ ...fixture('activities/create_or_update/create_page.json', 'x2'), actor: mallory, object: missing });
     assert.equal(await statusRow(missing.id), undefined);
+  });
+
+  it('files no status of another origin that does not name the Group, and deletes none on its word', async () => {
+    const mallory = other.actor('mallory').id;
+    const plain = {
+      id: `${other.url}/statuses/950`,
+      type: 'Note',
+      attributedTo: mallory,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      cc: [`${mallory}/followers`],
+      content: '<p>an ordinary status</p>',
+      published: '2026-01-01T00:00:00Z',
+    };
+    other.serve(plain);
+    const found = await api(s.url, bob, 'GET', `/api/v2/search?type=statuses&resolve=true&q=${encodeURIComponent(plain.id)}`);
+    assert.equal(found.body.statuses?.length, 1, found.text);
+    const create = fixture('activities/create_or_update/create_page.json', 'claim');
+    await announced({ ...create, actor: mallory, object: plain });
+    assert.equal(await postRow(plain.id), undefined, 'the existing status stays plain');
+    // Nor is a fresh one of another origin filed when it names no community.
+    const fresh = { ...plain, id: `${other.url}/statuses/951` };
+    other.serve(fresh);
+    await announced({ ...fixture('activities/create_or_update/create_page.json', 'claim2'), actor: mallory, object: fresh });
+    assert.equal(await statusRow(fresh.id), undefined);
+    await announced({ ...fixture('activities/deletion/delete_page.json', 'claim3'), actor: mallory, object: plain.id });
+    assert.equal((await statusRow(plain.id))?.deleted_at, null, 'the status stays');
   });
 
   it('fetches the ancestors of a comment whose thread it does not hold, without boosting the old post', async () => {

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import type { Account } from '../../src/store/accounts.js';
 import { adminToken, api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, verifyReceived, type FakePeer, type PeerRequest } from '../support/fake-actor-peer.js';
+import { announce } from '../support/lemmy-fixtures.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -444,6 +445,47 @@ describe('LINK_DOWNVOTES=false', () => {
   after(async () => {
     await s?.stop();
     await peer?.stop();
+  });
+
+  it('refuses a suspended community: couldnt_find_community, nothing sent', async () => {
+    const banned = await s.app.federation.remote.byUri(await community(peer, 'banned'));
+    const bannedId = await s.app.federation.links.communityId(banned.id);
+    await s.app.db.exec('UPDATE accounts SET suspended_at = now() WHERE id = $1', [banned.id]);
+    await createMembers(s, ['erin']);
+    const erin = (await s.app.federation.accounts.byHandle('erin', null))!;
+    const sent = peer.posts().length;
+    const c = s.app.federation.communities;
+    const gone = { status: 404, message: 'couldnt_find_community' };
+    assert.deepEqual(await errorOf(c.createPost(erin, { communityId: bannedId, name: 'Hello?', url: null, body: '', nsfw: false, applicationId: null })), gone);
+    assert.deepEqual(await errorOf(c.follow(erin, bannedId, true)), gone);
+    assert.equal(peer.posts().length, sent);
+  });
+
+  it('counts no Dislike a community announces', async () => {
+    const group = await community(peer, 'downless');
+    const groupAccount = await s.app.federation.remote.byUri(group);
+    const cid = await s.app.federation.links.communityId(groupAccount.id);
+    const mm = await createMembers(s, ['fred']);
+    const fred = (await s.app.federation.accounts.byHandle('fred', null))!;
+    await s.app.db.exec('INSERT INTO follows (account_id, target_account_id) VALUES ($1, $2)', [fred.id, groupAccount.id]);
+    const post = await s.app.federation.communities.createPost(fred, {
+      communityId: cid,
+      name: 'Downless',
+      url: null,
+      body: '',
+      nsfw: false,
+      applicationId: null,
+    });
+    const uri = (await api(s.url, mm.token['fred'], 'GET', `/api/v1/statuses/${post.statusId}`)).body.uri as string;
+    assert.ok(uri);
+    const voter = await peer.addActor('voter');
+    const a = announce(peer, group, { id: peer.newId('activities/dislike'), type: 'Dislike', actor: voter.id, object: uri });
+    assert.equal((await peer.signedPost(`${s.url}/inbox`, a, { actor: 'downless' })).status, 202);
+    await eventually(async () => assert.ok(await s.app.db.one('SELECT 1 FROM inbox_jobs WHERE activity_id = $1 AND processed_at IS NOT NULL', [a.id])));
+    const row = await s.app.db.one<{ downvotes: number }>('SELECT downvotes FROM lemmy_posts WHERE id = $1', [post.id]);
+    assert.equal(row?.downvotes, 0);
+    await s.app.db.exec('DELETE FROM lemmy_votes WHERE status_id = $1', [post.statusId]);
+    await s.app.db.exec('DELETE FROM follows WHERE account_id = $1', [fred.id]);
   });
 
   it('refuses a member’s −1 with downvotes_are_disabled, storing and sending nothing; +1 still goes', async () => {

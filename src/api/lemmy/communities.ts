@@ -7,9 +7,9 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import type { CommunityListSort } from '../../store/link-site.js';
 import { lemmyMember, memberAccount, type LemmySiteDeps, viewerOf } from './deps.js';
-import { lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
+import { lemmyBool, lemmyId, noNul, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
 
-const GetCommunity = z.object({ id: lemmyId.optional(), name: z.string().trim().min(1).max(600).optional() });
+const GetCommunity = z.object({ id: lemmyId.optional(), name: z.string().trim().min(1).max(600).refine(noNul).optional() });
 
 const ListCommunities = z.object({ type_: listingType, sort: sortType, show_nsfw: lemmyBool.optional(), page, limit });
 

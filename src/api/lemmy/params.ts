@@ -10,8 +10,14 @@ export function lemmyInt(min: number, max: number) {
   return z.preprocess((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v), z.number().int().min(min).max(max));
 }
 
-/** A Lemmy id (a positive safe integer). */
-export const lemmyId = lemmyInt(1, Number.MAX_SAFE_INTEGER);
+/**
+ * A Lemmy id (a positive safe integer). The lemmy_* ids are PostgreSQL integers: a larger one is capped at the
+ * largest, so that it finds nothing (Lemmy's 404 couldnt_find_*) rather than failing the cast.
+ */
+export const lemmyId = lemmyInt(1, Number.MAX_SAFE_INTEGER).transform((n) => Math.min(n, 2 ** 31 - 1));
+
+/** Text PostgreSQL can store: no NUL character. */
+export const noNul = (s: string): boolean => !s.includes('\u0000');
 
 /** true/false: a JSON boolean, or its word in a query string. */
 export const lemmyBool = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());

@@ -26,6 +26,30 @@ export function decodePostCursor(sort: PostSort, cursor: string): string[] {
   }
   if (!Array.isArray(parsed) || parsed.length !== types.length + 1 || parsed[0] !== sort) throw Errors.lemmy(400, 'invalid_query');
   const keys = parsed.slice(1);
-  if (!keys.every((k, i) => typeof k === 'string' && FORMS[types[i]!].test(k))) throw Errors.lemmy(400, 'invalid_query');
+  if (!keys.every((k, i) => typeof k === 'string' && FORMS[types[i]!].test(k) && castable(types[i]!, k))) throw Errors.lemmy(400, 'invalid_query');
   return keys as string[];
+}
+
+/**
+ * The key also means what its form says, so that PostgreSQL's cast cannot fail: a finite number (1e999 is not), a
+ * date that exists (not February 30th, not year 0).
+ */
+function castable(type: keyof typeof FORMS, k: string): boolean {
+  if (type === 'float8') return Number.isFinite(Number(k));
+  if (type !== 'timestamptz') return true;
+  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d+)?[+-](\d\d)(?::(\d\d))?$/.exec(k);
+  if (!m) return false;
+  const [y, mo, d, h, mi, sec, oh, om] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const t = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!));
+  return (
+    y! >= 1 &&
+    t.getUTCFullYear() === y &&
+    t.getUTCMonth() === mo! - 1 &&
+    t.getUTCDate() === d &&
+    t.getUTCHours() === h &&
+    t.getUTCMinutes() === mi &&
+    t.getUTCSeconds() === sec &&
+    oh! <= 15 &&
+    om! < 60
+  );
 }

@@ -8,16 +8,16 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import { communityViews } from './communities.js';
 import { lemmyMember, type LemmySiteDeps, viewerOf } from './deps.js';
-import { itemOrder, lemmyBool, lemmyId, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
+import { itemOrder, lemmyBool, lemmyId, noNul, limit, listingType, offsetOf, page, parse, sortType } from './site-params.js';
 import { personById } from './users.js';
 
 const SEARCH_TYPES = ['All', 'Comments', 'Posts', 'Communities', 'Users', 'Url'] as const;
 
 const Search = z.object({
-  q: z.string().trim().max(500),
+  q: z.string().trim().max(500).refine(noNul),
   type_: z.enum(SEARCH_TYPES).optional(),
   community_id: lemmyId.optional(),
-  community_name: z.string().trim().min(1).max(600).optional(),
+  community_name: z.string().trim().min(1).max(600).refine(noNul).optional(),
   creator_id: lemmyId.optional(),
   sort: sortType,
   listing_type: listingType,
@@ -26,7 +26,7 @@ const Search = z.object({
   post_title_only: lemmyBool.optional(),
 });
 
-const ResolveObject = z.object({ q: z.string().trim().min(1).max(2000) });
+const ResolveObject = z.object({ q: z.string().trim().min(1).max(2000).refine(noNul) });
 
 // What the account search takes as names (api/search.ts's rule): words, no markup.
 const NAME_WORDS = /^[@!]?[\p{L}\p{N}_.\- ]{1,100}$/u;
@@ -111,12 +111,12 @@ export function lemmySearchRoutes(d: LemmySiteDeps): Route[] {
         }
         if (found.kind === 'status' && (await d.statuses.canSee(found.status, viewer))) {
           const post = await d.links.postByStatus(found.status.id);
-          if (post) {
+          if (post && (await d.site.postVisible(post.id, viewer))) {
             const [view] = await d.postViews.render([post.id], viewer);
             if (view) return json(200, { post: view });
           }
           const comment = await d.links.commentByStatus(found.status.id);
-          if (comment) {
+          if (comment && (await d.site.postVisible(comment.postId, viewer))) {
             const [view] = await d.commentViews.render([comment.id], viewer);
             if (view) return json(200, { comment: view });
           }

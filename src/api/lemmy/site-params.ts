@@ -6,7 +6,7 @@ import { Errors } from '../../errors.js';
 import { PAGING } from './params.js';
 
 // Ids, booleans, paging and offsets are the adapter's one set (params.ts).
-export { lemmyBool, lemmyId, offsetOf } from './params.js';
+export { lemmyBool, lemmyId, noNul, offsetOf } from './params.js';
 
 /** Lemmy's page (1-based) and limit (at most 50). */
 export const page = PAGING.page;

@@ -7,11 +7,11 @@ import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import type { Account } from '../../store/accounts.js';
 import { type LemmySiteDeps, viewerOf } from './deps.js';
-import { itemOrder, lemmyBool, lemmyId, limit, offsetOf, page, parse, sortType } from './site-params.js';
+import { itemOrder, lemmyBool, lemmyId, noNul, limit, offsetOf, page, parse, sortType } from './site-params.js';
 
 const GetPersonDetails = z.object({
   person_id: lemmyId.optional(),
-  username: z.string().trim().min(1).max(600).optional(),
+  username: z.string().trim().min(1).max(600).refine(noNul).optional(),
   sort: sortType,
   page,
   limit,
