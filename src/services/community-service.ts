@@ -351,9 +351,13 @@ function checkComment(content: string): string {
   return checkBody(content);
 }
 
-/** The follow service's refusals (Mastodon's texts) as Lemmy's codes: a block either way, or a domain the member blocks. */
+/**
+ * The follow service's refusals, in Mastodon's words, as Lemmy's codes: a block either way (community_is_blocked), a
+ * domain the member blocks (domain_blocked), a Group gone (couldnt_find_community). Lemmy's own codes pass.
+ */
 function lemmyRefusal(e: unknown): unknown {
-  if (!(e instanceof ApiError) || e.status === 400 || e.status === 401 || e.status === 429 || e.status >= 500) return e;
+  // Lemmy's codes are snake_case words; Mastodon's texts are sentences.
+  if (!(e instanceof ApiError) || /^[a-z_]+$/.test(e.error) || e.status === 401 || e.status === 429 || e.status >= 500) return e;
   if (e.status === 404) return Errors.lemmy(404, 'couldnt_find_community');
   return Errors.lemmy(400, /block/i.test(e.error) ? 'community_is_blocked' : 'domain_blocked');
 }

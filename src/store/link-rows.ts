@@ -233,8 +233,10 @@ export class LinkRowStore {
     const row = await this.db.one<{ id: number }>(
       `SELECT c.id::int AS id FROM accounts a JOIN lemmy_communities c ON c.account_id = a.id
        WHERE lower(a.username) = lower($1) AND ($2::text IS NULL OR lower(COALESCE(a.domain, '')) = lower($2::text))
+         AND a.deleted_at IS NULL AND a.suspended_at IS NULL
        ORDER BY c.id LIMIT 1`,
-      [name, host],
+      // Lemmy clients may write a community as !name@host.
+      [name.replace(/^!/, ''), host],
       'prepared',
     );
     return row?.id;

@@ -2,7 +2,7 @@
 // Group account known here (lemmy_communities); one named as name@host that is not known yet is found through
 // WebFinger for a signed-in member (api/lemmy/finder.ts). Following goes through the community service.
 import { z } from 'zod';
-import { ApiError, Errors } from '../../errors.js';
+import { Errors } from '../../errors.js';
 import { json } from '../../http/respond.js';
 import { route, type Route } from '../../http/types.js';
 import type { CommunityListSort } from '../../store/link-site.js';
@@ -75,11 +75,8 @@ export function lemmyCommunityRoutes(d: LemmySiteDeps): Route[] {
         const me = await memberAccount(d.accounts, lemmyMember(who));
         const b = parse(FollowCommunity, req.fields);
         if ((await d.links.communityAccount(b.community_id)) === undefined) throw Errors.lemmy(404, 'couldnt_find_community');
-        try {
-          await d.communities.follow(me, b.community_id, b.follow);
-        } catch (e) {
-          throw lemmyRefusal(e);
-        }
+        // The service answers its refusals in Lemmy's codes (community_is_blocked, domain_blocked …).
+        await d.communities.follow(me, b.community_id, b.follow);
         const view = (await d.objects.communityViews([b.community_id], me.id)).get(b.community_id);
         if (!view) throw Errors.lemmy(404, 'couldnt_find_community');
         return json(200, { community_view: view, discussion_languages: [] });
@@ -95,15 +92,4 @@ export async function communityViews(d: Pick<LemmySiteDeps, 'objects'>, ids: rea
     const v = views.get(id);
     return v ? [v] : [];
   });
-}
-
-/**
- * The follow service's refusals, in Mastodon's words, as Lemmy's codes: a block either way (community_is_blocked), a
- * domain the member blocks (domain_blocked), a Group gone (couldnt_find_community). Lemmy's own codes pass.
- */
-function lemmyRefusal(e: unknown): unknown {
-  // Lemmy's codes are snake_case words; Mastodon's texts are sentences.
-  if (!(e instanceof ApiError) || /^[a-z_]+$/.test(e.error) || e.status >= 500) return e;
-  if (e.status === 404) return Errors.lemmy(404, 'couldnt_find_community');
-  return Errors.lemmy(400, /block/i.test(e.error) ? 'community_is_blocked' : 'domain_blocked');
 }
