@@ -14,6 +14,8 @@
 // bench/advise.ts), DATABASE_URL (use this PostgreSQL instead of an embedded one).
 // Issue 37's link aggregator (bench/lemmy-posts.ts): post/list sorted Hot over 100,000 posts in 200 communities, a
 // ratio to verify_credentials in the same run, after the timelines; --lemmy runs only that.
+// Issue 38's media figures (bench/media.ts): the image pool's images a second over one thread's, and Stoa's event-loop
+// lag p99 while 20 uploads and 2 transcodes run; after the link aggregator, against its own Stoa; --media runs only that.
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
 // bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
@@ -41,6 +43,7 @@ import { measureSupervised, supervisedTable } from './supervised.js';
 import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 import { loadavg } from './machine.js';
+import { measureMedia, mediaTable } from './media.js';
 
 let interrupted = false;
 
@@ -81,6 +84,11 @@ async function lemmy(wrk: string, stoa: StoaProcess, db: BenchDatabase, s: WrkSe
   process.stdout.write(`\nLink aggregator (issue 37): 100,000 posts in 200 communities${refresh}, load average ${loadavg()}\n${timelinesTable(rows)}\n`);
 }
 
+async function media(db: BenchDatabase): Promise<void> {
+  const figures = await measureMedia(db, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`\n${mediaTable(figures)}\n`);
+}
+
 async function main(): Promise<number> {
   // Remote history across many origins, some slow (issue 34): no wrk, its own database and Stoa.
   if (process.argv.includes('--history-origins')) {
@@ -98,7 +106,8 @@ async function main(): Promise<number> {
   const only = onlyList ? new Set(onlyList.split(',').map((t) => t.trim())) : undefined;
   const flags = new Set(args.filter((a) => a !== onlyArg));
   for (const f of flags)
-    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy') throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy)`);
+    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy' && f !== '--media')
+      throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy, --media)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -135,6 +144,11 @@ async function main(): Promise<number> {
       process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
       return 0;
     }
+    if (flags.has('--media')) {
+      await media(db);
+      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+      return 0;
+    }
     servers.push(await startBare());
     const stoa = await startStoa({ DATABASE_URL: db.url, STOA_DATA_DIR: path.join(db.dataDir, 'stoa'), LOG_LEVEL: logLevel });
     servers.push(stoa);
@@ -152,7 +166,10 @@ async function main(): Promise<number> {
       process.stdout.write(`\n${table(rows)}\n`);
     }
     await timelines(wrk, stoa, db, settings, only);
-    if (!flags.has('--timelines')) await lemmy(wrk, stoa, db, settings);
+    if (!flags.has('--timelines')) {
+      await lemmy(wrk, stoa, db, settings);
+      await media(db);
+    }
     await cleanup();
     const scale = await measureScale(wrk, settings);
     if (scale) process.stdout.write(`\n${scaleTable(scale)}\n`);
