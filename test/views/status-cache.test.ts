@@ -117,9 +117,13 @@ describe('the rendered-status cache across two nodes', () => {
     // What a remote profile's Update or an operator's rename does to the row; the trigger tells every node.
     await a.app.db.exec("UPDATE accounts SET username = 'caroline' WHERE id = $1", [m.id['carol']]);
     try {
-      const mention = (await onB(p.id)).body.mentions[0];
-      assert.equal(mention.username, 'caroline');
-      assert.equal(mention.acct, 'caroline');
+      // The trigger's NOTIFY reaches B asynchronously (a direct UPDATE has no API answer to wait behind): a moment, not
+      // for ever, which is what a cache not indexed by the mentioned accounts would give.
+      await eventually(async () => {
+        const mention = (await onB(p.id)).body.mentions[0];
+        assert.equal(mention.username, 'caroline');
+        assert.equal(mention.acct, 'caroline');
+      }, 2_000);
       assert.equal((await homeOnB()).find((s) => s.id === p.id)?.mentions[0].username, 'caroline');
     } finally {
       await a.app.db.exec("UPDATE accounts SET username = 'carol' WHERE id = $1", [m.id['carol']]);
