@@ -3,6 +3,7 @@
 // a Lemmy-style code, never a 5xx.
 import { z } from 'zod';
 import { Errors } from '../../errors.js';
+import { LISTING_TYPES, POST_SORTS } from '../../store/link-pages.js';
 import { PAGING } from './params.js';
 
 // Ids, booleans, paging and offsets are the adapter's one set (params.ts).
@@ -12,29 +13,9 @@ export { lemmyBool, lemmyId, noNul, offsetOf } from './params.js';
 export const page = PAGING.page;
 export const limit = PAGING.limit;
 
-export const SORTS = [
-  'Active',
-  'Hot',
-  'New',
-  'Old',
-  'TopDay',
-  'TopWeek',
-  'TopMonth',
-  'TopYear',
-  'TopAll',
-  'MostComments',
-  'NewComments',
-  'TopHour',
-  'TopSixHour',
-  'TopTwelveHour',
-  'TopThreeMonths',
-  'TopSixMonths',
-  'TopNineMonths',
-  'Controversial',
-  'Scaled',
-] as const;
+export const SORTS = POST_SORTS;
 export const sortType = z.enum(SORTS).optional();
-export const listingType = z.enum(['All', 'Local', 'Subscribed', 'ModeratorView']).optional();
+export const listingType = z.enum(LISTING_TYPES).optional();
 
 /** How a person's or a search's posts and comments are ordered for a Lemmy sort (Hot and Active: newest first). */
 export function itemOrder(sort: (typeof SORTS)[number] | undefined): 'new' | 'old' | 'top' | 'comments' {
