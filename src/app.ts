@@ -38,7 +38,11 @@ import { startTree } from './supervision.js';
 import type { WebDeps } from './web/deps.js';
 import { errorPage } from './web/layout.js';
 import { WebAuth } from './web/session.js';
-import { mediaStorage, wire } from './wiring.js';
+import { LocalStorage } from './media/local-storage.js';
+import { S3Storage } from './media/s3-storage.js';
+import type { MediaStorage } from './media/storage.js';
+import { sweepStaleTempFiles, tempDirOf } from './media/temp-files.js';
+import { wire } from './wiring.js';
 
 export interface App {
   readonly config: Config;
@@ -97,11 +101,19 @@ export interface StartOptions {
   readonly communityActions?: CommunityActions;
 }
 
+/** A temporary file untouched for this long belongs to no live request. */
+const STALE_TEMP_MS = 60 * 60_000;
+
 export async function startApp(config: Config, log: Logger, opts: StartOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   // Before anything else: a server that cannot keep uploads must not start and fail on each one later.
   const storage = mediaStorage(config);
   await storage.check();
+  // Temporary files a killed process left (uploads in flight); in the background, as nothing waits on it.
+  void sweepStaleTempFiles(tempDirOf(config.dataDir), STALE_TEMP_MS).then(
+    (removed) => removed > 0 && log.info({ removed }, 'removed stale temporary upload files'),
+    (err: unknown) => log.warn({ err }, 'could not sweep temporary upload files'),
+  );
   log.info({ kind: storage.kind, where: storage.where }, 'media storage ready');
   const { db, stopEmbedded } = await openDatabase(config, log, { dieWithProcess: opts.embeddedDiesWithProcess ?? false });
   const { app: w, streaming: fanout, tree: work, api } = await wire(config, log, db, clock, storage, opts.communityActions);
@@ -227,4 +239,10 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
     federation: w.federation,
     metricsPort: metricsListener?.port ?? null,
   };
+}
+
+/** The configured media storage (a directory, or an S3-compatible bucket), shared by every node of a cluster. */
+export function mediaStorage(config: Config): MediaStorage {
+  const s = config.media.storage;
+  return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
 }

@@ -18,3 +18,24 @@ export class Wake<A extends unknown[] = []> {
     else this.target?.(...args);
   }
 }
+
+/** The node's wake ports, one per kind of queued work (wiring.ts hands them out; supervision.ts connects them). */
+export function workWakes(afterCommit: (fn: () => void) => void) {
+  return {
+    deliveryDue: new Wake<[hosts: readonly string[]]>(afterCommit),
+    pollsDue: new Wake(afterCommit),
+    inboxQueued: new Wake(afterCommit),
+    // Remote history jobs queued or given back, or the feature switched on: the history scheduler looks for work.
+    historyDue: new Wake(afterCommit),
+    // A manual prune queued media files: the history sweep deletes them now rather than within the minute.
+    mediaCleanupQueued: new Wake(afterCommit),
+    // Pushes queued for these push service hosts (heard on stoa_work: the trigger that queues them notifies).
+    pushDue: new Wake<[hosts: readonly string[]]>(),
+    // A scheduled post made or moved: the scheduled-publisher looks again for the earliest due time.
+    scheduledDue: new Wake(afterCommit),
+    // A status queued for its link's card: the card-fetcher takes it.
+    cardsDue: new Wake(afterCommit),
+    // A video or audio upload queued for processing: this node's media processor takes it.
+    mediaQueued: new Wake(afterCommit),
+  };
+}

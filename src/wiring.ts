@@ -29,11 +29,9 @@ import { RemoteActors } from './federation/remote-actors.js';
 import { RemoteStatements } from './federation/remote-statements.js';
 import { RsaSigner } from './federation/rsa.js';
 import type { Logger } from './log.js';
-import { LocalStorage } from './media/local-storage.js';
 import { MediaFiles } from './media/media-files.js';
-import { S3Storage } from './media/s3-storage.js';
 import type { MediaStorage } from './media/storage.js';
-import { sweepStaleTempFiles, tempDirOf } from './media/temp-files.js';
+import { tempDirOf } from './media/temp-files.js';
 import { TokenCache } from './oauth/token-cache.js';
 import { TokenUsage } from './oauth/token-usage.js';
 import { FollowService } from './services/follow-service.js';
@@ -51,7 +49,7 @@ import { LocalUris } from './urls/local-uris.js';
 import { MediaUrls } from './urls/media-urls.js';
 import { HistoryRunner } from './history/history-runner.js';
 import { STOA_VERSION } from './version.js';
-import { Wake } from './wake.js';
+import { workWakes } from './wake.js';
 import { StreamFilters } from './api/streaming/stream-filters.js';
 import { stores } from './store/stores.js';
 import { CommunityService } from './services/community-service.js';
@@ -60,36 +58,11 @@ import type { CommunityActions } from './services/community-actions.js';
 
 export type Wiring = Awaited<ReturnType<typeof wire>>;
 
-/** A temporary file untouched for this long belongs to no live request. */
-const STALE_TEMP_MS = 60 * 60_000;
-
-/** The configured media storage (a directory, or an S3-compatible bucket), shared by every node of a cluster. */
-export function mediaStorage(config: Config): MediaStorage {
-  const s = config.media.storage;
-  return s.kind === 'local' ? new LocalStorage(s.dir) : new S3Storage(s);
-}
-
-export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage = mediaStorage(config), communityActions?: CommunityActions) {
+export async function wire(config: Config, log: Logger, db: Database, clock: Clock, storage: MediaStorage, communityActions?: CommunityActions) {
   // Wake-ups from those who queue work to the actors that do it, connected when each actor starts (supervision.ts).
   // Each wake waits for the transaction that queued the work (if any) to commit.
   const afterCommit = (fn: () => void) => db.afterCommit(fn);
-  const wakes = {
-    deliveryDue: new Wake<[hosts: readonly string[]]>(afterCommit),
-    pollsDue: new Wake(afterCommit),
-    inboxQueued: new Wake(afterCommit),
-    // Remote history jobs queued or given back, or the feature switched on: the history scheduler looks for work.
-    historyDue: new Wake(afterCommit),
-    // A manual prune queued media files: the history sweep deletes them now rather than within the minute.
-    mediaCleanupQueued: new Wake(afterCommit),
-    // Pushes queued for these push service hosts (heard on stoa_work: the trigger that queues them notifies).
-    pushDue: new Wake<[hosts: readonly string[]]>(),
-    // A scheduled post made or moved: the scheduled-publisher looks again for the earliest due time.
-    scheduledDue: new Wake(afterCommit),
-    // A status queued for its link's card: the card-fetcher takes it.
-    cardsDue: new Wake(afterCommit),
-    // A video or audio upload queued for processing: this node's media processor takes it.
-    mediaQueued: new Wake(afterCommit),
-  };
+  const wakes = workWakes(afterCommit);
   const s = stores(db, config, wakes.pollsDue);
   const tokenCache = new TokenCache();
   db.onMembersChanged = (accountIds) => tokenCache.dropAccounts(accountIds);
@@ -103,11 +76,6 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
   const mediaFetchLocks = new MediaFetchLocks(db, Math.max(1, Math.floor(config.databasePoolMax / 4)), config.federation.fetchTimeoutMs + 5_000);
   // Re-encoding uploaded images: one thread is plenty for a small server, two at most beside the event loop.
   const imagePool = new ImagePool({ maxThreads: Math.min(2, config.verifyPool.maxThreads), maxQueue: 64, idleTimeoutMs: 60_000 });
-  // Temporary files a killed process left (uploads in flight); in the background, as nothing waits on it.
-  void sweepStaleTempFiles(tempDirOf(config.dataDir), STALE_TEMP_MS).then(
-    (removed) => removed > 0 && log.info({ removed }, 'removed stale temporary upload files'),
-    (err: unknown) => log.warn({ err }, 'could not sweep temporary upload files'),
-  );
 
   // Federation: our actors and their keys, the one outbound client, remote actors, sending and receiving.
   const localActors = new LocalActors(s.accounts, rsa, uris, config, s.statements, clock);

@@ -55,12 +55,6 @@ export interface KeyDoc {
   publicKeyPem: string;
 }
 
-export interface WebFingerDoc {
-  subject: string;
-  aliases: string[];
-  links: { rel: string; type?: string; href?: string; template?: string }[];
-}
-
 export interface ActivityDoc {
   id: string;
   type: string;
@@ -91,7 +85,6 @@ const MAX_FIELD_VALUE = 4096;
 const MAX_ATTACHMENTS = 64;
 const MAX_ALIASES = 32;
 const MAX_AUDIENCE = 1024;
-const MAX_LINKS = 64;
 const MAX_PEM = 16_384;
 const MAX_TYPE = 128;
 // How many entries of a "one or many" value are looked at when searching for a usable one (keys, images, urls).
@@ -318,49 +311,6 @@ export const keyOrActorSchema: z.ZodType<{ kind: 'actor'; actor: ActorDoc } | { 
   for (const issue of actor.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: doc });
   return z.NEVER;
 });
-
-const linkSchema = z
-  .object({
-    rel: z.string().min(1).max(MAX_URL),
-    type: z
-      .string()
-      .max(MAX_TYPE * 2)
-      .optional(),
-    href: z.string().max(MAX_URL).optional(),
-    template: z.string().max(MAX_URL).optional(),
-  })
-  .loose();
-
-export const webFingerSchema: z.ZodType<WebFingerDoc> = z
-  .object({ subject: z.string().min(1).max(MAX_URL) })
-  .loose()
-  .transform((raw) => ({
-    subject: raw.subject,
-    aliases: asArray(raw.aliases)
-      .slice(0, MAX_ALIASES)
-      .filter((a): a is string => typeof a === 'string' && a.length <= MAX_URL),
-    // A link we cannot read is dropped, not fatal: the JRD may carry links for other protocols.
-    links: asArray(raw.links)
-      .slice(0, MAX_LINKS)
-      .flatMap((l) => {
-        const r = linkSchema.safeParse(l);
-        if (!r.success) return [];
-        const { rel, type, href, template } = r.data;
-        return [{ rel, ...(type === undefined ? {} : { type }), ...(href === undefined ? {} : { href }), ...(template === undefined ? {} : { template }) }];
-      }),
-  }));
-
-const ACTIVITY_MEDIA_TYPES = new Set(['application/activity+json', 'application/ld+json']);
-
-/** The actor link of a JRD: rel "self" with type application/activity+json or application/ld+json (any profile). */
-export function actorLink(doc: WebFingerDoc): string | undefined {
-  for (const link of doc.links) {
-    if (link.rel !== 'self' || link.type === undefined) continue;
-    const media = link.type.split(';', 1)[0]!.trim().toLowerCase();
-    if (ACTIVITY_MEDIA_TYPES.has(media) && httpUrl(link.href)) return link.href;
-  }
-  return undefined;
-}
 
 /** to/cc as a list of http(s) ids; the compact forms of the public collection are spelled out. */
 export function audience(x: unknown): string[] {

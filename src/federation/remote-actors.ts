@@ -3,16 +3,8 @@
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore, RemoteAccountData } from '../store/accounts.js';
-import {
-  actorLink,
-  actorSchema,
-  keyOrActorSchema,
-  orderedCollectionSchema,
-  webFingerSchema,
-  type ActorDoc,
-  type CommunityDoc,
-  type WebFingerDoc,
-} from './as2.js';
+import { actorSchema, keyOrActorSchema, orderedCollectionSchema, type ActorDoc, type CommunityDoc } from './as2.js';
+import { actorLink, webFingerSchema, type WebFingerDoc } from './webfinger-doc.js';
 import { FetchError } from './fetch-errors.js';
 import type { HttpClient, Signer } from './http-client.js';
 import type { LocalUris } from '../urls/local-uris.js';

@@ -5,17 +5,8 @@ import { createPublicKey } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  activitySchema,
-  actorLink,
-  actorSchema,
-  idOf,
-  keyOrActorSchema,
-  orderedCollectionSchema,
-  webFingerSchema,
-  type ActivityDoc,
-  type ActorDoc,
-} from '../../src/federation/as2.js';
+import { activitySchema, actorSchema, idOf, keyOrActorSchema, orderedCollectionSchema, type ActivityDoc, type ActorDoc } from '../../src/federation/as2.js';
+import { actorLink, webFingerSchema } from '../../src/federation/webfinger-doc.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MediaFiles } from '../../src/media/media-files.js';
-import { mediaStorage } from '../../src/wiring.js';
+import { mediaStorage } from '../../src/app.js';
 import { api, FED_ENV, type Json } from '../support/api.js';
 import { startFakeActorPeer, type FakePeer } from '../support/fake-actor-peer.js';
 import { HistoryFixture, type RemotePost } from '../support/history-posts.js';
