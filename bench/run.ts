@@ -16,6 +16,7 @@
 // ratio to verify_credentials in the same run, after the timelines; --lemmy runs only that.
 // Issue 38's media figures (bench/media.ts): the image pool's images a second over one thread's, and Stoa's event-loop
 // lag p99 while 20 uploads and 2 transcodes run; after the link aggregator, against its own Stoa; --media runs only that.
+// Issue 39's start (bench/warm-start.ts): the real `npm start` to its first answer, first and warm; --start runs only that.
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
 // bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 import { loadavg } from './machine.js';
 import { measureMedia, mediaTable } from './media.js';
+import { measureStart, startTable } from './warm-start.js';
 
 let interrupted = false;
 
@@ -93,6 +95,10 @@ async function main(): Promise<number> {
   // Remote history across many origins, some slow (issue 34): no wrk, its own database and Stoa.
   if (process.argv.includes('--history-origins')) {
     process.stdout.write(`\n${fairnessTable(await measureOriginFairness())}\n`);
+    return 0;
+  }
+  if (process.argv.includes('--start')) {
+    process.stdout.write(`\n${startTable(await measureStart())}\n`);
     return 0;
   }
   const wrk = findWrk();
@@ -189,6 +195,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${realHistoryTable(await measureHistory())}\n`);
     process.stderr.write('bench: remote history prune\n');
     process.stdout.write(`\n${pruneTable(await measurePrune())}\n`);
+    process.stderr.write('bench: npm start, first and warm (bench/warm-start.ts)\n');
+    process.stdout.write(`\n${startTable(await measureStart())}\n`);
     process.stderr.write('bench: streaming fan-out (WebSocket subscribers, 1 then 2 nodes)\n');
     process.stdout.write(`\n${streamingTable(await measureStreaming())}\n`);
     const tools = clusterTools();
