@@ -6,38 +6,17 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { TokenStore } from '../../src/store/oauth-tokens.js';
+import { UserStore } from '../../src/store/users.js';
 import { api } from '../support/api.js';
+import { launchBrowser } from '../support/browser.js';
 import { mastodonPy } from '../support/cli-clients.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
+import { registerApp } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { deliverable } from '../support/raw-http.js';
 import { subscribed } from '../support/streaming.js';
-import { eventually } from '../support/wait.js';
-
-/**
- * The body bytes an HTTP/1.1 client can hand on so far: with a Content-Length, all that arrived; chunked, only the
- * chunks complete with their closing CRLF (a parser must see that CRLF before it ends the chunk).
- */
-function deliverable(raw: Buffer): { headers: string; body: string } | undefined {
-  const end = raw.indexOf('\r\n\r\n');
-  if (end < 0) return undefined;
-  const headers = raw.subarray(0, end).toString('latin1');
-  if (!/^transfer-encoding:\s*chunked/im.test(headers)) return { headers, body: raw.subarray(end + 4).toString('utf8') };
-  // uWS writes the head's blank line as the first chunk's leading CRLF: the chunks start right after it.
-  const parts: Buffer[] = [];
-  let at = end + 4;
-  for (;;) {
-    const lineEnd = raw.indexOf('\r\n', at);
-    if (lineEnd < 0) break;
-    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
-    assert.ok(Number.isInteger(size), `a chunk size line: ${JSON.stringify(raw.subarray(at, lineEnd).toString('latin1'))}`);
-    const dataEnd = lineEnd + 2 + size;
-    if (raw.length < dataEnd + 2) break;
-    assert.equal(raw.subarray(dataEnd, dataEnd + 2).toString('latin1'), '\r\n', 'a chunk ends with CRLF');
-    parts.push(raw.subarray(lineEnd + 2, dataEnd));
-    at = dataEnd + 2;
-  }
-  return { headers, body: Buffer.concat(parts).toString('utf8') };
-}
+import { eventually, within } from '../support/wait.js';
 
 describe('SSE framing: an event is whole on the wire at once', () => {
   let s: TestServer;
@@ -45,7 +24,7 @@ describe('SSE framing: an event is whole on the wire at once', () => {
 
   before(async () => {
     s = await startTestServer({ STREAMING_HEARTBEAT_MS: '300000' });
-    m = await createMembers(s, ['alice', 'bob']);
+    m = await createMembers(s, ['alice', 'bob', 'carol']);
   });
   after(() => s?.stop());
 
@@ -111,5 +90,53 @@ handle.close()
     assert.equal(out.receiving, true);
     assert.ok(out.delay !== null, 'the update arrived within 8 s');
     assert.ok(out.delay < 3, `the update arrived after ${out.delay} s`);
+  });
+
+  it('HEAD answers the head a GET has, and the connection serves the next request', async () => {
+    const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1');
+    let raw = '';
+    sock.on('data', (d: Buffer) => (raw += d.toString()));
+    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+    sock.write(`HEAD /api/v1/streaming/public HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${m.token['alice']}\r\n\r\n`);
+    await eventually(() => assert.ok(raw.endsWith('\r\n\r\n'), raw));
+    const head = raw;
+    assert.match(head, /^HTTP\/1\.1 200 /);
+    assert.match(head, /content-type: text\/event-stream/i);
+    assert.equal([...s.app.streaming.hub.clients].length, 0, 'a HEAD opens no stream');
+    sock.write('GET /api/v1/streaming/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    await within(closed, 5_000, 'the next answer, then the close');
+    assert.match(raw.slice(head.length), /^HTTP\/1\.1 200 [^]*\r\n\r\nOK$/, "no body came after the HEAD's head");
+  });
+
+  it("a browser's EventSource gets the update at once; a stream the server closes is reconnected", async () => {
+    const app = await registerApp(s.url, { scopes: 'read' });
+    const carol = (await new UserStore(s.app.db).byAccountId(m.id['carol']!))!;
+    const token = (await new TokenStore(s.app.db).issue(app.id, carol.userId, ['read'])).token;
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${s.url}/api/v1/instance`);
+      await page.evaluate(`
+        globalThis.got = []; globalThis.errors = 0;
+        globalThis.es = new EventSource('/api/v1/streaming/public?access_token=${token}');
+        globalThis.es.addEventListener('update', (e) => globalThis.got.push(JSON.parse(e.data).id));
+        globalThis.es.onerror = () => globalThis.errors++;
+      `);
+      await subscribed(s, m.id['carol']!, 'public');
+      const post = await api(s.url, m.token['bob'], 'POST', '/api/v1/statuses', { status: 'to the browser' });
+      assert.equal(post.status, 200);
+      await eventually(async () => assert.deepEqual(await page.evaluate('globalThis.got'), [post.body.id]), 3_000);
+      // Revoking the token closes the stream; the browser reconnects, is refused (401), and stops.
+      const r = await fetch(`${s.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: app.client_id, client_secret: app.client_secret, token }),
+      });
+      assert.equal(r.status, 200);
+      await eventually(async () => assert.equal(await page.evaluate('globalThis.es.readyState'), 2), 15_000);
+      assert.ok(((await page.evaluate('globalThis.errors')) as number) >= 1);
+    } finally {
+      await browser.close();
+    }
   });
 });
