@@ -33,18 +33,17 @@ export class ResponseEventSink implements EventSink {
     let refused: Buffer | undefined;
     this.res.cork(() => {
       head();
-      refused = this.offer(Buffer.from(first));
+      refused = this.offer(first);
     });
     if (refused) this.hold(refused);
   }
 
   write(chunk: string): void {
     if (this.closed) return;
-    const bytes = Buffer.from(chunk);
-    if (this.pendingBytes > 0) return this.hold(bytes);
+    if (this.pendingBytes > 0) return this.hold(Buffer.from(chunk));
     let refused: Buffer | undefined;
     this.res.cork(() => {
-      refused = this.offer(bytes);
+      refused = this.offer(chunk);
     });
     // Held (or the stream closed) outside the cork: nothing is closed under uWS's feet.
     if (refused) this.hold(refused);
@@ -79,11 +78,12 @@ export class ResponseEventSink implements EventSink {
     else this.closers.push(fn);
   }
 
-  /** Offers bytes to the socket: what it refuses, if any. */
-  private offer(bytes: Buffer): Buffer | undefined {
+  /** Offers bytes to the socket (a string as UTF-8, converted by uWS): the bytes it refuses, if any. */
+  private offer(data: string | Buffer): Buffer | undefined {
     const before = this.res.getWriteOffset();
-    const [ok] = this.res.tryEnd(bytes, EVENT_STREAM_LENGTH);
-    return ok ? undefined : bytes.subarray(this.res.getWriteOffset() - before);
+    const [ok] = this.res.tryEnd(data, EVENT_STREAM_LENGTH);
+    if (ok) return undefined;
+    return (typeof data === 'string' ? Buffer.from(data) : data).subarray(this.res.getWriteOffset() - before);
   }
 
   private hold(bytes: Buffer): void {

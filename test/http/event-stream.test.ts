@@ -26,7 +26,8 @@ class FakeSocket {
       this.corked = outer;
       return this.res;
     },
-    tryEnd: (chunk: Buffer, total: number): [boolean, boolean] => {
+    tryEnd: (data: string | Buffer, total: number): [boolean, boolean] => {
+      const chunk = Buffer.from(data);
       assert.ok(!this.closed, 'no write after close');
       assert.equal(total, EVENT_STREAM_LENGTH);
       const n = Math.min(this.room, chunk.length);
