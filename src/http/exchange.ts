@@ -7,7 +7,7 @@ import { Errors, toHttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { BodyReservation } from './body-budget.js';
 import { CORS_HEADERS, corsApplies } from './cors.js';
-import { ResponseEventSink } from './event-stream.js';
+import { EVENT_STREAM_LENGTH, ResponseEventSink } from './event-stream.js';
 import { isFileBody } from './file-body.js';
 import { guard } from './guard.js';
 import { closeQuietly, INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from './last-resort.js';
@@ -148,12 +148,17 @@ export class Exchange {
    * not wait for streams, whose owner closes them); the body goes on until either side ends it.
    */
   private openEvents(status: number, body: EventStreamBody, head: () => void): void {
-    this.res.cork(() => {
-      head();
-      // Mastodon's first bytes: headers reach the client now, not with the first event.
-      this.res.write(':)\n');
-    });
+    if (this.req.method === 'HEAD') {
+      // The head a GET would have, and no stream: a body written here would be read as the next response.
+      this.res.cork(() => {
+        head();
+        endHead(this.res, EVENT_STREAM_LENGTH, this.closeAfter);
+      });
+      return this.finish(status);
+    }
     const sink = new ResponseEventSink(this.res, this.ctx.streamingBufferedBytes);
+    // Mastodon's first bytes: headers reach the client now, not with the first event.
+    sink.open(head, ':)\n');
     this.events = sink;
     this.finish(status);
     try {

@@ -1,6 +1,7 @@
 // Debian's real nginx in front of a real server over TLS, configured with the README's own server block (read from
 // README.md, so the documentation cannot drift from what is tested): HTTPS and HTTP/1.0 clients get answers, a
-// photo larger than nginx's default body limit uploads, and the server sees the client's address, not nginx's.
+// photo larger than nginx's default body limit uploads, server-sent events arrive as they happen, and the server sees
+// the client's address, not nginx's.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,8 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import sharp from 'sharp';
+import { api } from '../support/api.js';
 import { createMembers } from '../support/members.js';
+import { deliverable } from '../support/raw-http.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
+import { subscribed } from '../support/streaming.js';
 import { eventually } from '../support/wait.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -186,6 +190,33 @@ describe('behind nginx over TLS, with the README configuration', () => {
         .on('error', reject);
     });
     assert.deepEqual(location, [301, 'https://social.example.com/about']);
+  });
+
+  it('streams server-sent events through the streaming location, each event whole at once', async () => {
+    const direct = { ...s, url: `http://127.0.0.1:${s.app.port}` };
+    const members = await createMembers(direct, ['listener', 'poster']);
+    const socket = tls.connect({ host: '127.0.0.1', port: tlsPort, servername: 'localhost', ca: cert });
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    socket.write(`GET /api/v1/streaming/public HTTP/1.1\r\nHost: localhost:${tlsPort}\r\nAuthorization: Bearer ${members.token['listener']}\r\n\r\n`);
+    await subscribed(s, members.id['listener']!, 'public');
+    const post = await api(direct.url, members.token['poster'], 'POST', '/api/v1/statuses', { status: 'through nginx' });
+    assert.equal(post.status, 200);
+    await eventually(() => assert.ok(Buffer.concat(received).includes('event: update')));
+    await eventually(
+      () => {
+        const got = deliverable(Buffer.concat(received));
+        assert.match(got?.headers ?? '', /^HTTP\/1\.1 200 /);
+        const update = /^:\)\nevent: update\ndata: (.*)\n\n$/.exec(got!.body);
+        assert.ok(update, `the whole update is deliverable: ${JSON.stringify(got!.body.slice(0, 60))}`);
+        assert.equal(JSON.parse(update[1]!).id, post.body.id);
+      },
+      100,
+      5,
+    );
+    socket.destroy();
+    await eventually(() => assert.equal([...s.app.streaming.hub.clients].length, 0));
   });
 
   it('uploads a photo larger than nginx’s default body limit, and serves it back', async () => {

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { api } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { openWs, subscribed } from '../support/streaming.js';
+import { openSse, openWs, subscribed } from '../support/streaming.js';
+import { within } from '../support/wait.js';
 
 // Links count 23 characters whatever their length (as Mastodon counts them): a post of 20 long links is ~150 KB
 // rendered, so the kernel's socket buffers (megabytes on loopback) fill after a few dozen posts.
@@ -49,15 +50,23 @@ describe('slow streaming readers', () => {
     slow.ws.terminate();
   });
 
-  it('closes an SSE stream that does not read', async () => {
+  it('closes an SSE stream that does not read, and keeps one that does', async () => {
+    const reader = await openSse(s.url, '/api/v1/streaming/public', m.token['carol']);
+    await subscribed(s, m.id['carol']!, 'public');
     // A raw connection that sends its request and never reads a byte of the answer.
     const sock = net.connect(new URL(s.url).port ? Number(new URL(s.url).port) : 80, '127.0.0.1');
     await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
     sock.pause();
+    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
     sock.write(`GET /api/v1/streaming/public HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${m.token['dave']}\r\n\r\n`);
     await subscribed(s, m.id['dave']!, 'public');
     await flood(() => connected('dave') === 0);
     assert.equal(connected('dave'), 0, 'the paused stream was closed');
-    sock.destroy();
+    // The client sees its connection end (once it reads again), and reconnects as after any end.
+    sock.resume();
+    await within(closed, 5_000, 'the closed stream reaches the client');
+    assert.equal(connected('carol'), 1, 'the reading stream stays');
+    assert.ok(reader.events.length > 10);
+    reader.close();
   });
 });

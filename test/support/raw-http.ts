@@ -1,4 +1,5 @@
 // Raw HTTP/1.1 over a socket, for what fetch cannot send: duplicate headers, bodies cut short, malformed requests.
+import assert from 'node:assert/strict';
 import net from 'node:net';
 
 export interface RawOptions {
@@ -36,4 +37,29 @@ export function rawExchange(base: string, request: string | readonly string[], o
       if (o.destroyAfterWrite) sock.destroy();
     });
   });
+}
+
+/**
+ * The body bytes an HTTP/1.1 client can hand on so far: with a Content-Length, all that arrived; chunked, only the
+ * chunks complete with their closing CRLF (a parser must see that CRLF before it ends the chunk).
+ */
+export function deliverable(raw: Buffer): { headers: string; body: string } | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const headers = raw.subarray(0, end).toString('latin1');
+  if (!/^transfer-encoding:\s*chunked/im.test(headers)) return { headers, body: raw.subarray(end + 4).toString('utf8') };
+  const parts: Buffer[] = [];
+  let at = end + 4;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    if (lineEnd < 0) break;
+    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    assert.ok(Number.isInteger(size), `a chunk size line: ${JSON.stringify(raw.subarray(at, lineEnd).toString('latin1'))}`);
+    const dataEnd = lineEnd + 2 + size;
+    if (raw.length < dataEnd + 2) break;
+    assert.equal(raw.subarray(dataEnd, dataEnd + 2).toString('latin1'), '\r\n', 'a chunk ends with CRLF');
+    parts.push(raw.subarray(lineEnd + 2, dataEnd));
+    at = dataEnd + 2;
+  }
+  return { headers, body: Buffer.concat(parts).toString('utf8') };
 }
