@@ -385,6 +385,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       }),
       mediaFiles,
       mediaJobs: s.mediaJobs,
+      homeFeedJobs: s.homeFeedJobs,
       leases: s.leases,
       trends: s.trends,
       // The link aggregator's rank decay (the lemmy-ranks child).

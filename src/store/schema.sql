@@ -224,24 +224,92 @@ CREATE OR REPLACE FUNCTION public.home_feed_fan_out(st bigint, author bigint, vi
 AS $function$
 DECLARE
   m bigint;
+  threshold integer := home_feed_fan_out_threshold();
+  deferred boolean := false;
 BEGIN
+  IF vis <= 2 THEN
+    deferred := (SELECT count(*) FROM (SELECT 1 FROM follows f JOIN users u ON u.account_id = f.account_id
+                 WHERE f.target_account_id = author LIMIT threshold + 1) c) > threshold;
+  END IF;
+  IF deferred THEN
+    INSERT INTO home_feed_jobs (status_id, author_id) VALUES (st, author) ON CONFLICT DO NOTHING;
+  END IF;
   INSERT INTO home_feeds (account_id, status_id)
   SELECT r.id, st FROM (
     SELECT author AS id WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = author)
-    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
+    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+      WHERE vis <= 2 AND NOT deferred AND f.target_account_id = author
     UNION ALL SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
     UNION ALL SELECT tf.account_id FROM status_tags stg JOIN tag_follows tf ON tf.tag_id = stg.tag_id JOIN users u ON u.account_id = tf.account_id
       WHERE vis = 0 AND stg.status_id = st
   ) r LEFT JOIN home_feed_horizons h ON h.account_id = r.id
   WHERE h.horizon IS NULL OR st >= h.horizon
   ON CONFLICT DO NOTHING;
-  FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
-    WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
-    PERFORM home_feed_trim(m);
-  END LOOP;
+  IF NOT deferred THEN
+    FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+      WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
+      PERFORM home_feed_trim(m);
+    END LOOP;
+  END IF;
   IF random() < 1.0 / 128 THEN
     PERFORM home_feed_trim(author);
   END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_fan_out_threshold()
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 1000);
+$function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_job_batch(st bigint, owner text, size integer, lease_ms integer)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  j home_feed_jobs;
+  last bigint;
+  n integer;
+  m bigint;
+BEGIN
+  SELECT * INTO j FROM home_feed_jobs WHERE status_id = st AND lease_owner = owner FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN 'lost';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM statuses s WHERE s.id = st AND s.deleted_at IS NULL AND NOT s.history AND s.visibility <= 2) THEN
+    DELETE FROM home_feed_jobs WHERE status_id = st;
+    RETURN 'done';
+  END IF;
+  WITH b AS (
+    SELECT f.id, f.account_id FROM follows f WHERE f.target_account_id = j.author_id AND f.id > j.after_follow ORDER BY f.id LIMIT size
+  ), ins AS (
+    INSERT INTO home_feeds (account_id, status_id)
+    SELECT b.account_id, st FROM b JOIN users u ON u.account_id = b.account_id LEFT JOIN home_feed_horizons h ON h.account_id = b.account_id
+    WHERE h.horizon IS NULL OR st >= h.horizon
+    ON CONFLICT DO NOTHING
+  )
+  SELECT max(b.id), count(*) INTO last, n FROM b;
+  FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+    WHERE f.target_account_id = j.author_id AND f.id > j.after_follow AND f.id <= last AND random() < 1.0 / 128 LOOP
+    PERFORM home_feed_trim(m);
+  END LOOP;
+  IF n < size THEN
+    DELETE FROM home_feed_jobs WHERE status_id = st;
+    RETURN 'done';
+  END IF;
+  UPDATE home_feed_jobs SET after_follow = last, lease_until = now() + lease_ms * interval '1 millisecond' WHERE status_id = st;
+  RETURN 'more';
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_jobs_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_work', 'homefeed');
+  RETURN NULL;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.home_feed_raise(member bigint, edge bigint)
@@ -1180,6 +1248,19 @@ CREATE TABLE home_feed_horizons (
   horizon    bigint NOT NULL,
   CONSTRAINT home_feed_horizons_pkey PRIMARY KEY (account_id)
 );
+
+CREATE TABLE home_feed_jobs (
+  status_id    bigint NOT NULL,
+  author_id    bigint NOT NULL,
+  after_follow bigint DEFAULT 0 NOT NULL,
+  queued_at    timestamp with time zone DEFAULT now() NOT NULL,
+  lease_owner  text,
+  lease_until  timestamp with time zone,
+  CONSTRAINT home_feed_jobs_pkey PRIMARY KEY (status_id),
+  CONSTRAINT home_feed_jobs_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX home_feed_jobs_author ON home_feed_jobs USING btree (author_id);
+CREATE TRIGGER home_feed_jobs_wake AFTER INSERT ON home_feed_jobs FOR EACH STATEMENT EXECUTE FUNCTION home_feed_jobs_wake();
 
 CREATE TABLE home_feeds (
   account_id bigint NOT NULL,
