@@ -16,6 +16,8 @@
 // ratio to verify_credentials in the same run, after the timelines; --lemmy runs only that.
 // Issue 38's media figures (bench/media.ts): the image pool's images a second over one thread's, and Stoa's event-loop
 // lag p99 while 20 uploads and 2 transcodes run; after the link aggregator, against its own Stoa; --media runs only that.
+// Issue 39's posting latency at 10 to 100,000 local followers (bench/posting-by-followers.ts), with the off-line
+// sections, its own database and Stoa; --posting runs only that.
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
 // bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
@@ -44,6 +46,7 @@ import { measureStreaming, streamingTable } from './streaming.js';
 import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js';
 import { loadavg } from './machine.js';
 import { measureMedia, mediaTable } from './media.js';
+import { measurePostingByFollowers, postingTable } from './posting-by-followers.js';
 
 let interrupted = false;
 
@@ -106,8 +109,8 @@ async function main(): Promise<number> {
   const only = onlyList ? new Set(onlyList.split(',').map((t) => t.trim())) : undefined;
   const flags = new Set(args.filter((a) => a !== onlyArg));
   for (const f of flags)
-    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy' && f !== '--media')
-      throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy, --media)`);
+    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy' && f !== '--media' && f !== '--posting')
+      throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy, --media, --posting)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -141,6 +144,11 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: database: ${db.description}\n`);
     if (flags.has('--advise')) {
       process.stdout.write(`\n${await advise(wrk, db)}\n`);
+      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+      return 0;
+    }
+    if (flags.has('--posting')) {
+      process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
       process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
       return 0;
     }
@@ -181,6 +189,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${signatureTable(await measureSignatures())}\n`);
     process.stderr.write('bench: identity-statement verification\n');
     process.stdout.write(`\n${identityTable(await measureIdentity())}\n`);
+    process.stderr.write('bench: posting latency by local followers (its own database and Stoa)\n');
+    process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
     process.stderr.write('bench: home timeline query\n');
     process.stdout.write(`\n${homeTable(await measureHomeTimeline())}\n`);
     process.stderr.write('bench: remote history scheduling (2 nodes)\n');
