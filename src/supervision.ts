@@ -305,14 +305,8 @@ function startMediaJobs({ w, config, node, log }: Child): Process {
 
 /** Writes the home-feed rows of posts by authors with many local followers, batch by batch (migration 078). */
 function startHomeFanOutJobs({ w, config, node, log }: Child): Process {
-  const { batch, leaseMs, holdMs } = config.homeFeed;
-  const fanOut = startHomeFanOut({
-    claim: () => w.homeFeedJobs.claim(node, leaseMs),
-    batch: (job) => w.homeFeedJobs.batch(job, node, batch, leaseMs),
-    nextLeaseEndMs: () => w.homeFeedJobs.nextLeaseEndMs(),
-    holdMs,
-    onError: (err) => log.error({ err, component: 'home-fan-out' }, 'home fan-out round failed'),
-  });
+  const onError = (err: unknown) => log.error({ err, component: 'home-fan-out' }, 'home fan-out round failed');
+  const fanOut = startHomeFanOut({ jobs: w.homeFeedJobs, owner: node, ...config.homeFeed, onError });
   w.wakes.homeFeedQueued.connect(() => fanOut.kick());
   return fanOut;
 }
