@@ -98,6 +98,12 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${fairnessTable(await measureOriginFairness())}\n`);
     return 0;
   }
+  // Posting latency by followers (issue 39): no wrk, its own database and Stoa.
+  if (process.argv.includes('--posting')) {
+    process.stderr.write(`bench: ${os.availableParallelism()} CPUs, Node ${process.version}, load average ${loadavg()}\n`);
+    process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
+    return 0;
+  }
   const wrk = findWrk();
   if (!wrk) {
     process.stderr.write('bench: `wrk` is not on PATH. Install the load generator first, e.g.\n  apt-get install wrk\n');
@@ -109,8 +115,8 @@ async function main(): Promise<number> {
   const only = onlyList ? new Set(onlyList.split(',').map((t) => t.trim())) : undefined;
   const flags = new Set(args.filter((a) => a !== onlyArg));
   for (const f of flags)
-    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy' && f !== '--media' && f !== '--posting')
-      throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy, --media, --posting)`);
+    if (f !== '--timelines' && f !== '--advise' && f !== '--lemmy' && f !== '--media')
+      throw new Error(`unknown flag ${f} (known: --timelines, --only=…, --advise, --lemmy, --media)`);
   const settings = settingsFromEnv();
   const logLevel = process.env['BENCH_LOG_LEVEL'] || 'info';
   const servers: ServerProcess[] = [];
@@ -144,11 +150,6 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: database: ${db.description}\n`);
     if (flags.has('--advise')) {
       process.stdout.write(`\n${await advise(wrk, db)}\n`);
-      process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
-      return 0;
-    }
-    if (flags.has('--posting')) {
-      process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
       process.stderr.write(`bench: load average at the end ${loadavg()}; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
       return 0;
     }

@@ -206,6 +206,24 @@ BEGIN
   END IF;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.follows_follower_remote()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  NEW.follower_remote := EXISTS (SELECT 1 FROM accounts a WHERE a.id = NEW.account_id AND a.domain IS NOT NULL);
+  RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.follows_of_account_domain()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  UPDATE follows SET follower_remote = (NEW.domain IS NOT NULL) WHERE account_id = NEW.id;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.gather_notification_request()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -990,6 +1008,7 @@ CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT
 CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) text_pattern_ops);
 CREATE TRIGGER accounts_cache AFTER UPDATE ON accounts FOR EACH ROW WHEN (old.username IS DISTINCT FROM new.username OR old.domain IS DISTINCT FROM new.domain OR old.display_name IS DISTINCT FROM new.display_name OR old.note IS DISTINCT FROM new.note OR old.locked IS DISTINCT FROM new.locked OR old.bot IS DISTINCT FROM new.bot OR old.discoverable IS DISTINCT FROM new.discoverable OR old.created_at IS DISTINCT FROM new.created_at OR old.uri IS DISTINCT FROM new.uri OR old.url IS DISTINCT FROM new.url OR old.actor_type IS DISTINCT FROM new.actor_type OR old.avatar_remote_url IS DISTINCT FROM new.avatar_remote_url OR old.header_remote_url IS DISTINCT FROM new.header_remote_url OR old.avatar_file IS DISTINCT FROM new.avatar_file OR old.header_file IS DISTINCT FROM new.header_file OR old.fields IS DISTINCT FROM new.fields OR old.remote_followers_count IS DISTINCT FROM new.remote_followers_count OR old.remote_following_count IS DISTINCT FROM new.remote_following_count OR old.remote_statuses_count IS DISTINCT FROM new.remote_statuses_count OR old.published_at IS DISTINCT FROM new.published_at OR old.deleted_at IS DISTINCT FROM new.deleted_at OR old.suspended_at IS DISTINCT FROM new.suspended_at OR old.silenced_at IS DISTINCT FROM new.silenced_at OR old.sensitized_at IS DISTINCT FROM new.sensitized_at) EXECUTE FUNCTION status_cache_account();
 CREATE TRIGGER accounts_cache_deleted AFTER DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION account_cache_deleted();
+CREATE TRIGGER follows_account_domain AFTER UPDATE OF domain ON accounts FOR EACH ROW WHEN ((old.domain IS NULL) IS DISTINCT FROM (new.domain IS NULL)) EXECUTE FUNCTION follows_of_account_domain();
 
 CREATE TABLE announcement_dismissals (
   account_id      bigint NOT NULL,
@@ -1200,6 +1219,7 @@ CREATE TABLE follows (
   notify            boolean DEFAULT false NOT NULL,
   created_at        timestamp with time zone DEFAULT now() NOT NULL,
   languages         text[],
+  follower_remote   boolean DEFAULT false NOT NULL,
   CONSTRAINT follows_pkey PRIMARY KEY (id),
   CONSTRAINT follows_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
   CONSTRAINT follows_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
@@ -1208,10 +1228,12 @@ CREATE TABLE follows (
 CREATE INDEX follows_account ON follows USING btree (account_id, id);
 CREATE INDEX follows_notify ON follows USING btree (target_account_id) WHERE notify;
 CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
+CREATE INDEX follows_target_remote ON follows USING btree (target_account_id) WHERE follower_remote;
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE TRIGGER account_counts_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_counts_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_pins_unfollow AFTER DELETE ON follows FOR EACH ROW EXECUTE FUNCTION drop_endorsement_of_follow();
+CREATE TRIGGER follows_follower_remote BEFORE INSERT OR UPDATE OF account_id ON follows FOR EACH ROW EXECUTE FUNCTION follows_follower_remote();
 CREATE TRIGGER home_feeds_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION home_feeds_of_follow();
 CREATE TRIGGER home_feeds_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION home_feeds_of_follow();
 

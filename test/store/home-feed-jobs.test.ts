@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Database } from '../../src/store/db.js';
+import { FollowStore } from '../../src/store/follows.js';
 import { HomeFeedJobStore } from '../../src/store/home-feed-jobs.js';
 import type { PageQuery } from '../../src/store/paging.js';
 import { TimelineStore } from '../../src/store/timelines.js';
@@ -107,6 +108,26 @@ describe('home feed fan-out jobs', () => {
     assert.equal(await jobs.claim('n1', LEASE_MS), s);
     assert.equal(await jobs.batch(s, 'n1', 100, LEASE_MS), 'done');
     assert.deepEqual(await pending(author), []);
+  });
+
+  it('marks each follow by a remote account, for a post’s inboxes to be read from the remote follows only (migration 079)', async () => {
+    const author = await account(true);
+    const remotes = [await account(false), await account(false), await account(false)];
+    await db.exec(`UPDATE accounts SET inbox_url = 'https://remote.example/' || username || '/inbox' WHERE id = ANY($1::bigint[])`, [remotes]);
+    for (const r of remotes) await follow(r, author);
+    const locals = [await account(true), await account(true)];
+    for (const l of locals) await follow(l, author);
+    const marked = async () =>
+      (
+        await db.rows<{ id: string }>('SELECT account_id::text AS id FROM follows WHERE target_account_id = $1 AND follower_remote ORDER BY account_id', [
+          author,
+        ])
+      ).map((r) => r.id);
+    assert.deepEqual(await marked(), [...remotes].sort());
+    assert.equal((await new FollowStore(db).followerInboxes(author)).length, 3);
+    // An account's domain does not change in practice; if it did, its follows would follow.
+    await db.exec(`UPDATE accounts SET domain = 'moved.example' WHERE id = $1`, [locals[0]]);
+    assert.deepEqual(await marked(), [...remotes, locals[0]!].sort());
   });
 
   it('gives exactly the pull query’s pages while jobs are pending, over random posts, follows, blocks, deletes and batches', async () => {
