@@ -66,7 +66,7 @@ describe('home fan-out as a job', () => {
   });
 
   it('resumes a job from its last committed batch on another node after the node holding it stops', async () => {
-    const first = await start({ HOME_FANOUT_HOLD_MS: '1500' });
+    const first = await start({ HOME_FANOUT_HOLD_MS: '2500' });
     const m = await followed(first);
     const id = await postAs(first, m.token['author']!, 'halfway');
     await eventually(async () => assert.notEqual((await job(first, id))?.after ?? '0', '0'), 5_000);
