@@ -322,6 +322,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       queueStats: s.queueStats,
       verifyPool,
       historyJobs: s.historyJobs,
+      homeFeedJobs: s.homeFeedJobs,
       historySettings: s.historySettings,
       historyRunner,
       federation: {

@@ -3,6 +3,7 @@
 // lease (owner, until) by one node's home-fan-out actor; each batch is one statement (home_feed_job_batch) that
 // writes its rows and moves the job's cursor together and renews the lease, so a crash loses at most an uncommitted
 // batch and another node resumes from the cursor once the lease is given back (leases.ts) or runs out.
+import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 export type BatchOutcome = 'more' | 'done' | 'lost';
@@ -26,6 +27,17 @@ export class HomeFeedJobStore {
   async batch(statusId: string, owner: string, size: number, leaseMs: number): Promise<BatchOutcome> {
     const r = await this.db.one<{ outcome: BatchOutcome }>('SELECT home_feed_job_batch($1, $2, $3, $4) AS outcome', [statusId, owner, size, leaseMs]);
     return r!.outcome;
+  }
+
+  /** This node's jobs given back as it stops (their committed batches kept), every node told: another takes them at once. */
+  async releaseAll(owner: string): Promise<number> {
+    const r = await this.db.one<{ n: number }>(
+      `WITH freed AS (UPDATE home_feed_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 RETURNING 1),
+       told AS (SELECT pg_notify('${WORK_CHANNEL}', 'homefeed') WHERE EXISTS (SELECT 1 FROM freed))
+       SELECT (SELECT count(*) FROM freed)::int AS n, (SELECT count(*) FROM told) AS told`,
+      [owner],
+    );
+    return r?.n ?? 0;
   }
 
   /** Milliseconds until a job held by another lease could be taken over (0: now); null when none is held. */

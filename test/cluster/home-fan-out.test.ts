@@ -6,6 +6,8 @@
 // batches (HOME_FANOUT_HOLD_MS) so that "halfway" lasts long enough to look at.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { Database } from '../../src/store/db.js';
 import { TimelineStore } from '../../src/store/timelines.js';
 import { api } from '../support/api.js';
 import { createMembers, type LocalMembers } from '../support/members.js';
@@ -71,6 +73,14 @@ describe('home fan-out as a job', () => {
     const id = await postAs(first, m.token['author']!, 'halfway');
     await eventually(async () => assert.notEqual((await job(first, id))?.after ?? '0', '0'), 5_000);
     await first.stop();
+    const look = new Database(first.databaseUrl, 1, pino({ level: 'silent' }));
+    try {
+      const left = await look.one<{ owner: string | null }>('SELECT lease_owner AS owner FROM home_feed_jobs WHERE status_id = $1', [id]);
+      assert.ok(left, 'the stopped node left the job unfinished');
+      assert.equal(left.owner, null, 'it gave the job back as it stopped, for another node to take at once');
+    } finally {
+      await look.close();
+    }
     const second = await start({}, first.databaseUrl);
     const halfway = await job(second, id);
     assert.ok(halfway, 'the stopped node left the job unfinished');
