@@ -17,6 +17,8 @@
 // Issue 38's media figures (bench/media.ts): the image pool's images a second over one thread's, and Stoa's event-loop
 // lag p99 while 20 uploads and 2 transcodes run; after the link aggregator, against its own Stoa; --media runs only that.
 // Issue 39's start (bench/warm-start.ts): the real `npm start` to its first answer, first and warm; --start runs only that.
+// Issue 39's posting latency at 10 to 100,000 local followers (bench/posting-by-followers.ts), with the off-line
+// sections, its own database and Stoa; --posting runs only that.
 // Last, bench/cluster.ts: verify_credentials and the home timeline on 1 node, then on 2 nodes behind nginx; and
 // bench/supervised.ts: the same two under the supervisor with 1, then 2 server processes sharing the port.
 import { rmSync } from 'node:fs';
@@ -46,6 +48,7 @@ import { findWrk, killRunningWrk, type Target, type WrkSettings } from './wrk.js
 import { loadavg } from './machine.js';
 import { measureMedia, mediaTable } from './media.js';
 import { measureStart, startTable } from './warm-start.js';
+import { measurePostingByFollowers, postingTable } from './posting-by-followers.js';
 
 let interrupted = false;
 
@@ -99,6 +102,12 @@ async function main(): Promise<number> {
   }
   if (process.argv.includes('--start')) {
     process.stdout.write(`\n${startTable(await measureStart())}\n`);
+    return 0;
+  }
+  // Posting latency by followers (issue 39): no wrk, its own database and Stoa.
+  if (process.argv.includes('--posting')) {
+    process.stderr.write(`bench: ${os.availableParallelism()} CPUs, Node ${process.version}, load average ${loadavg()}\n`);
+    process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
     return 0;
   }
   const wrk = findWrk();
@@ -187,6 +196,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${signatureTable(await measureSignatures())}\n`);
     process.stderr.write('bench: identity-statement verification\n');
     process.stdout.write(`\n${identityTable(await measureIdentity())}\n`);
+    process.stderr.write('bench: posting latency by local followers (its own database and Stoa)\n');
+    process.stdout.write(`\n${postingTable(await measurePostingByFollowers((line) => process.stderr.write(`${line}\n`)))}\n`);
     process.stderr.write('bench: home timeline query\n');
     process.stdout.write(`\n${homeTable(await measureHomeTimeline())}\n`);
     process.stderr.write('bench: remote history scheduling (2 nodes)\n');

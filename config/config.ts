@@ -87,6 +87,17 @@ export interface Config {
     /** Video and audio processing: the job lease, and each ffmpeg run's wall and CPU time; holdMs is test-only. */
     readonly processing: { readonly leaseMs: number; readonly timeoutMs: number; readonly cpuSeconds: number; readonly holdMs: number };
   };
+  /** Home-feed fan-out (migration 078, decision 0065). */
+  readonly homeFeed: {
+    /** Local followers past which a post's follower rows are written by a job, not in the posting transaction. */
+    readonly fanOutThreshold: number;
+    /** Follows per batch of a job (one statement, ~6 µs each). */
+    readonly batch: number;
+    /** How long a node holds a job between batches before another may take it over. */
+    readonly leaseMs: number;
+    /** Test-only: a pause between batches (0). */
+    readonly holdMs: number;
+  };
   /** Scheduled posts; both values exist for tests (the defaults are Mastodon's rule and no pause). */
   readonly scheduled: {
     /** How far ahead a post must be scheduled: Mastodon's PostStatusService::MIN_SCHEDULE_OFFSET, 5 minutes. */

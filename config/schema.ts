@@ -86,6 +86,13 @@ const EnvSchema = z.object({
   MEDIA_PROCESS_CPU_SECONDS: positiveInt(1, 36_000).default(1_200),
   // Test-only: a pause after a media job is claimed, so a test can kill the node that holds it. Leave unset.
   MEDIA_PROCESS_HOLD_MS: positiveInt(0, 600_000).default(0),
+  // Home-feed fan-out (migration 078): an author with more local followers than this has a post's follower rows
+  // written by a job in batches of HOME_FANOUT_BATCH follows, not in the posting transaction.
+  HOME_FANOUT_THRESHOLD: positiveInt(0, 100_000_000).default(1_000),
+  HOME_FANOUT_BATCH: positiveInt(1, 100_000).default(5_000),
+  HOME_FANOUT_LEASE_MS: positiveInt(1_000, 3_600_000).default(30_000),
+  // Test-only: a pause between a job's batches, so a test can stop the node holding it halfway. Leave unset.
+  HOME_FANOUT_HOLD_MS: positiveInt(0, 600_000).default(0),
   STREAMING_MAX_BUFFERED_BYTES: positiveInt(1024, 64 * 1024 * 1024).default(1024 * 1024),
   STREAMING_HEARTBEAT_MS: positiveInt(100, 300_000).default(15_000),
   MEDIA_PROXY_CACHE_MAX_BYTES: positiveInt(1, MEDIA_LIMITS.videoBytes).default(MEDIA_LIMITS.videoBytes),
@@ -246,6 +253,12 @@ export function loadConfig(env: Env = process.env): Config {
         holdMs: e.MEDIA_PROCESS_HOLD_MS,
       }),
       publicUrl: e.S3_ENABLED && e.S3_ALIAS_HOST !== undefined ? `${e.S3_PROTOCOL}://${e.S3_ALIAS_HOST.replace(/\/+$/, '')}` : undefined,
+    }),
+    homeFeed: Object.freeze({
+      fanOutThreshold: e.HOME_FANOUT_THRESHOLD,
+      batch: e.HOME_FANOUT_BATCH,
+      leaseMs: e.HOME_FANOUT_LEASE_MS,
+      holdMs: e.HOME_FANOUT_HOLD_MS,
     }),
     scheduled: Object.freeze({ minOffsetMs: e.SCHEDULED_MIN_OFFSET_MS, publishHoldMs: e.SCHEDULED_PUBLISH_HOLD_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -207,6 +207,7 @@ export async function startApp(config: Config, log: Logger, opts: StartOptions =
       await supervisor.stop();
       // Jobs whose run outlived its shutdown time go back to the queue now, for another node to take at once.
       await w.historyJobs.releaseAll(node).catch((err: unknown) => log.warn({ err }, 'history leases not released'));
+      await w.homeFeedJobs.releaseAll(node).catch((err: unknown) => log.warn({ err }, 'home fan-out leases not released'));
       await db.close();
       await stopEmbedded();
       log.info('stopped');

@@ -53,7 +53,7 @@ export async function openDatabase(config: Config, log: Logger, opts: OpenOption
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const db = new Database(url, config.databasePoolMax, log.child({ component: 'db' }));
+  const db = new Database(url, config.databasePoolMax, log.child({ component: 'db' }), { home_fan_out_threshold: config.homeFeed.fanOutThreshold });
   try {
     await migrate(db, log.child({ component: 'migrate' }));
   } catch (e) {

@@ -56,6 +56,7 @@ const WORK: Rows<WorkEvent> = {
   scheduled: (_e, { w }) => w.wakes.scheduledDue.wake(),
   cards: (_e, { w }) => w.wakes.cardsDue.wake(),
   media: (_e, { w }) => w.wakes.mediaQueued.wake(),
+  homefeed: (_e, { w }) => w.wakes.homeFeedQueued.wake(),
 };
 
 /** The listener connected (true) or lost (false): no notification reaches this node while it is away. */
@@ -79,6 +80,7 @@ function reset(connected: boolean, { w, streaming, recheckNodes }: ClusterEventD
     w.wakes.scheduledDue.wake();
     w.wakes.cardsDue.wake();
     w.wakes.mediaQueued.wake();
+    w.wakes.homeFeedQueued.wake();
   }
 }
 

@@ -17,6 +17,7 @@ import { startRankRefresher } from '../actors/rank-refresher.js';
 import { startScheduledPublisher } from '../actors/scheduled-publisher.js';
 import { startCardFetcher } from '../actors/card-fetcher.js';
 import { startMediaProcessor } from '../actors/media-processor.js';
+import { startHomeFanOut } from '../actors/home-fan-out.js';
 import type { Poller } from '../actors/poller.js';
 import type { Process } from '../actors/process.js';
 import { Slots } from '../actors/slots.js';
@@ -120,6 +121,7 @@ export function rootChildren(deps: TreeDeps): { children: readonly ChildSpec[]; 
     { id: 'scheduled-publisher', start: () => startScheduled(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'card-fetcher', start: () => startCards(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'media-processor', start: () => startMediaJobs(d), restart: 'permanent', shutdownMs: 5_000 },
+    { id: 'home-fan-out', start: () => startHomeFanOutJobs(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'node-watch', start: () => startNodeWatch(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'trends', start: () => startTrends(d), restart: 'permanent', shutdownMs: 5_000 },
     { id: 'lemmy-ranks', start: () => startLemmyRanks(d), restart: 'permanent', shutdownMs: 5_000 },
@@ -299,6 +301,14 @@ function startMediaJobs({ w, config, node, log }: Child): Process {
   });
   w.wakes.mediaQueued.connect(() => processor.kick());
   return processor;
+}
+
+/** Writes the home-feed rows of posts by authors with many local followers, batch by batch (migration 078). */
+function startHomeFanOutJobs({ w, config, node, log }: Child): Process {
+  const onError = (err: unknown) => log.error({ err, component: 'home-fan-out' }, 'home fan-out round failed');
+  const fanOut = startHomeFanOut({ jobs: w.homeFeedJobs, owner: node, ...config.homeFeed, onError });
+  w.wakes.homeFeedQueued.connect(() => fanOut.kick());
+  return fanOut;
 }
 
 /** The retention sweep of remote history runs this often, on one node of the cluster. */

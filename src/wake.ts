@@ -37,5 +37,7 @@ export function workWakes(afterCommit: (fn: () => void) => void) {
     cardsDue: new Wake(afterCommit),
     // A video or audio upload queued for processing: this node's media processor takes it.
     mediaQueued: new Wake(afterCommit),
+    // A post's home-feed fan-out queued as a job (heard on stoa_work: the trigger that queues it notifies).
+    homeFeedQueued: new Wake(),
   };
 }

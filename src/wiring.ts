@@ -322,6 +322,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       queueStats: s.queueStats,
       verifyPool,
       historyJobs: s.historyJobs,
+      homeFeedJobs: s.homeFeedJobs,
       historySettings: s.historySettings,
       historyRunner,
       federation: {
@@ -385,6 +386,7 @@ export async function wire(config: Config, log: Logger, db: Database, clock: Clo
       }),
       mediaFiles,
       mediaJobs: s.mediaJobs,
+      homeFeedJobs: s.homeFeedJobs,
       leases: s.leases,
       trends: s.trends,
       // The link aggregator's rank decay (the lemmy-ranks child).

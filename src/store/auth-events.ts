@@ -52,7 +52,9 @@ export type WorkEvent =
   | { readonly kind: 'scheduled' }
   /** A status queued for its link's preview card (migration 076). */
   | { readonly kind: 'cards' }
-  | { readonly kind: 'media' };
+  | { readonly kind: 'media' }
+  /** A post's home-feed fan-out queued as a job (migration 078), or given back. */
+  | { readonly kind: 'homefeed' };
 
 const WORK_PAYLOAD = /^(?:(inbox)|delivery:([^\s]{1,300})|history:([^\s]{1,300})|push:([^\s]{1,300}))$/;
 const SETTINGS_PAYLOAD = /^settings:([\w-]{1,64})$/;
@@ -63,6 +65,7 @@ function parseWork(p: string): WorkEvent | undefined {
   if (p === 'scheduled') return { kind: 'scheduled' };
   if (p === 'cards') return { kind: 'cards' };
   if (p === 'media') return { kind: 'media' };
+  if (p === 'homefeed') return { kind: 'homefeed' };
   const m = WORK_PAYLOAD.exec(p);
   if (!m) return undefined;
   if (m[1]) return { kind: 'inbox' };

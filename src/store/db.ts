@@ -80,6 +80,9 @@ interface Tally {
   readonly statements: string[];
 }
 
+/** What the triggers read from the connection (migration 078: home_fan_out_threshold). */
+export type DatabaseSettings = { readonly home_fan_out_threshold?: number };
+
 export class Database implements Transactor {
   readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<TxContext>();
@@ -94,8 +97,13 @@ export class Database implements Transactor {
     readonly connectionString: string,
     max: number,
     private readonly log: Logger,
+    settings: DatabaseSettings = {},
   ) {
-    this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+    // Settings the triggers read on every connection (current_setting), given at connect time.
+    const options = Object.entries(settings)
+      .map(([k, v]) => `-c stoa.${k}=${v}`)
+      .join(' ');
+    this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, ...(options ? { options } : {}) });
     // An idle client's error (server restart, network) must not crash the process; the pool replaces the client.
     this.pool.on('error', (err) => this.log.warn({ err }, 'idle database client error'));
   }

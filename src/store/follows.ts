@@ -291,11 +291,14 @@ export class FollowStore {
     return r?.ok === true;
   }
 
-  /** The inboxes of the account's remote followers, one per shared inbox. */
+  /**
+   * The inboxes of the account's remote followers, one per shared inbox: read from the remote follows only
+   * (follows_target_remote, migration 079), so a post's cost does not grow with its author's local followers.
+   */
   async followerInboxes(accountId: string): Promise<string[]> {
     const rows = await this.db.rows<{ inbox: string }>(
       `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox FROM follows f JOIN accounts a ON a.id = f.account_id
-       WHERE f.target_account_id = $1 AND a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL`,
+       WHERE f.target_account_id = $1 AND f.follower_remote AND a.domain IS NOT NULL AND a.deleted_at IS NULL AND a.inbox_url IS NOT NULL`,
       [accountId],
     );
     return rows.map((r) => r.inbox);

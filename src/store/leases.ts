@@ -1,12 +1,13 @@
 // The leases of nodes that are gone. Every kind of leased work names its owner (the node's listener name, see
 // auth-events.ts): inbox jobs, deliveries, Web Push deliveries, remote history jobs, poll Updates and the hourly
-// history sweep, link card jobs. One statement gives back everything held by owners not among the live nodes, and notifies the work
+// history sweep, link card jobs, home-feed
+// fan-out jobs. One statement gives back everything held by owners not among the live nodes, and notifies the work
 // it freed on WORK_CHANNEL, so every node's sleeping actors wake for it as for newly queued work.
 import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
 /** How many rows of each kind were given back (absent: none). */
-export type Released = Partial<Record<'inbox' | 'delivery' | 'push' | 'history' | 'polls' | 'sweep' | 'cards', number>>;
+export type Released = Partial<Record<'inbox' | 'delivery' | 'push' | 'history' | 'polls' | 'sweep' | 'cards' | 'homefeed', number>>;
 
 export class LeaseStore {
   constructor(private readonly db: Database) {}
@@ -37,10 +38,13 @@ export class LeaseStore {
        ), cards AS (
          UPDATE card_jobs SET lease_until = NULL, lease_owner = NULL
          WHERE lease_until > now() AND ${dead('lease_owner')} RETURNING 'cards'::text AS work
+       ), homefeed AS (
+         UPDATE home_feed_jobs SET lease_until = NULL, lease_owner = NULL
+         WHERE lease_until > now() AND ${dead('lease_owner')} RETURNING 'homefeed'::text AS work
        ), freed AS (
          SELECT work FROM inbox UNION ALL SELECT work FROM delivery UNION ALL SELECT work FROM push
          UNION ALL SELECT work FROM history UNION ALL SELECT work FROM polls UNION ALL SELECT work FROM sweep
-         UNION ALL SELECT work FROM cards
+         UNION ALL SELECT work FROM cards UNION ALL SELECT work FROM homefeed
        ), told AS (
          SELECT pg_notify('${WORK_CHANNEL}', w.work) FROM (SELECT DISTINCT work FROM freed WHERE work NOT IN ('polls', 'sweep')) w
        )

@@ -206,6 +206,24 @@ BEGIN
   END IF;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.follows_follower_remote()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  NEW.follower_remote := EXISTS (SELECT 1 FROM accounts a WHERE a.id = NEW.account_id AND a.domain IS NOT NULL);
+  RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.follows_of_account_domain()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  UPDATE follows SET follower_remote = (NEW.domain IS NOT NULL) WHERE account_id = NEW.id;
+  RETURN NULL;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.gather_notification_request()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -224,24 +242,92 @@ CREATE OR REPLACE FUNCTION public.home_feed_fan_out(st bigint, author bigint, vi
 AS $function$
 DECLARE
   m bigint;
+  threshold integer := home_feed_fan_out_threshold();
+  deferred boolean := false;
 BEGIN
+  IF vis <= 2 THEN
+    deferred := (SELECT count(*) FROM (SELECT 1 FROM follows f JOIN users u ON u.account_id = f.account_id
+                 WHERE f.target_account_id = author LIMIT threshold + 1) c) > threshold;
+  END IF;
+  IF deferred THEN
+    INSERT INTO home_feed_jobs (status_id, author_id) VALUES (st, author) ON CONFLICT DO NOTHING;
+  END IF;
   INSERT INTO home_feeds (account_id, status_id)
   SELECT r.id, st FROM (
     SELECT author AS id WHERE EXISTS (SELECT 1 FROM users u WHERE u.account_id = author)
-    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id WHERE vis <= 2 AND f.target_account_id = author
+    UNION ALL SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+      WHERE vis <= 2 AND NOT deferred AND f.target_account_id = author
     UNION ALL SELECT sm.account_id FROM status_mentions sm JOIN users u ON u.account_id = sm.account_id WHERE vis = 3 AND sm.status_id = st
     UNION ALL SELECT tf.account_id FROM status_tags stg JOIN tag_follows tf ON tf.tag_id = stg.tag_id JOIN users u ON u.account_id = tf.account_id
       WHERE vis = 0 AND stg.status_id = st
   ) r LEFT JOIN home_feed_horizons h ON h.account_id = r.id
   WHERE h.horizon IS NULL OR st >= h.horizon
   ON CONFLICT DO NOTHING;
-  FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
-    WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
-    PERFORM home_feed_trim(m);
-  END LOOP;
+  IF NOT deferred THEN
+    FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+      WHERE vis <= 2 AND f.target_account_id = author AND random() < 1.0 / 128 LOOP
+      PERFORM home_feed_trim(m);
+    END LOOP;
+  END IF;
   IF random() < 1.0 / 128 THEN
     PERFORM home_feed_trim(author);
   END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_fan_out_threshold()
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 1000);
+$function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_job_batch(st bigint, owner text, size integer, lease_ms integer)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  j home_feed_jobs;
+  last bigint;
+  n integer;
+  m bigint;
+BEGIN
+  SELECT * INTO j FROM home_feed_jobs WHERE status_id = st AND lease_owner = owner FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN 'lost';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM statuses s WHERE s.id = st AND s.deleted_at IS NULL AND NOT s.history AND s.visibility <= 2) THEN
+    DELETE FROM home_feed_jobs WHERE status_id = st;
+    RETURN 'done';
+  END IF;
+  WITH b AS (
+    SELECT f.id, f.account_id FROM follows f WHERE f.target_account_id = j.author_id AND f.id > j.after_follow ORDER BY f.id LIMIT size
+  ), ins AS (
+    INSERT INTO home_feeds (account_id, status_id)
+    SELECT b.account_id, st FROM b JOIN users u ON u.account_id = b.account_id LEFT JOIN home_feed_horizons h ON h.account_id = b.account_id
+    WHERE h.horizon IS NULL OR st >= h.horizon
+    ON CONFLICT DO NOTHING
+  )
+  SELECT max(b.id), count(*) INTO last, n FROM b;
+  FOR m IN SELECT f.account_id FROM follows f JOIN users u ON u.account_id = f.account_id
+    WHERE f.target_account_id = j.author_id AND f.id > j.after_follow AND f.id <= last AND random() < 1.0 / 128 LOOP
+    PERFORM home_feed_trim(m);
+  END LOOP;
+  IF n < size THEN
+    DELETE FROM home_feed_jobs WHERE status_id = st;
+    RETURN 'done';
+  END IF;
+  UPDATE home_feed_jobs SET after_follow = last, lease_until = now() + lease_ms * interval '1 millisecond' WHERE status_id = st;
+  RETURN 'more';
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.home_feed_jobs_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('stoa_work', 'homefeed');
+  RETURN NULL;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.home_feed_raise(member bigint, edge bigint)
@@ -922,6 +1008,7 @@ CREATE UNIQUE INDEX accounts_uri ON accounts USING btree (uri) WHERE (uri IS NOT
 CREATE INDEX accounts_username_prefix ON accounts USING btree (lower(username) text_pattern_ops);
 CREATE TRIGGER accounts_cache AFTER UPDATE ON accounts FOR EACH ROW WHEN (old.username IS DISTINCT FROM new.username OR old.domain IS DISTINCT FROM new.domain OR old.display_name IS DISTINCT FROM new.display_name OR old.note IS DISTINCT FROM new.note OR old.locked IS DISTINCT FROM new.locked OR old.bot IS DISTINCT FROM new.bot OR old.discoverable IS DISTINCT FROM new.discoverable OR old.created_at IS DISTINCT FROM new.created_at OR old.uri IS DISTINCT FROM new.uri OR old.url IS DISTINCT FROM new.url OR old.actor_type IS DISTINCT FROM new.actor_type OR old.avatar_remote_url IS DISTINCT FROM new.avatar_remote_url OR old.header_remote_url IS DISTINCT FROM new.header_remote_url OR old.avatar_file IS DISTINCT FROM new.avatar_file OR old.header_file IS DISTINCT FROM new.header_file OR old.fields IS DISTINCT FROM new.fields OR old.remote_followers_count IS DISTINCT FROM new.remote_followers_count OR old.remote_following_count IS DISTINCT FROM new.remote_following_count OR old.remote_statuses_count IS DISTINCT FROM new.remote_statuses_count OR old.published_at IS DISTINCT FROM new.published_at OR old.deleted_at IS DISTINCT FROM new.deleted_at OR old.suspended_at IS DISTINCT FROM new.suspended_at OR old.silenced_at IS DISTINCT FROM new.silenced_at OR old.sensitized_at IS DISTINCT FROM new.sensitized_at) EXECUTE FUNCTION status_cache_account();
 CREATE TRIGGER accounts_cache_deleted AFTER DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION account_cache_deleted();
+CREATE TRIGGER follows_account_domain AFTER UPDATE OF domain ON accounts FOR EACH ROW WHEN ((old.domain IS NULL) IS DISTINCT FROM (new.domain IS NULL)) EXECUTE FUNCTION follows_of_account_domain();
 
 CREATE TABLE announcement_dismissals (
   account_id      bigint NOT NULL,
@@ -1132,6 +1219,7 @@ CREATE TABLE follows (
   notify            boolean DEFAULT false NOT NULL,
   created_at        timestamp with time zone DEFAULT now() NOT NULL,
   languages         text[],
+  follower_remote   boolean DEFAULT false NOT NULL,
   CONSTRAINT follows_pkey PRIMARY KEY (id),
   CONSTRAINT follows_account_id_target_account_id_key UNIQUE (account_id, target_account_id),
   CONSTRAINT follows_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
@@ -1140,10 +1228,12 @@ CREATE TABLE follows (
 CREATE INDEX follows_account ON follows USING btree (account_id, id);
 CREATE INDEX follows_notify ON follows USING btree (target_account_id) WHERE notify;
 CREATE INDEX follows_target ON follows USING btree (target_account_id, id);
+CREATE INDEX follows_target_remote ON follows USING btree (target_account_id) WHERE follower_remote;
 CREATE INDEX follows_uri ON follows USING btree (uri) WHERE (uri IS NOT NULL);
 CREATE TRIGGER account_counts_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_counts_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION account_counts_of_follow();
 CREATE TRIGGER account_pins_unfollow AFTER DELETE ON follows FOR EACH ROW EXECUTE FUNCTION drop_endorsement_of_follow();
+CREATE TRIGGER follows_follower_remote BEFORE INSERT OR UPDATE OF account_id ON follows FOR EACH ROW EXECUTE FUNCTION follows_follower_remote();
 CREATE TRIGGER home_feeds_follow AFTER INSERT OR DELETE ON follows FOR EACH ROW EXECUTE FUNCTION home_feeds_of_follow();
 CREATE TRIGGER home_feeds_follow_update AFTER UPDATE OF account_id, target_account_id ON follows FOR EACH ROW WHEN (old.account_id IS DISTINCT FROM new.account_id OR old.target_account_id IS DISTINCT FROM new.target_account_id) EXECUTE FUNCTION home_feeds_of_follow();
 
@@ -1180,6 +1270,19 @@ CREATE TABLE home_feed_horizons (
   horizon    bigint NOT NULL,
   CONSTRAINT home_feed_horizons_pkey PRIMARY KEY (account_id)
 );
+
+CREATE TABLE home_feed_jobs (
+  status_id    bigint NOT NULL,
+  author_id    bigint NOT NULL,
+  after_follow bigint DEFAULT 0 NOT NULL,
+  queued_at    timestamp with time zone DEFAULT now() NOT NULL,
+  lease_owner  text,
+  lease_until  timestamp with time zone,
+  CONSTRAINT home_feed_jobs_pkey PRIMARY KEY (status_id),
+  CONSTRAINT home_feed_jobs_status_id_fkey FOREIGN KEY (status_id) REFERENCES statuses(id) ON DELETE CASCADE
+);
+CREATE INDEX home_feed_jobs_author ON home_feed_jobs USING btree (author_id);
+CREATE TRIGGER home_feed_jobs_wake AFTER INSERT ON home_feed_jobs FOR EACH STATEMENT EXECUTE FUNCTION home_feed_jobs_wake();
 
 CREATE TABLE home_feeds (
   account_id bigint NOT NULL,

@@ -18,6 +18,7 @@ import { InteractionStore } from './interactions.js';
 import { ListStore } from './lists.js';
 import { FilterStore } from './filters.js';
 import { MarkerStore } from './markers.js';
+import { HomeFeedJobStore } from './home-feed-jobs.js';
 import { MediaJobStore } from './media-jobs.js';
 import { MediaStore } from './media.js';
 import { MuteStore } from './mutes.js';
@@ -111,6 +112,8 @@ export function stores(db: Database, config: Config, pollsDue: Wake) {
     reports: new ReportStore(db),
     media: new MediaStore(db),
     mediaJobs: new MediaJobStore(db),
+    // Home-feed fan-outs of authors with many local followers (migration 078).
+    homeFeedJobs: new HomeFeedJobStore(db),
     polls: new PollStore(db, { updateDelayMs: config.federation.pollUpdateDelayMs }, pollsDue),
     reactions: new ReactionStore(db),
     remoteImages: new RemoteImageStore(db),

@@ -120,6 +120,16 @@ function fedRows<T extends { id: string | null }>(rows: readonly T[], page: Page
   return vouched ? found : null;
 }
 
+/**
+ * Just above the newest status of member `m` whose fan-out is a pending job (migration 078), 0 when none: the feed's
+ * rows of it may be missing until the job is done, so the feed vouches only for what is above it. The jobs pending
+ * are few (posts of the last seconds by accounts with many followers), each probing one follow by index.
+ */
+function pendingEdge(m: string): string {
+  return `coalesce((SELECT max(j.status_id) + 1 FROM home_feed_jobs j
+           WHERE EXISTS (SELECT 1 FROM follows jf WHERE jf.account_id = ${m} AND jf.target_account_id = j.author_id)), 0)`;
+}
+
 /** The public feeds, as Mastodon's: public posts, no boosts, no replies to other accounts (self-threads stay). */
 export const PUBLIC_RULE = `s.deleted_at IS NULL AND s.visibility = 0 AND s.reblog_of_id IS NULL
       AND ((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL) OR s.in_reply_to_account_id = s.account_id) AND ${publicFeedable()}`;
@@ -177,7 +187,8 @@ export class TimelineStore<R = Status[]> {
 
   /**
    * The home page from `home_feeds` (migration 054), or null when the feed cannot vouch for it. The feed holds every
-   * candidate at or above the member's horizon (0: all of them), and the same rule is applied to its rows, so the
+   * candidate at or above the member's horizon (0: all of them; raised above any post whose fan-out job is pending,
+   * pendingEdge), and the same rule is applied to its rows, so the
    * page equals the pull query's when every status the pull query could put on it is at or above the horizon: the
    * page's lower cursor (since_id, min_id) is at or above it, or a newest-first page came out full with its oldest
    * row at or above it. Otherwise (a short feed's end, paging below the horizon) the caller pulls.
@@ -191,7 +202,8 @@ export class TimelineStore<R = Status[]> {
     const me = '(SELECT $1::bigint)';
     const rows = await this.db.rows<{ feed_horizon: string; id: string | null }>(
       this.shape.statement(
-        `SELECT hz.feed_horizon, p.* FROM (SELECT coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = ${me}), 0)::text AS feed_horizon) hz
+        `SELECT hz.feed_horizon, p.* FROM (SELECT greatest(coalesce((SELECT h.horizon FROM home_feed_horizons h WHERE h.account_id = ${me}), 0),
+           ${pendingEdge(me)})::text AS feed_horizon) hz
        LEFT JOIN LATERAL (SELECT ${this.shape.columns} FROM home_feeds hf JOIN statuses s ON s.id = hf.status_id
          WHERE hf.account_id = ${me} AND (${homeRuleProbed(me)}) AND ${listable()}${p.where}${p.orderLimit}) p ON true
        ORDER BY p.id ${p.order}`,
