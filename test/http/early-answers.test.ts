@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import { after, before, describe, it } from 'node:test';
 import { createMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -41,21 +42,41 @@ function steadyBody(size: number): Readable {
   });
 }
 
-/** POST /api/v2/media with node's http.request, the body written steadily; keepAlive false sends `Connection: close`. */
+/**
+ * POST /api/v2/media with node's http.request, the body written steadily; keepAlive false sends `Connection: close`.
+ * Resolves once the whole answer is read and the request is over (node's client stops sending when its answer is
+ * complete), or the connection fails.
+ */
 function upload(base: string, size: number, o: { token?: string; keepAlive: boolean }): Promise<Outcome> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { 'Content-Type': MULTIPART, 'Content-Length': String(size) };
     if (o.token) headers['Authorization'] = `Bearer ${o.token}`;
     const agent = o.keepAlive ? new http.Agent({ keepAlive: true }) : false;
+    let answer: Outcome | null = null;
+    let written = false;
+    const settle = (): void => {
+      if (answer && written) resolve(answer);
+    };
     const req = http.request(`${base}/api/v2/media`, { method: 'POST', headers, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => {
+        answer = { status: res.statusCode!, body };
+        settle();
+      });
       res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: res.statusCode!, error: e.code ?? e.message }));
     });
+    req.on('finish', () => {
+      written = true;
+      settle();
+    });
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
-    req.on('close', () => (agent ? agent.destroy() : undefined));
+    req.on('close', () => {
+      written = true;
+      settle();
+      if (agent) agent.destroy();
+    });
     steadyBody(size).pipe(req);
   });
 }
@@ -138,6 +159,32 @@ describe('answers given before the body is read reach the client', () => {
     }
   });
 
+  it('property: whatever part of its body a refused client sends, keeping its connection or not, it reads its whole answer', async () => {
+    const refusals = {
+      'no token': { path: '/api/v2/media', headers: { 'Content-Type': MULTIPART }, status: 401, min: 1, max: 4 * MiB },
+      'over the limit': { path: '/api/v1/statuses', headers: { 'Content-Type': 'application/json' }, status: 413, min: MiB + 1, max: 4 * MiB },
+      'no such route': { path: '/api/v1/no-such-route', headers: { 'Content-Type': 'application/json' }, status: 404, min: 1, max: 4 * MiB },
+    } as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(refusals) as (keyof typeof refusals)[])),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        async (kind, size, part, keepAlive) => {
+          const r = refusals[kind];
+          const declared = Math.round(r.min + size * (r.max - r.min));
+          const sent = part > 0.5 ? declared : Math.round(part * 2 * declared);
+          const headers = kind === 'over the limit' ? { ...r.headers, Authorization: `Bearer ${token}` } : r.headers;
+          const o = await within(sendPart(b.url, r.path, headers, declared, sent, keepAlive), 10_000, `the answer (${kind}, ${sent} of ${declared})`);
+          assert.equal(o.status, r.status, JSON.stringify({ kind, declared, sent, keepAlive, o }));
+          assert.equal(typeof JSON.parse(o.body!).error, 'string');
+        },
+      ),
+      { seed: 39, numRuns: 12 },
+    );
+  });
+
   it('stops reading a chunked body at the limit: the client gets its 413 having sent little more than the limit', async () => {
     // Beyond what the server reads (the limit and one read of at most 512 KiB), the two kernels hold what they
     // accepted in their socket buffers: at most the sender's tcp_wmem and the receiver's tcp_rmem.
@@ -151,10 +198,14 @@ describe('answers given before the body is read reach the client', () => {
 
 /** A client that declares 1 MiB, sends 1,000 bytes of it and sends no more: its answer, read to the end. */
 function stopsSending(base: string, keepAlive: boolean): Promise<Outcome> {
+  return sendPart(base, '/api/v2/media', { 'Content-Type': MULTIPART }, MiB, 1000, keepAlive);
+}
+
+/** POSTs `sent` bytes of a body declared `declared` long (ending the request only when they are all of it). */
+function sendPart(base: string, path: string, headers: Record<string, string>, declared: number, sent: number, keepAlive: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const agent = keepAlive ? new http.Agent({ keepAlive: true }) : false;
-    const headers = { 'Content-Type': MULTIPART, 'Content-Length': String(MiB) };
-    const req = http.request(`${base}/api/v2/media`, { method: 'POST', headers, agent }, (res) => {
+    const req = http.request(`${base}${path}`, { method: 'POST', headers: { ...headers, 'Content-Length': String(declared) }, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -165,7 +216,10 @@ function stopsSending(base: string, keepAlive: boolean): Promise<Outcome> {
       });
     });
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
-    req.write(Buffer.alloc(1000, 0x61));
+    // Node holds the head back until the first write: a client that sends none of its body still asks.
+    req.flushHeaders();
+    for (let at = 0; at < sent; at += PIECE.length) req.write(PIECE.subarray(0, Math.min(PIECE.length, sent - at)));
+    if (sent === declared) req.end();
   });
 }
 
