@@ -49,6 +49,8 @@ export function readBody(
   done: (o: BodyOutcome) => void,
   /** A chunked body's bytes are admitted to the in-flight budget as they come (a declared length was admitted whole). */
   admit: (bytes: number) => boolean = () => true,
+  /** Told of each chunk that arrives after the outcome (a refused body still coming), none of it kept. */
+  late: (isLast: boolean) => void = () => undefined,
 ): void {
   let finished = false;
   const finish = (o: BodyOutcome) => {
@@ -62,7 +64,7 @@ export function readBody(
     const buf = Buffer.allocUnsafe(declaredLength);
     let offset = 0;
     onData((chunk, isLast) => {
-      if (finished) return;
+      if (finished) return late(isLast);
       const bytes = chunk.byteLength;
       if (offset + bytes > declaredLength) return finish({ ok: false, reason: 'length_mismatch' });
       Buffer.from(chunk).copy(buf, offset);
@@ -74,7 +76,7 @@ export function readBody(
   const chunks: Buffer[] = [];
   let total = 0;
   onData((chunk, isLast) => {
-    if (finished) return;
+    if (finished) return late(isLast);
     total += chunk.byteLength;
     if (total > limit) return finish({ ok: false, reason: 'too_large' });
     if (!admit(chunk.byteLength)) return finish({ ok: false, reason: 'over_budget' });
@@ -98,6 +100,8 @@ export function readMultipart(
   tempDir: string,
   takesFiles: boolean,
   done: (o: MultipartOutcome) => void,
+  /** As readBody's: the chunks that arrive after the outcome, dropped. */
+  late: (isLast: boolean) => void = () => undefined,
 ): MultipartReader | null {
   let finished = false;
   let paused = false;
@@ -113,6 +117,8 @@ export function readMultipart(
   try {
     reader = new MultipartReader(contentType, tempDir, (r) => finish(r), takesFiles);
   } catch (e) {
+    // No reader (a malformed boundary): the body is dropped as it comes, after the answer.
+    res.onData((_chunk, isLast) => late(isLast));
     finish({ ok: false, error: e });
     return null;
   }
@@ -120,15 +126,15 @@ export function readMultipart(
   // As in readBody: a throw on uWS's stack (here, or in busboy's callbacks under write) ends this request only.
   const onData = guard(
     (chunk: ArrayBuffer, isLast: boolean) => {
-      if (finished) return;
+      if (finished) return late(isLast);
       total += chunk.byteLength;
       if (total > limit) return finish({ ok: false, error: Errors.bodyTooLarge(limit) });
       if (declaredLength !== null && (total > declaredLength || (isLast && total !== declaredLength))) {
         return finish({ ok: false, error: Errors.badRequest('Body length does not match Content-Length') });
       }
       const more = reader.write(Buffer.from(chunk.slice(0)));
-      // The write may have ended the body (a refused part): the request is answered and res no longer usable.
-      if (finished) return;
+      // The write may have ended the body (a refused part): the request is answered, the rest of the body dropped.
+      if (finished) return late(isLast);
       if (!more && !paused) {
         paused = true;
         res.pause();

@@ -12,6 +12,7 @@ import { isFileBody } from './file-body.js';
 import { guard } from './guard.js';
 import { closeQuietly, INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from './last-resort.js';
 import type { Request } from './request.js';
+import { LINGER_BOUNDS, Linger } from './linger.js';
 import { json } from './respond.js';
 import { streamFile } from './stream-file.js';
 import { bytesOf, TextPieces } from './text-pieces.js';
@@ -32,6 +33,7 @@ export interface ExchangeContext {
 
 const CORS_KEYS = Object.keys(CORS_HEADERS);
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+const CONNECTION_CLOSE = /(?:^|,)\s*close\s*(?:,|$)/i;
 
 export class Exchange {
   aborted = false;
@@ -41,6 +43,13 @@ export class Exchange {
   readingBody = false;
   /** The request carried a body we did not read: the connection cannot be reused. */
   closeAfter = false;
+  /**
+   * The body's rest, if unread, is framed by a declared length small enough to read and drop, so an early answer
+   * can linger (http/linger.ts) instead of resetting a client that is still sending.
+   */
+  lingerAfter = false;
+  /** A body reader holds uWS's onData: chunks after its end come through lateData(), not a handler of our own. */
+  bodyAttached = false;
   /** The matched route's pattern, for onFinished. */
   route: string | undefined = undefined;
   /** The body's bytes in the in-flight budget, released when the exchange finishes (however it ends). */
@@ -51,6 +60,8 @@ export class Exchange {
   private streaming: AbortController | undefined = undefined;
   /** An open event stream, told when the client goes away. */
   private events: ResponseEventSink | undefined = undefined;
+  /** An answer sent while the body was still coming: its rest is dropped before the connection closes. */
+  private linger: Linger | undefined = undefined;
   private readonly start = performance.now();
 
   constructor(
@@ -64,7 +75,13 @@ export class Exchange {
     this.aborted = true;
     this.streaming?.abort();
     this.events?.aborted();
+    this.linger?.gone();
     if (this.readingBody) this.finish(0);
+  }
+
+  /** A chunk of the body after its reader stopped (the request was answered first): dropped, its last one noted. */
+  lateData(isLast: boolean): void {
+    this.linger?.data(isLast);
   }
 
   /** fn, its throw handed to fail(): for callbacks that run on a library's stack (uWS, busboy). */
@@ -135,11 +152,37 @@ export class Exchange {
     if (isEventStream(body)) return this.openEvents(status, body, head);
     // Written now and sent before end() returns: the shared buffer is free again for the next response.
     const bytes = body instanceof TextPieces ? bytesOf(body) : body;
+    if (this.closeAfter && this.lingerAfter && req.method !== 'HEAD') return this.answerEarly(status, bytes, head);
     res.cork(() => {
       head();
       if (req.method === 'HEAD') endHead(res, Buffer.byteLength(bytes), this.closeAfter);
       else res.end(bytes, this.closeAfter);
     });
+    this.finish(status);
+  }
+
+  /**
+   * The answer to a request whose body is still coming, sent now and complete, the body's rest read and dropped
+   * (uWS does it, up to its declared length) while the client, told to, closes: closing over unread bytes would reset
+   * the connection and lose the answer. uWS itself closes at once after a complete answer to a request that said
+   * `Connection: close`; that one is sent chunked and completed, and closed, once its body is dropped (linger.ts).
+   */
+  private answerEarly(status: number, bytes: string | Buffer, head: () => void): void {
+    const { res } = this;
+    const clientCloses = CONNECTION_CLOSE.test(this.req.headers['connection'] ?? '');
+    // uWS sends no chunk of length 0 (it would end the response): an empty answer to such a client closes at once.
+    const hold = clientCloses && Buffer.byteLength(bytes) > 0;
+    res.cork(() => {
+      head();
+      res.writeHeader('Connection', 'close');
+      if (hold) res.write(bytes);
+      else res.end(bytes, clientCloses);
+    });
+    if (hold) {
+      const linger = new Linger(res, LINGER_BOUNDS);
+      this.linger = linger;
+      if (!this.bodyAttached) res.onData((_chunk, isLast) => linger.data(isLast));
+    }
     this.finish(status);
   }
 

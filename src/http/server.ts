@@ -44,6 +44,8 @@ const FORM_EXPIRED = 'Your form expired. Go back and try again.';
 
 // A body refused for want of budget: by then the bodies in flight are likely done (most take well under a second).
 const BUSY_RETRY_AFTER_S = 2;
+// Bodies up to this many times the largest body limit are read and dropped after an early answer.
+const LINGER_FACTOR = 2;
 // uSockets listen options; the typings lack the (host, port, options, cb) overload the binding accepts.
 const LISTEN_DEFAULT = 0;
 const LISTEN_EXCLUSIVE_PORT = 1;
@@ -62,6 +64,8 @@ export class HttpServer {
   readonly bodyBudget: BodyBudget;
   private readonly tempDir: string;
   private readonly exchanges: ExchangeContext;
+  /** The largest declared body whose rest is read and dropped after an early answer (http/linger.ts). */
+  private readonly lingerBytes: number;
   port = 0;
 
   constructor(private readonly deps: HttpServerDeps) {
@@ -72,6 +76,10 @@ export class HttpServer {
       this.router.add(r);
     }
     this.bodyBudget = new BodyBudget(deps.config.limits.bodyBytesInFlight);
+    // A client sending somewhat more than any route takes (a video a little too long) still reads its 413; one that
+    // declares far more is cut off at once, its answer perhaps lost, rather than read for minutes.
+    const { bodyBytes, formBytes, multipartBytes } = deps.config.limits;
+    this.lingerBytes = LINGER_FACTOR * Math.max(bodyBytes, formBytes, multipartBytes);
     this.exchanges = {
       log: deps.log,
       errorPage: deps.errorPage,
@@ -172,6 +180,9 @@ export class HttpServer {
     }
     if (!this.accepting) return ex.send(Errors.unavailable('The server is shutting down'));
     if (invalidLength(head)) return ex.send(Errors.badRequest('Invalid Content-Length'));
+    // Framed by a trusted length (a refused head above is not), an unread body can be dropped after the answer.
+    // A chunked one cannot: its end is wherever the client puts it, so its answer closes the connection at once.
+    ex.lingerAfter = declared !== null && declared <= this.lingerBytes;
     const match = this.router.match(method, path);
     if (match.kind === 'none') return ex.send(Errors.routeNotFound());
     if (match.kind === 'method') {
@@ -206,12 +217,13 @@ export class HttpServer {
       return ex.send(e);
     }
     // A declared body is admitted whole before a byte is read (the buffer is allocated at that size); a chunked
-    // one from nothing, chunk by chunk. Refused, the body is never read and the connection closes (closeAfter).
+    // one from nothing, chunk by chunk. Refused, the body is never kept: dropped as it comes, then the connection closes.
     // A multipart body goes to disk as it arrives (its text fields are capped apart): it holds no body in memory.
     const reservation = this.bodyBudget.reserve(kind === 'multipart' ? 0 : (declared ?? 0));
     if (!reservation) return ex.send(Errors.busy(BUSY_RETRY_AFTER_S, 'Too many request bodies in flight'));
     ex.reservation = reservation;
     ex.readingBody = true;
+    ex.bodyAttached = true;
     if (kind === 'multipart') return this.readUpload(route, req, res, ex, principal, declared, limit, contentType);
     readBody(
       res,
@@ -231,6 +243,7 @@ export class HttpServer {
         this.run(route, req, ex, principal);
       }),
       (bytes) => reservation.grow(bytes),
+      (isLast) => ex.lateData(isLast),
     );
   }
 
@@ -261,6 +274,7 @@ export class HttpServer {
         req.body = outcome.params;
         this.run(route, req, ex, principal);
       }),
+      (isLast) => ex.lateData(isLast),
     );
   }
 

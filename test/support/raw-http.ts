@@ -7,6 +7,8 @@ export interface RawOptions {
   readonly destroyAfterWrite?: boolean;
   /** The server must close the connection: no close within timeoutMs is an error even if it answered. */
   readonly requireClose?: boolean;
+  /** Resolve once a whole answer framed by Content-Length has come, closed or not (an early answer keeps reading). */
+  readonly untilAnswered?: boolean;
   readonly timeoutMs?: number;
 }
 
@@ -29,6 +31,10 @@ export function rawExchange(base: string, request: string | readonly string[], o
     };
     sock.on('data', (d) => {
       data += d.toString();
+      if (o.untilAnswered && answered(data)) {
+        sock.destroy();
+        done();
+      }
     });
     sock.on('error', done);
     sock.on('close', done);
@@ -62,4 +68,11 @@ export function deliverable(raw: Buffer): { headers: string; body: string } | un
     at = dataEnd + 2;
   }
   return { headers, body: Buffer.concat(parts).toString('utf8') };
+}
+
+/** A whole answer framed by Content-Length: its head and that many bytes after it. */
+export function answered(data: string): boolean {
+  const end = data.indexOf('\r\n\r\n');
+  const length = /\r\ncontent-length: *(\d+)\r\n/i.exec(data.slice(0, end + 2));
+  return end >= 0 && length !== null && Buffer.byteLength(data.slice(end + 4)) >= Number(length[1]);
 }
