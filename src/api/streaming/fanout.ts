@@ -1,8 +1,10 @@
 // Each streamed event, once per node: the rows read after commit, the audience among the clients connected here
 // decided by one set-based query (store/stream-audience.ts), the status rendered once (viewer-independent) with
 // the author's own rendering and viewers' flags patched in only where they differ, then written to each socket.
-// Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded.
-// A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts).
+// Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded,
+// and past its bound every client is closed (it reconnects and refetches) rather than an event lost in silence.
+// A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts). The public
+// and hashtag streams of WebSockets get a status by one uWS publish per topic (topics.ts), the rest socket by socket.
 import type { Logger } from '../../log.js';
 import type { AnnouncementStore } from '../../store/announcements.js';
 import type { ConversationStore } from '../../store/conversations.js';
@@ -15,8 +17,10 @@ import { renderNotifications, type NotificationViewDeps } from '../../views/noti
 import type { AnnouncementViews } from '../../views/announcement-views.js';
 import type { StatusViews } from '../../views/status-views.js';
 import type { Subscription } from './channels.js';
+import { frameOf } from './frames.js';
 import { streamContext, type StreamFilters } from './stream-filters.js';
 import { readsNotifications, type StreamClient, type StreamHub } from './hub.js';
+import { isTopicChannel, isTopicClient } from './topics.js';
 
 const MAX_QUEUED = 10_000;
 
@@ -36,7 +40,6 @@ type Entity = Record<string, unknown>;
 export class StreamFanout {
   private readonly queue: StreamEvent[] = [];
   private running = false;
-  private dropped = 0;
 
   constructor(
     private readonly hub: StreamHub,
@@ -50,7 +53,11 @@ export class StreamFanout {
     if (!e) return void this.log.warn({ payload: payload.slice(0, 200) }, 'unreadable stream event ignored');
     if (this.hub.clients.size === 0) return; // nobody here to tell: nothing is read
     if (this.queue.length >= MAX_QUEUED) {
-      if (this.dropped++ % 1000 === 0) this.log.warn({ dropped: this.dropped }, 'stream events dropped: fan-out is behind');
+      // An event dropped here would be missing from every stream without a word: each client is closed instead, and
+      // reconnects and refetches, as when it falls behind on its own socket. What was queued was for them.
+      this.log.warn({ queued: this.queue.length, clients: this.hub.clients.size }, 'stream fan-out is behind: every streaming client closed');
+      this.queue.length = 0;
+      for (const c of [...this.hub.clients]) c.close();
       return;
     }
     this.queue.push(e);
@@ -106,14 +113,15 @@ export class StreamFanout {
   }
 
   private async status(id: string, event: 'update' | 'status.update'): Promise<void> {
+    const begun = performance.now();
     const t = this.hub.targets();
     if (!t.any) return;
     const s = await this.d.statuses.byId(id);
     if (!s || s.deletedAt || s.history) return;
     const shownId = s.reblogOfId ?? s.id;
-    const aud = await this.d.audience.ofStatus(s.id, shownId, t);
+    // The audience and the rendering side by side: one round trip less before the first socket is written to.
+    const [aud, [base]] = await Promise.all([this.d.audience.ofStatus(s.id, shownId, t), this.d.statusViews.many([s], null) as Promise<Entity[]>]);
     if (aud.home.size + aud.lists.size === 0 && !((aud.publicFeeds || aud.tagFeeds) && aud.quietFor.size > 0)) return;
-    const [base] = (await this.d.statusViews.many([s], null)) as Entity[];
     if (!base) return;
     const baseJson = JSON.stringify(base);
     // The author's own rendering (their flags, their poll) is read before the loop, and only if they are connected
@@ -148,10 +156,15 @@ export class StreamFanout {
     };
     const filtered = await this.d.streamFilters.forStream(this.hub.clients, base, payloadFor);
     const started = performance.now();
+    const published = this.publishToTopics(s, aud, event, filtered, payloadFor);
+    const topicsMs = performance.now() - started;
     let sent = 0;
+    const topics = this.hub.topics.enabled;
     for (const c of [...this.hub.clients]) {
+      const viaTopics = topics && isTopicClient(c);
       let payload: string | undefined;
       for (const sub of c.subs.values()) {
+        if (viaTopics && isTopicChannel(sub.channel)) continue; // published above
         if (!shows(sub, c, s, aud)) continue;
         // Only a viewer whose filters match gets a payload of their own (or none: hidden).
         const own = filtered.size ? filtered.get(`${c.accountId} ${streamContext(sub)}`) : undefined;
@@ -160,7 +173,53 @@ export class StreamFanout {
         sent++;
       }
     }
-    this.log.debug({ event, status: s.id, sent, ms: Math.round(performance.now() - started) }, 'stream event fanned out');
+    if (this.log.isLevelEnabled('debug')) {
+      const ms = Math.round(performance.now() - started);
+      const prepMs = Math.round(started - begun);
+      // Published frames are written by uWS at the end of this turn of the loop, before any immediate runs.
+      setImmediate(() =>
+        this.log.debug(
+          { event, status: s.id, published, sent, prepMs, topicsMs: Math.round(topicsMs), ms, writtenMs: Math.round(performance.now() - started) },
+          'stream event fanned out',
+        ),
+      );
+    }
+  }
+
+  /**
+   * The status to each WebSocket topic (public or hashtag stream) that shows it: one publish of the payload a viewer
+   * with no relation to it gets, to all the topic's sockets but those of accounts it is hidden from (quietFor, a hide
+   * filter) or owed another payload (the author, flags, a quote policy, a warn filter), who get theirs sent after.
+   */
+  private publishToTopics(
+    s: Status,
+    aud: StatusAudience,
+    event: string,
+    filtered: ReadonlyMap<string, string | null>,
+    payloadFor: (viewer: string) => string,
+  ): number {
+    const common = payloadFor(''); // no account's id is '': no flags, not the author, quoting as anyone may
+    let published = 0;
+    for (const t of this.hub.topics.active) {
+      if (!showsPublic(t.sub, s, aud)) continue;
+      const left: string[] = [];
+      const own: [string, string][] = [];
+      for (const a of t.members.keys()) {
+        const f = filtered.size ? filtered.get(`${a} public`) : undefined;
+        if (!aud.quietFor.has(a) || f === null) {
+          left.push(a);
+          continue;
+        }
+        const p = f ?? payloadFor(a);
+        if (p === common) continue;
+        left.push(a);
+        own.push([a, p]);
+      }
+      this.hub.topics.publish(t, frameOf(t.sub.stream, event, common), left);
+      published++;
+      for (const [a, p] of own) for (const c of t.members.get(a) ?? []) c.send(t.sub.stream, event, p);
+    }
+    return published;
   }
 
   /** Who among this node's streaming viewers the shown status's quote policy lets quote it (its author always). */
@@ -286,10 +345,13 @@ function shows(sub: Subscription, c: StreamClient, s: Status, aud: StatusAudienc
     case 'user:notification':
     case 'direct':
       return false;
-    case 'hashtag':
-    case 'hashtag:local':
-      return aud.tagFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
     default:
-      return aud.publicFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
+      return aud.quietFor.has(c.accountId) && showsPublic(sub, s, aud);
   }
+}
+
+/** Whether a public or hashtag subscription shows the status to a viewer it is not hidden from (quietFor). */
+function showsPublic(sub: Subscription, s: Status, aud: StatusAudience): boolean {
+  if (sub.channel === 'hashtag' || sub.channel === 'hashtag:local') return aud.tagFeeds && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
+  return aud.publicFeeds && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
 }
