@@ -1,7 +1,8 @@
 // A client process of the streaming bench (forked, so that its sockets count against its own descriptor limit): it
 // holds a share of the WebSocket subscribers, to Stoa and to the bare uWS server, and records per socket when the
 // awaited frame arrived (on the machine's clock, performance.timeOrigin + now, as the servers stamp theirs) and every
-// close the server made. Frames are not parsed beyond a substring test, so as little as possible of the clients' own
+// close it did not ask for, with the socket's error if it had one; such a socket reconnects at once, as a real
+// client does. Frames are not parsed beyond a substring test, so as little as possible of the clients' own
 // work is charged to the measurement.
 import WebSocket from 'ws';
 
@@ -25,6 +26,8 @@ export interface Closed {
   readonly socket: number;
   readonly code: number;
   readonly reason: string;
+  /** When (performance.timeOrigin + now). */
+  readonly at: number;
 }
 
 const OPEN_AT_ONCE = 200;
@@ -47,10 +50,22 @@ class SocketSet {
   open(url: string, k: number): Promise<WebSocket> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, { perMessageDeflate: false });
+      let error = '';
       ws.once('open', () => resolve(ws));
-      ws.once('error', reject);
+      ws.on('error', (e) => {
+        error = e.message;
+        reject(e);
+      });
       ws.on('close', (code, reason) => {
-        if (!this.closing) this.closes.push({ socket: k, code, reason: reason.toString() });
+        if (this.closing) return;
+        this.closes.push({ socket: k, code, reason: reason.toString() || error, at: performance.timeOrigin + performance.now() });
+        this.open(url, k).then(
+          (again) => {
+            if (this.closing) again.terminate();
+            else this.sockets[k] = again;
+          },
+          () => undefined, // counted as a close already; its deliveries as missed
+        );
       });
       ws.on('message', (data) => {
         const at = performance.timeOrigin + performance.now();
@@ -70,7 +85,8 @@ class SocketSet {
     for (let start = 0; start < urls.length; start += OPEN_AT_ONCE) {
       const batch: Promise<WebSocket>[] = [];
       for (let i = start; i < Math.min(urls.length, start + OPEN_AT_ONCE); i++) batch.push(this.open(urls[i]!, i));
-      this.sockets.push(...(await Promise.all(batch)));
+      // By index: a socket closed and reconnected while its batch was opening keeps its new connection.
+      for (const [j, ws] of (await Promise.all(batch)).entries()) this.sockets[start + j] ??= ws;
     }
     this.arrivals = new Float64Array(this.sockets.length).fill(Number.NaN);
     return this.sockets.length;

@@ -42,6 +42,8 @@ export interface StreamingRow {
   readonly bare: Latencies;
   /** Stoa p99 ÷ bare p99: the goal is ≤ 1.25. */
   readonly ratio: number;
+  /** Post by post, Stoa's p99 ÷ the bare p99 of the publish right after it, the median: steadier under a load that comes and goes. */
+  readonly pairedRatio: number;
   /** Stoa from just before the POST (commit and the channel included), p99. */
   readonly fromPostP99Ms: number;
   readonly stoaKibPerSocket: number;
@@ -124,8 +126,11 @@ class Tally {
   expected = 0;
   unexpected = 0;
   readonly missed = new Map<number, number>();
+  /** Each round's own p99. */
+  readonly rounds: number[] = [];
 
   add(arrivals: Float64Array, start: number, should: (socket: number) => boolean, sentAt?: number): void {
+    const round: number[] = [];
     for (let k = 0; k < arrivals.length; k++) {
       const at = arrivals[k]!;
       const want = should(k);
@@ -140,8 +145,11 @@ class Tally {
       }
       this.delivered++;
       this.latencies.push(at - start);
+      round.push(at - start);
       if (sentAt !== undefined) this.fromPost.push(at - sentAt);
     }
+    round.sort((a, b) => a - b);
+    this.rounds.push(quantile(round, 0.99));
   }
 
   figures(closes: number): Latencies {
@@ -195,9 +203,12 @@ async function measureSetup(
   const stoa = new Tally();
   const bare = new Tally();
   let frameBytes = 0;
+  const opened = now();
+  let firstPost = Number.NaN;
   for (let i = 0; i < POSTS; i++) {
     const stoaRound = expectAll(clients, 'stoa', should);
     const { id, sentAt } = await post(nodes[0]!.url, m.poster, i);
+    if (i === 0) firstPost = sentAt;
     const got = await stoaRound;
     const heard = await Promise.all(nodes.map((n) => n.streamHeard(id)));
     const start = Math.min(...heard.map((h) => h ?? Number.POSITIVE_INFINITY));
@@ -218,7 +229,10 @@ async function measureSetup(
       `bench streaming (${setup}): Stoa socket ${k} (reader ${k % VIEWERS}, ${kindOf(k % VIEWERS)}) missed ${n} of ${POSTS}${closed ? `, closed ${closed.code} ${closed.reason}` : ''}\n`,
     );
   }
-  for (const c of stoaCloses.slice(0, 10)) process.stderr.write(`bench streaming (${setup}): Stoa closed a socket: ${c.code} ${c.reason}\n`);
+  const when = (at: number) => `${Math.round(at - opened)} ms after the sockets were open, ${Math.round(at - firstPost)} ms after the first post`;
+  for (const c of stoaCloses.slice(0, 10)) process.stderr.write(`bench streaming (${setup}): Stoa closed a socket: ${c.code} ${c.reason}, ${when(c.at)}\n`);
+  for (const c of bareCloses.slice(0, 10))
+    process.stderr.write(`bench streaming (${setup}): the bare server closed a socket: ${c.code} ${c.reason}, ${when(c.at)}\n`);
   await Promise.all(clients.map((c) => c.request({ kind: 'close', set: 'stoa' })));
   await Promise.all(clients.map((c) => c.request({ kind: 'close', set: 'bare' })));
   const stoaFigures = stoa.figures(stoaCloses.length);
@@ -231,6 +245,13 @@ async function measureSetup(
     stoa: stoaFigures,
     bare: bareFigures,
     ratio: Math.round((stoaFigures.p99Ms / bareFigures.p99Ms) * 100) / 100,
+    pairedRatio:
+      Math.round(
+        quantile(
+          stoa.rounds.map((x, i) => x / bare.rounds[i]!).sort((a, b) => a - b),
+          0.5,
+        ) * 100,
+      ) / 100,
     fromPostP99Ms: round1(quantile(stoa.fromPost, 0.99)),
     stoaKibPerSocket: kib(sum(stoaBefore.map((x) => x.rss)), sum(stoaAfter.map((x) => x.rss))),
     bareKibPerSocket: kib(sum(bareBefore), sum(bareAfter)),
@@ -270,14 +291,14 @@ export async function measureStreaming(): Promise<StreamingFigures> {
 
 export function streamingTable(f: StreamingFigures): string {
   const lines = [
-    `Streaming fan-out: ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members, 20 % filtered out, 4 % with their own payload) against a bare uWS publish to as many, ${f.posts} posts, ${os.availableParallelism()} CPUs`,
-    '| setup | Stoa p50 / p99 / max ms (from heard) | bare publish p50 / p99 / max ms | **ratio p99** | Stoa p99 from POST | delivered Stoa | delivered bare | unexpected | closes Stoa / bare | KiB per socket Stoa / bare | frame bytes |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `Streaming fan-out (${process.env['BENCH_STREAM_TOPICS'] === '0' ? 'public streams socket by socket, BENCH_STREAM_TOPICS=0' : 'public streams as uWS topics'}): ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members, 20 % filtered out, 4 % with their own payload) against a bare uWS publish to as many, ${f.posts} posts, ${os.availableParallelism()} CPUs`,
+    '| setup | Stoa p50 / p99 / max ms (from heard) | bare publish p50 / p99 / max ms | **ratio p99** | per-post ratio, median | Stoa p99 from POST | delivered Stoa | delivered bare | unexpected | closes Stoa / bare | KiB per socket Stoa / bare | frame bytes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of f.rows) {
     const l = (x: Latencies) => `${x.p50Ms} / ${x.p99Ms} / ${x.maxMs}`;
     lines.push(
-      `| ${r.setup} | ${l(r.stoa)} | ${l(r.bare)} | **${r.ratio}** | ${r.fromPostP99Ms} | ${r.stoa.delivered} / ${r.stoa.expected} | ${r.bare.delivered} / ${r.bare.expected} | ${r.stoa.unexpected} | ${r.stoa.closes} / ${r.bare.closes} | ${r.stoaKibPerSocket} / ${r.bareKibPerSocket} | ${r.frameBytes} |`,
+      `| ${r.setup} | ${l(r.stoa)} | ${l(r.bare)} | **${r.ratio}** | ${r.pairedRatio} | ${r.fromPostP99Ms} | ${r.stoa.delivered} / ${r.stoa.expected} | ${r.bare.delivered} / ${r.bare.expected} | ${r.stoa.unexpected} | ${r.stoa.closes} / ${r.bare.closes} | ${r.stoaKibPerSocket} / ${r.bareKibPerSocket} | ${r.frameBytes} |`,
     );
   }
   return lines.join('\n');
