@@ -37,8 +37,6 @@ async function main(): Promise<void> {
   // leaves out the POST and the commit. The last 1,000 kept.
   const heardAt = new Map<string, number>();
   const fanout = app.streaming.fanout;
-  // BENCH_STREAM_TOPICS=0: the public streams written socket by socket, as before uWS topics (the bench compares).
-  if (process.env['BENCH_STREAM_TOPICS'] === '0') app.streaming.hub.topics.enabled = false;
   const heard = fanout.heard.bind(fanout);
   fanout.heard = (payload: string) => {
     const at = performance.timeOrigin + performance.now();

@@ -291,7 +291,7 @@ export async function measureStreaming(): Promise<StreamingFigures> {
 
 export function streamingTable(f: StreamingFigures): string {
   const lines = [
-    `Streaming fan-out (${process.env['BENCH_STREAM_TOPICS'] === '0' ? 'public streams socket by socket, BENCH_STREAM_TOPICS=0' : 'public streams as uWS topics'}): ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members, 20 % filtered out, 4 % with their own payload) against a bare uWS publish to as many, ${f.posts} posts, ${os.availableParallelism()} CPUs`,
+    `Streaming fan-out: ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members, 20 % filtered out, 4 % with their own payload) against a bare uWS publish to as many, ${f.posts} posts, ${os.availableParallelism()} CPUs`,
     '| setup | Stoa p50 / p99 / max ms (from heard) | bare publish p50 / p99 / max ms | **ratio p99** | per-post ratio, median | Stoa p99 from POST | delivered Stoa | delivered bare | unexpected | closes Stoa / bare | KiB per socket Stoa / bare | frame bytes |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];

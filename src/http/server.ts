@@ -35,12 +35,7 @@ export interface HttpServerDeps {
   /** Told of every finished request: its route's pattern (`unmatched` if none), status (0: aborted), duration. */
   readonly onFinished?: (route: string, method: string, status: number, ms: number) => void;
   /** WebSocket endpoints (streaming), served by uWS before the route table; a plain GET there falls through to it. */
-  readonly websockets?: readonly {
-    readonly pattern: string;
-    readonly behavior: WebSocketBehavior<unknown>;
-    /** Handed the app's publish, for an endpoint that writes to uWS topics (streaming's public streams). */
-    readonly attach?: (publish: (topic: string, message: string) => void) => void;
-  }[];
+  readonly websockets?: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
 }
 
 type Caller = Principal | PageCaller | null | Promise<Principal | PageCaller>;
@@ -85,10 +80,7 @@ export class HttpServer {
       released: () => this.released(),
     };
     this.app = uws.App();
-    for (const w of deps.websockets ?? []) {
-      this.app.ws(w.pattern, guardedBehavior(w.behavior, deps.log));
-      w.attach?.((topic, message) => void this.app.publish(topic, message, false));
-    }
+    for (const w of deps.websockets ?? []) this.app.ws(w.pattern, guardedBehavior(w.behavior, deps.log));
     // onRequest answers its own failures; this catches one in its synchronous prologue, before the exchange exists.
     this.app.any(
       '/*',

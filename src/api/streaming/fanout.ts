@@ -3,8 +3,7 @@
 // the author's own rendering and viewers' flags patched in only where they differ, then written to each socket.
 // Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded,
 // and past its bound every client is closed (it reconnects and refetches) rather than an event lost in silence.
-// A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts). The public
-// and hashtag streams of WebSockets get a status by one uWS publish per topic (topics.ts), the rest socket by socket.
+// A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts).
 import type { Logger } from '../../log.js';
 import type { AnnouncementStore } from '../../store/announcements.js';
 import type { ConversationStore } from '../../store/conversations.js';
@@ -17,10 +16,8 @@ import { renderNotifications, type NotificationViewDeps } from '../../views/noti
 import type { AnnouncementViews } from '../../views/announcement-views.js';
 import type { StatusViews } from '../../views/status-views.js';
 import type { Subscription } from './channels.js';
-import { frameOf } from './frames.js';
 import { streamContext, type StreamFilters } from './stream-filters.js';
 import { readsNotifications, type StreamClient, type StreamHub } from './hub.js';
-import { isTopicChannel, isTopicClient } from './topics.js';
 
 const MAX_QUEUED = 10_000;
 
@@ -156,15 +153,10 @@ export class StreamFanout {
     };
     const filtered = await this.d.streamFilters.forStream(this.hub.clients, base, payloadFor);
     const started = performance.now();
-    const published = this.publishToTopics(s, aud, event, filtered, payloadFor);
-    const topicsMs = performance.now() - started;
     let sent = 0;
-    const topics = this.hub.topics.enabled;
     for (const c of [...this.hub.clients]) {
-      const viaTopics = topics && isTopicClient(c);
       let payload: string | undefined;
       for (const sub of c.subs.values()) {
-        if (viaTopics && isTopicChannel(sub.channel)) continue; // published above
         if (!shows(sub, c, s, aud)) continue;
         // Only a viewer whose filters match gets a payload of their own (or none: hidden).
         const own = filtered.size ? filtered.get(`${c.accountId} ${streamContext(sub)}`) : undefined;
@@ -173,53 +165,9 @@ export class StreamFanout {
         sent++;
       }
     }
-    if (this.log.isLevelEnabled('debug')) {
-      const ms = Math.round(performance.now() - started);
-      const prepMs = Math.round(started - begun);
-      // Published frames are written by uWS at the end of this turn of the loop, before any immediate runs.
-      setImmediate(() =>
-        this.log.debug(
-          { event, status: s.id, published, sent, prepMs, topicsMs: Math.round(topicsMs), ms, writtenMs: Math.round(performance.now() - started) },
-          'stream event fanned out',
-        ),
-      );
-    }
-  }
-
-  /**
-   * The status to each WebSocket topic (public or hashtag stream) that shows it: one publish of the payload a viewer
-   * with no relation to it gets, to all the topic's sockets but those of accounts it is hidden from (quietFor, a hide
-   * filter) or owed another payload (the author, flags, a quote policy, a warn filter), who get theirs sent after.
-   */
-  private publishToTopics(
-    s: Status,
-    aud: StatusAudience,
-    event: string,
-    filtered: ReadonlyMap<string, string | null>,
-    payloadFor: (viewer: string) => string,
-  ): number {
-    const common = payloadFor(''); // no account's id is '': no flags, not the author, quoting as anyone may
-    let published = 0;
-    for (const t of this.hub.topics.active) {
-      if (!showsPublic(t.sub, s, aud)) continue;
-      const left: string[] = [];
-      const own: [string, string][] = [];
-      for (const a of t.members.keys()) {
-        const f = filtered.size ? filtered.get(`${a} public`) : undefined;
-        if (!aud.quietFor.has(a) || f === null) {
-          left.push(a);
-          continue;
-        }
-        const p = f ?? payloadFor(a);
-        if (p === common) continue;
-        left.push(a);
-        own.push([a, p]);
-      }
-      this.hub.topics.publish(t, frameOf(t.sub.stream, event, common), left);
-      published++;
-      for (const [a, p] of own) for (const c of t.members.get(a) ?? []) c.send(t.sub.stream, event, p);
-    }
-    return published;
+    // prepMs: from the event's start to the first send (its reads, rendering and filtering); ms: the sends.
+    const ms = Math.round(performance.now() - started);
+    this.log.debug({ event, status: s.id, sent, prepMs: Math.round(started - begun), ms }, 'stream event fanned out');
   }
 
   /** Who among this node's streaming viewers the shown status's quote policy lets quote it (its author always). */
@@ -345,13 +293,10 @@ function shows(sub: Subscription, c: StreamClient, s: Status, aud: StatusAudienc
     case 'user:notification':
     case 'direct':
       return false;
+    case 'hashtag':
+    case 'hashtag:local':
+      return aud.tagFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
     default:
-      return aud.quietFor.has(c.accountId) && showsPublic(sub, s, aud);
+      return aud.publicFeeds && aud.quietFor.has(c.accountId) && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
   }
-}
-
-/** Whether a public or hashtag subscription shows the status to a viewer it is not hidden from (quietFor). */
-function showsPublic(sub: Subscription, s: Status, aud: StatusAudience): boolean {
-  if (sub.channel === 'hashtag' || sub.channel === 'hashtag:local') return aud.tagFeeds && publicScope(sub, s) && tagsOf(s).has(sub.tag!);
-  return aud.publicFeeds && publicScope(sub, s) && (!sub.channel.endsWith(':media') || aud.hasMedia);
 }

@@ -6,7 +6,6 @@ import { coversAny } from '../../oauth/scopes.js';
 import type { AuthEvent } from '../../store/auth-events.js';
 import type { StreamTargets } from '../../store/stream-audience.js';
 import type { Subscription } from './channels.js';
-import { StreamTopics, type TopicClient } from './topics.js';
 
 /** One connection, whatever carries it. */
 export interface StreamClient {
@@ -35,8 +34,6 @@ export function readsNotifications(c: StreamClient): boolean {
 
 export class StreamHub {
   readonly clients = new Set<StreamClient>();
-  /** WebSocket clients' public and hashtag subscriptions, as uWS topics (topics.ts). */
-  readonly topics = new StreamTopics<StreamClient & TopicClient>();
   private heartbeat: NodeJS.Timeout | null = null;
   /** Whether this node hears the event channel now (the health endpoint says so). */
   listening = true;

@@ -13,11 +13,7 @@ import { streamingWebSocket } from './websocket.js';
 export interface Streaming {
   readonly hub: StreamHub;
   readonly fanout: StreamFanout;
-  readonly websockets: readonly {
-    readonly pattern: string;
-    readonly behavior: WebSocketBehavior<unknown>;
-    readonly attach?: (publish: (topic: string, message: string) => void) => void;
-  }[];
+  readonly websockets: readonly { readonly pattern: string; readonly behavior: WebSocketBehavior<unknown> }[];
   readonly routes: readonly Route[];
 }
 
@@ -35,7 +31,7 @@ export function createStreaming(
     fanout,
     // Clients write the base URL with or without a trailing slash.
     websockets: [
-      { pattern: '/api/v1/streaming', behavior, attach: (publish) => hub.topics.attach(publish) },
+      { pattern: '/api/v1/streaming', behavior },
       { pattern: '/api/v1/streaming/', behavior },
     ],
     routes: streamingRoutes({ hub, bearer: d.bearer, audience: d.audience, log: d.log }),

@@ -1,19 +1,16 @@
 // The WebSocket endpoint (/api/v1/streaming): authenticated at the upgrade (401 with X-Error-Message otherwise, as
 // Mastodon), `?stream=` resolved at the upgrade too, so that a socket is subscribed from the moment it is open (an
 // event right after the client's 'open' reaches it); then `{"type":"subscribe"|"unsubscribe","stream":…}` messages,
-// several streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}` (frames.ts). Public and
-// hashtag streams are also uWS topics (topics.ts). A socket whose unread bytes pass the bound is closed, never skipped
-// (uWS's maxBackpressure with closeOnBackpressureLimit for published frames, checked after each send for the
-// others): the client sees the close, reconnects and refetches, as with Mastodon's streaming server.
+// several streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}`. A socket whose unread
+// bytes pass the bound is closed, never skipped (uWS's maxBackpressure, checked after each send): the client sees the
+// close, reconnects and refetches, as with Mastodon's streaming server.
 import type { BearerAuth } from '../../http/auth.js';
 import type { Logger } from '../../log.js';
 import type { StreamAudienceStore } from '../../store/stream-audience.js';
 import type { UpgradeContext, WebSocket, WebSocketBehavior } from '../../http/uws.js';
 import { StreamError, type Subscription } from './channels.js';
-import { frameOf } from './frames.js';
 import { clientIdentity, type StreamClient, type StreamHub } from './hub.js';
 import { authenticateStream, streamingToken, subscribe } from './session.js';
-import { ANCHOR_TOPIC, isTopicChannel, type TopicClient } from './topics.js';
 
 const MAX_MESSAGE_BYTES = 4096;
 const IDLE_TIMEOUT_S = 60;
@@ -26,7 +23,25 @@ interface SocketData {
   readonly first?: Subscription | StreamError;
 }
 
-class WsClient implements StreamClient, TopicClient {
+/**
+ * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
+ * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
+ */
+const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: string }>();
+const RECENT_FRAMES_MAX = 64;
+
+// No payload (filters_changed): no `payload` key, as Mastodon's streaming server sends it.
+function frameOf(stream: readonly string[], event: string, payload: string | undefined): string {
+  const key = `${event}\u0000${stream.join('\u0000')}`;
+  const hit = recentFrames.get(key);
+  if (hit !== undefined && hit.payload === payload) return hit.frame;
+  const frame = JSON.stringify({ stream, event, payload });
+  if (hit === undefined && recentFrames.size >= RECENT_FRAMES_MAX) recentFrames.clear();
+  recentFrames.set(key, { payload, frame });
+  return frame;
+}
+
+class WsClient implements StreamClient {
   readonly subs = new Map<string, Subscription>();
   closed = false;
   readonly accountId: string;
@@ -61,14 +76,6 @@ class WsClient implements StreamClient, TopicClient {
     if (status === 2 || this.ws.getBufferedAmount() > this.maxBuffered) this.close();
   }
 
-  joinTopic(topic: string): void {
-    if (!this.closed) this.ws.subscribe(topic);
-  }
-
-  leaveTopic(topic: string): void {
-    if (!this.closed) this.ws.unsubscribe(topic);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -91,7 +98,6 @@ export function streamingWebSocket(d: {
       return;
     }
     c.subs.set(sub.key, sub);
-    if (isTopicChannel(sub.channel)) d.hub.topics.join(c, sub);
   };
   const refused = (c: WsClient, e: unknown) => {
     if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
@@ -161,7 +167,6 @@ export function streamingWebSocket(d: {
       const data = ws.getUserData();
       const c = new WsClient(ws, data.identity!, d.maxBuffered);
       data.client = c;
-      ws.subscribe(ANCHOR_TOPIC);
       d.hub.add(c);
       if (data.first instanceof StreamError) refused(c, data.first);
       else if (data.first) add(c, data.first);
@@ -180,11 +185,7 @@ export function streamingWebSocket(d: {
       if (m['type'] === 'subscribe') subscribeTo(c, m);
       else if (m['type'] === 'unsubscribe') {
         subscribe(d.audience, c.accountId, c.scopes, m['stream'], m).then(
-          (sub) => {
-            const had = c.subs.get(sub.key);
-            c.subs.delete(sub.key);
-            if (had && isTopicChannel(had.channel) && !c.closed) d.hub.topics.leave(c, had);
-          },
+          (sub) => c.subs.delete(sub.key),
           () => c.raw(JSON.stringify({ error: 'Error unsubscribing from channel', status: 400 })),
         );
       }
@@ -198,7 +199,6 @@ export function streamingWebSocket(d: {
       if (code !== 1000 && code !== 1001 && code !== 1005)
         d.log.debug({ code, reason: Buffer.from(message).toString('utf8'), account: c.accountId, ours: c.closed }, 'streaming socket closed');
       c.closed = true;
-      for (const sub of c.subs.values()) if (isTopicChannel(sub.channel)) d.hub.topics.leave(c, sub, true);
       d.hub.remove(c);
     },
   };
