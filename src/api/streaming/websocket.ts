@@ -68,12 +68,10 @@ class WsClient implements StreamClient {
 
   raw(text: string): void {
     if (this.closed) return;
-    let status = 1;
-    this.ws.cork(() => {
-      status = this.ws.send(text, false);
-    });
-    // 2: dropped at uWS's limit; either way a reader this far behind is closed, not buffered for.
-    if (status === 2 || this.ws.getBufferedAmount() > this.maxBuffered) this.close();
+    // uWS corks a lone send itself (frame head and payload in one write): a JS cork per socket cost a callback each.
+    const status = this.ws.send(text, false);
+    // 0: some of it is buffered; 2: dropped at uWS's limit. A reader this far behind is closed, never skipped.
+    if (status === 2 || (status === 0 && this.ws.getBufferedAmount() > this.maxBuffered)) this.close();
   }
 
   close(): void {
