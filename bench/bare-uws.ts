@@ -1,5 +1,8 @@
-// The floor: a bare uWebSockets.js server with one JSON route and nothing else, in its own process. Prints its
-// port on stdout; exits when the parent's IPC channel closes (the parent died) or on SIGTERM/SIGINT.
+// The floor: a bare uWebSockets.js server in its own process, with one JSON route and, for the streaming bench's
+// ratio, a WebSocket endpoint (`/ws?topic=1` joins topic `bench` on open) and `POST /publish`, which publishes its body
+// to the topic with one `app.publish` and answers the time it did so (performance.timeOrigin + now, the clock the
+// bench's clients use). Prints its port on stdout; exits when the parent's IPC channel closes (the parent died) or on
+// SIGTERM/SIGINT.
 import { nativeUws, uws } from '../src/http/uws.js';
 
 if (!nativeUws) {
@@ -7,9 +10,43 @@ if (!nativeUws) {
   process.exit(1);
 }
 
-const app = uws.App().get('/bare', (res) => {
-  res.writeHeader('Content-Type', 'application/json').end('{"ok":true}');
-});
+const TOPIC = 'bench';
+
+const app = uws
+  .App()
+  .get('/bare', (res) => {
+    res.writeHeader('Content-Type', 'application/json').end('{"ok":true}');
+  })
+  // The same socket settings as Stoa's streaming endpoint (src/api/streaming/websocket.ts, its defaults).
+  .ws<{ topic: boolean }>('/ws', {
+    maxPayloadLength: 4096,
+    idleTimeout: 60,
+    sendPingsAutomatically: true,
+    maxBackpressure: 1024 * 1024,
+    closeOnBackpressureLimit: 1,
+    upgrade: (res, req, context) => {
+      const topic = /(?:^|&)topic=1(?:&|$)/.test(req.getQuery() ?? '');
+      res.upgrade({ topic }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+    },
+    open: (ws) => {
+      if (ws.getUserData().topic) ws.subscribe(TOPIC);
+    },
+  })
+  .post('/publish', (res) => {
+    const chunks: Buffer[] = [];
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    res.onData((chunk, last) => {
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (!last || aborted) return;
+      const frame = Buffer.concat(chunks).toString('utf8');
+      const at = performance.timeOrigin + performance.now();
+      app.publish(TOPIC, frame, false);
+      res.cork(() => res.writeHeader('Content-Type', 'application/json').end(JSON.stringify({ at })));
+    });
+  });
 
 app.listen('127.0.0.1', 0, (socket) => {
   if (!socket) {

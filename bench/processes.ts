@@ -17,6 +17,8 @@ export interface StoaProcess extends ServerProcess {
   memory(): Promise<{ rss: number; heapUsed: number }>;
   /** Statements it has sent to PostgreSQL since it started (each one a round trip). */
   statements(): Promise<number>;
+  /** When it heard status `id`'s streaming `update` (performance.timeOrigin + now), or null if it did not. */
+  streamHeard(id: string): Promise<number | null>;
 }
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
@@ -56,8 +58,8 @@ export async function startStoa(env: Record<string, string>, nodeArgs: readonly 
       if (typeof port === 'number') onPort(port);
     });
   });
-  /** Sends { [key]: true } and resolves with the first reply carrying that key. */
-  const ask = <T>(key: string) =>
+  /** Sends { [key]: value } and resolves with the first reply carrying that key. */
+  const ask = <T>(key: string, value: unknown = true) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (m: unknown) => {
         const answer = (m as Record<string, unknown> | null)?.[key];
@@ -66,14 +68,19 @@ export async function startStoa(env: Record<string, string>, nodeArgs: readonly 
         resolve(answer as T);
       };
       child.on('message', onMessage);
-      child.send({ [key]: true }, (e) => {
+      child.send({ [key]: value }, (e) => {
         if (e) {
           child.off('message', onMessage);
           reject(e);
         }
       });
     });
-  return { ...server, memory: () => ask<{ rss: number; heapUsed: number }>('memory'), statements: () => ask<number>('statements') };
+  return {
+    ...server,
+    memory: () => ask<{ rss: number; heapUsed: number }>('memory'),
+    statements: () => ask<number>('statements'),
+    streamHeard: async (id: string) => (await ask<{ at: number | null }>('streamHeard', id)).at,
+  };
 }
 
 function awaitPort(name: string, child: ChildProcess, listen: (onPort: (port: number) => void) => void): Promise<ServerProcess> {

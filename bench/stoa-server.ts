@@ -32,6 +32,21 @@ async function main(): Promise<void> {
   });
   const log = createLogger(config.logLevel);
   const app = await startApp(config, log, { onFatal: () => process.exit(1) });
+  // When this node heard each status's `update` on the event channel (performance.timeOrigin + now, the clock the
+  // streaming bench's clients stamp arrivals with): the fan-out's own start, for an event-to-last-socket figure that
+  // leaves out the POST and the commit. The last 1,000 kept.
+  const heardAt = new Map<string, number>();
+  const fanout = app.streaming.fanout;
+  const heard = fanout.heard.bind(fanout);
+  fanout.heard = (payload: string) => {
+    const at = performance.timeOrigin + performance.now();
+    const update = /"event" ?: ?"update", ?"status" ?: ?"(\d+)"/.exec(payload);
+    if (update) {
+      if (heardAt.size >= 1000) heardAt.delete(heardAt.keys().next().value!);
+      heardAt.set(update[1]!, at);
+    }
+    heard(payload);
+  };
 
   let stopping = false;
   const stop = () => {
@@ -52,6 +67,11 @@ async function main(): Promise<void> {
   process.on('message', (m: unknown) => {
     if ((m as { statements?: unknown } | null)?.statements === true) {
       process.send?.({ statements });
+      return;
+    }
+    const asked = (m as { streamHeard?: unknown } | null)?.streamHeard;
+    if (typeof asked === 'string') {
+      process.send?.({ streamHeard: { at: heardAt.get(asked) ?? null } });
       return;
     }
     if ((m as { memory?: unknown } | null)?.memory !== true) return;

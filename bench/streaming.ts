@@ -1,21 +1,21 @@
-// Streaming fan-out: many concurrent WebSocket subscribers of `public:local` on one Stoa process, then split over two
-// processes sharing one database. A member posts over HTTP; every subscriber records when the `update` arrived.
-// Measured: RSS per open socket (after a full collection), and the delivery latency from just before the POST to each
-// socket's arrival, p50/p99 over every delivery of every post. The subscribers live in worker threads of this
-// process (`bench/streaming-clients.ts`), so that parsing 10,000 frames is spread and not charged to Stoa.
+// Streaming fan-out, measured against the socket's own cost. The same client processes hold SOCKETS WebSocket
+// subscribers of Stoa's `public:local` and SOCKETS of a bare uWS server (bench/bare-uws.ts) joined to one topic; each
+// round, a member posts on Stoa and every socket records the `update`'s arrival, then the bare server `publish`es the
+// very frame Stoa sent to as many sockets as Stoa had to reach. Latency runs from the moment the server began: Stoa's
+// node heard the event on its channel (bench/stoa-server.ts stamps it), the bare server called publish. The ratio of
+// the p99s compares the fan-out (audience query, rendering, per-viewer filtering, the sends) with a bare publish.
+// Per-viewer filtering is on (bench/streaming-seed.ts): 20 % of the sockets must not be shown the post, 4 % get a
+// payload of their own. Every socket a post should reach and did not, and every close the server made, is reported.
+// Then two Stoa nodes (and two bare servers) with the sockets spread over both, posts on the first.
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { hashPassword } from '../src/auth/password.js';
-import { RoleId } from '../src/auth/permissions.js';
-import { Database } from '../src/store/db.js';
-import { AppStore } from '../src/store/oauth-apps.js';
-import { TokenStore } from '../src/store/oauth-tokens.js';
-import { UserStore } from '../src/store/users.js';
 import { openBenchDatabase, type BenchDatabase } from './database.js';
-import { startStoa, type StoaProcess } from './processes.js';
+import { startBare, startStoa, type ServerProcess, type StoaProcess } from './processes.js';
+import type { ClientRequest, Closed, Expected, SetName } from './streaming-clients.js';
+import { kindOf, POST_WORD, receives, seedMembers, seedRelations, VIEWERS, type Members } from './streaming-seed.js';
 
 export interface StreamingFigures {
   readonly sockets: number;
@@ -24,169 +24,251 @@ export interface StreamingFigures {
   readonly rows: readonly StreamingRow[];
 }
 
-export interface StreamingRow {
-  readonly setup: string;
-  readonly rssBeforeMiB: number;
-  readonly rssAfterMiB: number;
-  readonly kibPerSocket: number;
+export interface Latencies {
   readonly delivered: number;
   readonly expected: number;
+  /** Deliveries to sockets that should not have been shown the post (a filtering error). */
+  readonly unexpected: number;
+  /** Closes the server made while the posts went out. */
+  readonly closes: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** The POST's own answer time (its transaction commits before the event is heard), p50. */
-  readonly postP50Ms: number;
-  /** The first socket's delivery per post, p50: what the fan-out adds before its first send. */
-  readonly firstP50Ms: number;
+}
+
+export interface StreamingRow {
+  readonly setup: string;
+  readonly stoa: Latencies;
+  readonly bare: Latencies;
+  /** Stoa p99 ÷ bare p99: the goal is ≤ 1.25. */
+  readonly ratio: number;
+  /** Post by post, Stoa's p99 ÷ the bare p99 of the publish right after it, the median: steadier under a load that comes and goes. */
+  readonly pairedRatio: number;
+  /** Stoa from just before the POST (commit and the channel included), p99. */
+  readonly fromPostP99Ms: number;
+  readonly stoaKibPerSocket: number;
+  readonly bareKibPerSocket: number;
+  readonly frameBytes: number;
 }
 
 const SOCKETS = Number(process.env['BENCH_STREAM_SOCKETS'] ?? 10_000);
 const POSTS = Number(process.env['BENCH_STREAM_POSTS'] ?? 20);
-const VIEWERS = 100;
-const WORKERS = 2;
+const CLIENTS = 2;
 /** How long one post may take to reach every socket before the bench counts the rest as lost. */
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** A plain reader's socket: its frame is the one the bare server publishes. */
+const SAMPLE = VIEWERS - 1;
 
-interface ClientWorker {
-  readonly worker: Worker;
-  request<T>(msg: Record<string, unknown>): Promise<T>;
+interface Client {
+  readonly child: ChildProcess;
+  readonly first: number;
+  readonly count: number;
+  request<T>(msg: ClientRequest): Promise<T>;
 }
 
-function startClientWorker(): ClientWorker {
-  const worker = new Worker(fileURLToPath(new URL('./streaming-clients.js', import.meta.url)));
+function startClient(first: number, count: number): Client {
+  const child = fork(fileURLToPath(new URL('./streaming-clients.js', import.meta.url)), [], { serialization: 'advanced' });
   let seq = 0;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  worker.on('message', (m: { seq: number; ok: boolean; value?: unknown; error?: string }) => {
+  child.on('message', (m: { seq: number; ok: boolean; value?: unknown; error?: string }) => {
     const p = pending.get(m.seq);
     if (!p) return;
     pending.delete(m.seq);
     if (m.ok) p.resolve(m.value);
     else p.reject(new Error(m.error));
   });
-  worker.on('error', (e) => {
-    for (const p of pending.values()) p.reject(e);
+  child.on('exit', (code) => {
+    for (const p of pending.values()) p.reject(new Error(`streaming client exited (${code})`));
     pending.clear();
   });
   return {
-    worker,
-    request: <T>(msg: Record<string, unknown>) =>
+    child,
+    first,
+    count,
+    request: <T>(msg: ClientRequest) =>
       new Promise<T>((resolve, reject) => {
         const id = ++seq;
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-        worker.postMessage({ ...msg, seq: id });
+        child.send({ ...msg, seq: id });
       }),
   };
-}
-
-/** `VIEWERS` members with read tokens (sockets are spread over them) and one poster with a write token. */
-async function seedMembers(databaseUrl: string): Promise<{ readers: string[]; poster: string }> {
-  const db = new Database(databaseUrl, 2, pino({ level: 'silent' }));
-  try {
-    const users = new UserStore(db);
-    const tokens = new TokenStore(db);
-    const hash = await hashPassword('bench-password-1');
-    const { app } = await new AppStore(db).create({
-      name: 'bench-stream',
-      website: null,
-      redirectUris: ['urn:ietf:wg:oauth:2.0:oob'],
-      scopes: ['read', 'write'],
-    });
-    const member = async (name: string, scopes: string[]) => {
-      const u = await users.create({ username: name, email: `${name}@bench.test`, passwordHash: hash, roleId: RoleId.user, approved: true });
-      return (await tokens.issue(app.id, u.userId, scopes)).token;
-    };
-    const readers: string[] = [];
-    for (let i = 0; i < VIEWERS; i++) readers.push(await member(`reader${i}`, ['read']));
-    return { readers, poster: await member('poster', ['read', 'write']) };
-  } finally {
-    await db.close();
-  }
 }
 
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const now = () => performance.timeOrigin + performance.now();
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) * 1024;
 
-async function post(base: string, token: string, n: number): Promise<{ id: string; sentAt: number; answeredAt: number }> {
-  const sentAt = performance.timeOrigin + performance.now();
+async function post(base: string, token: string, n: number): Promise<{ id: string; sentAt: number }> {
+  const sentAt = now();
   const res = await fetch(`${base}/api/v1/statuses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ status: `bench fan-out ${n}`, visibility: 'public' }),
+    body: JSON.stringify({ status: `bench ${POST_WORD} ${n}`, visibility: 'public', language: 'en' }),
   });
-  const answeredAt = performance.timeOrigin + performance.now();
   if (res.status !== 200) throw new Error(`posting failed: ${res.status} ${await res.text()}`);
-  return { id: ((await res.json()) as { id: string }).id, sentAt, answeredAt };
+  return { id: ((await res.json()) as { id: string }).id, sentAt };
 }
 
-/** Opens the sockets (spread over the nodes and workers), then posts `POSTS` times on the first node. */
+async function publish(bare: ServerProcess, frame: string): Promise<number> {
+  const res = await fetch(`${bare.url}/publish`, { method: 'POST', body: frame });
+  return ((await res.json()) as { at: number }).at;
+}
+
+/** Per round and set: the arrivals of every socket in global order, and the tally against who should have had it. */
+class Tally {
+  readonly latencies: number[] = [];
+  readonly fromPost: number[] = [];
+  delivered = 0;
+  expected = 0;
+  unexpected = 0;
+  readonly missed = new Map<number, number>();
+  /** Each round's own p99. */
+  readonly rounds: number[] = [];
+
+  add(arrivals: Float64Array, start: number, should: (socket: number) => boolean, sentAt?: number): void {
+    const round: number[] = [];
+    for (let k = 0; k < arrivals.length; k++) {
+      const at = arrivals[k]!;
+      const want = should(k);
+      if (want) this.expected++;
+      if (Number.isNaN(at)) {
+        if (want) this.missed.set(k, (this.missed.get(k) ?? 0) + 1);
+        continue;
+      }
+      if (!want) {
+        this.unexpected++;
+        continue;
+      }
+      this.delivered++;
+      this.latencies.push(at - start);
+      round.push(at - start);
+      if (sentAt !== undefined) this.fromPost.push(at - sentAt);
+    }
+    round.sort((a, b) => a - b);
+    this.rounds.push(quantile(round, 0.99));
+  }
+
+  figures(closes: number): Latencies {
+    this.latencies.sort((a, b) => a - b);
+    return {
+      delivered: this.delivered,
+      expected: this.expected,
+      unexpected: this.unexpected,
+      closes,
+      p50Ms: round1(quantile(this.latencies, 0.5)),
+      p99Ms: round1(quantile(this.latencies, 0.99)),
+      maxMs: round1(this.latencies.at(-1) ?? Number.NaN),
+    };
+  }
+}
+
+async function expectAll(clients: readonly Client[], set: SetName, should: (socket: number) => boolean): Promise<{ arrivals: Float64Array; frame: string }> {
+  const parts = await Promise.all(
+    clients.map((c) => {
+      let count = 0;
+      for (let k = c.first; k < c.first + c.count; k++) if (should(k)) count++;
+      const sample = SAMPLE >= c.first && SAMPLE < c.first + c.count ? SAMPLE - c.first : -1;
+      return c.request<Expected>({ kind: 'expect', set, count, timeoutMs: DELIVERY_TIMEOUT_MS, sample });
+    }),
+  );
+  const arrivals = new Float64Array(SOCKETS);
+  for (const [i, p] of parts.entries()) arrivals.set(p.arrivals, clients[i]!.first);
+  return { arrivals, frame: parts.map((p) => p.sampleFrame).join('') };
+}
+
+/** Opens both sets of sockets (spread over the nodes), then posts POSTS times on the first node, each followed by a bare publish. */
 async function measureSetup(
   setup: string,
   nodes: readonly StoaProcess[],
-  workers: readonly ClientWorker[],
-  tokens: { readers: string[]; poster: string },
+  bares: readonly ServerProcess[],
+  clients: readonly Client[],
+  m: Members,
 ): Promise<StreamingRow> {
-  const before = await Promise.all(nodes.map((n) => n.memory()));
-  const perWorker = Math.ceil(SOCKETS / workers.length);
-  await Promise.all(
-    workers.map((w, wi) =>
-      w.request({
-        kind: 'open',
-        count: Math.min(perWorker, SOCKETS - wi * perWorker),
-        // Socket k of this worker connects to node (k mod nodes), with reader token (k mod VIEWERS).
-        urls: nodes.map((n) => `${n.url.replace(/^http/, 'ws')}/api/v1/streaming?stream=public:local`),
-        tokens: tokens.readers,
-        offset: wi * perWorker,
-      }),
-    ),
-  );
-  const after = await Promise.all(nodes.map((n) => n.memory()));
-  const latencies: number[] = [];
-  const posting: number[] = [];
-  const firsts: number[] = [];
-  let delivered = 0;
-  for (let i = 0; i < POSTS; i++) {
-    const expect = workers.map((w) => w.request({ kind: 'expect', timeoutMs: DELIVERY_TIMEOUT_MS }));
-    const { id, sentAt, answeredAt } = await post(nodes[0]!.url, tokens.poster, i);
-    posting.push(answeredAt - sentAt);
-    for (const w of workers) w.worker.postMessage({ kind: 'id', id });
-    let first = Number.POSITIVE_INFINITY;
-    for (const arrivals of (await Promise.all(expect)) as number[][]) {
-      for (const at of arrivals) {
-        latencies.push(at - sentAt);
-        first = Math.min(first, at - sentAt);
-      }
-      delivered += arrivals.length;
-    }
-    firsts.push(first);
+  const stoaBefore = await Promise.all(nodes.map((n) => n.memory()));
+  const bareBefore = bares.map((b) => rssOf(b.pid));
+  // Socket k goes to node (k mod nodes) with reader (k mod VIEWERS); its bare twin joins the topic iff it should receive.
+  const stoaUrl = (k: number) =>
+    `${nodes[k % nodes.length]!.url.replace(/^http/, 'ws')}/api/v1/streaming?stream=public:local&access_token=${encodeURIComponent(m.readers[k % VIEWERS]!)}`;
+  const bareUrl = (k: number) => `${bares[k % bares.length]!.url.replace(/^http/, 'ws')}/ws?topic=${receives(k % VIEWERS) ? 1 : 0}`;
+  const urls = (c: Client, f: (k: number) => string) => Array.from({ length: c.count }, (_, i) => f(c.first + i));
+  await Promise.all(clients.map((c) => c.request({ kind: 'open', set: 'stoa', urls: urls(c, stoaUrl) })));
+  await Promise.all(clients.map((c) => c.request({ kind: 'open', set: 'bare', urls: urls(c, bareUrl) })));
+  const stoaAfter = await Promise.all(nodes.map((n) => n.memory()));
+  const bareAfter = bares.map((b) => rssOf(b.pid));
+  const should = (k: number) => receives(k % VIEWERS);
+  const stoa = new Tally();
+  const bare = new Tally();
+  let frameBytes = 0;
+  const opened = now();
+  let firstPost = Number.NaN;
+  // Round -1 warms up both sides (the first event plans the audience statement, the first publish its topic) and is
+  // not counted.
+  for (let i = -1; i < POSTS; i++) {
+    const stoaRound = expectAll(clients, 'stoa', should);
+    const { id, sentAt } = await post(nodes[0]!.url, m.poster, i);
+    if (i === 0) firstPost = sentAt;
+    const tally = i >= 0;
+    const got = await stoaRound;
+    const heard = await Promise.all(nodes.map((n) => n.streamHeard(id)));
+    const start = Math.min(...heard.map((h) => h ?? Number.POSITIVE_INFINITY));
+    if (!Number.isFinite(start)) throw new Error(`no node heard status ${id}`);
+    if (tally) stoa.add(got.arrivals, start, should, sentAt);
+    if (!got.frame.includes(id)) throw new Error(`the sample socket did not receive status ${id}`);
+    frameBytes = Buffer.byteLength(got.frame);
+    const bareRound = expectAll(clients, 'bare', should);
+    const published = Math.min(...(await Promise.all(bares.map((b) => publish(b, got.frame)))));
+    const bareGot = await bareRound;
+    if (tally) bare.add(bareGot.arrivals, published, should);
   }
-  posting.sort((a, b) => a - b);
-  firsts.sort((a, b) => a - b);
-  await Promise.all(workers.map((w) => w.request({ kind: 'close' })));
-  latencies.sort((a, b) => a - b);
-  const rssBefore = before.reduce((s, m) => s + m.rss, 0);
-  const rssAfter = after.reduce((s, m) => s + m.rss, 0);
-  const mib = (b: number) => Math.round((b / 1_048_576) * 10) / 10;
+  const closes = async (set: SetName) => (await Promise.all(clients.map((c) => c.request<Closed[]>({ kind: 'closes', set })))).flat();
+  const stoaCloses = await closes('stoa');
+  const bareCloses = await closes('bare');
+  for (const [k, n] of [...stoa.missed].slice(0, 20)) {
+    const closed = stoaCloses.find((x) => x.socket === k - clients.find((c) => k >= c.first && k < c.first + c.count)!.first);
+    process.stderr.write(
+      `bench streaming (${setup}): Stoa socket ${k} (reader ${k % VIEWERS}, ${kindOf(k % VIEWERS)}) missed ${n} of ${POSTS}${closed ? `, closed ${closed.code} ${closed.reason}` : ''}\n`,
+    );
+  }
+  const when = (at: number) => `${Math.round(at - opened)} ms after the sockets were open, ${Math.round(at - firstPost)} ms after the first post`;
+  for (const c of stoaCloses.slice(0, 10)) process.stderr.write(`bench streaming (${setup}): Stoa closed a socket: ${c.code} ${c.reason}, ${when(c.at)}\n`);
+  for (const c of bareCloses.slice(0, 10))
+    process.stderr.write(`bench streaming (${setup}): the bare server closed a socket: ${c.code} ${c.reason}, ${when(c.at)}\n`);
+  await Promise.all(clients.map((c) => c.request({ kind: 'close', set: 'stoa' })));
+  await Promise.all(clients.map((c) => c.request({ kind: 'close', set: 'bare' })));
+  const stoaFigures = stoa.figures(stoaCloses.length);
+  const bareFigures = bare.figures(bareCloses.length);
+  stoa.fromPost.sort((a, b) => a - b);
+  const kib = (before: number, after: number) => round1((after - before) / 1024 / SOCKETS);
+  const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
   return {
     setup,
-    rssBeforeMiB: mib(rssBefore),
-    rssAfterMiB: mib(rssAfter),
-    kibPerSocket: Math.round(((rssAfter - rssBefore) / 1024 / SOCKETS) * 10) / 10,
-    delivered,
-    expected: SOCKETS * POSTS,
-    p50Ms: Math.round(quantile(latencies, 0.5) * 10) / 10,
-    p99Ms: Math.round(quantile(latencies, 0.99) * 10) / 10,
-    maxMs: Math.round((latencies.at(-1) ?? Number.NaN) * 10) / 10,
-    postP50Ms: Math.round(quantile(posting, 0.5) * 10) / 10,
-    firstP50Ms: Math.round(quantile(firsts, 0.5) * 10) / 10,
+    stoa: stoaFigures,
+    bare: bareFigures,
+    ratio: Math.round((stoaFigures.p99Ms / bareFigures.p99Ms) * 100) / 100,
+    pairedRatio:
+      Math.round(
+        quantile(
+          stoa.rounds.map((x, i) => x / bare.rounds[i]!).sort((a, b) => a - b),
+          0.5,
+        ) * 100,
+      ) / 100,
+    fromPostP99Ms: round1(quantile(stoa.fromPost, 0.99)),
+    stoaKibPerSocket: kib(sum(stoaBefore.map((x) => x.rss)), sum(stoaAfter.map((x) => x.rss))),
+    bareKibPerSocket: kib(sum(bareBefore), sum(bareAfter)),
+    frameBytes,
   };
 }
 
 export async function measureStreaming(): Promise<StreamingFigures> {
   let bench: BenchDatabase | undefined;
   const nodes: StoaProcess[] = [];
-  const workers = Array.from({ length: WORKERS }, startClientWorker);
+  const bares: ServerProcess[] = [];
+  const per = Math.ceil(SOCKETS / CLIENTS);
+  const clients = Array.from({ length: CLIENTS }, (_, i) => startClient(i * per, Math.min(per, SOCKETS - i * per)));
   try {
     bench = await openBenchDatabase();
     const env = (i: number) => ({
@@ -195,28 +277,32 @@ export async function measureStreaming(): Promise<StreamingFigures> {
       LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] || 'info',
     });
     nodes.push(await startStoa(env(0), ['--expose-gc']));
-    const tokens = await seedMembers(bench.url);
+    bares.push(await startBare());
+    const members = await seedMembers(bench.url);
+    await seedRelations(nodes[0]!.url, members);
     const rows: StreamingRow[] = [];
-    rows.push(await measureSetup('1 node', nodes, workers, tokens));
+    rows.push(await measureSetup('1 node', nodes, bares, clients, members));
     nodes.push(await startStoa(env(1), ['--expose-gc']));
-    rows.push(await measureSetup('2 nodes (half the sockets on each; posts on the first)', nodes, workers, tokens));
+    bares.push(await startBare());
+    rows.push(await measureSetup('2 nodes (half the sockets on each; posts on the first)', nodes, bares, clients, members));
     return { sockets: SOCKETS, posts: POSTS, viewers: VIEWERS, rows };
   } finally {
-    await Promise.allSettled(workers.map((w) => w.worker.terminate()));
-    await Promise.allSettled(nodes.map((n) => n.stop()));
+    for (const c of clients) c.child.kill();
+    await Promise.allSettled([...nodes, ...bares].map((n) => n.stop()));
     await bench?.stop();
   }
 }
 
 export function streamingTable(f: StreamingFigures): string {
   const lines = [
-    `Streaming fan-out: ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members), ${f.posts} posts, ${os.availableParallelism()} CPUs`,
-    '| setup | RSS before → with sockets (MiB) | KiB per socket | delivered | p50 ms | p99 ms | max ms | POST answered p50 ms | first socket p50 ms |',
-    '|---|---|---|---|---|---|---|---|---|',
+    `Streaming fan-out: ${f.sockets} WebSocket subscribers of public:local (${f.viewers} members, 20 % filtered out, 4 % with their own payload) against a bare uWS publish to as many, ${f.posts} posts, ${os.availableParallelism()} CPUs`,
+    '| setup | Stoa p50 / p99 / max ms (from heard) | bare publish p50 / p99 / max ms | **ratio p99** | per-post ratio, median | Stoa p99 from POST | delivered Stoa | delivered bare | unexpected | closes Stoa / bare | KiB per socket Stoa / bare | frame bytes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of f.rows) {
+    const l = (x: Latencies) => `${x.p50Ms} / ${x.p99Ms} / ${x.maxMs}`;
     lines.push(
-      `| ${r.setup} | ${r.rssBeforeMiB} → ${r.rssAfterMiB} | ${r.kibPerSocket} | ${r.delivered} / ${r.expected} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.postP50Ms} | ${r.firstP50Ms} |`,
+      `| ${r.setup} | ${l(r.stoa)} | ${l(r.bare)} | **${r.ratio}** | ${r.pairedRatio} | ${r.fromPostP99Ms} | ${r.stoa.delivered} / ${r.stoa.expected} | ${r.bare.delivered} / ${r.bare.expected} | ${r.stoa.unexpected} | ${r.stoa.closes} / ${r.bare.closes} | ${r.stoaKibPerSocket} / ${r.bareKibPerSocket} | ${r.frameBytes} |`,
     );
   }
   return lines.join('\n');

@@ -41,19 +41,38 @@ export class StreamAudienceStore {
   /** Status `statusId` (shown as `shownId`: the boosted status for a boost), for the targets connected now. */
   async ofStatus(statusId: string, shownId: string, t: StreamTargets): Promise<StatusAudience> {
     const viewers = [...new Set([...t.home, ...t.public])];
-    const rows = await this.db.rows<{ k: string; a: string }>(
-      `SELECT 'home' AS k, v.id::text AS a FROM unnest($2::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${listable()} AND ${homeRule('v.id')}
-       UNION ALL SELECT 'list', l.id::text FROM lists l, statuses s WHERE s.id = $1 AND l.id = ANY($3::bigint[]) AND ${listable()}
-         AND ${listRule('l.id', 'l.account_id', 'l.replies_policy')}
-       UNION ALL SELECT 'quiet', v.id::text FROM unnest($4::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${quiet('v.id')} AND ${inChosenLanguage('v.id')}
-       UNION ALL SELECT 'public', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${PUBLIC_RULE}
-       UNION ALL SELECT 'tag', '' FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${TAG_RULE}
-       UNION ALL SELECT 'media', '' FROM statuses s WHERE s.id = $1${HAS_MEDIA}
-       UNION ALL SELECT 'fav', account_id::text FROM favourites WHERE status_id = $5 AND account_id = ANY($6::bigint[])
-       UNION ALL SELECT 'boost', account_id::text FROM statuses WHERE reblog_of_id = $5 AND deleted_at IS NULL AND account_id = ANY($6::bigint[])
-       UNION ALL SELECT 'bookmark', account_id::text FROM bookmarks WHERE status_id = $5 AND account_id = ANY($6::bigint[])`,
-      [statusId, t.home, t.lists, t.public, shownId, viewers],
-    );
+    // Each part names its columns (the first part's names are the union's). Only the parts someone here listens for: planning the whole union (the home rule above all) cost more than
+    // running it (~4–12 ms against ~1.5), and it is prepared, so each shape is planned once per connection.
+    const values: unknown[] = [statusId];
+    const $ = (v: unknown) => `$${values.push(v)}`;
+    const parts: string[] = [];
+    if (t.home.length) {
+      parts.push(
+        `SELECT 'home' AS k, v.id::text AS a FROM unnest(${$(t.home)}::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${listable()} AND ${homeRule('v.id')}`,
+      );
+    }
+    if (t.lists.length) {
+      parts.push(`SELECT 'list' AS k, l.id::text AS a FROM lists l, statuses s WHERE s.id = $1 AND l.id = ANY(${$(t.lists)}::bigint[]) AND ${listable()}
+         AND ${listRule('l.id', 'l.account_id', 'l.replies_policy')}`);
+    }
+    if (t.public.length) {
+      parts.push(
+        `SELECT 'quiet' AS k, v.id::text AS a FROM unnest(${$(t.public)}::bigint[]) v(id), statuses s WHERE s.id = $1 AND ${quiet('v.id')} AND ${inChosenLanguage('v.id')}`,
+        `SELECT 'public' AS k, '' AS a FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${PUBLIC_RULE}`,
+        `SELECT 'tag' AS k, '' AS a FROM statuses s WHERE s.id = $1 AND ${listable()} AND ${TAG_RULE}`,
+        `SELECT 'media' AS k, '' AS a FROM statuses s WHERE s.id = $1${HAS_MEDIA}`,
+      );
+    }
+    if (viewers.length) {
+      const shown = $(shownId);
+      const among = $(viewers);
+      parts.push(
+        `SELECT 'fav' AS k, account_id::text AS a FROM favourites WHERE status_id = ${shown} AND account_id = ANY(${among}::bigint[])`,
+        `SELECT 'boost' AS k, account_id::text AS a FROM statuses WHERE reblog_of_id = ${shown} AND deleted_at IS NULL AND account_id = ANY(${among}::bigint[])`,
+        `SELECT 'bookmark' AS k, account_id::text AS a FROM bookmarks WHERE status_id = ${shown} AND account_id = ANY(${among}::bigint[])`,
+      );
+    }
+    const rows = parts.length ? await this.db.rows<{ k: string; a: string }>(parts.join('\n       UNION ALL '), values, 'prepared') : [];
     const of = (k: string) => {
       const set = new Set<string>();
       for (const r of rows) if (r.k === k) set.add(r.a);

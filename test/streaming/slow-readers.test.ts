@@ -1,5 +1,7 @@
 // A client that stops reading is closed once what it left unread passes STREAMING_MAX_BUFFERED_BYTES (small here),
-// on WebSocket and SSE alike, rather than buffered for without end; a client that reads is not.
+// on WebSocket and SSE alike, rather than buffered for without end; a client that reads is not. Closed, not skipped:
+// what the slow client did receive has no gap (a prefix of what the reader got) and then it sees the close, so it
+// knows to reconnect and refetch.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -46,6 +48,12 @@ describe('slow streaming readers', () => {
     assert.equal(connected('alice'), 0, 'the paused socket was closed');
     assert.equal(connected('carol'), 1, 'the reading socket stays');
     assert.ok(reader.frames.length > 10);
+    (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    assert.notEqual(await slow.closed, 1000, 'the slow client sees its socket closed, not a normal end');
+    const ids = (c: typeof slow) => c.frames.filter((f) => f.event === 'update').map((f) => (f.payload as { id: string }).id);
+    const got = ids(slow);
+    assert.ok(got.length > 0 && got.length < ids(reader).length, `${got.length} of ${ids(reader).length} before the close`);
+    assert.deepEqual(got, ids(reader).slice(0, got.length), 'no frame skipped before the close');
     reader.ws.terminate();
     slow.ws.terminate();
   });

@@ -1,7 +1,8 @@
 // Each streamed event, once per node: the rows read after commit, the audience among the clients connected here
 // decided by one set-based query (store/stream-audience.ts), the status rendered once (viewer-independent) with
 // the author's own rendering and viewers' flags patched in only where they differ, then written to each socket.
-// Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded.
+// Events are handled one at a time in the order heard, so a client sees update before delete; the queue is bounded,
+// and past its bound every client is closed (it reconnects and refetches) rather than an event lost in silence.
 // A subscriber whose content filters match a status gets their own payload, or none (stream-filters.ts).
 import type { Logger } from '../../log.js';
 import type { AnnouncementStore } from '../../store/announcements.js';
@@ -36,7 +37,6 @@ type Entity = Record<string, unknown>;
 export class StreamFanout {
   private readonly queue: StreamEvent[] = [];
   private running = false;
-  private dropped = 0;
 
   constructor(
     private readonly hub: StreamHub,
@@ -50,7 +50,11 @@ export class StreamFanout {
     if (!e) return void this.log.warn({ payload: payload.slice(0, 200) }, 'unreadable stream event ignored');
     if (this.hub.clients.size === 0) return; // nobody here to tell: nothing is read
     if (this.queue.length >= MAX_QUEUED) {
-      if (this.dropped++ % 1000 === 0) this.log.warn({ dropped: this.dropped }, 'stream events dropped: fan-out is behind');
+      // An event dropped here would be missing from every stream without a word: each client is closed instead, and
+      // reconnects and refetches, as when it falls behind on its own socket. What was queued was for them.
+      this.log.warn({ queued: this.queue.length, clients: this.hub.clients.size }, 'stream fan-out is behind: every streaming client closed');
+      this.queue.length = 0;
+      for (const c of [...this.hub.clients]) c.close();
       return;
     }
     this.queue.push(e);
@@ -106,14 +110,15 @@ export class StreamFanout {
   }
 
   private async status(id: string, event: 'update' | 'status.update'): Promise<void> {
+    const begun = performance.now();
     const t = this.hub.targets();
     if (!t.any) return;
     const s = await this.d.statuses.byId(id);
     if (!s || s.deletedAt || s.history) return;
     const shownId = s.reblogOfId ?? s.id;
-    const aud = await this.d.audience.ofStatus(s.id, shownId, t);
+    // The audience and the rendering side by side: one round trip less before the first socket is written to.
+    const [aud, [base]] = await Promise.all([this.d.audience.ofStatus(s.id, shownId, t), this.d.statusViews.many([s], null) as Promise<Entity[]>]);
     if (aud.home.size + aud.lists.size === 0 && !((aud.publicFeeds || aud.tagFeeds) && aud.quietFor.size > 0)) return;
-    const [base] = (await this.d.statusViews.many([s], null)) as Entity[];
     if (!base) return;
     const baseJson = JSON.stringify(base);
     // The author's own rendering (their flags, their poll) is read before the loop, and only if they are connected
@@ -160,7 +165,9 @@ export class StreamFanout {
         sent++;
       }
     }
-    this.log.debug({ event, status: s.id, sent, ms: Math.round(performance.now() - started) }, 'stream event fanned out');
+    // prepMs: from the event's start to the first send (its reads, rendering and filtering); ms: the sends.
+    const ms = Math.round(performance.now() - started);
+    this.log.debug({ event, status: s.id, sent, prepMs: Math.round(started - begun), ms }, 'stream event fanned out');
   }
 
   /** Who among this node's streaming viewers the shown status's quote policy lets quote it (its author always). */

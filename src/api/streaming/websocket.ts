@@ -1,7 +1,9 @@
 // The WebSocket endpoint (/api/v1/streaming): authenticated at the upgrade (401 with X-Error-Message otherwise, as
-// Mastodon), `?stream=` subscribed on open, then `{"type":"subscribe"|"unsubscribe","stream":…}` messages, several
-// streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}`. A socket whose unread bytes
-// pass the bound is closed (uWS's maxBackpressure, checked after each send): it never buffers without end.
+// Mastodon), `?stream=` resolved at the upgrade too, so that a socket is subscribed from the moment it is open (an
+// event right after the client's 'open' reaches it); then `{"type":"subscribe"|"unsubscribe","stream":…}` messages,
+// several streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}`. A socket whose unread
+// bytes pass the bound is closed, never skipped (uWS's maxBackpressure, checked after each send): the client sees the
+// close, reconnects and refetches, as with Mastodon's streaming server.
 import type { BearerAuth } from '../../http/auth.js';
 import type { Logger } from '../../log.js';
 import type { StreamAudienceStore } from '../../store/stream-audience.js';
@@ -17,7 +19,8 @@ const MAX_SUBSCRIPTIONS = 100;
 interface SocketData {
   client?: WsClient;
   readonly identity?: ReturnType<typeof clientIdentity>;
-  readonly query: string;
+  /** The `?stream=` subscription, resolved before the upgrade (or why it was refused, told once open). */
+  readonly first?: Subscription | StreamError;
 }
 
 /**
@@ -65,12 +68,10 @@ class WsClient implements StreamClient {
 
   raw(text: string): void {
     if (this.closed) return;
-    let status = 1;
-    this.ws.cork(() => {
-      status = this.ws.send(text, false);
-    });
-    // 2: dropped at uWS's limit; either way a reader this far behind is closed, not buffered for.
-    if (status === 2 || this.ws.getBufferedAmount() > this.maxBuffered) this.close();
+    // uWS corks a lone send itself (frame head and payload in one write): a JS cork per socket cost a callback each.
+    const status = this.ws.send(text, false);
+    // 0: some of it is buffered; 2: dropped at uWS's limit. A reader this far behind is closed, never skipped.
+    if (status === 2 || (status === 0 && this.ws.getBufferedAmount() > this.maxBuffered)) this.close();
   }
 
   close(): void {
@@ -87,21 +88,35 @@ export function streamingWebSocket(d: {
   readonly maxBuffered: number;
   readonly log: Logger;
 }): WebSocketBehavior<SocketData> {
+  const add = (c: WsClient, sub: Subscription) => {
+    if (c.closed) return;
+    // Every event walks each client's subscriptions: one socket may not make that walk as long as it likes.
+    if (c.subs.size >= MAX_SUBSCRIPTIONS && !c.subs.has(sub.key)) {
+      c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
+      return;
+    }
+    c.subs.set(sub.key, sub);
+  };
+  const refused = (c: WsClient, e: unknown) => {
+    if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
+    else d.log.error({ err: e }, 'streaming subscription failed');
+  };
   const subscribeTo = (c: WsClient, msg: Record<string, unknown>) => {
     subscribe(d.audience, c.accountId, c.scopes, msg['stream'], msg).then(
-      (sub) => {
-        // Every event walks each client's subscriptions: one socket may not make that walk as long as it likes.
-        if (c.subs.size >= MAX_SUBSCRIPTIONS && !c.subs.has(sub.key)) {
-          c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
-          return;
-        }
-        c.subs.set(sub.key, sub);
-      },
-      (e: unknown) => {
-        if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
-        else d.log.error({ err: e }, 'streaming subscription failed');
-      },
+      (sub) => add(c, sub),
+      (e: unknown) => refused(c, e),
     );
+  };
+  /** The `?stream=` subscription of an upgrade, or the StreamError refusing it (sent once the socket is open). */
+  const firstOf = async (t: Parameters<typeof clientIdentity>[0], query: string): Promise<Subscription | StreamError | undefined> => {
+    const params = Object.fromEntries(new URLSearchParams(query));
+    if (!params['stream']) return undefined;
+    try {
+      return await subscribe(d.audience, t.record.user!.accountId, t.record.scopes, params['stream'], params);
+    } catch (e) {
+      if (e instanceof StreamError) return e;
+      throw e;
+    }
   };
   return {
     maxPayloadLength: MAX_MESSAGE_BYTES,
@@ -123,34 +138,36 @@ export function streamingWebSocket(d: {
       res.onAborted(() => {
         aborted = true;
       });
-      authenticateStream(d.bearer, token).then(
-        (t) => {
-          if (aborted) return;
-          // The protocol is echoed back: browsers close a socket whose offered protocol is not taken.
-          res.cork(() => res.upgrade<SocketData>({ identity: clientIdentity(t), query }, key, protocol, extensions, context));
-        },
-        (e: unknown) => {
-          if (aborted) return;
-          const status = e instanceof StreamError ? e.status : 500;
-          const message = e instanceof StreamError ? e.message : 'Internal server error';
-          if (!(e instanceof StreamError)) d.log.error({ err: e }, 'streaming upgrade failed');
-          res.cork(() =>
-            res
-              .writeStatus(status === 401 ? '401 Unauthorized' : status === 400 ? '400 Bad Request' : '500 Internal Server Error')
-              .writeHeader('Content-Type', 'application/json')
-              .writeHeader('X-Error-Message', message)
-              .end(JSON.stringify({ error: message }), true),
-          );
-        },
-      );
+      authenticateStream(d.bearer, token)
+        .then(async (t) => ({ t, first: await firstOf(t, query) }))
+        .then(
+          ({ t, first }) => {
+            if (aborted) return;
+            // The protocol is echoed back: browsers close a socket whose offered protocol is not taken.
+            res.cork(() => res.upgrade<SocketData>({ identity: clientIdentity(t), first }, key, protocol, extensions, context));
+          },
+          (e: unknown) => {
+            if (aborted) return;
+            const status = e instanceof StreamError ? e.status : 500;
+            const message = e instanceof StreamError ? e.message : 'Internal server error';
+            if (!(e instanceof StreamError)) d.log.error({ err: e }, 'streaming upgrade failed');
+            res.cork(() =>
+              res
+                .writeStatus(status === 401 ? '401 Unauthorized' : status === 400 ? '400 Bad Request' : '500 Internal Server Error')
+                .writeHeader('Content-Type', 'application/json')
+                .writeHeader('X-Error-Message', message)
+                .end(JSON.stringify({ error: message }), true),
+            );
+          },
+        );
     },
     open: (ws) => {
       const data = ws.getUserData();
       const c = new WsClient(ws, data.identity!, d.maxBuffered);
       data.client = c;
       d.hub.add(c);
-      const params = Object.fromEntries(new URLSearchParams(data.query));
-      if (params['stream']) subscribeTo(c, params);
+      if (data.first instanceof StreamError) refused(c, data.first);
+      else if (data.first) add(c, data.first);
     },
     message: (ws, message, isBinary) => {
       const c = ws.getUserData().client!;
@@ -172,9 +189,13 @@ export function streamingWebSocket(d: {
       }
       // Other types are ignored, as Mastodon ignores them.
     },
-    close: (ws) => {
+    close: (ws, code, message) => {
       const c = ws.getUserData().client;
       if (!c) return;
+      // Why a socket went (uWS names its own reasons: a missed ping, the backpressure limit): a client that misses
+      // events because it was closed can be told from one that never had them.
+      if (code !== 1000 && code !== 1001 && code !== 1005)
+        d.log.debug({ code, reason: Buffer.from(message).toString('utf8'), account: c.accountId, ours: c.closed }, 'streaming socket closed');
       c.closed = true;
       d.hub.remove(c);
     },
