@@ -208,7 +208,7 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${pruneTable(await measurePrune())}\n`);
     process.stderr.write('bench: npm start, first and warm (bench/warm-start.ts)\n');
     process.stdout.write(`\n${startTable(await measureStart())}\n`);
-        process.stderr.write('bench: streaming fan-out against a bare uWS publish to the same sockets (1 then 2 nodes)\n');
+    process.stderr.write('bench: streaming fan-out against a bare uWS publish to the same sockets (1 then 2 nodes)\n');
     process.stdout.write(`\n${streamingTable(await measureStreaming())}\n`);
     const tools = clusterTools();
     if (typeof tools === 'string') process.stderr.write(`bench: two nodes behind nginx skipped: ${tools}\n`);
