@@ -35,6 +35,10 @@ export class ResponseEventSink implements EventSink {
       head();
       refused = this.offer(first);
     });
+    // Registered from the start: uWS arms a 10 s timeout when a flush of its cork buffer falls short even though
+    // tryEnd took everything, and only a writable handler (returning true) clears it again.
+    this.drainRegistered = true;
+    this.res.onWritable(() => this.drain());
     if (refused) this.hold(refused);
   }
 

@@ -99,11 +99,18 @@ export class Database implements Transactor {
     private readonly log: Logger,
     settings: DatabaseSettings = {},
   ) {
-    // Settings the triggers read on every connection (current_setting), given at connect time.
-    const options = Object.entries(settings)
-      .map(([k, v]) => `-c stoa.${k}=${v}`)
-      .join(' ');
-    this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, ...(options ? { options } : {}) });
+    this.pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+    // Settings the triggers read (current_setting), set on each new connection before it is handed out (a client runs
+    // its queries in order). Not the startup `options`: a DATABASE_URL's own ?options= would replace them in silence,
+    // and poolers refuse unknown startup parameters.
+    const entries = Object.entries(settings).filter(([, v]) => v !== undefined);
+    if (entries.length > 0) {
+      const sql = `SELECT ${entries.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, false)`).join(', ')}`;
+      const values = entries.flatMap(([k, v]) => [`stoa.${k}`, String(v)]);
+      this.pool.on('connect', (client) => {
+        client.query(sql, values).catch((err: unknown) => this.log.error({ err }, 'connection settings not applied'));
+      });
+    }
     // An idle client's error (server restart, network) must not crash the process; the pool replaces the client.
     this.pool.on('error', (err) => this.log.warn({ err }, 'idle database client error'));
   }
