@@ -16,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { createMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { within } from '../support/wait.js';
+import { answered } from '../support/raw-http.js';
+import { eventually, within } from '../support/wait.js';
 
 const MiB = 1024 * 1024;
 const PIECE = Buffer.alloc(64 * 1024, 0x61);
@@ -193,6 +194,18 @@ describe('answers given before the body is read reach the client', () => {
     await within(c.closed, 15_000, 'the server closes the connection');
     assert.match(c.text(), /^HTTP\/1\.1 400 /);
     assert.match(c.text(), /"error"/);
+  });
+
+  it('answers a multipart body refused at its end at once, complete, and closes a connection the client keeps', async () => {
+    // The whole body is in when the reader refuses it (no closing boundary): nothing to linger on, so no pause to wait.
+    const body = '--zz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\npassword';
+    const c = rawClient(b.url);
+    const started = performance.now();
+    c.sock.write(`POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=zz\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await eventually(() => assert.ok(answered(c.text()), c.text()), 1_500, 10);
+    assert.match(c.text(), /^HTTP\/1\.1 400 /);
+    assert.ok(performance.now() - started < 1_500, 'answered without waiting for a pause');
+    await within(c.closed, 15_000, 'the server closes the connection');
   });
 
   it('closes the connection of a client that pauses, reads its answer, then finishes its body (Connection: keep-alive, close)', async () => {
