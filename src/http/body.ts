@@ -51,6 +51,8 @@ export function readBody(
   admit: (bytes: number) => boolean = () => true,
   /** Told of each chunk that arrives after the outcome (a refused body still coming), none of it kept. */
   late: (isLast: boolean) => void = () => undefined,
+  /** Told when the body's last chunk arrives, before anything else is done with it. */
+  ended: () => void = () => undefined,
 ): void {
   let finished = false;
   const finish = (o: BodyOutcome) => {
@@ -59,7 +61,16 @@ export function readBody(
     done(o);
   };
   // uWS calls onData on its own stack: a throw there would end the process, so it ends this request instead.
-  const onData = (fn: (chunk: ArrayBuffer, isLast: boolean) => void) => res.onData(guard(fn, (error) => finish({ ok: false, reason: 'error', error })));
+  const onData = (fn: (chunk: ArrayBuffer, isLast: boolean) => void) =>
+    res.onData(
+      guard(
+        (chunk: ArrayBuffer, isLast: boolean) => {
+          if (isLast) ended();
+          fn(chunk, isLast);
+        },
+        (error) => finish({ ok: false, reason: 'error', error }),
+      ),
+    );
   if (declaredLength !== null) {
     const buf = Buffer.allocUnsafe(declaredLength);
     let offset = 0;
@@ -102,6 +113,8 @@ export function readMultipart(
   done: (o: MultipartOutcome) => void,
   /** As readBody's: the chunks that arrive after the outcome, dropped. */
   late: (isLast: boolean) => void = () => undefined,
+  /** As readBody's: the body's last chunk arrived. */
+  ended: () => void = () => undefined,
 ): MultipartReader | null {
   let finished = false;
   let paused = false;
@@ -118,7 +131,10 @@ export function readMultipart(
     reader = new MultipartReader(contentType, tempDir, (r) => finish(r), takesFiles);
   } catch (e) {
     // No reader (a malformed boundary): the body is dropped as it comes, after the answer.
-    res.onData((_chunk, isLast) => late(isLast));
+    res.onData((_chunk, isLast) => {
+      if (isLast) ended();
+      late(isLast);
+    });
     finish({ ok: false, error: e });
     return null;
   }
@@ -126,6 +142,7 @@ export function readMultipart(
   // As in readBody: a throw on uWS's stack (here, or in busboy's callbacks under write) ends this request only.
   const onData = guard(
     (chunk: ArrayBuffer, isLast: boolean) => {
+      if (isLast) ended();
       if (finished) return late(isLast);
       total += chunk.byteLength;
       if (total > limit) return finish({ ok: false, error: Errors.bodyTooLarge(limit) });

@@ -50,6 +50,8 @@ export class Exchange {
   lingerAfter = false;
   /** A body reader holds uWS's onData: chunks after its end come through lateData(), not a handler of our own. */
   bodyAttached = false;
+  /** The body's last chunk was read: no more will come, and uWS called (or calls) no handler again. */
+  bodyComplete = false;
   /** The matched route's pattern, for onFinished. */
   route: string | undefined = undefined;
   /** The body's bytes in the in-flight budget, released when the exchange finishes (however it ends). */
@@ -162,21 +164,25 @@ export class Exchange {
   }
 
   /**
-   * The answer to a request whose body is still coming, sent now and complete, the body's rest read and dropped
-   * (uWS does it, up to its declared length) while the client, told to, closes: closing over unread bytes would reset
-   * the connection and lose the answer. uWS itself closes at once after a complete answer to a request that said
-   * `Connection: close`; that one is sent chunked and completed, and closed, once its body is dropped (linger.ts).
+   * The answer to a request whose body is still coming, with `Connection: close`. A keep-alive request with no body
+   * reader attached gets it complete at once: uWS reads and drops the rest of the body until its timer (10 s from
+   * end()) closes the connection. Else the answer is held (linger.ts): uWS closes at once after a complete answer to
+   * `Connection: close`, over the unread rest, losing the answer; and a body reader's onData, still attached, would
+   * see the body's last chunk, which stops uWS's timer, and nothing could start it again (a complete response cannot
+   * be touched): a client that ignores `Connection: close` would keep an idle socket for ever.
    */
   private answerEarly(status: number, bytes: string | Buffer, head: () => void): void {
     const { res } = this;
     const clientCloses = CONNECTION_CLOSE.test(this.req.headers['connection'] ?? '');
-    // uWS sends no chunk of length 0 (it would end the response): an empty answer to such a client closes at once.
-    const hold = clientCloses && Buffer.byteLength(bytes) > 0;
+    const readerLeft = this.bodyAttached && !this.bodyComplete;
+    // With all of the body in, the answer goes out complete (end() restarts the timer its last chunk stopped). An
+    // empty answer cannot be held (uWS sends no chunk of length 0): it closes at once, as before issue 39.
+    const hold = (clientCloses || readerLeft) && !this.bodyComplete && Buffer.byteLength(bytes) > 0;
     res.cork(() => {
       head();
       res.writeHeader('Connection', 'close');
       if (hold) res.write(bytes);
-      else res.end(bytes, clientCloses);
+      else res.end(bytes, clientCloses || readerLeft);
     });
     if (hold) {
       const linger = new Linger(res, LINGER_BOUNDS);

@@ -1,9 +1,10 @@
-// The early answer (http/exchange.ts answerEarly) to a request that said `Connection: close`. uWS closes such a
-// connection as soon as its answer is complete, over the unread rest of the body, so the kernel resets it and a client
-// still sending loses the answer. So the answer goes out chunked, all but its last chunk; the rest of the body is read
-// and dropped (uWS's buffer, handed over and not looked at: nothing is copied or kept); and the last chunk, and with
-// it uWS's close, comes when the body is done, or the client pauses (some stop sending on seeing the answer), or
-// after a total time, when a client still trickling is cut off, as nginx's lingering close does.
+// The early answer (http/exchange.ts answerEarly) to a request whose body is still coming, when it said
+// `Connection: close` (uWS would close over the unread rest at once, losing the answer) or a body reader holds uWS's
+// onData (the body's last chunk, read after a complete answer, would stop uWS's timer for good). So the answer goes out
+// chunked, all but its last chunk; the rest of the body is read and dropped (uWS's buffer, handed over and not looked
+// at: nothing is copied or kept); and the last chunk comes when the body is done, or the client pauses (some stop
+// sending on seeing the answer), or after a total time, when a client still trickling is cut off, as nginx's lingering
+// close does.
 import { closeQuietly } from './last-resort.js';
 import type { HttpResponse } from './uws.js';
 
@@ -34,7 +35,7 @@ export class Linger {
   data(isLast: boolean): void {
     if (this.done) return;
     this.lastData = Date.now();
-    if (isLast) this.end();
+    if (isLast) this.end(false);
   }
 
   /** The client went away (uWS's onAborted): the response may not be touched again. */
@@ -44,16 +45,22 @@ export class Linger {
   }
 
   /**
-   * The answer's last chunk; uWS then closes the connection, as the request asked. (Not end(…, closeConnection):
-   * this uWS build writes its `Connection: close` header into a chunked body.)
+   * The answer's last chunk. uWS then closes a connection whose request said exactly `close`; any other, when its
+   * timer (10 s, started by end()) runs out, if the client, told `Connection: close`, has not closed it first. (Not
+   * end(…, closeConnection): this uWS build writes its `Connection: close` header into a chunked body.) Ended before
+   * the body was (the client paused), the socket is paused first, so no more of it is read: its last chunk would
+   * stop uWS's timer, and the response, complete, could not be closed from here, leaving an idle socket for ever.
    */
-  end(): void {
+  private end(bodyLeft: boolean): void {
     if (this.done) return;
     this.done = true;
     this.clear();
     // Called from a timer too, where a throw would end the process: a response that cannot be ended is cut off.
     try {
-      this.res.cork(() => this.res.end());
+      this.res.cork(() => {
+        if (bodyLeft) this.res.pause();
+        this.res.end();
+      });
     } catch {
       closeQuietly(this.res);
     }
@@ -78,7 +85,7 @@ export class Linger {
     const idleLeft = this.lastData + this.bounds.idleMs - now;
     const totalLeft = this.started + this.bounds.totalMs - now;
     if (totalLeft <= 0) return this.cutOff();
-    if (idleLeft <= 0) return this.end();
+    if (idleLeft <= 0) return this.end(true);
     this.arm(Math.min(idleLeft, totalLeft));
   }
 

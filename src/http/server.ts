@@ -244,6 +244,7 @@ export class HttpServer {
       }),
       (bytes) => reservation.grow(bytes),
       (isLast) => ex.lateData(isLast),
+      () => (ex.bodyComplete = true),
     );
   }
 
@@ -275,6 +276,7 @@ export class HttpServer {
         this.run(route, req, ex, principal);
       }),
       (isLast) => ex.lateData(isLast),
+      () => (ex.bodyComplete = true),
     );
   }
 

@@ -16,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { createMembers } from '../support/members.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { within } from '../support/wait.js';
+import { answered } from '../support/raw-http.js';
+import { eventually, within } from '../support/wait.js';
 
 const MiB = 1024 * 1024;
 const PIECE = Buffer.alloc(64 * 1024, 0x61);
@@ -185,6 +186,39 @@ describe('answers given before the body is read reach the client', () => {
     );
   });
 
+  it('closes the connection of a client that keeps it after a multipart refusal read with the body reader attached', async () => {
+    // No boundary: the body reader is attached and refuses at once; the client sends its 10 bytes, then nothing more,
+    // ignoring the answer's `Connection: close`. The server must not keep the socket for ever.
+    const c = rawClient(b.url);
+    c.sock.write('POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data\r\nContent-Length: 10\r\n\r\n0123456789');
+    await within(c.closed, 15_000, 'the server closes the connection');
+    assert.match(c.text(), /^HTTP\/1\.1 400 /);
+    assert.match(c.text(), /"error"/);
+  });
+
+  it('answers a multipart body refused at its end at once, complete, and closes a connection the client keeps', async () => {
+    // The whole body is in when the reader refuses it (no closing boundary): nothing to linger on, so no pause to wait.
+    const body = '--zz\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\npassword';
+    const c = rawClient(b.url);
+    const started = performance.now();
+    c.sock.write(`POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=zz\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await eventually(() => assert.ok(answered(c.text()), c.text()), 1_500, 10);
+    assert.match(c.text(), /^HTTP\/1\.1 400 /);
+    assert.ok(performance.now() - started < 1_500, 'answered without waiting for a pause');
+    await within(c.closed, 15_000, 'the server closes the connection');
+  });
+
+  it('closes the connection of a client that pauses, reads its answer, then finishes its body (Connection: keep-alive, close)', async () => {
+    const c = rawClient(b.url);
+    c.sock.write(`POST /api/v2/media HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, close\r\nContent-Type: ${MULTIPART}\r\nContent-Length: 1000\r\n\r\n`);
+    c.sock.write(PIECE.subarray(0, 100));
+    // The answer completes once the client has paused (its last chunk), and the client sends the rest after it.
+    await within(c.answered, 10_000, 'the complete answer');
+    assert.match(c.text(), /^HTTP\/1\.1 401 /);
+    c.sock.write(PIECE.subarray(0, 900));
+    await within(c.closed, 15_000, 'the server closes the connection');
+  });
+
   it('stops reading a chunked body at the limit: the client gets its 413 having sent little more than the limit', async () => {
     // Beyond what the server reads (the limit and one read of at most 512 KiB), the two kernels hold what they
     // accepted in their socket buffers: at most the sender's tcp_wmem and the receiver's tcp_rmem.
@@ -254,4 +288,20 @@ function chunkedUntilAnswered(base: string, token: string, size: number): Promis
     sock.on('error', (e) => (answer ? undefined : reject(e)));
     sock.on('close', () => (answer ? undefined : reject(new Error(`closed without an answer after ${accepted} bytes`))));
   });
+}
+
+/** A raw connection that keeps its end open: what it read, when its answer was complete, when the server closed it. */
+function rawClient(base: string): { sock: net.Socket; text: () => string; answered: Promise<void>; closed: Promise<void> } {
+  const sock = net.connect(Number(new URL(base).port), '127.0.0.1');
+  let text = '';
+  let answer!: () => void;
+  const answered = new Promise<void>((r) => (answer = r));
+  const closed = new Promise<void>((r) => sock.on('close', () => r()));
+  sock.on('data', (d) => {
+    text += d.toString('latin1');
+    if (text.endsWith('\r\n0\r\n\r\n')) answer();
+  });
+  // A reset is a close too (the server may close over bytes it did not read).
+  sock.on('error', () => undefined);
+  return { sock, text: () => text, answered, closed };
 }
