@@ -26,16 +26,17 @@ interface SocketData {
 /**
  * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
  * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
+ * A frame is kept as its UTF-8 bytes: uWS sends a view as it is, where a string is encoded again for every socket.
  */
-const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: string }>();
+const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: Buffer }>();
 const RECENT_FRAMES_MAX = 64;
 
 // No payload (filters_changed): no `payload` key, as Mastodon's streaming server sends it.
-function frameOf(stream: readonly string[], event: string, payload: string | undefined): string {
-  const key = `${event}\u0000${stream.join('\u0000')}`;
+function frameOf(stream: readonly string[], event: string, payload: string | undefined): Buffer {
+  const key = stream.length === 1 ? `${event}\u0000${stream[0]}` : `${event}\u0000${stream.join('\u0000')}`;
   const hit = recentFrames.get(key);
   if (hit !== undefined && hit.payload === payload) return hit.frame;
-  const frame = JSON.stringify({ stream, event, payload });
+  const frame = Buffer.from(JSON.stringify({ stream, event, payload }));
   if (hit === undefined && recentFrames.size >= RECENT_FRAMES_MAX) recentFrames.clear();
   recentFrames.set(key, { payload, frame });
   return frame;
@@ -66,7 +67,7 @@ class WsClient implements StreamClient {
     this.raw(frameOf(stream, event, payload));
   }
 
-  raw(text: string): void {
+  raw(text: string | Buffer): void {
     if (this.closed) return;
     // uWS corks a lone send itself (frame head and payload in one write): a JS cork per socket cost a callback each.
     const status = this.ws.send(text, false);
