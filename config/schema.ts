@@ -88,7 +88,7 @@ const EnvSchema = z.object({
   MEDIA_PROCESS_HOLD_MS: positiveInt(0, 600_000).default(0),
   // Home-feed fan-out (migration 078): an author with more local followers than this has a post's follower rows
   // written by a job in batches of HOME_FANOUT_BATCH follows, not in the posting transaction.
-  HOME_FANOUT_THRESHOLD: positiveInt(0, 100_000_000).default(1_000),
+  HOME_FANOUT_THRESHOLD: positiveInt(0, 100_000_000).default(200),
   HOME_FANOUT_BATCH: positiveInt(1, 100_000).default(5_000),
   HOME_FANOUT_LEASE_MS: positiveInt(1_000, 3_600_000).default(30_000),
   // Test-only: a pause between a job's batches, so a test can stop the node holding it halfway. Leave unset.

@@ -279,7 +279,7 @@ CREATE OR REPLACE FUNCTION public.home_feed_fan_out_threshold()
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 1000);
+  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 200);
 $function$;
 
 CREATE OR REPLACE FUNCTION public.home_feed_job_batch(st bigint, owner text, size integer, lease_ms integer)

@@ -32,10 +32,10 @@ CREATE TRIGGER home_feed_jobs_wake AFTER INSERT ON home_feed_jobs FOR EACH STATE
 
 /*
  * Local followers past which a post's fan-out is a job: the connection's setting stoa.home_fan_out_threshold (the
- * server sets it from HOME_FANOUT_THRESHOLD when it connects), 1,000 without one (psql, other tools).
+ * server sets it from HOME_FANOUT_THRESHOLD when it connects), 200 without one (psql, other tools).
  */
 CREATE FUNCTION home_feed_fan_out_threshold() RETURNS integer LANGUAGE sql STABLE AS $$
-  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 1000);
+  SELECT coalesce(nullif(current_setting('stoa.home_fan_out_threshold', true), '')::integer, 200);
 $$;
 
 /*
