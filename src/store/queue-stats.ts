@@ -3,10 +3,10 @@
 import type { Database } from './db.js';
 
 /**
- * The four durable queues: deliveries (ActivityPub out), inbox jobs (ActivityPub in), remote-history jobs and Web Push
- * deliveries.
+ * The durable queues: deliveries (ActivityPub out), inbox jobs (ActivityPub in), remote-history jobs, Web Push
+ * deliveries and home-feed fan-out jobs (a backlog there keeps large authors' followers on the slower pull query).
  */
-export const QUEUES = ['delivery', 'inbox', 'history', 'push'] as const;
+export const QUEUES = ['delivery', 'inbox', 'history', 'push', 'home_feed'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 export interface QueueStat {
@@ -30,14 +30,16 @@ const QUEUE_SQL = `
          (SELECT count(*) FROM remote_histories WHERE state IN ('queued', 'fetching', 'backoff')) AS history_rows,
          (SELECT extract(epoch FROM now() - min(queued_at)) FROM remote_histories WHERE state IN ('queued', 'fetching', 'backoff')) AS history_oldest,
          (SELECT count(*) FROM push_deliveries) AS push_rows,
-         (SELECT extract(epoch FROM now() - created_at) FROM push_deliveries ORDER BY id LIMIT 1) AS push_oldest`;
+         (SELECT extract(epoch FROM now() - created_at) FROM push_deliveries ORDER BY id LIMIT 1) AS push_oldest,
+         (SELECT count(*) FROM home_feed_jobs) AS home_feed_rows,
+         (SELECT extract(epoch FROM now() - min(queued_at)) FROM home_feed_jobs) AS home_feed_oldest`;
 
 type QueueRow = Readonly<Record<`${QueueName}_rows`, string> & Record<`${QueueName}_oldest`, string | null>>;
 
 export async function readQueueStats(db: Database): Promise<QueueStats> {
   const r = (await db.one<QueueRow>(QUEUE_SQL))!;
   const stat = (q: QueueName): QueueStat => ({ rows: Number(r[`${q}_rows`]), oldestAgeSeconds: Math.max(0, Number(r[`${q}_oldest`] ?? 0)) });
-  return { delivery: stat('delivery'), inbox: stat('inbox'), history: stat('history'), push: stat('push') };
+  return { delivery: stat('delivery'), inbox: stat('inbox'), history: stat('history'), push: stat('push'), home_feed: stat('home_feed') };
 }
 
 /** The stats, read at most once per maxAgeMs and by one query at a time. */

@@ -97,7 +97,8 @@ describe('/metrics behind METRICS_TOKEN', () => {
       data: { alerts: { mention: true } },
     });
     assert.equal(subscribed.status, 200, subscribed.text);
-    assert.equal((await api(s.url, token['lee'], 'POST', '/api/v1/statuses', { status: '@kim hello' })).status, 200);
+    const hello = await api(s.url, token['lee'], 'POST', '/api/v1/statuses', { status: '@kim hello' });
+    assert.equal(hello.status, 200);
     await eventually(() => assert.equal(push.received.length, 1));
     await eventually(async () => {
       const [row] = (await s.app.db.pool.query<{ attempts: number }>('SELECT attempts FROM push_deliveries')).rows;
@@ -108,6 +109,12 @@ describe('/metrics behind METRICS_TOKEN', () => {
       `INSERT INTO remote_histories (account_id, origin, state, retry_at, queued_at)
        VALUES ($1, $2, 'backoff', now() + interval '1 hour', now() - interval '3 seconds')`,
       [bob.id, new URL(peer.actorUrl('bob')).origin],
+    );
+    // A home-feed fan-out job that waits: queued 5 s ago, its lease held by a node that is not this one.
+    await s.app.db.pool.query(
+      `INSERT INTO home_feed_jobs (status_id, author_id, queued_at, lease_owner, lease_until)
+       SELECT id, account_id, now() - interval '5 seconds', 'elsewhere', now() + interval '1 hour' FROM statuses WHERE id = $1`,
+      [(hello.body as { id: string }).id],
     );
 
     // Requests to count: three to a static route, two to parametric ones (by pattern), one to no route.
@@ -143,6 +150,9 @@ describe('/metrics behind METRICS_TOKEN', () => {
     assert.ok(historyAge >= 3 && historyAge < 60, `history age ${historyAge}`);
     assert.equal(value(m, 'stoa_queue_rows', { queue: 'inbox' }), 0);
     assert.equal(value(m, 'stoa_queue_oldest_age_seconds', { queue: 'inbox' }), 0);
+    assert.equal(value(m, 'stoa_queue_rows', { queue: 'home_feed' }), 1);
+    const fanOutAge = value(m, 'stoa_queue_oldest_age_seconds', { queue: 'home_feed' });
+    assert.ok(fanOutAge >= 5 && fanOutAge < 60, `home feed job age ${fanOutAge}`);
 
     // The host actor that tried the delivery is still alive (idle actors passivate after 30 s), its mailbox empty.
     assert.equal(value(m, 'stoa_actors', { kind: 'delivery' }), 1);
