@@ -1,9 +1,7 @@
 // The WebSocket endpoint (/api/v1/streaming): authenticated at the upgrade (401 with X-Error-Message otherwise, as
-// Mastodon), `?stream=` resolved at the upgrade too, so that a socket is subscribed from the moment it is open (an
-// event right after the client's 'open' reaches it); then `{"type":"subscribe"|"unsubscribe","stream":…}` messages,
-// several streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}`. A socket whose unread
-// bytes pass the bound is closed, never skipped (uWS's maxBackpressure, checked after each send): the client sees the
-// close, reconnects and refetches, as with Mastodon's streaming server.
+// Mastodon), `?stream=` subscribed on open, then `{"type":"subscribe"|"unsubscribe","stream":…}` messages, several
+// streams per socket. Frames are `{"stream":[…],"event":…,"payload":"<JSON text>"}`. A socket whose unread bytes
+// pass the bound is closed (uWS's maxBackpressure, checked after each send): it never buffers without end.
 import type { BearerAuth } from '../../http/auth.js';
 import type { Logger } from '../../log.js';
 import type { StreamAudienceStore } from '../../store/stream-audience.js';
@@ -19,24 +17,22 @@ const MAX_SUBSCRIPTIONS = 100;
 interface SocketData {
   client?: WsClient;
   readonly identity?: ReturnType<typeof clientIdentity>;
-  /** The `?stream=` subscription, resolved before the upgrade (or why it was refused, told once open). */
-  readonly first?: Subscription | StreamError;
+  readonly query: string;
 }
 
 /**
  * The last frames built, by stream and event: a fan-out sends one payload to thousands of sockets, and escaping a
  * status's JSON into each frame anew cost more than the sends. Payloads compare by reference first, so a hit is cheap.
- * A frame is kept as its UTF-8 bytes: uWS sends a view as it is, where a string is encoded again for every socket.
  */
-const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: Buffer }>();
+const recentFrames = new Map<string, { readonly payload: string | undefined; readonly frame: string }>();
 const RECENT_FRAMES_MAX = 64;
 
 // No payload (filters_changed): no `payload` key, as Mastodon's streaming server sends it.
-function frameOf(stream: readonly string[], event: string, payload: string | undefined): Buffer {
-  const key = stream.length === 1 ? `${event}\u0000${stream[0]}` : `${event}\u0000${stream.join('\u0000')}`;
+function frameOf(stream: readonly string[], event: string, payload: string | undefined): string {
+  const key = `${event}\u0000${stream.join('\u0000')}`;
   const hit = recentFrames.get(key);
   if (hit !== undefined && hit.payload === payload) return hit.frame;
-  const frame = Buffer.from(JSON.stringify({ stream, event, payload }));
+  const frame = JSON.stringify({ stream, event, payload });
   if (hit === undefined && recentFrames.size >= RECENT_FRAMES_MAX) recentFrames.clear();
   recentFrames.set(key, { payload, frame });
   return frame;
@@ -67,12 +63,14 @@ class WsClient implements StreamClient {
     this.raw(frameOf(stream, event, payload));
   }
 
-  raw(text: string | Buffer): void {
+  raw(text: string): void {
     if (this.closed) return;
-    // uWS corks a lone send itself (frame head and payload in one write): a JS cork per socket cost a callback each.
-    const status = this.ws.send(text, false);
-    // 0: some of it is buffered; 2: dropped at uWS's limit. A reader this far behind is closed, never skipped.
-    if (status === 2 || (status === 0 && this.ws.getBufferedAmount() > this.maxBuffered)) this.close();
+    let status = 1;
+    this.ws.cork(() => {
+      status = this.ws.send(text, false);
+    });
+    // 2: dropped at uWS's limit; either way a reader this far behind is closed, not buffered for.
+    if (status === 2 || this.ws.getBufferedAmount() > this.maxBuffered) this.close();
   }
 
   close(): void {
@@ -89,35 +87,21 @@ export function streamingWebSocket(d: {
   readonly maxBuffered: number;
   readonly log: Logger;
 }): WebSocketBehavior<SocketData> {
-  const add = (c: WsClient, sub: Subscription) => {
-    if (c.closed) return;
-    // Every event walks each client's subscriptions: one socket may not make that walk as long as it likes.
-    if (c.subs.size >= MAX_SUBSCRIPTIONS && !c.subs.has(sub.key)) {
-      c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
-      return;
-    }
-    c.subs.set(sub.key, sub);
-  };
-  const refused = (c: WsClient, e: unknown) => {
-    if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
-    else d.log.error({ err: e }, 'streaming subscription failed');
-  };
   const subscribeTo = (c: WsClient, msg: Record<string, unknown>) => {
     subscribe(d.audience, c.accountId, c.scopes, msg['stream'], msg).then(
-      (sub) => add(c, sub),
-      (e: unknown) => refused(c, e),
+      (sub) => {
+        // Every event walks each client's subscriptions: one socket may not make that walk as long as it likes.
+        if (c.subs.size >= MAX_SUBSCRIPTIONS && !c.subs.has(sub.key)) {
+          c.raw(JSON.stringify({ error: `At most ${MAX_SUBSCRIPTIONS} streams per connection`, status: 400 }));
+          return;
+        }
+        c.subs.set(sub.key, sub);
+      },
+      (e: unknown) => {
+        if (e instanceof StreamError) c.raw(JSON.stringify({ error: e.message, status: e.status }));
+        else d.log.error({ err: e }, 'streaming subscription failed');
+      },
     );
-  };
-  /** The `?stream=` subscription of an upgrade, or the StreamError refusing it (sent once the socket is open). */
-  const firstOf = async (t: Parameters<typeof clientIdentity>[0], query: string): Promise<Subscription | StreamError | undefined> => {
-    const params = Object.fromEntries(new URLSearchParams(query));
-    if (!params['stream']) return undefined;
-    try {
-      return await subscribe(d.audience, t.record.user!.accountId, t.record.scopes, params['stream'], params);
-    } catch (e) {
-      if (e instanceof StreamError) return e;
-      throw e;
-    }
   };
   return {
     maxPayloadLength: MAX_MESSAGE_BYTES,
@@ -139,36 +123,34 @@ export function streamingWebSocket(d: {
       res.onAborted(() => {
         aborted = true;
       });
-      authenticateStream(d.bearer, token)
-        .then(async (t) => ({ t, first: await firstOf(t, query) }))
-        .then(
-          ({ t, first }) => {
-            if (aborted) return;
-            // The protocol is echoed back: browsers close a socket whose offered protocol is not taken.
-            res.cork(() => res.upgrade<SocketData>({ identity: clientIdentity(t), first }, key, protocol, extensions, context));
-          },
-          (e: unknown) => {
-            if (aborted) return;
-            const status = e instanceof StreamError ? e.status : 500;
-            const message = e instanceof StreamError ? e.message : 'Internal server error';
-            if (!(e instanceof StreamError)) d.log.error({ err: e }, 'streaming upgrade failed');
-            res.cork(() =>
-              res
-                .writeStatus(status === 401 ? '401 Unauthorized' : status === 400 ? '400 Bad Request' : '500 Internal Server Error')
-                .writeHeader('Content-Type', 'application/json')
-                .writeHeader('X-Error-Message', message)
-                .end(JSON.stringify({ error: message }), true),
-            );
-          },
-        );
+      authenticateStream(d.bearer, token).then(
+        (t) => {
+          if (aborted) return;
+          // The protocol is echoed back: browsers close a socket whose offered protocol is not taken.
+          res.cork(() => res.upgrade<SocketData>({ identity: clientIdentity(t), query }, key, protocol, extensions, context));
+        },
+        (e: unknown) => {
+          if (aborted) return;
+          const status = e instanceof StreamError ? e.status : 500;
+          const message = e instanceof StreamError ? e.message : 'Internal server error';
+          if (!(e instanceof StreamError)) d.log.error({ err: e }, 'streaming upgrade failed');
+          res.cork(() =>
+            res
+              .writeStatus(status === 401 ? '401 Unauthorized' : status === 400 ? '400 Bad Request' : '500 Internal Server Error')
+              .writeHeader('Content-Type', 'application/json')
+              .writeHeader('X-Error-Message', message)
+              .end(JSON.stringify({ error: message }), true),
+          );
+        },
+      );
     },
     open: (ws) => {
       const data = ws.getUserData();
       const c = new WsClient(ws, data.identity!, d.maxBuffered);
       data.client = c;
       d.hub.add(c);
-      if (data.first instanceof StreamError) refused(c, data.first);
-      else if (data.first) add(c, data.first);
+      const params = Object.fromEntries(new URLSearchParams(data.query));
+      if (params['stream']) subscribeTo(c, params);
     },
     message: (ws, message, isBinary) => {
       const c = ws.getUserData().client!;
@@ -190,13 +172,9 @@ export function streamingWebSocket(d: {
       }
       // Other types are ignored, as Mastodon ignores them.
     },
-    close: (ws, code, message) => {
+    close: (ws) => {
       const c = ws.getUserData().client;
       if (!c) return;
-      // Why a socket went (uWS names its own reasons: a missed ping, the backpressure limit): a client that misses
-      // events because it was closed can be told from one that never had them.
-      if (code !== 1000 && code !== 1001 && code !== 1005)
-        d.log.debug({ code, reason: Buffer.from(message).toString('utf8'), account: c.accountId, ours: c.closed }, 'streaming socket closed');
       c.closed = true;
       d.hub.remove(c);
     },
