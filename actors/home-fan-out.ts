@@ -27,7 +27,6 @@ export interface HomeFanOutDeps {
 const MAX_SLEEP_MS = 60_000;
 
 export function startHomeFanOut(d: HomeFanOutDeps): Poller {
-  let stopped = false;
   const poller = new Poller('home-fan-out', {
     maxSleepMs: MAX_SLEEP_MS,
     minSleepMs: 10,
@@ -40,14 +39,9 @@ export function startHomeFanOut(d: HomeFanOutDeps): Poller {
         return ms === null ? null : Math.ceil(ms) + 50;
       }
       // Each batch is bounded (a few thousand follows, one statement); a job never outlives a stop by more than one.
-      while (!stopped && (await d.jobs.batch(job, d.owner, d.batch, d.leaseMs)) === 'more') if (d.holdMs) await sleep(d.holdMs);
+      while (!poller.stopping && (await d.jobs.batch(job, d.owner, d.batch, d.leaseMs)) === 'more') if (d.holdMs) await sleep(d.holdMs);
       return 0; // more may wait: at once
     },
   });
-  const stop = poller.stop.bind(poller);
-  poller.stop = (timeoutMs: number) => {
-    stopped = true;
-    return stop(timeoutMs);
-  };
   return poller;
 }

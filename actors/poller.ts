@@ -96,6 +96,11 @@ export class Poller implements Process {
     this.schedule(Math.max(0, Math.min(sleep, this.wantedBy - Date.now())));
   }
 
+  /** stop() was called: a round that loops over its work looks here between steps. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   async stop(timeoutMs: number): Promise<void> {
     if (this.exit.exited) return;
     this.stopped = true;

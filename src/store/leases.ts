@@ -1,8 +1,7 @@
 // The leases of nodes that are gone. Every kind of leased work names its owner (the node's listener name, see
 // auth-events.ts): inbox jobs, deliveries, Web Push deliveries, remote history jobs, poll Updates and the hourly
-// history sweep, link card jobs, home-feed
-// fan-out jobs. One statement gives back everything held by owners not among the live nodes, and notifies the work
-// it freed on WORK_CHANNEL, so every node's sleeping actors wake for it as for newly queued work.
+// history sweep, link card jobs, home-feed fan-out jobs. One statement gives back everything held by owners not among
+// the live nodes, and notifies the work it freed on WORK_CHANNEL, so every node's sleeping actors wake for it as for newly queued work.
 import { WORK_CHANNEL } from './auth-events.js';
 import type { Database } from './db.js';
 
